@@ -1,0 +1,82 @@
+# gpuio — top-level build.  `make` builds build/gpuio; `make check` runs every
+# test (as root); `make demo` traces the bundled workload; `make bench` measures.
+PREFIX     ?= /usr/local
+DESTDIR    ?=
+BUILD      := build
+CC         ?= gcc
+CLANG      ?= clang
+BPFTOOL    ?= bpftool
+ARCH       := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
+
+CFLAGS     ?= -O2 -g
+CFLAGS     += -Wall -Wextra -Wno-unused-parameter -std=gnu11 -D_GNU_SOURCE \
+              -I$(BUILD) -Ibpf -Iuser
+LDLIBS     += -lbpf -lelf -lz
+BPF_CFLAGS := -O2 -g -target bpf -D__TARGET_ARCH_$(ARCH) -I$(BUILD) -Ibpf \
+              -Wall -Wno-unused-function
+
+BPF_SRCS   := $(wildcard bpf/*.bpf.c)
+BPF_HDRS   := $(wildcard bpf/*.h)
+BPF_OBJS   := $(patsubst bpf/%.bpf.c,$(BUILD)/%.bpf.o,$(BPF_SRCS))
+SKELS      := $(patsubst bpf/%.bpf.c,$(BUILD)/%.skel.h,$(BPF_SRCS))
+USER_SRCS  := $(wildcard user/*.c)
+USER_OBJS  := $(patsubst user/%.c,$(BUILD)/user/%.o,$(USER_SRCS))
+USER_HDRS  := $(wildcard user/*.h) bpf/gpuio_abi.h
+
+.PHONY: all deps install uninstall check test bench demo vmtest clean fuzz
+all: $(BUILD)/gpuio
+
+# Dependencies come from Debian; the script is a no-op when all are present.
+deps:
+	@scripts/install-deps.sh build
+
+$(BUILD)/.deps-build:
+	@scripts/install-deps.sh build
+	@mkdir -p $(BUILD) && touch $@
+
+# vmlinux.h: from the running kernel's BTF when it has one, else the committed copy.
+$(BUILD)/vmlinux.h: | $(BUILD)/.deps-build
+	@mkdir -p $(BUILD)
+	@if [ -r /sys/kernel/btf/vmlinux ]; then \
+		$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@.tmp && mv $@.tmp $@; \
+	else \
+		echo "gpuio: no /sys/kernel/btf/vmlinux; using vmlinux/vmlinux.h"; cp vmlinux/vmlinux.h $@; \
+	fi
+
+$(BUILD)/%.bpf.o: bpf/%.bpf.c $(BPF_HDRS) $(BUILD)/vmlinux.h
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
+	$(BPFTOOL) gen skeleton $< > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/user/%.o: user/%.c $(USER_HDRS) $(SKELS) | $(BUILD)/.deps-build
+	@mkdir -p $(BUILD)/user
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/gpuio: $(USER_OBJS)
+	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
+
+install: $(BUILD)/gpuio
+	install -D -m 0755 $(BUILD)/gpuio $(DESTDIR)$(PREFIX)/bin/gpuio
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/gpuio
+
+# The one test command (README, .ci/run): installs what is missing, builds, runs all.
+check test:
+	@scripts/install-deps.sh all
+	@$(MAKE) --no-print-directory all
+	@tests/run-all.sh
+
+demo:
+	@scripts/install-deps.sh test
+	@$(MAKE) --no-print-directory all
+	@scripts/demo.sh
+
+bench:
+	@scripts/install-deps.sh bench
+	@$(MAKE) --no-print-directory all
+	@tests/bench/run.sh
+
+clean:
+	rm -rf $(BUILD)

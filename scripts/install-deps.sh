@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Install every build, test and benchmark dependency of gpuio on Debian 12.
+# Idempotent: does nothing when everything is already present.
+set -euo pipefail
+
+build_pkgs=(make gcc clang llvm libbpf-dev libelf-dev zlib1g-dev bpftool pkg-config)
+test_pkgs=(fio python3 e2fsprogs util-linux procps)
+bench_pkgs=(bpftrace linux-perf strace)
+vm_pkgs=(qemu-system-x86 busybox-static cpio)
+
+want=("${build_pkgs[@]}")
+case "${1:-all}" in
+  build) ;;
+  test)  want+=("${test_pkgs[@]}") ;;
+  bench) want+=("${test_pkgs[@]}" "${bench_pkgs[@]}") ;;
+  all)   want+=("${test_pkgs[@]}" "${bench_pkgs[@]}" "${vm_pkgs[@]}") ;;
+  *) echo "usage: $0 [build|test|bench|all]" >&2; exit 2 ;;
+esac
+
+missing=()
+for p in "${want[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+  echo "gpuio: missing packages: ${missing[*]}; run this script as root (sudo $0)" >&2
+  exit 1
+fi
+echo "gpuio: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

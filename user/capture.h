@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * capture.h — the gpuio capture file (run.gpuio).
+ *
+ * Layout: struct gpuio_cap_header, then records of bpf/gpuio_abi.h back to
+ * back, append-only. A capture cut short (SIGKILL, disk full) is readable up
+ * to its last whole record; the reader reports the cut. A record whose size
+ * or type makes no sense is reported as corruption with its file offset.
+ */
+#ifndef GPUIO_CAPTURE_H
+#define GPUIO_CAPTURE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <linux/types.h>
+#include "gpuio_abi.h"
+
+#define GPUIO_CAP_MAGIC   "GPUIOCAP"
+#define GPUIO_CAP_VERSION 1
+
+/* gpuio_cap_header.flags */
+#define GPUIO_CAPF_ALL      0x01 /* -a: whole node */
+#define GPUIO_CAPF_ALL_FDS  0x02 /* --all-fds */
+#define GPUIO_CAPF_LAUNCH   0x04 /* command launched by gpuio */
+
+struct gpuio_cap_header {
+	char  magic[8];
+	__u32 version;
+	__u32 header_size;      /* bytes of header in the file */
+	__u64 realtime_ns;      /* CLOCK_REALTIME and CLOCK_MONOTONIC, read */
+	__u64 monotonic_ns;     /* together at trace start (tightest of several) */
+	__u32 tracer_pid;
+	__u32 flags;            /* GPUIO_CAPF_* */
+	__u32 abi_version;      /* GPUIO_ABI_VERSION of the records */
+	__u32 ncpus;
+	char  hostname[64];
+	char  kernel[128];      /* uname release and version */
+	char  boot_id[40];
+	char  vfs_mode[16];     /* attach mode chosen per layer */
+	char  block_mode[16];
+	char  proc_mode[16];
+	char  pagecache_mode[16];
+	char  modes_detail[512];/* why better modes were refused */
+	char  target[128];      /* "pid 4242", "launch", "all" */
+	char  cmdline[1024];    /* gpuio's own argv, space separated */
+};
+
+/* Largest record any reader accepts. */
+#define GPUIO_REC_SIZE_MAX ((unsigned)sizeof(struct gpuio_path_event))
+
+struct gpuio_cap_writer;
+struct gpuio_cap_reader;
+
+/*
+ * Create path (never through a symlink; an existing regular file is
+ * replaced) and write the header. When owner_uid != (uid_t)-1 the file is
+ * chowned to it. Returns 0 or -errno.
+ */
+int gpuio_cap_writer__create(const char *path, const struct gpuio_cap_header *hdr,
+			     uid_t owner_uid, gid_t owner_gid,
+			     struct gpuio_cap_writer **out);
+/* Append one whole record (buffered). Returns 0 or -errno. */
+int gpuio_cap_writer__append(struct gpuio_cap_writer *w, const void *rec, size_t len);
+/* Write buffered records to the file (whole records only). */
+int gpuio_cap_writer__flush(struct gpuio_cap_writer *w);
+__u64 gpuio_cap_writer__records(const struct gpuio_cap_writer *w);
+__u64 gpuio_cap_writer__bytes(const struct gpuio_cap_writer *w);
+/* Flush, fsync and close. Returns 0 or the first error seen. */
+int gpuio_cap_writer__close(struct gpuio_cap_writer *w);
+
+/*
+ * Open a capture for reading. On failure returns -errno and puts a one-line
+ * reason in err (e.g. "not a gpuio capture (bad magic)").
+ */
+int gpuio_cap_reader__open(const char *path, struct gpuio_cap_reader **out,
+			   char *err, size_t errlen);
+const struct gpuio_cap_header *gpuio_cap_reader__header(const struct gpuio_cap_reader *r);
+/*
+ * Next record: returns 1 and sets *rec (valid until the next call), 0 at the
+ * end (clean or cut short: see __truncated), or -EBADMSG on corruption with
+ * the reason in __error().
+ */
+int gpuio_cap_reader__next(struct gpuio_cap_reader *r, const struct gpuio_hdr **rec);
+/* Start again from the first record (for multi-pass readers). */
+int gpuio_cap_reader__rewind(struct gpuio_cap_reader *r);
+/* Bytes of a partial record at the end (0 when the capture ended cleanly). */
+__u64 gpuio_cap_reader__truncated(const struct gpuio_cap_reader *r);
+__u64 gpuio_cap_reader__offset(const struct gpuio_cap_reader *r);
+const char *gpuio_cap_reader__error(const struct gpuio_cap_reader *r);
+void gpuio_cap_reader__close(struct gpuio_cap_reader *r);
+
+/* Minimum valid size of a known record type, 0 for unknown types. */
+size_t gpuio_rec_min_size(__u16 type);
+
+#endif /* GPUIO_CAPTURE_H */
