@@ -66,6 +66,7 @@ uninstall:
 check test:
 	@scripts/install-deps.sh all
 	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory test-progs
 	@tests/run-all.sh
 
 demo:
@@ -80,3 +81,17 @@ bench:
 
 clean:
 	rm -rf $(BUILD)
+
+# Test programs (workloads with known I/O): tests/progs/NAME.c -> build/tests/NAME
+TEST_PROGS := $(patsubst tests/progs/%.c,$(BUILD)/tests/%,$(wildcard tests/progs/*.c))
+$(BUILD)/tests/%: tests/progs/%.c
+	@mkdir -p $(BUILD)/tests
+	$(CC) -O2 -g -Wall -D_GNU_SOURCE -o $@ $< -lpthread
+test-progs: $(TEST_PROGS)
+.PHONY: test-progs
+
+# Each area keeps its own rules beside its files.
+-include tests/tests.mk
+-include tests/bench/bench.mk
+-include tests/vm/vm.mk
+-include cupti/cupti.mk
