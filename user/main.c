@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: MIT
+/* main.c — gpuio's command table: `gpuio COMMAND [ARGS]`. */
+#include <stdio.h>
+#include <string.h>
+#include "commands.h"
+
+#ifndef GPUIO_VERSION
+#define GPUIO_VERSION "0.1.0"
+#endif
+
+static const struct {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *help;
+} commands[] = {
+	{ "trace",   cmd_trace,   "trace a process tree's file, block (and GPU) I/O" },
+	{ "convert", cmd_convert, "re-export a capture (.gpuio) to .json or .json.gz" },
+	{ "info",    cmd_info,    "print a capture's header, record counts and drops" },
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: gpuio COMMAND [OPTIONS]\n\n"
+		"gpuio shows what a process tree did with its files, disks and GPUs on one\n"
+		"timeline (Perfetto / Chrome trace JSON).\n\ncommands:\n");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(f, "  %-8s  %s\n", commands[i].name, commands[i].help);
+	fprintf(f, "\n`gpuio COMMAND --help` describes a command's options.\n"
+		   "examples:\n"
+		   "  sudo gpuio trace -o run.json -- fio job.fio\n"
+		   "  sudo gpuio trace -p 4242 -d 30s -o run.json\n"
+		   "  gpuio convert run.gpuio -o run.json.gz\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return GPUIO_EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return GPUIO_EXIT_OK;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+		printf("gpuio %s\n", GPUIO_VERSION);
+		return GPUIO_EXIT_OK;
+	}
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].fn(argc - 1, argv + 1);
+	fprintf(stderr, "gpuio: error: unknown command '%s' (try `gpuio --help`)\n", argv[1]);
+	return GPUIO_EXIT_USAGE;
+}
