@@ -9,7 +9,7 @@ BPFTOOL    ?= bpftool
 ARCH       := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
 
 CFLAGS     ?= -O2 -g
-CFLAGS     += -Wall -Wextra -Wno-unused-parameter -std=gnu11 -D_GNU_SOURCE \
+CFLAGS     += -Wall -Wextra -Wno-unused-parameter -Wno-format-truncation -std=gnu11 -D_GNU_SOURCE \
               -I$(BUILD) -Ibpf -Iuser
 LDLIBS     += -lbpf -lelf -lz
 BPF_CFLAGS := -O2 -g -target bpf -D__TARGET_ARCH_$(ARCH) -I$(BUILD) -Ibpf \
@@ -23,6 +23,7 @@ USER_SRCS  := $(wildcard user/*.c)
 USER_OBJS  := $(patsubst user/%.c,$(BUILD)/user/%.o,$(USER_SRCS))
 USER_HDRS  := $(wildcard user/*.h) bpf/gpuio_abi.h
 
+.SECONDARY:
 .PHONY: all deps install uninstall check test bench demo vmtest clean fuzz
 all: $(BUILD)/gpuio
 

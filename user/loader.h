@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * loader.h — open, load and attach gpuio's BPF programs, choosing per layer
+ * the best attach mode this kernel accepts (by trying, best first).
+ */
+#ifndef GPUIO_LOADER_H
+#define GPUIO_LOADER_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/types.h>
+
+struct gpuio_bpf;
+
+struct gpuio_loader_opts {
+	bool trace_all;          /* -a */
+	bool all_fds;            /* --all-fds */
+	__u32 self_tgid;
+	size_t ringbuf_bytes;    /* power of two */
+	const char *vfs_mode;    /* NULL = best; else forced (e.g. "syscall") */
+};
+
+struct gpuio_loader {
+	struct gpuio_bpf *skel;
+	char vfs_mode[16];
+	char block_mode[16];
+	char proc_mode[16];
+	char pagecache_mode[16];
+	char detail[512];        /* why better modes were refused */
+	struct bpf_link *links[32];
+	int nlinks;
+};
+
+/* Returns 0 or -errno with a one-line reason already printed. */
+int gpuio_loader__open(const struct gpuio_loader_opts *opts, struct gpuio_loader **out);
+void gpuio_loader__destroy(struct gpuio_loader *l);
+/* Names of the VFS modes --vfs-mode accepts, for --help and errors. */
+const char *gpuio_loader__vfs_modes(void);
+
+#endif
