@@ -73,6 +73,7 @@ check test:
 demo:
 	@scripts/install-deps.sh test
 	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory $(BUILD)/tests/demo_loader
 	@scripts/demo.sh
 
 bench:

@@ -42,6 +42,18 @@ struct {
 
 #define PAGE_MAPPING_FLAGS_ 0x3UL
 
+/* The submitter is current: it, and its in-flight VFS call for the flow. */
+static __always_inline void owner_current(struct bio_owner *o, __u64 pid_tgid)
+{
+	struct call_state *cs = call_state_get(false);
+
+	o->pid = pid_tgid >> 32;
+	o->tid = (__u32)pid_tgid;
+	o->attr = GPUIO_BA_SUBMITTER;
+	if (cs && cs->call != GPUIO_CALL_NONE)
+		o->seq = cs->seq;
+}
+
 /* The file (dev, ino, inode pointer) whose page the bio carries, if any. */
 static __always_inline __u64 bio_file(struct bio *bio, struct bio_owner *o)
 {
@@ -72,26 +84,21 @@ static __always_inline int on_bio_queue(struct bio *bio)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tgid = id >> 32;
+	struct task_struct *task = bpf_get_current_task_btf();
+	bool kthread = !BPF_CORE_READ(task, mm);
+	bool is_write = (BPF_CORE_READ(bio, bi_opf) & 0xff) == 1;   /* REQ_OP_WRITE */
 	struct bio_owner o = {};
 	struct owner *d;
 	__u64 inode, key = (__u64)bio;
 
 	inode = bio_file(bio, &o);
-	if (tgid_traced(tgid) && (!trace_all || tgid != 0)) {
-		struct call_state *cs = call_state_get(false);
-
-		o.pid = tgid;
-		o.tid = (__u32)id;
-		o.attr = GPUIO_BA_SUBMITTER;
-		if (cs && cs->call != GPUIO_CALL_NONE)
-			o.seq = cs->seq;
-	}
-	/* a flusher (or anyone else) writing pages a traced task dirtied */
-	if (inode && (d = bpf_map_lookup_elem(&dirtiers, &inode)) &&
-	    (o.pid == 0 || d->pid != o.pid)) {
+	if (tgid_traced(tgid) && !(trace_all && kthread)) {
+		owner_current(&o, id);
+	} else if (is_write && inode && (d = bpf_map_lookup_elem(&dirtiers, &inode))) {
+		/* a flusher (or other untraced task) writing back pages a traced
+		 * task dirtied: the I/O is that task's */
 		o.pid = d->pid;
 		o.tid = d->tid;
-		o.seq = 0;
 		o.attr = GPUIO_BA_WRITEBACK;
 	}
 	if (o.pid == 0 && !trace_all)
@@ -121,10 +128,10 @@ static __always_inline struct rq_state *rq_track(struct request *rq, __u64 now, 
 			if (!trace_all)
 				return NULL;
 		} else {
-			st.o.pid = id >> 32;
-			st.o.tid = (__u32)id;
-			st.o.attr = GPUIO_BA_SUBMITTER;
+			owner_current(&st.o, id);
 		}
+		if (bio)
+			bio_file((struct bio *)bio, &st.o);
 	}
 	st.insert_ns = now;
 	if (!insert)
