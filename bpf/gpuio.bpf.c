@@ -8,6 +8,8 @@
 #include "proc.bpf.h"
 #include "vfs.bpf.h"
 #include "vfs_syscall.bpf.h"
+#include "vfs_func.bpf.h"
+#include "iouring.bpf.h"
 #include "pagecache.bpf.h"
 #include "block.bpf.h"
 

@@ -32,6 +32,7 @@ struct call_state {
 	__u8 ftype, ftype2;
 	__u8 implicit_pos;   /* offset(s) come from f_pos: fix up at return */
 	__u8 implicit_pos2;
+	__u8 hook;           /* the hook that began the call must end it */
 };
 
 struct {
@@ -223,12 +224,38 @@ static __noinline void emit_path(struct file *f, const struct file_id *id,
 	bpf_map_update_elem(&paths_sent, &key, &one, BPF_ANY);
 }
 
+/* Total length of an iovec array in user memory (first 16 entries). */
+static __always_inline __u64 iov_total(__u64 uiov, __u64 cnt)
+{
+	struct iovec iov;
+	__u64 total = 0;
+	int i;
+
+	for (i = 0; i < 16; i++) {
+		if (i >= cnt)
+			break;
+		if (bpf_probe_read_user(&iov, sizeof(iov), (void *)(uiov + i * sizeof(iov))))
+			break;
+		total += iov.iov_len;
+	}
+	return total;
+}
+
+/* Filter by TGID first: most syscalls on a node are not ours. */
+static __always_inline bool current_traced(void)
+{
+	return tgid_traced(bpf_get_current_pid_tgid() >> 32);
+}
+
 /*
  * Entry of a traced call. fd2 is the second file of two-file calls (-1 if
  * none). offset < 0 with implicit set means "use the file position".
  */
 struct vfs_args {
 	__u16 call;
+	__u8 hook;           /* which function-level hook began it (0: syscall) */
+	struct file *file;   /* known file (function hooks); else looked up by fd */
+	struct file *file2;
 	__s32 fd, fd2;
 	__s64 offset, offset2;
 	bool implicit, implicit2;
@@ -245,22 +272,26 @@ static __always_inline void vfs_begin(const struct vfs_args *a)
 		       a->call == GPUIO_CALL_OPENAT2 || a->call == GPUIO_CALL_CREAT;
 
 	if (!is_open) {
-		f = fd_to_file(a->fd);
+		f = a->file ? a->file : fd_to_file(a->fd);
 		if (!file_ident(f, &id))
 			f = NULL;
-		if (a->fd2 >= 0) {
-			f2 = fd_to_file(a->fd2);
+		if (a->file2 || a->fd2 >= 0) {
+			f2 = a->file2 ? a->file2 : fd_to_file(a->fd2);
 			if (!file_ident(f2, &id2))
 				f2 = NULL;
 		}
-		/* a bad fd still gets traced as a failing call on a wanted file? no:
-		 * with no file there is nothing to attribute it to */
+		/* with no wanted file behind the call there is nothing to attribute */
 		if (!(f && ftype_wanted(id.ftype)) && !(f2 && ftype_wanted(id2.ftype)))
 			return;
 	}
 	cs = call_state_get(true);
 	if (!cs)
 		return;
+	/* a function hook nested in another traced call (splice internals,
+	 * kernel readers) belongs to the outer call */
+	if (a->hook && cs->call != GPUIO_CALL_NONE)
+		return;
+	cs->hook = a->hook;
 	cs->ts = bpf_ktime_get_ns();
 	cs->seq++;
 	cs->call = a->call;
@@ -283,7 +314,7 @@ static __always_inline void vfs_begin(const struct vfs_args *a)
 	cs->offset2 = cs->implicit_pos2 ? file_pos((__u64)f2) : a->offset2;
 }
 
-static __always_inline void vfs_end(long ret)
+static __always_inline void vfs_end(long ret, __u8 hook)
 {
 	struct gpuio_vfs_event *e;
 	struct call_state *cs;
@@ -293,7 +324,7 @@ static __always_inline void vfs_end(long ret)
 	__u16 call;
 
 	cs = call_state_get(false);
-	if (!cs || cs->call == GPUIO_CALL_NONE)
+	if (!cs || cs->call == GPUIO_CALL_NONE || cs->hook != hook)
 		return;
 	call = cs->call;
 	cs->call = GPUIO_CALL_NONE;

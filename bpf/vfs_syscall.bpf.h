@@ -43,23 +43,6 @@ static __always_inline bool nr_traced(long nr)
 	return false;
 }
 
-/* Total length of an iovec array in user memory (first 16 entries). */
-static __always_inline __u64 iov_total(__u64 uiov, __u64 cnt)
-{
-	struct iovec iov;
-	__u64 total = 0;
-	int i;
-
-	for (i = 0; i < 16; i++) {
-		if (i >= cnt)
-			break;
-		if (bpf_probe_read_user(&iov, sizeof(iov), (void *)(uiov + i * sizeof(iov))))
-			break;
-		total += iov.iov_len;
-	}
-	return total;
-}
-
 static __always_inline __s64 user_loff(__u64 uptr)
 {
 	__s64 v = -1;
@@ -152,12 +135,6 @@ static __always_inline void sys_enter_decode(long nr, const __u64 *a)
 	vfs_begin(&v);
 }
 
-/* Filter by TGID first: most syscalls on a node are not ours. */
-static __always_inline bool current_traced(void)
-{
-	return tgid_traced(bpf_get_current_pid_tgid() >> 32);
-}
-
 SEC("?tp_btf/sys_enter")
 int BPF_PROG(vfs_sys_enter_btf, struct pt_regs *regs, long id)
 {
@@ -175,7 +152,7 @@ int BPF_PROG(vfs_sys_enter_btf, struct pt_regs *regs, long id)
 SEC("?tp_btf/sys_exit")
 int BPF_PROG(vfs_sys_exit_btf, struct pt_regs *regs, long ret)
 {
-	vfs_end(ret);
+	vfs_end(ret, 0);
 	return 0;
 }
 
@@ -196,7 +173,7 @@ int BPF_PROG(vfs_sys_enter_raw, struct pt_regs *regs, long id)
 SEC("?raw_tp/sys_exit")
 int BPF_PROG(vfs_sys_exit_raw, struct pt_regs *regs, long ret)
 {
-	vfs_end(ret);
+	vfs_end(ret, 0);
 	return 0;
 }
 
@@ -217,7 +194,7 @@ int vfs_sys_enter_tp(struct trace_event_raw_sys_enter *ctx)
 SEC("?tracepoint/raw_syscalls/sys_exit")
 int vfs_sys_exit_tp(struct trace_event_raw_sys_exit *ctx)
 {
-	vfs_end(ctx->ret);
+	vfs_end(ctx->ret, 0);
 	return 0;
 }
 

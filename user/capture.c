@@ -234,6 +234,7 @@ int gpuio_cap_reader__open(const char *path, struct gpuio_cap_reader **out,
 	r->hdr.block_mode[sizeof(r->hdr.block_mode) - 1] = 0;
 	r->hdr.proc_mode[sizeof(r->hdr.proc_mode) - 1] = 0;
 	r->hdr.pagecache_mode[sizeof(r->hdr.pagecache_mode) - 1] = 0;
+	r->hdr.iouring_mode[sizeof(r->hdr.iouring_mode) - 1] = 0;
 	r->hdr.modes_detail[sizeof(r->hdr.modes_detail) - 1] = 0;
 	r->hdr.target[sizeof(r->hdr.target) - 1] = 0;
 	r->hdr.cmdline[sizeof(r->hdr.cmdline) - 1] = 0;

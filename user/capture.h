@@ -42,6 +42,7 @@ struct gpuio_cap_header {
 	char  block_mode[16];
 	char  proc_mode[16];
 	char  pagecache_mode[16];
+	char  iouring_mode[16];
 	char  modes_detail[512];/* why better modes were refused */
 	char  target[128];      /* "pid 4242", "launch", "all" */
 	char  cmdline[1024];    /* gpuio's own argv, space separated */

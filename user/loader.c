@@ -13,25 +13,39 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <linux/btf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "gpuio.skel.h"
 #include "loader.h"
 #include "log.h"
 
+#define MAX_PROGS 20
+
+/* A program name prefixed "?func:" loads only where the kernel has func. */
 struct variant {
 	const char *mode;              /* as reported, e.g. "sys:tp_btf" */
 	const char *family;            /* as forced by --vfs-mode */
 	bool needs_tracefs;
-	const char *progs[5];
+	const char *progs[MAX_PROGS];
 };
 
 struct layer {
 	const char *name;
 	bool optional;                 /* the trace goes on without it */
-	struct variant v[4];
+	struct variant v[6];
 };
 
-enum { L_PROC, L_VFS, L_BLOCK, L_PAGECACHE, L_COUNT };
+enum { L_PROC, L_VFS, L_BLOCK, L_PAGECACHE, L_IOURING, L_COUNT };
+
+#define FN_PROGS(e, x) \
+	"vfs_read_" e, "vfs_read_" x, "vfs_write_" e, "vfs_write_" x, \
+	"?vfs_readv:vfs_readv_" e, "?vfs_readv:vfs_readv_" x, \
+	"?vfs_writev:vfs_writev_" e, "?vfs_writev:vfs_writev_" x, \
+	"?vfs_iter_read:vfs_iter_read_" e, "?vfs_iter_read:vfs_iter_read_" x, \
+	"?vfs_iter_write:vfs_iter_write_" e, "?vfs_iter_write:vfs_iter_write_" x, \
+	"vfs_fsync_" e, "vfs_fsync_" x, "vfs_open_" e, "vfs_open_" x, \
+	"?filp_close:vfs_close_" e, "?filp_close:vfs_close_" x
 
 static const struct layer layers[L_COUNT] = {
 	[L_PROC] = { "proc", false, {
@@ -39,6 +53,8 @@ static const struct layer layers[L_COUNT] = {
 		{ "raw_tp", NULL, false, { "proc_fork_raw", "proc_exec_raw", "proc_exit_raw", "proc_rename_raw" } },
 	} },
 	[L_VFS] = { "vfs", false, {
+		{ "fentry", "fentry", false, { FN_PROGS("fentry", "fexit") } },
+		{ "kprobe", "kprobe", false, { FN_PROGS("kp", "krp") } },
 		{ "sys:tp_btf", "syscall", false, { "vfs_sys_enter_btf", "vfs_sys_exit_btf" } },
 		{ "sys:raw_tp", "syscall", false, { "vfs_sys_enter_raw", "vfs_sys_exit_raw" } },
 		{ "sys:tracepoint", "syscall", true, { "vfs_sys_enter_tp", "vfs_sys_exit_tp" } },
@@ -51,18 +67,53 @@ static const struct layer layers[L_COUNT] = {
 		{ "tp_btf", NULL, false, { "pc_add_btf", "pc_dirty_btf" } },
 		{ "raw_tp", NULL, false, { "pc_add_raw", "pc_dirty_raw" } },
 	} },
+	[L_IOURING] = { "io_uring", true, {
+		{ "tp_btf", NULL, false, { "uring_submit_btf", "uring_complete_cqe_btf" } },
+		{ "tp_btf:v1", NULL, false, { "uring_submit_btf", "uring_complete_args_btf" } },
+	} },
 };
+
+/* Program name of a table entry ("?func:name" -> name). */
+static const char *prog_name(const char *entry)
+{
+	const char *c;
+
+	if (entry[0] != '?')
+		return entry;
+	c = strchr(entry, ':');
+	return c ? c + 1 : entry + 1;
+}
+
+/* Is an optional entry's kernel function present (in vmlinux BTF)? */
+static bool prog_available(const char *entry)
+{
+	static struct btf *vmlinux;
+	char func[64];
+	const char *c;
+
+	if (entry[0] != '?')
+		return true;
+	c = strchr(entry, ':');
+	if (!c || (size_t)(c - entry - 1) >= sizeof(func))
+		return false;
+	snprintf(func, sizeof(func), "%.*s", (int)(c - entry - 1), entry + 1);
+	if (!vmlinux)
+		vmlinux = btf__load_vmlinux_btf();
+	if (!vmlinux)
+		return false;
+	return btf__find_by_name_kind(vmlinux, func, BTF_KIND_FUNC) > 0;
+}
 
 const char *gpuio_loader__vfs_modes(void)
 {
-	return "syscall";
+	return "fentry, kprobe, syscall";
 }
 
 static int nvariants(const struct layer *ly)
 {
 	int n = 0;
 
-	while (n < 4 && ly->v[n].mode)
+	while (n < 6 && ly->v[n].mode)
 		n++;
 	return n;
 }
@@ -77,8 +128,9 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 	int n;
 
 	va_copy(ap2, ap);
-	/* keep only libbpf's per-program verdicts, not verifier dumps */
-	if (load_log_len < sizeof(load_log) - 1 && strncmp(fmt, "libbpf: prog '", 14) == 0 && !strstr(fmt, "LOAD LOG")) {
+	/* keep only libbpf's per-program warnings, not verifier dumps */
+	if (level == LIBBPF_WARN && load_log_len < sizeof(load_log) - 1 &&
+	    strncmp(fmt, "libbpf: prog '", 14) == 0 && !strstr(fmt, "LOAD LOG")) {
 		n = vsnprintf(load_log + load_log_len, sizeof(load_log) - load_log_len, fmt, ap);
 		if (n > 0)
 			load_log_len += (size_t)n;
@@ -98,8 +150,8 @@ static int prog_layer(const char *name, const int *choice)
 	for (int l = 0; l < L_COUNT; l++) {
 		if (choice[l] >= nvariants(&layers[l]))
 			continue;
-		for (int p = 0; p < 5 && layers[l].v[choice[l]].progs[p]; p++)
-			if (!strcmp(layers[l].v[choice[l]].progs[p], name))
+		for (int p = 0; p < MAX_PROGS && layers[l].v[choice[l]].progs[p]; p++)
+			if (!strcmp(prog_name(layers[l].v[choice[l]].progs[p]), name))
 				return l;
 	}
 	return -1;
@@ -108,36 +160,39 @@ static int prog_layer(const char *name, const int *choice)
 /* The first program libbpf blamed in its log, and the reason it gave. */
 static int failed_layer(const int *choice, char *why, size_t whylen)
 {
-	const char *p = load_log;
+	char *line = load_log, *next;
 
-	while ((p = strstr(p, "prog '")) != NULL) {
-		char name[64];
-		const char *q = p + 6, *end = strchr(q, '\'');
-		size_t n;
+	for (; line && *line; line = next) {
+		char name[64], *q, *end, *reason;
+		int l;
 
-		if (!end || (size_t)(end - q) >= sizeof(name)) {
-			p = q;
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = 0;
+		/* "libbpf: prog 'NAME': BPF program load failed: REASON" */
+		q = strstr(line, "prog '");
+		reason = strstr(line, "failed");
+		if (!q || !reason)
 			continue;
-		}
-		n = (size_t)(end - q);
-		memcpy(name, q, n);
-		name[n] = 0;
-		if (strstr(end, "failed")) {
-			int l = prog_layer(name, choice);
-			if (l >= 0) {
-				const char *colon = strstr(end, ": ");
-				const char *nl;
-
-				snprintf(why, whylen, "%s", colon ? colon + 2 : "load failed");
-				nl = strchr(why, '\n');
-				if (nl)
-					why[nl - why] = 0;
-				return l;
-			}
-		}
-		p = end;
+		q += 6;
+		end = strchr(q, '\'');
+		if (!end || (size_t)(end - q) >= sizeof(name))
+			continue;
+		snprintf(name, sizeof(name), "%.*s", (int)(end - q), q);
+		l = prog_layer(name, choice);
+		if (l < 0)
+			continue;
+		reason = strstr(reason, ": ");
+		snprintf(why, whylen, "%s: %s", name, reason ? reason + 2 : "load failed");
+		return l;
 	}
 	return -1;
+}
+
+/* --vfs-mode takes a family (fentry, kprobe, syscall) or an exact mode. */
+static bool vfs_mode_matches(const struct variant *v, const char *forced)
+{
+	return !strcmp(v->family, forced) || !strcmp(v->mode, forced);
 }
 
 static void add_detail(struct gpuio_loader *l, const char *fmt, ...)
@@ -204,10 +259,13 @@ static int try_load(struct gpuio_loader *l, const struct gpuio_loader_opts *o, i
 			snprintf(why, whylen, "tracefs not mounted and cannot be mounted");
 			return lay + 1;
 		}
-		for (int p = 0; p < 5 && v->progs[p]; p++) {
-			prog = bpf_object__find_program_by_name(l->skel->obj, v->progs[p]);
+		for (int p = 0; p < MAX_PROGS && v->progs[p]; p++) {
+			if (!prog_available(v->progs[p]))
+				continue;
+			prog = bpf_object__find_program_by_name(l->skel->obj, prog_name(v->progs[p]));
 			if (!prog) {
-				snprintf(why, whylen, "program %s missing from this build", v->progs[p]);
+				snprintf(why, whylen, "program %s missing from this build",
+					 prog_name(v->progs[p]));
 				return lay + 1;
 			}
 			bpf_program__set_autoload(prog, true);
@@ -218,8 +276,8 @@ static int try_load(struct gpuio_loader *l, const struct gpuio_loader_opts *o, i
 	load_log[0] = 0;
 	err = gpuio_bpf__load(l->skel);
 	if (err) {
-		lay = failed_layer(choice, why, whylen);
 		pr_debug("load attempt failed; libbpf said: %s", load_log);
+		lay = failed_layer(choice, why, whylen);
 		if (lay < 0) {
 			snprintf(why, whylen, "BPF load failed: %s", strerror(-err));
 			return -1;
@@ -232,16 +290,20 @@ static int try_load(struct gpuio_loader *l, const struct gpuio_loader_opts *o, i
 		if (choice[lay] >= nvariants(&layers[lay]))
 			continue;
 		v = &layers[lay].v[choice[lay]];
-		for (int p = 0; p < 5 && v->progs[p]; p++) {
+		for (int p = 0; p < MAX_PROGS && v->progs[p]; p++) {
 			struct bpf_link *link;
 
-			prog = bpf_object__find_program_by_name(l->skel->obj, v->progs[p]);
+			if (!prog_available(v->progs[p]))
+				continue;
+			prog = bpf_object__find_program_by_name(l->skel->obj, prog_name(v->progs[p]));
 			link = bpf_program__attach(prog);
 			if (!link) {
-				snprintf(why, whylen, "attach %s: %s", v->progs[p], strerror(errno));
+				snprintf(why, whylen, "attach %s: %s", prog_name(v->progs[p]),
+					 strerror(errno));
 				return lay + 1;
 			}
-			l->links[l->nlinks++] = link;
+			if (l->nlinks < (int)(sizeof(l->links) / sizeof(l->links[0])))
+				l->links[l->nlinks++] = link;
 		}
 	}
 	return 0;
@@ -266,17 +328,11 @@ int gpuio_loader__open(const struct gpuio_loader_opts *o, struct gpuio_loader **
 		bool known = false;
 
 		for (int i = 0; i < nvariants(&layers[L_VFS]); i++) {
-			if (!strcmp(layers[L_VFS].v[i].family, o->vfs_mode) ||
-			    !strcmp(layers[L_VFS].v[i].mode, o->vfs_mode)) {
+			if (vfs_mode_matches(&layers[L_VFS].v[i], o->vfs_mode)) {
 				if (!known)
 					choice[L_VFS] = i;
 				known = true;
 			}
-		}
-		if (!known && (!strcmp(o->vfs_mode, "fentry") || !strcmp(o->vfs_mode, "kprobe"))) {
-			pr_err("--vfs-mode=%s: this build of gpuio has no %s programs; use --vfs-mode=syscall",
-			       o->vfs_mode, o->vfs_mode);
-			return -ENOTSUP;
 		}
 		if (!known) {
 			pr_err("unknown --vfs-mode '%s' (one of: %s)", o->vfs_mode, gpuio_loader__vfs_modes());
@@ -302,13 +358,16 @@ int gpuio_loader__open(const struct gpuio_loader_opts *o, struct gpuio_loader **
 		pr_debug("%s mode %s refused: %s", layers[lay].name,
 			 layers[lay].v[choice[lay]].mode, why);
 		choice[lay]++;
-		/* a forced VFS mode must not silently fall to another family */
-		if (lay == L_VFS && o->vfs_mode && choice[lay] < nvariants(&layers[lay]) &&
-		    strcmp(layers[lay].v[choice[lay]].family, o->vfs_mode) != 0 &&
-		    strcmp(layers[lay].v[choice[lay] - 1].mode, o->vfs_mode) != 0)
-			choice[lay] = nvariants(&layers[lay]);
+		/* a forced VFS mode must not silently fall to another one */
+		while (lay == L_VFS && o->vfs_mode && choice[lay] < nvariants(&layers[lay]) &&
+		       !vfs_mode_matches(&layers[lay].v[choice[lay]], o->vfs_mode))
+			choice[lay]++;
 		if (choice[lay] >= nvariants(&layers[lay]) && !layers[lay].optional) {
-			pr_err("cannot trace the %s layer on this kernel: %s", layers[lay].name, why);
+			if (lay == L_VFS && o->vfs_mode)
+				pr_err("--vfs-mode=%s is not available on this kernel: %s "
+				       "(omit --vfs-mode to use the best mode that works)", o->vfs_mode, why);
+			else
+				pr_err("cannot trace the %s layer on this kernel: %s", layers[lay].name, why);
 			return -EPERM;
 		}
 		if (choice[lay] >= nvariants(&layers[lay]))
@@ -324,6 +383,7 @@ int gpuio_loader__open(const struct gpuio_loader_opts *o, struct gpuio_loader **
 	MODE(block_mode, L_BLOCK);
 	MODE(proc_mode, L_PROC);
 	MODE(pagecache_mode, L_PAGECACHE);
+	MODE(iouring_mode, L_IOURING);
 #undef MODE
 	if (!l->detail[0])
 		snprintf(l->detail, sizeof(l->detail), "best mode of every layer accepted");

@@ -25,8 +25,9 @@ struct gpuio_loader {
 	char block_mode[16];
 	char proc_mode[16];
 	char pagecache_mode[16];
+	char iouring_mode[16];
 	char detail[512];        /* why better modes were refused */
-	struct bpf_link *links[32];
+	struct bpf_link *links[48];
 	int nlinks;
 };
 

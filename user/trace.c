@@ -234,6 +234,7 @@ static void fill_header(struct gpuio_cap_header *h, const struct gpuio_loader *l
 	snprintf(h->block_mode, sizeof(h->block_mode), "%s", l->block_mode);
 	snprintf(h->proc_mode, sizeof(h->proc_mode), "%s", l->proc_mode);
 	snprintf(h->pagecache_mode, sizeof(h->pagecache_mode), "%s", l->pagecache_mode);
+	snprintf(h->iouring_mode, sizeof(h->iouring_mode), "%s", l->iouring_mode);
 	snprintf(h->modes_detail, sizeof(h->modes_detail), "%s", l->detail);
 	if (o->all)
 		snprintf(h->target, sizeof(h->target), "all");
@@ -430,8 +431,8 @@ int cmd_trace(int argc, char **argv)
 	err = gpuio_loader__open(&lo, &l);
 	if (err)
 		return GPUIO_EXIT_ERROR;
-	pr_debug("attach modes: vfs=%s block=%s proc=%s pagecache=%s", l->vfs_mode,
-		 l->block_mode, l->proc_mode, l->pagecache_mode);
+	pr_debug("attach modes: vfs=%s block=%s proc=%s pagecache=%s io_uring=%s", l->vfs_mode,
+		 l->block_mode, l->proc_mode, l->pagecache_mode, l->iouring_mode);
 	if (gpuio_log_verbosity >= GPUIO_LOG_DEBUG)
 		pr_debug("why: %s", l->detail);
 
