@@ -88,7 +88,8 @@ clean:
 TEST_PROGS := $(patsubst tests/progs/%.c,$(BUILD)/tests/%,$(wildcard tests/progs/*.c))
 $(BUILD)/tests/%: tests/progs/%.c
 	@mkdir -p $(BUILD)/tests
-	$(CC) -O2 -g -Wall -D_GNU_SOURCE -o $@ $< -lpthread
+	$(CC) -O2 -g -Wall -D_GNU_SOURCE -o $@ $< -lpthread $(LDLIBS_$*)
+LDLIBS_uring_rw := -luring
 test-progs: $(TEST_PROGS)
 .PHONY: test-progs
 

@@ -4,7 +4,8 @@
  * never pass through read/write syscalls nor vfs_read/vfs_write (io_uring
  * calls ->read_iter itself), so they are taken from io_uring's own
  * tracepoints in every VFS mode: the request is decoded at submission (in
- * the submitter's context) and emitted as a VFS record at completion.
+ * the submitter's context), its file named and the record emitted at
+ * completion.
  */
 #ifndef GPUIO_IOURING_BPF_H
 #define GPUIO_IOURING_BPF_H
@@ -22,11 +23,9 @@ struct uring_req {
 	__u64 ts;
 	__u64 requested;
 	__s64 offset;
-	__u64 ino;
-	__u32 dev;
 	__u32 pid, tid;
+	__s32 fd;
 	__u16 call;
-	__u8 ftype;
 };
 
 struct {
@@ -40,7 +39,6 @@ static __always_inline int on_uring_submit(struct io_kiocb *req)
 {
 	__u64 id = bpf_get_current_pid_tgid(), key = (__u64)req;
 	struct uring_req r = {};
-	struct file_id fid = {};
 	struct io_rw *rw;
 	__u8 op;
 
@@ -55,20 +53,17 @@ static __always_inline int on_uring_submit(struct io_kiocb *req)
 	default:
 		return 0;
 	}
-	if (!file_ident(BPF_CORE_READ(req, file), &fid) || !ftype_wanted(fid.ftype))
-		return 0;
 	/* the read/write command overlays the request's first bytes */
 	rw = (struct io_rw *)req;
 	r.offset = BPF_CORE_READ(rw, kiocb.ki_pos);
 	r.requested = BPF_CORE_READ(rw, len);
 	if (op == IORING_OP_READV_ || op == IORING_OP_WRITEV_)
 		r.requested = iov_total(BPF_CORE_READ(rw, addr), r.requested);
+	/* the sqe's fd is kept in the request until the file is looked up */
+	r.fd = bpf_core_field_exists(req->cqe.fd) ? BPF_CORE_READ(req, cqe.fd) : -1;
 	r.ts = bpf_ktime_get_ns();
 	r.pid = id >> 32;
 	r.tid = (__u32)id;
-	r.ino = fid.ino;
-	r.dev = fid.dev;
-	r.ftype = fid.ftype;
 	bpf_map_update_elem(&uring_reqs, &key, &r, BPF_ANY);
 	return 0;
 }
@@ -77,11 +72,16 @@ static __always_inline int on_uring_complete(void *req, long res)
 {
 	__u64 key = (__u64)req, now = bpf_ktime_get_ns();
 	struct gpuio_vfs_event *e;
+	struct file_id fid = {};
 	struct uring_req *r;
 
 	r = bpf_map_lookup_elem(&uring_reqs, &key);
 	if (!r)
 		return 0;
+	/* the file is attached at issue time, after submit_req fired */
+	if (!file_ident(BPF_CORE_READ((struct io_kiocb *)req, file), &fid) ||
+	    !ftype_wanted(fid.ftype))
+		goto out;
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e) {
 		stat_inc(GPUIO_STAT_RB_DROP_VFS);
@@ -93,17 +93,17 @@ static __always_inline int on_uring_complete(void *req, long res)
 	e->requested = r->requested;
 	e->offset = r->offset;
 	e->offset2 = -1;
-	e->ino = r->ino;
+	e->ino = fid.ino;
 	e->ino2 = 0;
-	e->dev = r->dev;
+	e->dev = fid.dev;
 	e->dev2 = 0;
-	e->fd = -1;
+	e->fd = r->fd;
 	e->fd2 = -1;
 	e->seq = 0;
 	e->cache_miss_pages = 0;
 	e->flags = 0;
 	e->call = r->call;
-	e->ftype = r->ftype;
+	e->ftype = fid.ftype;
 	e->ftype2 = 0;
 	bpf_ringbuf_submit(e, rb_wakeup_flag());
 	stat_inc(GPUIO_STAT_EVENTS_VFS);
