@@ -168,8 +168,8 @@ enum gpuio_stat {
 	GPUIO_STAT_MAP_FULL_RQ,       /* request map full: block request lost */
 	GPUIO_STAT_MAP_FULL_TASK,     /* task storage failed: call lost */
 	GPUIO_STAT_PATH_TRUNC,        /* path walk hit its depth limit */
-	GPUIO_STAT_EVENTS_VFS,        /* emitted, for cross-checking */
-	GPUIO_STAT_EVENTS_BLOCK,
+	GPUIO_STAT_EVENTS_VFS,        /* unused (kept for the record layout) */
+	GPUIO_STAT_EVENTS_BLOCK,      /* block records emitted */
 	GPUIO_STAT_MAX
 };
 

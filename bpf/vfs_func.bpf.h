@@ -36,7 +36,7 @@ static __always_inline int fn_begin(__u8 hook, __u16 call, struct file *file,
 
 	if (!current_traced())
 		return 0;
-	vfs_begin(&v);
+	vfs_begin(&v, false);
 	return 0;
 }
 
@@ -50,7 +50,7 @@ static __always_inline int fn_open_begin(struct open_how *how)
 
 	if (!current_traced())
 		return 0;
-	vfs_begin(&v);
+	vfs_begin(&v, false);
 	return 0;
 }
 

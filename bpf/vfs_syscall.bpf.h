@@ -52,7 +52,7 @@ static __always_inline __s64 user_loff(__u64 uptr)
 	return v;
 }
 
-static __always_inline void sys_enter_decode(long nr, const __u64 *a)
+static __always_inline void sys_enter_decode(long nr, const __u64 *a, const bool fast)
 {
 	struct vfs_args v = { .fd = (int)a[0], .fd2 = -1, .offset = -1, .offset2 = -1 };
 
@@ -132,7 +132,7 @@ static __always_inline void sys_enter_decode(long nr, const __u64 *a)
 	default:
 		return;
 	}
-	vfs_begin(&v);
+	vfs_begin(&v, fast);
 }
 
 SEC("?tp_btf/sys_enter")
@@ -145,7 +145,7 @@ int BPF_PROG(vfs_sys_enter_btf, struct pt_regs *regs, long id)
 	/* typed pointer: plain loads, no probe_read helpers */
 	a[0] = regs->di; a[1] = regs->si; a[2] = regs->dx;
 	a[3] = regs->r10; a[4] = regs->r8; a[5] = regs->r9;
-	sys_enter_decode(id, a);
+	sys_enter_decode(id, a, true);
 	return 0;
 }
 
@@ -166,7 +166,7 @@ int BPF_PROG(vfs_sys_enter_raw, struct pt_regs *regs, long id)
 	a[0] = BPF_CORE_READ(regs, di); a[1] = BPF_CORE_READ(regs, si);
 	a[2] = BPF_CORE_READ(regs, dx); a[3] = BPF_CORE_READ(regs, r10);
 	a[4] = BPF_CORE_READ(regs, r8); a[5] = BPF_CORE_READ(regs, r9);
-	sys_enter_decode(id, a);
+	sys_enter_decode(id, a, false);
 	return 0;
 }
 
@@ -187,7 +187,7 @@ int vfs_sys_enter_tp(struct trace_event_raw_sys_enter *ctx)
 		return 0;
 	a[0] = ctx->args[0]; a[1] = ctx->args[1]; a[2] = ctx->args[2];
 	a[3] = ctx->args[3]; a[4] = ctx->args[4]; a[5] = ctx->args[5];
-	sys_enter_decode(id, a);
+	sys_enter_decode(id, a, false);
 	return 0;
 }
 
