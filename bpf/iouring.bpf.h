@@ -116,6 +116,11 @@ SEC("?tp_btf/io_uring_submit_req")
 int BPF_PROG(uring_submit_btf, struct io_kiocb *req)
 { return on_uring_submit(req); }
 
+/* before 6.3 the same tracepoint was io_uring_submit_sqe(req, force_nonblock) */
+SEC("?tp_btf/io_uring_submit_sqe")
+int BPF_PROG(uring_submit_sqe_btf, struct io_kiocb *req)
+{ return on_uring_submit(req); }
+
 /* 6.3+: (ctx, req, cqe) */
 SEC("?tp_btf/io_uring_complete")
 int BPF_PROG(uring_complete_cqe_btf, void *ring, void *req, struct io_uring_cqe *cqe)

@@ -70,6 +70,7 @@ static const struct layer layers[L_COUNT] = {
 	[L_IOURING] = { "io_uring", true, {
 		{ "tp_btf", NULL, false, { "uring_submit_btf", "uring_complete_cqe_btf" } },
 		{ "tp_btf:v1", NULL, false, { "uring_submit_btf", "uring_complete_args_btf" } },
+		{ "tp_btf:v0", NULL, false, { "uring_submit_sqe_btf", "uring_complete_args_btf" } },
 	} },
 };
 
