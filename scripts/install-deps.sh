@@ -5,8 +5,8 @@ set -euo pipefail
 
 build_pkgs=(make gcc clang llvm libbpf-dev libelf-dev zlib1g-dev bpftool pkg-config)
 test_pkgs=(fio python3 e2fsprogs util-linux procps liburing-dev)
-bench_pkgs=(bpftrace linux-perf strace)
-vm_pkgs=(qemu-system-x86 busybox-static cpio)
+bench_pkgs=(bpftrace linux-perf strace time)
+vm_pkgs=(qemu-system-x86 busybox-static cpio xz-utils zstd)
 
 want=("${build_pkgs[@]}")
 case "${1:-all}" in

@@ -1,0 +1,12 @@
+# tests/bench/bench.mk — build rules for `make bench` (included by the Makefile).
+# tests/bench/run.sh builds these itself (`make bench-progs`) after
+# `make all`, so the top-level `bench:` recipe needs no change.
+
+BENCH_PROGS := $(BUILD)/bench/empty_run $(BUILD)/tests/preadloop
+
+$(BUILD)/bench/empty_run: tests/bench/empty_run.c $(BUILD)/bench_empty.skel.h | $(BUILD)/.deps-build
+	@mkdir -p $(BUILD)/bench
+	$(CC) $(CFLAGS) $< -o $@ $(LDLIBS)
+
+bench-progs: $(BENCH_PROGS)
+.PHONY: bench-progs
