@@ -13,7 +13,7 @@ CFLAGS     += -Wall -Wextra -Wno-unused-parameter -Wno-format-truncation -std=gn
               -I$(BUILD) -Ibpf -Iuser
 LDLIBS     += -lbpf -lelf -lz
 BPF_CFLAGS := -O2 -g -target bpf -D__TARGET_ARCH_$(ARCH) -I$(BUILD) -Ibpf \
-              -Wall -Wno-unused-function
+              -Wall -Wno-unused-function $(BPF_EXTRA)
 
 BPF_SRCS   := $(wildcard bpf/*.bpf.c)
 BPF_HDRS   := $(wildcard bpf/*.h)

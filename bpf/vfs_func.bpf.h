@@ -62,7 +62,13 @@ int BPF_PROG(vfs_read_fentry, struct file *file, char *buf, size_t count, loff_t
 { return fn_begin(HOOK_READ, GPUIO_CALL_READ, file, count, kpos(pos), 0); }
 SEC("?fexit/vfs_read")
 int BPF_PROG(vfs_read_fexit, struct file *file, char *buf, size_t count, loff_t *pos, ssize_t ret)
-{ return FN_END(HOOK_READ, ret); }
+{
+#ifdef GPUIO_BREAK_FENTRY
+	/* test knob: a deliberately wrong byte count that the VM suite must catch */
+	ret += 1;
+#endif
+	return FN_END(HOOK_READ, ret);
+}
 
 SEC("?fentry/vfs_write")
 int BPF_PROG(vfs_write_fentry, struct file *file, const char *buf, size_t count, loff_t *pos)
