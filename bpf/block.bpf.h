@@ -49,7 +49,7 @@ static __always_inline void owner_current(struct bio_owner *o, __u64 pid_tgid)
 
 	o->pid = pid_tgid >> 32;
 	o->tid = (__u32)pid_tgid;
-	o->attr = GPUIO_BA_SUBMITTER;
+	o->attr |= GPUIO_BA_SUBMITTER;
 	if (cs && cs->call != GPUIO_CALL_NONE)
 		o->seq = cs->seq;
 }
@@ -75,6 +75,11 @@ static __always_inline __u64 bio_file(struct bio *bio, struct bio_owner *o)
 	host = BPF_CORE_READ(mapping, host);
 	if (!host)
 		return 0;
+	/* the block device's own page cache: metadata or journal, not a file */
+	if ((BPF_CORE_READ(host, i_mode) & S_IFMT_) == S_IFBLK_) {
+		o->attr |= GPUIO_BA_BDEV_PAGE;
+		return (__u64)host;
+	}
 	o->ino = BPF_CORE_READ(host, i_ino);
 	o->file_dev = inode_dev(host);
 	return (__u64)host;
@@ -99,7 +104,7 @@ static __always_inline int on_bio_queue(struct bio *bio)
 		 * task dirtied: the I/O is that task's */
 		o.pid = d->pid;
 		o.tid = d->tid;
-		o.attr = GPUIO_BA_WRITEBACK;
+		o.attr |= GPUIO_BA_WRITEBACK;
 	}
 	if (o.pid == 0 && !trace_all)
 		return 0;

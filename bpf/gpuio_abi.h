@@ -99,6 +99,8 @@ enum gpuio_blk_op {
 #define GPUIO_BA_WRITEBACK 0x01  /* submitted by a flusher; pid = the dirtier */
 #define GPUIO_BA_SUBMITTER 0x02  /* pid/tid taken in the submitter's context */
 #define GPUIO_BA_NO_INSERT 0x04  /* issued directly: queue time is zero */
+#define GPUIO_BA_BDEV_PAGE 0x08  /* page of the block device itself: filesystem
+				    metadata, journal, or raw device I/O */
 
 /*
  * One block request, emitted at completion. hdr.ts is the insert time (the

@@ -110,6 +110,10 @@ static int handle(void *ctx, void *data, size_t size)
 		append(c, data, h->size);
 		if (b->dev && !keyset__test_and_add(c->devs, b->dev, 0))
 			procfs_emit_devname(c->w, b->dev, h->ts);
+		/* a file read by page faults (mmap, exec) was never opened: /proc maps names it */
+		if (b->ino && h->pid && !keyset__test_and_add(c->paths, b->file_dev, b->ino) &&
+		    procfs_emit_mapped_path(c->w, (pid_t)h->pid, b->file_dev, b->ino, h->ts) != 0)
+			c->ustats[GPUIO_USTAT_PATH_UNRESOLVED]++;
 		if (h->pid)
 			name_thread(c, h);
 		return 0;

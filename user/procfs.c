@@ -153,6 +153,33 @@ int procfs_emit_fd_path(struct gpuio_cap_writer *w, pid_t pid, pid_t tid, int fd
 	return emit_path(w, pid, tid, dev, ino, target, ts);
 }
 
+int procfs_emit_mapped_path(struct gpuio_cap_writer *w, pid_t pid, __u32 dev, __u64 ino, __u64 ts)
+{
+	char path[64], line[GPUIO_PATH_MAX + 128];
+	int rc = -ENOENT;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned int maj, min;
+		unsigned long long inode;
+		int name_at = 0;
+
+		/* "start-end perms offset MAJ:MIN INODE   PATH" (MAJ:MIN in hex) */
+		if (sscanf(line, "%*s %*s %*s %x:%x %llu %n", &maj, &min, &inode, &name_at) < 3 ||
+		    inode != ino || ((maj << 20) | min) != dev || !name_at || line[name_at] != '/')
+			continue;
+		line[strcspn(line, "\n")] = 0;
+		rc = emit_path(w, pid, pid, dev, ino, line + name_at, ts);
+		break;
+	}
+	fclose(f);
+	return rc;
+}
+
 int procfs_emit_thread_name(struct gpuio_cap_writer *w, pid_t pid, pid_t tid, __u64 ts)
 {
 	struct gpuio_proc_event ev;

@@ -28,6 +28,10 @@ int procfs_emit_process(struct gpuio_cap_writer *w, pid_t tgid, bool all_fds, __
 int procfs_emit_fd_path(struct gpuio_cap_writer *w, pid_t pid, pid_t tid, int fd,
 			__u32 dev, __u64 ino, __u64 ts);
 
+/* PATH record for (dev, ino) if pid has it mapped (executables, libraries,
+ * mmap-read data: their page faults cause block reads with no open traced). */
+int procfs_emit_mapped_path(struct gpuio_cap_writer *w, pid_t pid, __u32 dev, __u64 ino, __u64 ts);
+
 /* NAME record from /proc/pid/task/tid/comm. */
 int procfs_emit_thread_name(struct gpuio_cap_writer *w, pid_t pid, pid_t tid, __u64 ts);
 
