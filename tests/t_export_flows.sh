@@ -94,14 +94,17 @@ for disk, want_lanes in m["lanes"].items():
     lanes = {}
     for e in blocks:
         if e["pid"] == pid:
-            lanes.setdefault(e["tid"], []).append((ct.ns(e["ts"]), ct.ns(e["ts"]) + ct.ns(e["dur"])))
+            # lane tids are unique trace-wide: 0x50000000 + (disk index << 16) + lane
+            if e["tid"] >> 28 != 5 or (e["tid"] >> 16) & 0xfff != pid - 0x40000000:
+                bad.append("%s: lane tid 0x%x is not in the disk's lane range" % (disk, e["tid"]))
+            lanes.setdefault(e["tid"] & 0xffff, []).append((ct.ns(e["ts"]), ct.ns(e["ts"]) + ct.ns(e["dur"])))
     expect("lanes of " + disk, sorted(lanes), list(range(1, want_lanes + 1)))
     for tid, sl in lanes.items():
         sl.sort()
         for a, b in zip(sl, sl[1:]):
             if b[0] < a[1]:
                 bad.append("%s lane %d: %r overlaps %r" % (disk, tid, a, b))
-    names = {e["tid"]: e["args"]["name"] for e in events
+    names = {e["tid"] & 0xffff: e["args"]["name"] for e in events
              if e.get("ph") == "M" and e["name"] == "thread_name" and e["pid"] == pid}
     expect("lane names of " + disk, names, {n: "lane %d" % n for n in range(1, want_lanes + 1)})
 

@@ -66,10 +66,14 @@ int gpuio_cap_writer__create(const char *path, const struct gpuio_cap_header *hd
 	fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -errno;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		err = S_ISREG(st.st_mode) ? -errno : -EINVAL;
+	if (fstat(fd, &st) < 0) {
+		err = -errno;
 		close(fd);
 		return err;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return -EINVAL;
 	}
 	if (ftruncate(fd, 0) < 0) {
 		err = -errno;

@@ -21,7 +21,8 @@
  *    they go on per-process lanes (tid 0x20000000 + n, "io_uring lane N",
  *    greedy like block lanes) with the submitting thread in args.tid.
  *  - Block request: X slice, cat "block", name = op, on pid 0x40000000 +
- *    disk index ("disk NAME"), tid = lane 1..N ("lane N"), lanes greedy by
+ *    disk index ("disk NAME"), tid = 0x50000000 + (disk index << 16) + lane
+ *    (unique in the trace) named "lane N" for lanes 1..N, greedy by
  *    start so slices on a lane never overlap.
  *  - Flow (v2): a VFS slice named by >= 1 block request (hdr.tid, vfs_seq)
  *    carries bind_id "0x<tid<<32|seq>" + flow_out; each such block slice
@@ -52,6 +53,8 @@
 
 #define INFO_PID        0x3fffffffu
 #define DISK_PID_BASE   0x40000000u
+/* lane tids are unique in the whole trace: Perfetto names threads by tid */
+#define LANE_TID(d, l)  (0x50000000u + ((uint32_t)(d) << 16) + (uint32_t)(l))
 #define URING_TID_BASE  0x20000000u
 #define PROC_NAME_MAX   200
 #define MAX_BUCKETS     2000
@@ -1178,7 +1181,7 @@ static void emit_block(struct exporter *x, const struct blk_ent *b, const char *
 	ts_rel(x, b->ts);
 	json_writer__puts(w, ",\"dur\":");
 	json_writer__us(w, (int64_t)(blk_end(b) - b->ts));
-	json_writer__printf(w, ",\"pid\":%u,\"tid\":%u", pid, b->lane);
+	json_writer__printf(w, ",\"pid\":%u,\"tid\":%u", pid, LANE_TID(pid - DISK_PID_BASE, b->lane));
 	if (fv && (*fv & FLOW_VFS_SEEN)) {
 		bind_id(x, b->tid, b->seq);
 		json_writer__puts(w, ",\"flow_in\":true");
@@ -1254,11 +1257,12 @@ static void emit_disks(struct exporter *x)
 		meta_name(x, "process_name", pid, NULL, pname, strlen(pname));
 		meta_sort(x, "process_sort_index", pid, NULL, x->nprocs + 1 + d);
 		for (uint32_t l = 1; l <= dev->nlanes; l++) {
+			uint32_t tid = LANE_TID(d, l);
 			char lname[32];
 
 			snprintf(lname, sizeof(lname), "lane %u", l);
-			meta_name(x, "thread_name", pid, &l, lname, strlen(lname));
-			meta_sort(x, "thread_sort_index", pid, &l, l);
+			meta_name(x, "thread_name", pid, &tid, lname, strlen(lname));
+			meta_sort(x, "thread_sort_index", pid, &tid, l);
 		}
 		x->st.lanes += dev->nlanes;
 		/* blks[] is sorted by disk, and disks are numbered in that order */
