@@ -1218,6 +1218,11 @@ static void emit_block(struct exporter *x, const struct blk_ent *b, const char *
 	}
 	key(x, &first, "writeback");
 	json_writer__bool(w, b->attr & GPUIO_BA_WRITEBACK);
+	if (b->attr & GPUIO_BA_BDEV_PAGE) {
+		/* the device's own pages: filesystem metadata, journal, raw I/O */
+		key(x, &first, "metadata");
+		json_writer__bool(w, true);
+	}
 	if (b->error) {
 		key(x, &first, "error");
 		json_writer__s64(w, b->error);
