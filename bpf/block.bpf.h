@@ -40,7 +40,6 @@ struct {
 	__type(value, struct rq_state);
 } rqs SEC(".maps");
 
-#define PAGE_MAPPING_FLAGS_ 0x3UL
 
 /* The submitter is current: it, and its in-flight VFS call for the flow. */
 static __always_inline void owner_current(struct bio_owner *o, __u64 pid_tgid)
@@ -50,9 +49,18 @@ static __always_inline void owner_current(struct bio_owner *o, __u64 pid_tgid)
 	o->pid = pid_tgid >> 32;
 	o->tid = (__u32)pid_tgid;
 	o->attr |= GPUIO_BA_SUBMITTER;
-	if (cs && cs->call != GPUIO_CALL_NONE)
+	if (cs && cs->call != GPUIO_CALL_NONE) {
 		o->seq = cs->seq;
+		/* O_DIRECT pages are the user's buffer: the call names the file */
+		if (!o->ino && !(o->attr & GPUIO_BA_BDEV_PAGE) &&
+		    (cs->ftype == GPUIO_FT_REG || cs->ftype == GPUIO_FT_BLK)) {
+			o->ino = cs->ino;
+			o->file_dev = cs->dev;
+		}
+	}
 }
+
+#define PAGE_MAPPING_FLAGS_ 0x3UL
 
 /* The file (dev, ino, inode pointer) whose page the bio carries, if any. */
 static __always_inline __u64 bio_file(struct bio *bio, struct bio_owner *o)
@@ -63,8 +71,10 @@ static __always_inline __u64 bio_file(struct bio *bio, struct bio_owner *o)
 	struct inode *host;
 
 	vec = BPF_CORE_READ(bio, bi_io_vec);
-	if (!vec || BPF_CORE_READ(bio, bi_vcnt) == 0)
+	if (!vec)
 		return 0;
+	/* a split or cloned bio shares its parent's vector (bi_vcnt 0) */
+	vec += BPF_CORE_READ(bio, bi_iter.bi_idx);
 	page = BPF_CORE_READ(vec, bv_page);
 	if (!page)
 		return 0;
@@ -85,29 +95,44 @@ static __always_inline __u64 bio_file(struct bio *bio, struct bio_owner *o)
 	return (__u64)host;
 }
 
-static __always_inline int on_bio_queue(struct bio *bio)
+/*
+ * Who a bio belongs to, decided in the submitter's context: a traced task
+ * (not a kernel thread under -a), else for a write the traced task that
+ * dirtied the file (a flusher writing back its pages). False: nobody's.
+ */
+static __always_inline bool bio_attribute(struct bio *bio, __u32 opf, struct bio_owner *o)
 {
 	__u64 id = bpf_get_current_pid_tgid();
-	__u32 tgid = id >> 32;
 	struct task_struct *task = bpf_get_current_task_btf();
 	bool kthread = !BPF_CORE_READ(task, mm);
-	bool is_write = (BPF_CORE_READ(bio, bi_opf) & 0xff) == 1;   /* REQ_OP_WRITE */
-	struct bio_owner o = {};
 	struct owner *d;
-	__u64 inode, key = (__u64)bio;
+	__u64 inode;
 
-	inode = bio_file(bio, &o);
-	if (tgid_traced(tgid) && !(trace_all && kthread)) {
-		owner_current(&o, id);
-	} else if (is_write && inode && (d = bpf_map_lookup_elem(&dirtiers, &inode))) {
-		/* a flusher (or other untraced task) writing back pages a traced
-		 * task dirtied: the I/O is that task's */
-		o.pid = d->pid;
-		o.tid = d->tid;
-		o.attr |= GPUIO_BA_WRITEBACK;
+	inode = bio ? bio_file(bio, o) : 0;
+	if (tgid_traced(id >> 32) && !(trace_all && kthread)) {
+		owner_current(o, id);
+		return true;
 	}
-	if (o.pid == 0 && !trace_all)
+	if ((opf & 0xff) == 1 /* REQ_OP_WRITE */ && inode &&
+	    (d = bpf_map_lookup_elem(&dirtiers, &inode))) {
+		o->pid = d->pid;
+		o->tid = d->tid;
+		o->attr |= GPUIO_BA_WRITEBACK;
+		return true;
+	}
+	return trace_all;
+}
+
+static __always_inline int on_bio_queue(struct bio *bio)
+{
+	struct bio_owner o = {};
+	__u64 key = (__u64)bio;
+
+	if (!bio_attribute(bio, BPF_CORE_READ(bio, bi_opf), &o)) {
+		/* bios are reused: never leave a stale owner behind */
+		bpf_map_delete_elem(&bios, &key);
 		return 0;
+	}
 	if (bpf_map_update_elem(&bios, &key, &o, BPF_ANY) != 0)
 		stat_inc(GPUIO_STAT_MAP_FULL_RQ);
 	return 0;
@@ -125,18 +150,10 @@ static __always_inline struct rq_state *rq_track(struct request *rq, __u64 now, 
 	o = bio ? bpf_map_lookup_elem(&bios, &bio) : NULL;
 	if (o) {
 		st.o = *o;
-	} else {
-		/* no bio_queue seen (split/remapped bio): the submitter is current */
-		__u64 id = bpf_get_current_pid_tgid();
-
-		if (!tgid_traced(id >> 32)) {
-			if (!trace_all)
-				return NULL;
-		} else {
-			owner_current(&st.o, id);
-		}
-		if (bio)
-			bio_file((struct bio *)bio, &st.o);
+		bpf_map_delete_elem(&bios, &bio);
+	} else if (!bio_attribute((struct bio *)bio, BPF_CORE_READ(rq, cmd_flags), &st.o)) {
+		/* a split bio never passed block_bio_queue: decide here the same way */
+		return NULL;
 	}
 	st.insert_ns = now;
 	if (!insert)

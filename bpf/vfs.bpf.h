@@ -394,6 +394,11 @@ static __always_inline void vfs_end(long ret, __u8 hook)
 		cs->offset = file_pos(cs->file) - ret;
 	if (cs->implicit_pos2 && ret > 0)
 		cs->offset2 = file_pos(cs->file2) - ret;
+	/* pipes and sockets have no position */
+	if (cs->offset < 0 || (cs->ftype != GPUIO_FT_REG && cs->ftype != GPUIO_FT_BLK))
+		cs->offset = -1;
+	if (cs->offset2 < 0 || (cs->ftype2 != GPUIO_FT_REG && cs->ftype2 != GPUIO_FT_BLK))
+		cs->offset2 = -1;
 
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e) {

@@ -151,9 +151,13 @@ int gpuio_collector__poll(struct gpuio_collector *c, int timeout_ms)
 {
 	int n = ring_buffer__poll(c->rb, timeout_ms);
 
-	if (n == -EINTR)
-		return 0;
-	if (n < 0)
+	if (n < 0 && n != -EINTR)
+		return n;
+	/* the BPF side wakes us only past a threshold (batched wakeups): take
+	 * whatever waits every period, or a slow workload's records would sit
+	 * in the kernel until the end (and be lost to a SIGKILL) */
+	n = ring_buffer__consume(c->rb);
+	if (n < 0 && n != -EINTR)
 		return n;
 	/* records reach the file every poll: a SIGKILL loses at most one period */
 	gpuio_cap_writer__flush(c->w);
@@ -214,9 +218,10 @@ void gpuio_collector__totals(struct gpuio_collector *c, struct gpuio_collector_t
 bool gpuio_collector__targets_gone(struct gpuio_collector *c)
 {
 	__u32 key;
+	int err = bpf_map_get_next_key(bpf_map__fd(c->l->skel->maps.traced), NULL, &key);
 
-	return bpf_map_get_next_key(bpf_map__fd(c->l->skel->maps.traced), NULL, &key) == -1 &&
-	       errno == ENOENT;
+	/* libbpf 1.x returns -errno (and sets errno) */
+	return err == -ENOENT || (err == -1 && errno == ENOENT);
 }
 
 void gpuio_collector__free(struct gpuio_collector *c)

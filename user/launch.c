@@ -45,32 +45,27 @@ static void drop_privileges(void)
 
 int gpuio_launch__start(char **argv, struct gpuio_launch *l)
 {
-	int gate[2], errp[2];
+	int errp[2], st;
 	pid_t pid;
 
-	if (pipe2(gate, O_CLOEXEC) < 0)
+	if (pipe2(errp, O_CLOEXEC) < 0)
 		return -errno;
-	if (pipe2(errp, O_CLOEXEC) < 0) {
-		close(gate[0]);
-		close(gate[1]);
-		return -errno;
-	}
 	pid = fork();
 	if (pid < 0) {
 		int e = -errno;
-		close(gate[0]); close(gate[1]); close(errp[0]); close(errp[1]);
+		close(errp[0]);
+		close(errp[1]);
 		return e;
 	}
 	if (pid == 0) {
-		char c;
 		int e;
 
-		close(gate[1]);
 		close(errp[0]);
 		/* if gpuio dies before releasing us, do not run untraced */
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (read(gate[0], &c, 1) != 1)
-			_exit(125);
+		/* the gate: stopped, not blocked in a read, so no I/O of ours is
+		 * traced before the command's own */
+		raise(SIGSTOP);
 		prctl(PR_SET_PDEATHSIG, 0);
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
@@ -81,11 +76,16 @@ int gpuio_launch__start(char **argv, struct gpuio_launch *l)
 		(void)!write(errp[1], &e, sizeof(e));
 		_exit(127);
 	}
-	close(gate[0]);
 	close(errp[1]);
 	l->pid = pid;
-	l->gate_fd = gate[1];
+	l->gate_fd = -1;
 	l->err_fd = errp[0];
+	/* wait until the child sits at the gate */
+	if (waitpid(pid, &st, WUNTRACED) != pid || !WIFSTOPPED(st)) {
+		close(errp[0]);
+		l->pid = -1;
+		return -ECHILD;
+	}
 	return 0;
 }
 
@@ -94,14 +94,11 @@ int gpuio_launch__release(struct gpuio_launch *l, const char *cmd)
 	int e = 0;
 	ssize_t n;
 
-	if (write(l->gate_fd, "g", 1) != 1) {
+	if (kill(l->pid, SIGCONT) < 0) {
 		e = errno;
-		close(l->gate_fd);
 		close(l->err_fd);
 		return -e;
 	}
-	close(l->gate_fd);
-	l->gate_fd = -1;
 	/* the error pipe closes on a successful exec (O_CLOEXEC) */
 	n = read(l->err_fd, &e, sizeof(e));
 	close(l->err_fd);
@@ -120,8 +117,6 @@ void gpuio_launch__abort(struct gpuio_launch *l)
 		kill(l->pid, SIGKILL);
 		waitpid(l->pid, NULL, 0);
 	}
-	if (l->gate_fd >= 0)
-		close(l->gate_fd);
 	if (l->err_fd >= 0)
 		close(l->err_fd);
 	l->pid = -1;

@@ -10,13 +10,13 @@
 
 struct gpuio_launch {
 	pid_t pid;
-	int gate_fd;    /* write end: closing it releases the child */
+	int gate_fd;    /* unused (the gate is a SIGSTOP) */
 	int err_fd;     /* read end: exec errors come back here */
 };
 
-/* Fork the child, which waits at the gate. Returns 0 or -errno. */
+/* Fork the child and wait until it is stopped at the gate. 0 or -errno. */
 int gpuio_launch__start(char **argv, struct gpuio_launch *l);
-/* Release the child to exec. Returns 0, or -errno if exec failed (printed). */
+/* SIGCONT the child to exec. Returns 0, or -errno if exec failed (printed). */
 int gpuio_launch__release(struct gpuio_launch *l, const char *cmd);
 /* Kill a child that never got released. */
 void gpuio_launch__abort(struct gpuio_launch *l);

@@ -209,6 +209,7 @@ int procfs_emit_process(struct gpuio_cap_writer *w, pid_t tgid, bool all_fds, __
 	size_t size;
 	int count = 0, err;
 
+
 	memset(&ev, 0, sizeof(ev));
 	ev.kind = GPUIO_PROC_ATTACH;
 	snprintf(path, sizeof(path), "/proc/%d/comm", tgid);
@@ -244,10 +245,36 @@ int procfs_emit_process(struct gpuio_cap_writer *w, pid_t tgid, bool all_fds, __
 	if (d)
 		closedir(d);
 
-	/* files opened before the attach: named now, by what /proc says */
+	err = procfs_emit_fds(w, tgid, all_fds, false, ts);
+	return err < 0 ? count : count + err;
+}
+
+/* O_CLOEXEC in /proc/PID/fdinfo/FD's octal "flags:" line. */
+static bool fd_cloexec(pid_t pid, const char *fd)
+{
+	char path[96], buf[512], *p;
+
+	snprintf(path, sizeof(path), "/proc/%d/fdinfo/%s", pid, fd);
+	if (read_small(path, buf, sizeof(buf)) <= 0 || !(p = strstr(buf, "flags:")))
+		return false;
+	return strtoul(p + 6, NULL, 8) & 02000000;
+}
+
+int procfs_emit_fds(struct gpuio_cap_writer *w, pid_t tgid, bool all_fds, bool skip_cloexec,
+		    __u64 ts)
+{
+	char path[96];
+	struct dirent *de;
+	int count = 0;
+	ssize_t n;
+	DIR *d;
+
+	/* files opened before the trace: named now, by what /proc says */
 	snprintf(path, sizeof(path), "/proc/%d/fd", tgid);
 	d = opendir(path);
-	while (d && (de = readdir(d)) != NULL) {
+	if (!d)
+		return -errno;
+	while ((de = readdir(d)) != NULL) {
 		char link[96], target[GPUIO_PATH_MAX + 1];
 		struct stat st;
 
@@ -258,6 +285,8 @@ int procfs_emit_process(struct gpuio_cap_writer *w, pid_t tgid, bool all_fds, __
 			continue;
 		if (!all_fds && !S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode))
 			continue;
+		if (skip_cloexec && fd_cloexec(tgid, de->d_name))
+			continue;
 		n = readlink(link, target, sizeof(target) - 1);
 		if (n <= 0)
 			continue;
@@ -265,8 +294,7 @@ int procfs_emit_process(struct gpuio_cap_writer *w, pid_t tgid, bool all_fds, __
 		if (emit_path(w, tgid, tgid, procfs_kdev(st.st_dev), st.st_ino, target, ts) == 0)
 			count++;
 	}
-	if (d)
-		closedir(d);
+	closedir(d);
 	return count;
 }
 

@@ -24,6 +24,11 @@ size_t procfs_descendants(pid_t tgid, pid_t *out, size_t max);
  */
 int procfs_emit_process(struct gpuio_cap_writer *w, pid_t tgid, bool all_fds, __u64 ts);
 
+/* PATH records for the open files of tgid (all fds with all_fds; without
+ * close-on-exec ones when skip_cloexec). Returns records written or -errno. */
+int procfs_emit_fds(struct gpuio_cap_writer *w, pid_t tgid, bool all_fds, bool skip_cloexec,
+		    __u64 ts);
+
 /* PATH record for the file behind /proc/pid/fd/fd if it is (dev, ino). */
 int procfs_emit_fd_path(struct gpuio_cap_writer *w, pid_t pid, pid_t tid, int fd,
 			__u32 dev, __u64 ino, __u64 ts);

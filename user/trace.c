@@ -186,8 +186,8 @@ static int check_writable(const char *path, const char *what)
 		return -ENOENT;
 	}
 	if (access(dir, W_OK) != 0) {
-		pr_err("cannot write %s %s: no write permission on %s (choose another -o)",
-		       what, path, dir);
+		pr_err("cannot write %s %s: no write permission on %s (choose another %s)",
+		       what, path, dir, strcmp(what, "capture") ? "-o" : "--capture or -o");
 		return -EACCES;
 	}
 	if (lstat(path, &st) == 0 && (S_ISLNK(st.st_mode) || !S_ISREG(st.st_mode))) {
@@ -284,7 +284,8 @@ static int parse_args(int argc, char **argv, struct trace_opts *o)
 
 	o->ringbuf = 16u << 20;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+p:ao:d:vqh", longopts, NULL)) != -1) {
+	opterr = 0;     /* our own one-line message below */
+	while ((c = getopt_long(argc, argv, "+:p:ao:d:vqh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p': {
 			char *s = optarg, *tok, *save = NULL;
@@ -327,8 +328,11 @@ static int parse_args(int argc, char **argv, struct trace_opts *o)
 		case 'v': gpuio_log_verbosity++; break;
 		case 'q': gpuio_log_verbosity = GPUIO_LOG_WARN; break;
 		case 'h': usage(stdout); return 1;
+		case ':':
+			pr_err("option %s needs a value (see `gpuio trace --help`)", argv[optind - 1]);
+			return -EINVAL;
 		default:
-			fprintf(stderr, "gpuio trace: try `gpuio trace --help`\n");
+			pr_err("unknown option '%s' (see `gpuio trace --help`)", argv[optind - 1]);
 			return -EINVAL;
 		}
 	}
@@ -471,6 +475,8 @@ int cmd_trace(int argc, char **argv)
 				goto out;
 			}
 		}
+		/* what the command inherits and keeps across exec (stdout to a file) */
+		procfs_emit_fds(w, child.pid, o.all_fds, true, mono_ns());
 		if (gpuio_launch__release(&child, o.cmd[0]) < 0) {
 			child.pid = -1;
 			rc = 127;

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# t_writeback: writeback I/O is attributed to the process that dirtied it.
+#
+# build/tests/wb_writer (traced, launch mode) writes 8 MiB to a file on an
+# ext4 image on a loop device with buffered write(2)s and no sync, then
+# waits. The test (untraced) runs `sync` while gpuio still traces, then lets
+# the writer exit. Ground truth: the writer's pid (it prints it), the file,
+# its size, and the time the test started `sync`. Checks:
+#   - the writer's write(2)s on the file sum to 8 MiB;
+#   - block write requests on the loop disk with args.pid == the writer,
+#     writeback == true and path == the file add up to >= 8 MiB;
+#   - all of them were submitted after the test started `sync` (it is the
+#     test's sync that wrote them back, not the writer's own calls).
+source "$(dirname "$0")/lib.sh"
+need_root
+PROG="$GPUIO_TESTS/wb_writer"
+[ -x "$PROG" ] || fail "$PROG missing (make test-progs)"
+command -v mkfs.ext4 >/dev/null || skip "mkfs.ext4 not installed"
+
+LOOP=""
+MNT="$TMP/mnt"
+GPID=""
+cleanup() {
+  set +e
+  [ -n "$GPID" ] && touch "$TMP/go" && wait "$GPID" 2>/dev/null
+  mountpoint -q "$MNT" 2>/dev/null && umount "$MNT"
+  [ -n "$LOOP" ] && losetup -d "$LOOP" 2>/dev/null
+  rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+check_struct() {
+  $CHECK "$1" >"$TMP/check.out" 2>&1 || { cat "$TMP/check.out"; fail "check_trace.py rejected $1"; }
+}
+
+truncate -s 128M "$TMP/img"
+mkfs.ext4 -q -F -b 4096 "$TMP/img" || fail "mkfs.ext4 failed"
+LOOP=$(losetup -f --show "$TMP/img") || skip "no loop device available (losetup -f failed)"
+mkdir -p "$MNT"
+mount -o noatime "$LOOP" "$MNT" || fail "mount $LOOP failed"
+DISK=$(basename "$LOOP")
+SIZE=$((8 << 20))
+
+"$GPUIO" trace -q -o "$TMP/run.json" -- "$PROG" "$MNT/dirty.bin" "$SIZE" "$TMP/ready" "$TMP/go" 2>"$TMP/gpuio.err" &
+GPID=$!
+for _ in $(seq 200); do [ -e "$TMP/ready" ] && break; sleep 0.05; done
+[ -e "$TMP/ready" ] || { cat "$TMP/gpuio.err"; fail "wb_writer never got ready"; }
+WPID=$(cat "$TMP/ready")
+T_SYNC=$(python3 -c 'import time; print(time.monotonic_ns())')
+sync
+sleep 0.2
+touch "$TMP/go"
+rc=0; wait "$GPID" || rc=$?
+GPID=""
+cat "$TMP/gpuio.err"
+[ "$rc" -eq 0 ] || fail "gpuio trace -- wb_writer exited $rc"
+check_struct "$TMP/run.json"
+
+python3 - "$TMP/run.json" "$MNT/dirty.bin" "$DISK" "$WPID" "$SIZE" "$T_SYNC" <<'EOF' || fail "writeback not attributed to the writer"
+import os, sys
+sys.path.insert(0, os.environ.get("GPUIO_SRC", ".") + "/tests")
+import truth
+trace, path, disk, wpid, size, t_sync = sys.argv[1:]
+wpid, size, t_sync = int(wpid), int(size), int(t_sync)
+path = os.path.realpath(path)
+ev = truth.load(trace)
+inf = truth.info(ev)
+bad = 0
+def check(cond, msg):
+    global bad
+    print(("ok   " if cond else "FAIL ") + msg)
+    bad += not cond
+w = truth.vfs(ev, path=path, names={"write"}, pid=wpid)
+check(sum(e["args"].get("bytes", 0) for e in w) == size, f"writer {wpid}: {len(w)} write(2)s of {path}, "
+      f"{sum(e['args'].get('bytes', 0) for e in w)} bytes (wrote {size})")
+blk = [b for b in truth.block(ev, disk=disk) if b["name"] == "write"]
+mine = [b for b in blk if b["args"].get("pid") == wpid and b["args"].get("path") == path]
+wb = [b for b in mine if b["args"].get("writeback") is True]
+n = sum(b["args"].get("bytes", 0) for b in wb)
+check(n >= size, f"{len(wb)} writeback requests on {disk} for {wpid} and {os.path.basename(path)}: {n} bytes "
+      f"(file {size}); all writes on {disk}: "
+      + str(sorted({(b['args'].get('pid'), b['args'].get('path'), b['args'].get('writeback')) for b in blk}, key=str)))
+check(len(wb) == len(mine), f"every write request of the file on {disk} says writeback ({len(mine) - len(wb)} do not)")
+early = [b for b in wb if truth.to_mono_ns(inf, b["ts"]) < t_sync]
+check(not early, f"all were submitted after the test's sync began ({len(early)} before)")
+sys.exit(1 if bad else 0)
+EOF
+echo "PASS: writeback by an untraced sync is attributed to the writer, with the file and writeback: true"
