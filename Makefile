@@ -72,8 +72,7 @@ check test:
 
 demo:
 	@scripts/install-deps.sh test
-	@$(MAKE) --no-print-directory all
-	@$(MAKE) --no-print-directory $(BUILD)/tests/demo_loader
+	@$(MAKE) -s --no-print-directory all $(BUILD)/tests/demo_loader
 	@scripts/demo.sh
 
 bench:

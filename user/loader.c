@@ -138,8 +138,8 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 		if (load_log_len >= sizeof(load_log))
 			load_log_len = sizeof(load_log) - 1;
 	}
-	if (gpuio_log_verbosity > GPUIO_LOG_DEBUG ||
-	    (level == LIBBPF_WARN && gpuio_log_verbosity >= GPUIO_LOG_DEBUG))
+	/* libbpf's own log is for -vv: -v states the outcome in one line per layer */
+	if (gpuio_log_verbosity > GPUIO_LOG_DEBUG)
 		vfprintf(stderr, fmt, ap2);
 	va_end(ap2);
 	return 0;
@@ -277,7 +277,8 @@ static int try_load(struct gpuio_loader *l, const struct gpuio_loader_opts *o, i
 	load_log[0] = 0;
 	err = gpuio_bpf__load(l->skel);
 	if (err) {
-		pr_debug("load attempt failed; libbpf said: %s", load_log);
+		if (gpuio_log_verbosity > GPUIO_LOG_DEBUG)
+			pr_debug("load attempt failed; libbpf said: %s", load_log);
 		lay = failed_layer(choice, why, whylen);
 		if (lay < 0) {
 			snprintf(why, whylen, "BPF load failed: %s", strerror(-err));

@@ -437,8 +437,6 @@ int cmd_trace(int argc, char **argv)
 		return GPUIO_EXIT_ERROR;
 	pr_debug("attach modes: vfs=%s block=%s proc=%s pagecache=%s io_uring=%s", l->vfs_mode,
 		 l->block_mode, l->proc_mode, l->pagecache_mode, l->iouring_mode);
-	if (gpuio_log_verbosity >= GPUIO_LOG_DEBUG)
-		pr_debug("why: %s", l->detail);
 
 	fill_header(&hdr, l, &o, argc, argv);
 	err = gpuio_cap_writer__create(o.capture, &hdr, ouid, ogid, &w);
