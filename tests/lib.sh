@@ -10,3 +10,16 @@ trap 'rm -rf "$TMP"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 skip() { echo "SKIP: $*"; exit 77; }
 need_root() { [ "$(id -u)" -eq 0 ] || skip "needs root"; }
+
+# check_struct TRACE: the project checker accepts TRACE, else fail with its message
+check_struct() {
+  $CHECK "$1" >"$TMP/check.out" 2>&1 || { cat "$TMP/check.out"; fail "check_trace.py rejected $1"; }
+}
+# wait_lines FILE N: until FILE has >= N lines (10 s at most)
+wait_lines() {
+  for _ in $(seq 200); do
+    [ -f "$1" ] && [ "$(wc -l <"$1")" -ge "$2" ] && return 0
+    sleep 0.05
+  done
+  fail "$1 never reached $2 lines"
+}

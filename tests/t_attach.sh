@@ -29,17 +29,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-check_struct() {
-  $CHECK "$1" >"$TMP/check.out" 2>&1 || { cat "$TMP/check.out"; fail "check_trace.py rejected $1"; }
-}
-# wait_lines FILE N: until FILE has >= N lines (10 s at most)
-wait_lines() {
-  for _ in $(seq 200); do
-    [ -f "$1" ] && [ "$(wc -l <"$1")" -ge "$2" ] && return 0
-    sleep 0.05
-  done
-  fail "$1 never reached $2 lines"
-}
 
 mkdir -p "$TMP/data" "$TMP/cwd"
 head -c $((8 << 20)) /dev/urandom >"$TMP/data/input.bin"

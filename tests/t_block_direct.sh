@@ -29,9 +29,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-check_struct() {
-  $CHECK "$1" >"$TMP/check.out" 2>&1 || { cat "$TMP/check.out"; fail "check_trace.py rejected $1"; }
-}
 
 truncate -s 96M "$TMP/img"
 mkfs.ext4 -q -F -b 4096 "$TMP/img" || fail "mkfs.ext4 failed"

@@ -27,9 +27,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-check_struct() {
-  $CHECK "$1" >"$TMP/check.out" 2>&1 || { cat "$TMP/check.out"; fail "check_trace.py rejected $1"; }
-}
 
 D="$TMP/data"
 mkdir -p "$D"

@@ -19,9 +19,6 @@ source "$(dirname "$0")/lib.sh"
 need_root
 command -v fio >/dev/null || skip "fio not installed"
 
-check_struct() {
-  $CHECK "$1" >"$TMP/check.out" 2>&1 || { cat "$TMP/check.out"; fail "check_trace.py rejected $1"; }
-}
 
 D="$TMP/fio"
 mkdir -p "$D"

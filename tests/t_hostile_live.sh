@@ -14,9 +14,6 @@
 source "$(dirname "$0")/lib.sh"
 need_root
 
-check_struct() {
-  $CHECK "$1" >"$TMP/check.out" 2>&1 || { cat "$TMP/check.out"; fail "check_trace.py rejected $1"; }
-}
 
 mkdir -p "$TMP/h"
 # create dir + file by bytes; print the file's path as hex for the launch

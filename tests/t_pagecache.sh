@@ -14,9 +14,6 @@ need_root
 PROG="$GPUIO_TESTS/pc_read"
 [ -x "$PROG" ] || fail "$PROG missing (make test-progs)"
 
-check_struct() {
-  $CHECK "$1" >"$TMP/check.out" 2>&1 || { cat "$TMP/check.out"; fail "check_trace.py rejected $1"; }
-}
 
 head -c $((16 << 20)) /dev/urandom >"$TMP/data.bin"
 sync "$TMP/data.bin"

@@ -30,16 +30,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-check_struct() {
-  $CHECK "$1" >"$TMP/check.out" 2>&1 || { cat "$TMP/check.out"; fail "check_trace.py rejected $1"; }
-}
-wait_lines() {
-  for _ in $(seq 200); do
-    [ -f "$1" ] && [ "$(wc -l <"$1")" -ge "$2" ] && return 0
-    sleep 0.05
-  done
-  fail "$1 never reached $2 lines"
-}
 wait_tracing() { # ERRFILE: until gpuio says it is tracing
   for _ in $(seq 200); do grep -q "tracing" "$1" 2>/dev/null && return 0; sleep 0.05; done
   cat "$1"; fail "gpuio never started tracing"

@@ -16,9 +16,6 @@ need_root
 PROG="$GPUIO_TESTS/sc_all"
 [ -x "$PROG" ] || fail "$PROG missing (make test-progs)"
 
-check_struct() {
-  $CHECK "$1" >"$TMP/check.out" 2>&1 || { cat "$TMP/check.out"; fail "check_trace.py rejected $1"; }
-}
 
 bad=0
 for mode in default all-fds; do

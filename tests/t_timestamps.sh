@@ -31,9 +31,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-check_struct() {
-  $CHECK "$1" >"$TMP/check.out" 2>&1 || { cat "$TMP/check.out"; fail "check_trace.py rejected $1"; }
-}
 
 head -c $((4 << 20)) /dev/urandom >"$TMP/data.bin"
 sync "$TMP/data.bin"

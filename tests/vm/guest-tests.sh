@@ -7,11 +7,13 @@
 #   skip REASON / fail REASON  end the current check (inside a shell function)
 #   need_bin NAME...           SKIP the check unless NAME is in the guest's /bin
 #
-# Environment: GPUIO_VM_BREAK (1 = deliberately broken run: checks should
-# expect a wrong value), GPUIO_VM_VERBOSE, PATH=/bin.  Binaries available:
-# busybox applets, probe_modes, gpuio (only when built with VM_GPUIO=1), and
-# tests/progs workloads listed in VM_PROGS.  Keep workloads small: TCG runs
-# 10-50x slower than the host.
+# Environment: GPUIO_VM_BREAK (1 = deliberately broken run: probe_modes
+# expects a wrong value), GPUIO_VM_STRICT (1 = known gpuio bugs fail too),
+# GPUIO_VM_VERBOSE, PATH=/bin.  Binaries: busybox applets, probe_modes,
+# capture_totals, bench_hooks, gpuio (build/gpuio-static, or the broken-fentry
+# build in initramfs-broken.cpio; absent with VM_GPUIO=0), and the tests/progs
+# workloads in VM_PROGS (known_io, uring_rw, preadloop).  Keep workloads
+# small: TCG runs 10-50x slower than the host.
 
 check_btf() {
   [ -r /sys/kernel/btf/vmlinux ] || fail "no /sys/kernel/btf/vmlinux"
@@ -24,13 +26,300 @@ check btf-tracefs  check_btf
 # (probe_modes itself honours GPUIO_VM_BREAK).
 check probe_modes  probe_modes /mnt/vda
 
-# gpuio itself in each VFS attach mode (needs VM_GPUIO=1; SKIPs without it).
-gpuio_runs() {
-  need_bin gpuio
-  gpuio --version
+# ---------------------------------------------------------------------------
+# gpuio itself, forced into each VFS attach family, tracing workloads of known
+# shape; every number below is exact.  The trace of one mode is
+#
+#   gpuio trace -v --vfs-mode=MODE --no-export --capture /tmp/MODE.gpuio --
+#       sh -c 'known_io /mnt/vda/MODE && uring_rw /mnt/vda/MODE/u.dat 8 4096'
+#
+# (MODE = fentry, kprobe, syscall; stdout/stderr a pipe, stdin /dev/null)
+#
+# and tests/vm/capture_totals sums the capture per file and per device.
+#
+# known_io (tests/progs/known_io.c), w.dat: 16 write(4096), fsync, fadvise
+# DONTNEED, 32 read(2048), 8 O_DIRECT pread64(4096); v.dat: 4 pwrite64(4096),
+# 2 writev(4000), 2 preadv(4096), readv(300), preadv2(4096), pread64(4096).
+# Page-cache misses: 16 pages added by the writes + 16 by the reads of w.dat,
+# 4 by the pwrite64s of v.dat.  uring_rw: 8 IORING_OP_WRITE + 8 READ + 8 READV
+# of 4096 B.
+KIO_W='read_ops=40 read_bytes=98304 write_ops=16 write_bytes=65536 opens=3 closes=3 fsyncs=1 errors=0 read_miss_pages=16 write_miss_pages=16 blk_ra_read_bytes=65536 blk_write_bytes=65536'
+KIO_V='read_ops=5 read_bytes=16684 write_ops=6 write_bytes=24384 opens=1 closes=1 fsyncs=0 errors=0 read_miss_pages=0 write_miss_pages=4'
+KIO_U='read_ops=16 read_bytes=65536 write_ops=8 write_bytes=32768 opens=1 closes=1 fsyncs=0 errors=0'
+# Block requests (virtio disk 254:0): w.dat's fsync writes its 16 pages
+# (65536 B); the reads after fadvise are readahead (REQ_RAHEAD, 65536 B); the
+# 8 O_DIRECT preads are 8 requests of 4096 B, named by their call (w.dat).
+# Nothing else of the workloads' reaches the disk while traced (v.dat and
+# u.dat stay dirty in the page cache; jbd2's journal writes are not theirs).
+KIO_DIRECT='8 32768'
+KIO_DEV='read_bytes=98304 write_bytes=65536'
+# The per-call split (FILE:CALL:OPS:BYTES), which differs by design: the
+# syscall layer sees each syscall; the function hooks (fentry/kprobe) see
+# vfs_read/vfs_write/vfs_readv/vfs_writev, so pread64 is `read`, pwrite64
+# `write`, and preadv/preadv2 `readv`.
+KIO_CALLS_SYS='w:read:32:65536 w:write:16:65536 w:pread64:8:32768 v:pread64:1:4096 v:pwrite64:4:16384 v:readv:1:300 v:writev:2:8000 v:preadv:2:8192 v:preadv2:1:4096'
+KIO_CALLS_FN='w:read:40:98304 w:write:16:65536 v:read:1:4096 v:write:4:16384 v:readv:4:12588 v:writev:2:8000'
+
+# gpuio bugs this suite finds but tolerates (reported, fix pending): such a
+# check prints "KNOWN-BUG NAME: ..." and passes; with GPUIO_VM_STRICT=1
+# (run-vm.sh --strict) it fails.  A listed bug that no longer shows prints
+# "FIXED? NAME" (then take it off the list).
+#   exec-close        fentry/kprobe: the exec of the launched command closes
+#                     gpuio's own O_CLOEXEC capture fd -> a `close` event on
+#                     the capture file, which has no name (fd -1)
+#   zombie-target     gpuio trace -p P never ends when P had an exited, not
+#                     yet reaped child at attach: the zombie is put in the
+#                     traced set (/proc still lists it) and, its exit long
+#                     past, never leaves
+#   unresolved-named  path_unresolved counts a file the capture does name:
+#                     -p attach names w.dat from /proc/PID/fd (not entered in
+#                     the collector's name set), then w.dat's first block
+#                     record (fsync) tries /proc/PID/maps and fails
+GPUIO_KNOWN_BUGS=${GPUIO_KNOWN_BUGS-exec-close unresolved-named zombie-target}
+
+# field LINE NAME: the value of NAME=... in a capture_totals line
+field() { echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p" | head -n1; }
+
+# expect_fields TAG LINE "k=v k=v ...": print one ok/MISMATCH line per field;
+# returns the number of mismatches (as a status, capped at 1)
+expect_fields() {
+  _tag=$1 _line=$2 _bad=0
+  for _kv in $3; do
+    _k=${_kv%%=*} _w=${_kv#*=}
+    _g=$(field "$_line" "$_k")
+    if [ "$_g" = "$_w" ]; then
+      echo "$_tag $_k got $_g want $_w ok"
+    else
+      echo "$_tag $_k got ${_g:-none} want $_w MISMATCH"
+      _bad=1
+    fi
+  done
+  return $_bad
 }
-check gpuio-version gpuio_runs
-# Next (phase 2), one line per mode, e.g.:
-# check gpuio-vfs-fentry    gpuio_vfs_mode fentry
-# check gpuio-vfs-kprobe    gpuio_vfs_mode kprobe
-# check gpuio-vfs-syscall   gpuio_vfs_mode syscall
+
+# known NAME MESSAGE: a tolerated bug seen (0), or a failure (1) when strict
+# or not listed
+known() {
+  case " $GPUIO_KNOWN_BUGS " in
+    *" $1 "*) [ "${GPUIO_VM_STRICT:-0}" = 1 ] || { echo "KNOWN-BUG $1: $2"; return 0; } ;;
+  esac
+  echo "MISMATCH ($1): $2"
+  return 1
+}
+not_seen() {
+  case " $GPUIO_KNOWN_BUGS " in *" $1 "*) echo "FIXED? $1 no longer shows: take it off GPUIO_KNOWN_BUGS" ;; esac
+}
+
+# gpuio_vfs_mode MODE — trace, then hold the capture against the workloads.
+gpuio_vfs_mode() {
+  need_bin gpuio capture_totals known_io uring_rw
+  m=$1 t=$(echo "$1" | tr : _) bad=0
+  d=/mnt/vda/$t cap=/tmp/$t.gpuio log=/tmp/$t.log tot=/tmp/$t.tot
+  case $m in
+    fentry)  want_mode=fentry ;;
+    kprobe)  want_mode=kprobe ;;
+    syscall) want_mode='sys:raw_tp|sys:tp_btf' ;;
+    *)       want_mode=$m ;;
+  esac
+  rm -rf "$d"; mkdir -p "$d"
+  # output through a pipe: the traced commands inherit it, and a pipe is not
+  # a traced file (a log file would be: fentry sees dup2/exit closing it)
+  { gpuio trace -v --vfs-mode="$m" --no-export --capture "$cap" -- \
+      sh -c "known_io $d && uring_rw $d/u.dat 8 4096 >/dev/null" </dev/null 2>&1
+    echo $? >/tmp/$t.rc; } | cat >"$log"
+  rc=$(cat /tmp/$t.rc)
+  # the -v log minus libbpf's verifier dumps (kept in $log)
+  grep -a '^gpuio:' "$log"
+  [ $rc -eq 0 ] || { tail -n 30 "$log"; fail "gpuio trace --vfs-mode=$m exited $rc"; }
+  capture_totals "$cap" >"$tot" || fail "capture_totals $cap failed"
+  grep -v '^call ' "$tot"
+  grep "^call $d/" "$tot"
+
+  # the mode: forced, said by -v, recorded in the header
+  hdr=$(grep '^header ' "$tot")
+  got_mode=$(field "$hdr" vfs_mode)
+  if echo "$got_mode" | grep -qxE "$want_mode"; then
+    echo "gpuio[$m]: header vfs_mode=$got_mode ok"
+  else
+    echo "gpuio[$m]: header vfs_mode=$got_mode want $want_mode MISMATCH"; bad=1
+  fi
+  grep -q "^gpuio: attach modes: vfs=$got_mode " "$log" ||
+    { echo "gpuio[$m]: -v does not name vfs=$got_mode MISMATCH"; bad=1; }
+  if [ "${m%%:*}" != fentry ] && [ "$m" != kprobe ] && grep -qE 'vfs=fentry|vfs mode fentry|vfs fentry' "$log"; then
+    echo "gpuio[$m]: fentry was tried or used with --vfs-mode=$m MISMATCH"; bad=1
+  fi
+  for l in block pagecache iouring; do
+    v=$(field "$hdr" ${l}_mode)
+    if [ -n "$v" ] && [ "$v" != off ]; then echo "gpuio[$m]: ${l}_mode=$v ok"
+    else echo "gpuio[$m]: ${l}_mode=${v:-none} (layer off) MISMATCH"; bad=1; fi
+  done
+
+  # nothing lost, every path resolved
+  expect_fields "gpuio[$m]: stats" "$(grep '^stats ' "$tot")" "final=1 drops=0 path_unresolved=0" || bad=1
+
+  # per-file totals
+  for f in w v u; do
+    eval "want=\$KIO_$(echo $f | tr wvu WVU)"
+    line=$(grep "^file $d/$f.dat " "$tot")
+    [ -n "$line" ] || { echo "gpuio[$m]: no file line for $d/$f.dat MISMATCH"; bad=1; continue; }
+    expect_fields "gpuio[$m]: $f.dat" "$line" "$want" || bad=1
+  done
+  # the per-call split of the family
+  case $m in fentry|kprobe) calls=$KIO_CALLS_FN ;; *) calls=$KIO_CALLS_SYS ;; esac
+  ncalls=0
+  for c in $calls; do
+    f=${c%%:*} r=${c#*:}; cn=${r%%:*} r=${r#*:}
+    expect_fields "gpuio[$m]: $f.dat $cn" "$(grep "^call $d/$f.dat $cn " "$tot")" "ops=${r%%:*} bytes=${r#*:}" || bad=1
+    ncalls=$((ncalls + 1))
+  done
+  # ... and nothing else moved bytes on w.dat/v.dat (open/close/fsync lines aside)
+  extra=$(grep -E "^call $d/[wv].dat " "$tot" | grep -vcE " (openat|close|fsync) ")
+  [ "$extra" = $ncalls ] || { echo "gpuio[$m]: $extra read/write call lines on w.dat/v.dat, want $ncalls MISMATCH"; bad=1; }
+  # io_uring: its own call names, in every mode
+  expect_fields "gpuio[$m]: u.dat io_uring_read" "$(grep "^call $d/u.dat io_uring_read " "$tot")" "ops=16 bytes=65536" || bad=1
+  expect_fields "gpuio[$m]: u.dat io_uring_write" "$(grep "^call $d/u.dat io_uring_write " "$tot")" "ops=8 bytes=32768" || bad=1
+
+  # block layer on the virtio disk (254:0)
+  expect_fields "gpuio[$m]: block 254:0" "$(grep '^block 254:0 ' "$tot")" "$KIO_DEV" || bad=1
+  wl=$(grep "^file $d/w.dat " "$tot")
+  dops=$(( $(field "$wl" blk_read_ops) - $(field "$wl" blk_ra_read_ops) ))
+  dbytes=$(( $(field "$wl" blk_read_bytes) - $(field "$wl" blk_ra_read_bytes) ))
+  if [ "$dops $dbytes" = "$KIO_DIRECT" ]; then
+    echo "gpuio[$m]: w.dat O_DIRECT block reads got $dops/$dbytes B want ${KIO_DIRECT% *}/${KIO_DIRECT#* } B ok"
+  else
+    echo "gpuio[$m]: w.dat O_DIRECT block reads got $dops/$dbytes B want ${KIO_DIRECT% *}/${KIO_DIRECT#* } B MISMATCH"; bad=1
+  fi
+
+  # every file named (fd -1 events cannot be named by /proc lookups)
+  unnamed=$(grep '^file dev=' "$tot")
+  if [ -z "$unnamed" ]; then
+    echo "gpuio[$m]: every file has a path ok"
+    case $m in fentry|kprobe) not_seen exec-close ;; esac
+  elif { [ "$m" = fentry ] || [ "$m" = kprobe ]; } && [ "$(echo "$unnamed" | wc -l)" = 1 ] &&
+       [ "$(field "$unnamed" closes)" = 1 ] && [ "$(field "$unnamed" read_ops)$(field "$unnamed" write_ops)" = 00 ]; then
+    u=${unnamed#file }
+    known exec-close "one close on an unnamed file, ${u%% *}: gpuio's capture, closed by the exec of the command" || bad=1
+  else
+    echo "$unnamed" | sed "s/^/gpuio[$m]: unnamed file: /; s/\$/ MISMATCH/"; bad=1
+  fi
+  [ $bad -eq 0 ] || fail "gpuio --vfs-mode=$m: see MISMATCH lines"
+}
+check gpuio-vfs-fentry     gpuio_vfs_mode fentry
+check gpuio-vfs-kprobe     gpuio_vfs_mode kprobe
+check gpuio-vfs-syscall    gpuio_vfs_mode syscall
+# the ladder's last rung (classic raw_syscalls tracepoints, needs tracefs)
+check gpuio-vfs-tracepoint gpuio_vfs_mode sys:tracepoint
+
+# The four modes give the same per-file totals: every field of the `file`
+# lines of the workloads' files but blk_* (request splits vary, and block
+# attribution does not depend on the VFS mode) and miss_pages (an open that
+# creates a file may read a metadata block, depending on the fs state; the
+# read_/write_ split is compared).  The per-call split differs by design: the
+# function hooks see vfs_read/vfs_readv, not pread64/preadv/preadv2.
+gpuio_modes_agree() {
+  for m in fentry kprobe syscall sys_tracepoint; do
+    [ -s /tmp/$m.tot ] || skip "no totals from --vfs-mode=$m (its check did not run)"
+    grep "^file /mnt/vda/$m/" /tmp/$m.tot | sed "s|/mnt/vda/$m/||" | sed 's/ blk_[a-z_]*=[0-9]*//g; s/ miss_pages=[0-9]*//' > /tmp/$m.files
+  done
+  cat /tmp/syscall.files
+  ok=0
+  for m in fentry kprobe sys_tracepoint; do
+    if cmp -s /tmp/$m.files /tmp/syscall.files; then
+      echo "modes agree: $m = syscall"
+    else
+      echo "modes differ: $m vs syscall MISMATCH"; diff /tmp/$m.files /tmp/syscall.files; ok=1
+    fi
+  done
+  [ $ok -eq 0 ] || fail "per-file totals differ between modes"
+}
+check gpuio-modes-agree gpuio_modes_agree
+
+# gpuio trace -p (attach to a running process) with no --vfs-mode: the
+# ladder's first choice on a stock kernel must be fentry.  known_io has
+# already opened w.dat for writing when gpuio attaches (it waits on a fifo),
+# so w.dat is named from /proc/PID/fd at attach and shows 2 opens, not 3.
+gpuio_attach_fentry() {
+  need_bin gpuio capture_totals known_io
+  d=/mnt/vda/attach bad=0
+  rm -rf $d /tmp/go; mkdir -p $d; mkfifo /tmp/go || fail "mkfifo"
+  known_io -w /tmp/go $d </dev/null >/dev/null 2>&1 &
+  kpid=$!
+  { timeout 60 gpuio trace -v --no-export --capture /tmp/attach.gpuio -p $kpid </dev/null 2>&1
+    echo $? >/tmp/attach.rc; } | cat >/tmp/attach.log &
+  i=0
+  while ! grep -q '^gpuio: tracing pid' /tmp/attach.log; do
+    i=$((i + 1))
+    [ $i -lt 300 ] || { kill $kpid; cat /tmp/attach.log; fail "gpuio did not attach within 30 s"; }
+    sleep 0.1
+  done
+  echo go >/tmp/go
+  wait $kpid
+  # gpuio ends by itself once its targets are gone (it polls every 100 ms)
+  i=0
+  while [ ! -s /tmp/attach.rc ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+  if [ ! -s /tmp/attach.rc ]; then
+    echo "gpuio[attach]: gpuio trace -p still running 5 s after its only target exited MISMATCH"; bad=1
+    kill -INT $(pidof gpuio) 2>/dev/null
+  fi
+  wait
+  grep -a '^gpuio: \(attach\|tracing\|all\|command\|terminated\|interrupted\)' /tmp/attach.log
+  rc=$(cat /tmp/attach.rc)
+  [ "$rc" = 0 ] || { tail -n 20 /tmp/attach.log; fail "gpuio trace -p exited $rc"; }
+  if [ $i -lt 50 ]; then
+    grep -q '^gpuio: all traced processes exited after' /tmp/attach.log ||
+      { echo "gpuio[attach]: did not end with 'all traced processes exited' MISMATCH"; bad=1; }
+  fi
+  capture_totals /tmp/attach.gpuio >/tmp/attach.tot || fail "capture_totals failed"
+  grep -v '^call ' /tmp/attach.tot
+  capture_totals --dump /tmp/attach.gpuio | grep '^vfs .* fd=[0-9]'
+  expect_fields "gpuio[attach]: header" "$(grep '^header ' /tmp/attach.tot)" "vfs_mode=fentry" || bad=1
+  grep -q '^gpuio: attach modes: vfs=fentry ' /tmp/attach.log ||
+    { echo "gpuio[attach]: -v does not say vfs=fentry MISMATCH"; bad=1; }
+  expect_fields "gpuio[attach]: stats" "$(grep '^stats ' /tmp/attach.tot)" "final=1 drops=0" || bad=1
+  expect_fields "gpuio[attach]: w.dat" "$(grep "^file $d/w.dat " /tmp/attach.tot)" \
+    "$(echo "$KIO_W" | sed 's/opens=3/opens=2/')" || bad=1
+  expect_fields "gpuio[attach]: v.dat" "$(grep "^file $d/v.dat " /tmp/attach.tot)" "$KIO_V" || bad=1
+  if grep '^file dev=' /tmp/attach.tot; then echo "gpuio[attach]: unnamed files MISMATCH"; bad=1; fi
+  unres=$(field "$(grep '^stats ' /tmp/attach.tot)" path_unresolved)
+  if [ "$unres" = 0 ]; then
+    echo "gpuio[attach]: path_unresolved=0 ok"; not_seen unresolved-named
+  else
+    known unresolved-named "path_unresolved=$unres, yet every file in the capture has a name" || bad=1
+  fi
+  [ $bad -eq 0 ] || fail "gpuio trace -p (default mode): see MISMATCH lines"
+}
+check gpuio-attach-fentry gpuio_attach_fentry
+
+# gpuio trace -p of a process that has a zombie child: the trace must still
+# end when the process exits.  sh forks `true` (which exits at once and is
+# never reaped: sh execs cat), then cat waits on a fifo until gpuio attached.
+gpuio_attach_zombie() {
+  need_bin gpuio
+  rm -f /tmp/zf; mkfifo /tmp/zf || fail "mkfifo"
+  sh -c 'true & exec cat /tmp/zf' </dev/null >/dev/null 2>&1 &
+  zpid=$!
+  { gpuio trace --vfs-mode=sys:raw_tp --no-export --capture /tmp/zombie.gpuio -p $zpid </dev/null 2>&1
+    echo $? >/tmp/zombie.rc; } | cat >/tmp/zombie.log &
+  i=0
+  while ! grep -q '^gpuio: tracing pid' /tmp/zombie.log; do
+    i=$((i + 1))
+    [ $i -lt 300 ] || { kill $zpid; cat /tmp/zombie.log; fail "gpuio did not attach within 30 s"; }
+    sleep 0.1
+  done
+  ps -o pid,ppid,stat,comm 2>/dev/null | awk -v p=$zpid '$1 == p || $2 == p'
+  echo go >/tmp/zf
+  wait $zpid
+  i=0
+  while [ ! -s /tmp/zombie.rc ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+  if [ -s /tmp/zombie.rc ]; then
+    cat /tmp/zombie.log
+    grep -q '^gpuio: all traced processes exited' /tmp/zombie.log || fail "gpuio did not end on 'all traced processes exited'"
+    not_seen zombie-target
+    return 0
+  fi
+  kill -INT $(pidof gpuio) 2>/dev/null
+  wait
+  cat /tmp/zombie.log
+  known zombie-target "gpuio trace -p still running 5 s after its target (with a zombie child) exited" || exit 1
+}
+check gpuio-attach-zombie gpuio_attach_zombie

@@ -2,12 +2,14 @@
 # tests/vm/run-vm.sh — boot the test VM once and report its verdict.
 #
 #   run-vm.sh [--kernel F] [--initrd F] [--break] [--only NAME] [--verbose]
-#             [--timeout SECONDS] [--log FILE] [--disk-size MIB] [--append ARGS]
+#             [--strict] [--timeout SECONDS] [--log FILE] [--disk-size MIB]
+#             [--append ARGS]
 #
 #   --break    the deliberately broken run: the guest's checks expect a wrong
 #              count (GPUIO_VM_BREAK=1), so the verdict must be FAIL
 #   --only N   run only the guest checks whose name contains N
 #   --verbose  guest programs print debug logs (libbpf's, GPUIO_VM_VERBOSE=1)
+#   --strict   known gpuio bugs (GPUIO_KNOWN_BUGS in guest-tests.sh) fail too
 #   --log F    keep the serial console log in F
 #
 # Boots the stock Debian kernel under QEMU/TCG with the initramfs from
@@ -21,7 +23,7 @@ kernel=$src/build/vm/kernel/vmlinuz
 initrd=$src/build/vm/initramfs.cpio
 timeout=${GPUIO_VM_TIMEOUT:-300}
 disk_mib=64
-log='' brk=0 only='' verbose=0 extra=''
+log='' brk=0 only='' verbose=0 strict=0 extra=''
 
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -34,7 +36,8 @@ while [ $# -gt 0 ]; do
     --break)     brk=1 ;;
     --only)      only=$2; shift ;;
     --verbose|-v) verbose=1 ;;
-    -h|--help)   sed -n '2,19p' "$0"; exit 0 ;;
+    --strict)    strict=1 ;;
+    -h|--help)   sed -n '2,21p' "$0"; exit 0 ;;
     *) echo "run-vm: unknown argument $1" >&2; exit 2 ;;
   esac
   shift
@@ -61,6 +64,7 @@ append="console=ttyS0 panic=-1 quiet loglevel=4 rdinit=/init mitigations=off"
 [ "$brk" = 1 ] && append="$append gpuio.break=1"
 [ -n "$only" ] && append="$append gpuio.only=$only"
 [ "$verbose" = 1 ] && append="$append gpuio.verbose=1"
+[ "$strict" = 1 ] && append="$append gpuio.strict=1"
 append="$append$extra"
 
 echo "run-vm: booting $(basename "$kernel") ($(cut -d' ' -f1-2 "$(dirname "$kernel")/release" 2>/dev/null || echo '?')), append: $append" >&2

@@ -1,0 +1,54 @@
+# tests/vm/bench-guest.sh — the guest side of `make vmbench` (packed as the
+# initramfs's /tests/guest-tests.sh by tests/vm/vm.mk; the host side, which
+# boots it and computes the ratios, is tests/vm/bench-modes.sh).
+#
+# Workload: preadloop (tests/progs/preadloop.c), random 4 KiB pread()s of a
+# 4 MiB file on /mnt/vda that is in the page cache.  Setups, interleaved
+# round by round so drift hits every setup alike:
+#
+#   base            untraced
+#   empty:HOOK      bench_hooks HOOK (tests/vm/bench_hooks.bpf.c): an empty
+#                   pair on the hook, TGID lookup only; HOOK = fentry, kprobe,
+#                   tp_btf, raw_tp
+#   gpuio:MODE      gpuio trace --vfs-mode=MODE (fentry, kprobe, syscall)
+#
+# Each run prints one line the host parses:
+#   VMBENCH round=R setup=S ns_per_call=N [mode=VFS_MODE]
+# Knobs (kernel command line, via run-vm.sh --append): gpuio.bench_calls=N
+# (default 20000), gpuio.bench_rounds=N (default 3).
+
+vmbench() {
+  need_bin gpuio preadloop bench_hooks capture_totals
+  calls=20000 rounds=3
+  for w in $(cat /proc/cmdline); do
+    case "$w" in
+      gpuio.bench_calls=*)  calls=${w#*=} ;;
+      gpuio.bench_rounds=*) rounds=${w#*=} ;;
+    esac
+  done
+  f=/mnt/vda/bench.dat
+  dd if=/dev/urandom of=$f bs=64k count=64 2>/dev/null || fail "cannot write $f"
+  cat $f > /dev/null
+  preadloop $f 2000 > /dev/null || fail "preadloop does not run"
+  echo "vmbench: $calls preads of 4 KiB per run, $rounds rounds, file $f (4 MiB, cached)"
+  r=1
+  while [ $r -le "$rounds" ]; do
+    out=$(preadloop $f "$calls") || fail "preadloop failed"
+    echo "VMBENCH round=$r setup=base $(echo "$out" | grep -o 'ns_per_call=[0-9]*')"
+    for h in fentry kprobe tp_btf raw_tp; do
+      out=$(bench_hooks $h -- preadloop $f "$calls" 2>/tmp/bh.err) || { cat /tmp/bh.err; fail "bench_hooks $h failed"; }
+      echo "VMBENCH round=$r setup=empty:$h $(echo "$out" | grep -o 'ns_per_call=[0-9]*') $(grep -o 'hits=[0-9]*' /tmp/bh.err)"
+    done
+    for m in fentry kprobe syscall; do
+      gpuio trace -q --vfs-mode=$m --no-export --capture /tmp/bench.gpuio -- preadloop $f "$calls" > /tmp/gb.out 2>&1 ||
+        { cat /tmp/gb.out; fail "gpuio trace --vfs-mode=$m failed"; }
+      tot=$(capture_totals /tmp/bench.gpuio) || fail "capture_totals failed"
+      vm=$(echo "$tot" | sed -n 's/^header vfs_mode=\([^ ]*\).*/\1/p')
+      ev=$(echo "$tot" | grep "^file $f " | tr ' ' '\n' | grep '^read_ops=')
+      dr=$(echo "$tot" | sed -n 's/^stats .* drops=\([0-9]*\).*/ drops=\1/p')
+      echo "VMBENCH round=$r setup=gpuio:$m $(grep -o 'ns_per_call=[0-9]*' /tmp/gb.out) mode=$vm $ev$dr"
+    done
+    r=$((r + 1))
+  done
+}
+check vmbench vmbench

@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# tests/vm/bench-modes.sh — `make vmbench`: the per-call cost of each gpuio VFS
+# attach mode on the stock 6.1 kernel (QEMU/TCG), as a multiple of an empty
+# program on the same hook.  Ratios only: TCG's absolute timings say nothing
+# about real hardware (and TCG inflates BPF and trampolines unevenly).
+#
+#   tests/vm/bench-modes.sh [--initrd F] [--calls N] [--rounds N] [--log F]
+#                           [--wall]
+#
+# By default QEMU runs with `-icount shift=0,sleep=off`: the guest clock
+# advances 1 ns per emulated instruction, so "ns" are guest instructions and
+# the numbers repeat to within a few per mille whatever else the host is
+# doing (wall-clock TCG timings on this shared 2-core host drift by +-20%).
+# The ratio is then one of instructions added per call: it leaves out cache
+# and TLB effects, and says nothing about absolute cost.  --wall measures
+# wall time instead (noisy; use more rounds).
+#
+# Boots build/vm/initramfs-bench.cpio (tests/vm/bench-guest.sh), then for each
+# setup takes the median ns/call over the rounds:
+#
+#   added(X)  = median(X) - median(base)
+#   ratio(M)  = added(gpuio:M) / added(empty:HOOK(M))
+#
+# with HOOK(fentry) = fentry, HOOK(kprobe) = kprobe and, for the syscall
+# family, the hook gpuio actually used (raw_tp on 6.1, tp_btf on 6.2+).
+# Markdown on stdout (and build/vm/bench.md); exit 1 when the VM run failed.
+set -uo pipefail
+src=$(cd "$(dirname "$0")/../.." && pwd)
+initrd=$src/build/vm/initramfs-bench.cpio
+calls=20000 rounds=3 log='' icount='-icount shift=0,sleep=off'
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --initrd) initrd=$2; shift ;;
+    --calls)  calls=$2; shift ;;
+    --rounds) rounds=$2; shift ;;
+    --log)    log=$2; shift ;;
+    --wall)   icount='' ;;
+    -h|--help) sed -n '2,30p' "$0"; exit 0 ;;
+    *) echo "bench-modes: unknown argument $1" >&2; exit 2 ;;
+  esac
+  shift
+done
+out=$(mktemp "${TMPDIR:-/tmp}/gpuio-vmbench.XXXXXX")
+trap 'rm -f "$out"' EXIT
+echo "bench-modes: booting the bench VM ($calls calls x $rounds rounds; a few minutes under TCG)" >&2
+GPUIO_VM_QEMU_ARGS="${GPUIO_VM_QEMU_ARGS:-} $icount" \
+"$src/tests/vm/run-vm.sh" --initrd "$initrd" --timeout 900 \
+  --append "gpuio.bench_calls=$calls gpuio.bench_rounds=$rounds" >"$out" 2>&1
+rc=$?
+[ -n "$log" ] && cp "$out" "$log"
+if [ $rc -ne 0 ]; then
+  cat "$out" >&2
+  echo "bench-modes: the VM run failed" >&2
+  exit 1
+fi
+
+# "VMBENCH round=R setup=S ns_per_call=N ..." -> per-setup median, then ratios.
+unit=$([ -n "$icount" ] && echo "-icount: 1 ns = 1 guest instruction" || echo "wall clock")
+grep -o 'VMBENCH .*' "$out" | awk -v unit="$unit" '
+  function median(s,   n, i, j, t, v) {
+    n = split(vals[s], v, " ")
+    for (i = 2; i <= n; i++) for (j = i; j > 1 && v[j - 1] + 0 > v[j] + 0; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
+    return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+  }
+  {
+    setup = ""; ns = ""
+    for (i = 2; i <= NF; i++) {
+      split($i, kv, "=")
+      if (kv[1] == "setup") setup = kv[2]
+      else if (kv[1] == "ns_per_call") ns = kv[2]
+      else if (kv[1] == "mode") mode[setup] = kv[2]
+      else if (kv[1] == "read_ops") ops[setup] = ops[setup] " " kv[2]
+      else if (kv[1] == "drops") drops[setup] = drops[setup] " " kv[2]
+    }
+    if (setup != "" && ns != "") { vals[setup] = vals[setup] " " ns; if (!(setup in seen)) { seen[setup] = 1; order[++n] = setup } }
+  }
+  END {
+    if (!("base" in seen)) { print "bench-modes: no base runs in the log" > "/dev/stderr"; exit 1 }
+    b = median("base")
+    printf "## gpuio VFS modes in the 6.1 VM (QEMU/TCG, 1 vCPU, %s): added cost per pread, as a multiple of an empty program on the same hook\n\n", unit
+    printf "| setup | median ns/call | added ns/call |\n|---|---:|---:|\n"
+    for (i = 1; i <= n; i++) { s = order[i]; m[s] = median(s); printf "| %s%s | %.0f | %.0f |\n", s, (s in mode) ? " (" mode[s] ")" : "", m[s], m[s] - b }
+    printf "\n| gpuio mode | hook used | empty program on it, added ns | gpuio added ns | ratio gpuio/empty |\n|---|---|---:|---:|---:|\n"
+    split("fentry kprobe syscall", ms, " ")
+    for (k = 1; k <= 3; k++) {
+      g = "gpuio:" ms[k]
+      if (!(g in seen)) continue
+      h = ms[k]
+      if (h == "syscall") h = (mode[g] == "sys:tp_btf") ? "tp_btf" : "raw_tp"
+      e = "empty:" h
+      ea = m[e] - b; ga = m[g] - b
+      r = (ea > 0) ? sprintf("%.1f", ga / ea) : "n/a"
+      printf "| %s | %s | %.0f | %.0f | %s |\n", ms[k], mode[g], ea, ga, r
+    }
+    printf "\nRatios only: TCG timings are not comparable with native ones. Events per gpuio run (read_ops on the file):%s; drops:%s.\n", ops["gpuio:fentry"] ops["gpuio:kprobe"] ops["gpuio:syscall"], drops["gpuio:fentry"] drops["gpuio:kprobe"] drops["gpuio:syscall"]
+    printf "Runs (ns/call per round):"
+    for (i = 1; i <= n; i++) printf " %s:%s;", order[i], vals[order[i]]
+    printf "\n"
+  }' | tee "$src/build/vm/bench.md"
