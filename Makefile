@@ -76,9 +76,10 @@ demo:
 	@scripts/demo.sh
 
 bench:
-	@scripts/install-deps.sh bench
+	@scripts/install-deps.sh all
 	@$(MAKE) --no-print-directory all
 	@tests/bench/run.sh
+	@$(MAKE) --no-print-directory vmbench
 
 clean:
 	rm -rf $(BUILD)

@@ -106,7 +106,6 @@ static __always_inline int on_uring_complete(void *req, long res)
 	e->ftype = fid.ftype;
 	e->ftype2 = 0;
 	bpf_ringbuf_submit(e, rb_wakeup_flag());
-	stat_inc(GPUIO_STAT_EVENTS_VFS);
 out:
 	bpf_map_delete_elem(&uring_reqs, &key);
 	return 0;

@@ -62,6 +62,9 @@ static __always_inline int on_page_cache_add(struct folio *folio)
 	cs = call_state_get(false);
 	if (!cs || cs->call == GPUIO_CALL_NONE)
 		return 0;
+	/* only the call's own file: not directory or metadata pages it pulled in */
+	if (BPF_CORE_READ(folio, mapping, host, i_ino) != cs->ino)
+		return 0;
 	cs->misses += folio_pages(folio);
 	return 0;
 }

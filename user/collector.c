@@ -215,6 +215,11 @@ void gpuio_collector__totals(struct gpuio_collector *c, struct gpuio_collector_t
 		     t->stats[GPUIO_STAT_MAP_FULL_TASK] + c->ustats[GPUIO_USTAT_WRITE_ERRORS];
 }
 
+struct keyset *gpuio_collector__named(struct gpuio_collector *c)
+{
+	return c->paths;
+}
+
 bool gpuio_collector__targets_gone(struct gpuio_collector *c)
 {
 	__u32 key;

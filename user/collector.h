@@ -30,6 +30,8 @@ int gpuio_collector__drain(struct gpuio_collector *c);
 /* Append a STATS record with the current counters. */
 int gpuio_collector__write_stats(struct gpuio_collector *c, bool final);
 void gpuio_collector__totals(struct gpuio_collector *c, struct gpuio_collector_totals *t);
+/* The set of (dev, ino) already named in the capture (for attach-time scans). */
+struct keyset *gpuio_collector__named(struct gpuio_collector *c);
 /* True when no traced process is left (the BPF side removes the dead). */
 bool gpuio_collector__targets_gone(struct gpuio_collector *c);
 void gpuio_collector__free(struct gpuio_collector *c);

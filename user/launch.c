@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* launch.c — fork, hold at a gate, drop to the sudo user, exec. */
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -43,6 +45,32 @@ static void drop_privileges(void)
 	}
 }
 
+/*
+ * Close, now, what exec would close later: gpuio's own descriptors (capture,
+ * BPF objects) are close-on-exec, and once the child is traced the VFS hooks
+ * would record those closes as the command's first I/O. keep: the exec-error
+ * pipe, which must survive until exec.
+ */
+static void close_cloexec_fds(int keep)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *de;
+	int dfd = d ? dirfd(d) : -1;
+
+	while (d && (de = readdir(d)) != NULL) {
+		int fd = atoi(de->d_name);
+		int fl;
+
+		if (!isdigit((unsigned char)de->d_name[0]) || fd == dfd || fd == keep)
+			continue;
+		fl = fcntl(fd, F_GETFD);
+		if (fl >= 0 && (fl & FD_CLOEXEC))
+			close(fd);
+	}
+	if (d)
+		closedir(d);
+}
+
 int gpuio_launch__start(char **argv, struct gpuio_launch *l)
 {
 	int errp[2], st;
@@ -61,6 +89,7 @@ int gpuio_launch__start(char **argv, struct gpuio_launch *l)
 		int e;
 
 		close(errp[0]);
+		close_cloexec_fds(errp[1]);
 		/* if gpuio dies before releasing us, do not run untraced */
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		/* the gate: stopped, not blocked in a read, so no I/O of ours is

@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include "keyset.h"
 #include "procfs.h"
 
 __u32 procfs_kdev(dev_t dev)
@@ -46,7 +47,8 @@ int procfs_tgid(pid_t pid)
 	return atoi(p + 6);
 }
 
-static pid_t stat_ppid(const char *pidstr)
+/* Parent of a process, and whether it is a zombie (exited, not reaped). */
+static pid_t stat_ppid_state(const char *pidstr, char *state)
 {
 	char path[64], buf[1024], *p;
 
@@ -55,9 +57,24 @@ static pid_t stat_ppid(const char *pidstr)
 		return -1;
 	/* comm may hold spaces and parentheses: parse after the last ')' */
 	p = strrchr(buf, ')');
-	if (!p)
+	if (!p || !p[1] || !p[2])
 		return -1;
+	if (state)
+		*state = p[2];
 	return (pid_t)strtol(p + 4, NULL, 10);   /* ") S PPID" */
+}
+
+static pid_t stat_ppid(const char *pidstr)
+{
+	return stat_ppid_state(pidstr, NULL);
+}
+
+bool procfs_alive(pid_t pid)
+{
+	char s[16], state = 0;
+
+	snprintf(s, sizeof(s), "%d", pid);
+	return stat_ppid_state(s, &state) >= 0 && state != 'Z' && state != 'X';
 }
 
 size_t procfs_descendants(pid_t tgid, pid_t *out, size_t max)
@@ -75,11 +92,13 @@ size_t procfs_descendants(pid_t tgid, pid_t *out, size_t max)
 	}
 	while ((de = readdir(d)) != NULL) {
 		pid_t pp;
+		char state = 0;
 
 		if (!isdigit((unsigned char)de->d_name[0]))
 			continue;
-		pp = stat_ppid(de->d_name);
-		if (pp <= 0)
+		pp = stat_ppid_state(de->d_name, &state);
+		/* a zombie will never exit again: tracing it would never end */
+		if (pp <= 0 || state == 'Z' || state == 'X')
 			continue;
 		if (cnt == cap) {
 			void *np = realloc(pairs, 2 * cap * sizeof(*pairs));
@@ -117,7 +136,7 @@ static void fill_hdr(struct gpuio_hdr *h, __u16 type, __u16 size, pid_t pid, pid
 }
 
 static int emit_path(struct gpuio_cap_writer *w, pid_t pid, pid_t tid, __u32 dev, __u64 ino,
-		     const char *path, __u64 ts)
+		     const char *path, __u64 ts, struct keyset *named)
 {
 	struct gpuio_path_event ev;
 	size_t len = strlen(path), size;
@@ -133,6 +152,8 @@ static int emit_path(struct gpuio_cap_writer *w, pid_t pid, pid_t tid, __u32 dev
 	ev.dev = dev;
 	ev.len = (__u16)len;
 	ev.flags = GPUIO_PATH_PROCFS;
+	if (named)
+		keyset__test_and_add(named, dev, ino);
 	return gpuio_cap_writer__append(w, &ev, size);
 }
 
@@ -150,7 +171,7 @@ int procfs_emit_fd_path(struct gpuio_cap_writer *w, pid_t pid, pid_t tid, int fd
 	if (n <= 0)
 		return -errno;
 	target[n] = 0;
-	return emit_path(w, pid, tid, dev, ino, target, ts);
+	return emit_path(w, pid, tid, dev, ino, target, ts, NULL);
 }
 
 int procfs_emit_mapped_path(struct gpuio_cap_writer *w, pid_t pid, __u32 dev, __u64 ino, __u64 ts)
@@ -173,7 +194,7 @@ int procfs_emit_mapped_path(struct gpuio_cap_writer *w, pid_t pid, __u32 dev, __
 		    inode != ino || ((maj << 20) | min) != dev || !name_at || line[name_at] != '/')
 			continue;
 		line[strcspn(line, "\n")] = 0;
-		rc = emit_path(w, pid, pid, dev, ino, line + name_at, ts);
+		rc = emit_path(w, pid, pid, dev, ino, line + name_at, ts, NULL);
 		break;
 	}
 	fclose(f);
@@ -199,7 +220,8 @@ int procfs_emit_thread_name(struct gpuio_cap_writer *w, pid_t pid, pid_t tid, __
 	return gpuio_cap_writer__append(w, &ev, size);
 }
 
-int procfs_emit_process(struct gpuio_cap_writer *w, pid_t tgid, bool all_fds, __u64 ts)
+int procfs_emit_process(struct gpuio_cap_writer *w, pid_t tgid, bool all_fds, __u64 ts,
+			struct keyset *named)
 {
 	struct gpuio_proc_event ev;
 	char path[96], buf[GPUIO_ARGS_MAX + 1];
@@ -245,7 +267,7 @@ int procfs_emit_process(struct gpuio_cap_writer *w, pid_t tgid, bool all_fds, __
 	if (d)
 		closedir(d);
 
-	err = procfs_emit_fds(w, tgid, all_fds, false, ts);
+	err = procfs_emit_fds(w, tgid, all_fds, false, ts, named);
 	return err < 0 ? count : count + err;
 }
 
@@ -261,7 +283,7 @@ static bool fd_cloexec(pid_t pid, const char *fd)
 }
 
 int procfs_emit_fds(struct gpuio_cap_writer *w, pid_t tgid, bool all_fds, bool skip_cloexec,
-		    __u64 ts)
+		    __u64 ts, struct keyset *named)
 {
 	char path[96];
 	struct dirent *de;
@@ -291,7 +313,7 @@ int procfs_emit_fds(struct gpuio_cap_writer *w, pid_t tgid, bool all_fds, bool s
 		if (n <= 0)
 			continue;
 		target[n] = 0;
-		if (emit_path(w, tgid, tgid, procfs_kdev(st.st_dev), st.st_ino, target, ts) == 0)
+		if (emit_path(w, tgid, tgid, procfs_kdev(st.st_dev), st.st_ino, target, ts, named) == 0)
 			count++;
 	}
 	closedir(d);

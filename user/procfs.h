@@ -8,26 +8,34 @@
 #include <linux/types.h>
 #include "capture.h"
 
+struct keyset;
+
 /* Kernel dev_t (major << 20 | minor) from a userspace st_dev. */
 __u32 procfs_kdev(dev_t dev);
 
 /* TGID of a pid or tid; -ESRCH when it does not exist. */
 int procfs_tgid(pid_t pid);
 
-/* Descendant processes (not threads) of tgid; returns count stored in out. */
+/* The process exists and is not a zombie. */
+bool procfs_alive(pid_t pid);
+
+/* Live descendant processes (not threads, not zombies) of tgid; returns the
+ * count stored in out. */
 size_t procfs_descendants(pid_t tgid, pid_t *out, size_t max);
 
 /*
  * Records describing an existing process at attach: ATTACH (comm, cmdline),
  * NAME per thread, PATH per open regular file / block device (and, with
- * all_fds, every fd). Returns records written or -errno.
+ * all_fds, every fd). Files named are added to named (may be NULL), so the
+ * collector does not look for them again. Returns records written or -errno.
  */
-int procfs_emit_process(struct gpuio_cap_writer *w, pid_t tgid, bool all_fds, __u64 ts);
+int procfs_emit_process(struct gpuio_cap_writer *w, pid_t tgid, bool all_fds, __u64 ts,
+			struct keyset *named);
 
 /* PATH records for the open files of tgid (all fds with all_fds; without
  * close-on-exec ones when skip_cloexec). Returns records written or -errno. */
 int procfs_emit_fds(struct gpuio_cap_writer *w, pid_t tgid, bool all_fds, bool skip_cloexec,
-		    __u64 ts);
+		    __u64 ts, struct keyset *named);
 
 /* PATH record for the file behind /proc/pid/fd/fd if it is (dev, ino). */
 int procfs_emit_fd_path(struct gpuio_cap_writer *w, pid_t pid, pid_t tid, int fd,

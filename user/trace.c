@@ -347,8 +347,8 @@ static int parse_args(int argc, char **argv, struct trace_opts *o)
 }
 
 /* Put tgid in the traced set and describe it in the capture. */
-static int add_target(struct gpuio_loader *l, struct gpuio_cap_writer *w, pid_t tgid,
-		      bool all_fds, bool is_root_target)
+static int add_target(struct gpuio_loader *l, struct gpuio_cap_writer *w,
+		      struct gpuio_collector *c, pid_t tgid, bool all_fds, bool is_root_target)
 {
 	__u8 one = 1;
 	__u32 key = (__u32)tgid;
@@ -358,7 +358,8 @@ static int add_target(struct gpuio_loader *l, struct gpuio_cap_writer *w, pid_t 
 		return -errno;
 	}
 	/* after the map insert: anything it does from now on is seen */
-	if (procfs_emit_process(w, tgid, all_fds, mono_ns()) < 0) {
+	if (!procfs_alive(tgid) ||
+	    procfs_emit_process(w, tgid, all_fds, mono_ns(), gpuio_collector__named(c)) < 0) {
 		bpf_map_delete_elem(bpf_map__fd(l->skel->maps.traced), &key);
 		if (is_root_target) {
 			pr_err("process %d exited before gpuio could attach", tgid);
@@ -474,7 +475,7 @@ int cmd_trace(int argc, char **argv)
 			}
 		}
 		/* what the command inherits and keeps across exec (stdout to a file) */
-		procfs_emit_fds(w, child.pid, o.all_fds, true, mono_ns());
+		procfs_emit_fds(w, child.pid, o.all_fds, true, mono_ns(), gpuio_collector__named(c));
 		if (gpuio_launch__release(&child, o.cmd[0]) < 0) {
 			child.pid = -1;
 			rc = 127;
@@ -485,13 +486,13 @@ int cmd_trace(int argc, char **argv)
 		size_t nd;
 
 		for (int i = 0; i < o.npids; i++) {
-			if (add_target(l, w, o.pids[i], o.all_fds, true) < 0) {
+			if (add_target(l, w, c, o.pids[i], o.all_fds, true) < 0) {
 				free(desc);
 				goto out;
 			}
 			nd = desc ? procfs_descendants(o.pids[i], desc, MAX_TARGETS) : 0;
 			for (size_t k = 0; k < nd; k++)
-				add_target(l, w, desc[k], o.all_fds, false);
+				add_target(l, w, c, desc[k], o.all_fds, false);
 		}
 		free(desc);
 	}

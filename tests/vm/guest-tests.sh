@@ -75,7 +75,7 @@ KIO_CALLS_FN='w:read:40:98304 w:write:16:65536 v:read:1:4096 v:write:4:16384 v:r
 #                     -p attach names w.dat from /proc/PID/fd (not entered in
 #                     the collector's name set), then w.dat's first block
 #                     record (fsync) tries /proc/PID/maps and fails
-GPUIO_KNOWN_BUGS=${GPUIO_KNOWN_BUGS-exec-close unresolved-named zombie-target}
+GPUIO_KNOWN_BUGS=${GPUIO_KNOWN_BUGS-}
 
 # field LINE NAME: the value of NAME=... in a capture_totals line
 field() { echo "$1" | tr ' ' '\n' | sed -n "s/^$2=//p" | head -n1; }

@@ -1,0 +1,1473 @@
+// SPDX-License-Identifier: MIT
+/*
+ * export_model.c — capture -> the event model both exporters render.
+ * See export_model.h; the JSON schema is described in export_json.c.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include "calls.h"
+#include "export_model.h"
+#include "json_writer.h"
+#include "log.h"
+
+#define MAX_BUCKETS     2000
+#define MIN_BUCKET_NS   1000000ull
+#define ELLIPSIS        "\xe2\x80\xa6"   /* U+2026, for paths cut at the top */
+
+/* ---- (u64, u64) -> u64 open-addressing map ---- */
+
+uint64_t exp_mix64(uint64_t x)
+{
+	x ^= x >> 31;
+	x *= 0xbf58476d1ce4e5b9ull;
+	x ^= x >> 29;
+	x *= 0x94d049bb133111ebull;
+	x ^= x >> 32;
+	return x;
+}
+
+static uint64_t kmix(uint64_t a, uint64_t b)
+{
+	uint64_t x = a * 0x9e3779b97f4a7c15ull ^ (b + 0x632be59bd9b4e019ull + (a << 6) + (a >> 2));
+
+	x ^= x >> 31;
+	x *= 0xbf58476d1ce4e5b9ull;
+	x ^= x >> 29;
+	return x;
+}
+
+static struct kslot *kmap__slot(const struct kmap *m, uint64_t a, uint64_t b)
+{
+	size_t i = kmix(a, b) & (m->cap - 1);
+
+	while (m->slots[i].used && (m->slots[i].a != a || m->slots[i].b != b))
+		i = (i + 1) & (m->cap - 1);
+	return &m->slots[i];
+}
+
+uint64_t *kmap__get(const struct kmap *m, uint64_t a, uint64_t b)
+{
+	struct kslot *s;
+
+	if (!m->cap)
+		return NULL;
+	s = kmap__slot(m, a, b);
+	return s->used ? &s->val : NULL;
+}
+
+int kmap__upsert(struct kmap *m, uint64_t a, uint64_t b, uint64_t **val)
+{
+	struct kslot *s;
+
+	if ((m->n + 1) * 2 > m->cap) {
+		struct kmap bigger = { .cap = m->cap ? m->cap * 2 : 64 };
+
+		bigger.slots = calloc(bigger.cap, sizeof(*bigger.slots));
+		if (!bigger.slots)
+			return -ENOMEM;
+		for (size_t i = 0; i < m->cap; i++)
+			if (m->slots[i].used)
+				*kmap__slot(&bigger, m->slots[i].a, m->slots[i].b) = m->slots[i];
+		bigger.n = m->n;
+		free(m->slots);
+		*m = bigger;
+	}
+	s = kmap__slot(m, a, b);
+	*val = &s->val;
+	if (s->used)
+		return 0;
+	s->used = 1;
+	s->a = a;
+	s->b = b;
+	s->val = 0;
+	m->n++;
+	return 1;
+}
+
+void kmap__free(struct kmap *m)
+{
+	free(m->slots);
+	m->slots = NULL;
+	m->cap = m->n = 0;
+}
+
+int exp_grow(void **arr, size_t *cap, size_t need, size_t elem)
+{
+	size_t ncap = *cap ? *cap : 64;
+	void *p;
+
+	if (need <= *cap)
+		return 0;
+	while (ncap < need)
+		ncap *= 2;
+	p = realloc(*arr, ncap * elem);
+	if (!p)
+		return -ENOMEM;
+	*arr = p;
+	*cap = ncap;
+	return 0;
+}
+
+/* ---- args ---- */
+
+static struct exp_arg *arg_add(struct exp_args *a, const char *key, uint8_t type)
+{
+	struct exp_arg *g;
+
+	/* the lists are fixed by the code below: never more than EXP_ARGS_MAX */
+	if (a->n >= EXP_ARGS_MAX)
+		a->n = EXP_ARGS_MAX - 1;
+	g = &a->a[a->n++];
+	g->key = key;
+	g->type = type;
+	g->intern = false;
+	g->stable = false;
+	g->len = 0;
+	return g;
+}
+
+static void arg_u64(struct exp_args *a, const char *k, uint64_t v) { arg_add(a, k, EA_U64)->v.u = v; }
+static void arg_s64(struct exp_args *a, const char *k, int64_t v) { arg_add(a, k, EA_S64)->v.s = v; }
+static void arg_bool(struct exp_args *a, const char *k, bool v) { arg_add(a, k, EA_BOOL)->v.b = v; }
+static void arg_us(struct exp_args *a, const char *k, int64_t ns) { arg_add(a, k, EA_US)->v.s = ns; }
+static void arg_null(struct exp_args *a, const char *k) { arg_add(a, k, EA_NULL); }
+
+static void arg_str(struct exp_args *a, const char *k, const char *s, size_t len, bool intern)
+{
+	struct exp_arg *g = arg_add(a, k, EA_STR);
+
+	g->v.str = s;
+	g->len = (uint32_t)len;
+	g->intern = intern;
+}
+
+/* A string that lives in the args' scratch space (formatted names). */
+static void arg_copy(struct exp_args *a, const char *k, const char *s, bool intern)
+{
+	size_t n = strlen(s);
+	char *d;
+
+	if (a->used + n + 1 > sizeof(a->scratch))
+		n = a->used + 1 < sizeof(a->scratch) ? sizeof(a->scratch) - a->used - 1 : 0;
+	d = a->scratch + a->used;
+	memcpy(d, s, n);
+	d[n] = 0;
+	a->used += n + 1;
+	arg_str(a, k, d, n, intern);
+}
+
+static void args_reset(struct exp_args *a)
+{
+	a->n = 0;
+	a->used = 0;
+}
+
+/* ---- pass 1 ---- */
+
+static int note_thread(struct exp_model *x, uint32_t pid, uint32_t tid, struct thread_ent **out)
+{
+	uint64_t *v;
+	int rc;
+
+	rc = kmap__upsert(&x->proc_map, pid, 0, &v);
+	if (rc < 0)
+		return rc;
+	if (rc) {
+		if (exp_grow((void **)&x->procs, &x->cprocs, x->nprocs + 1, sizeof(*x->procs)))
+			return -ENOMEM;
+		memset(&x->procs[x->nprocs], 0, sizeof(x->procs[0]));
+		x->procs[x->nprocs].pid = pid;
+		*v = x->nprocs++;
+	}
+	rc = kmap__upsert(&x->thread_map, pid, tid, &v);
+	if (rc < 0)
+		return rc;
+	if (rc) {
+		if (exp_grow((void **)&x->threads, &x->cthreads, x->nthreads + 1,
+			     sizeof(*x->threads)))
+			return -ENOMEM;
+		memset(&x->threads[x->nthreads], 0, sizeof(x->threads[0]));
+		x->threads[x->nthreads].pid = pid;
+		x->threads[x->nthreads].tid = tid;
+		*v = x->nthreads++;
+	}
+	if (out)
+		*out = &x->threads[*v];
+	return 0;
+}
+
+static struct proc_ent *proc_get(struct exp_model *x, uint32_t pid)
+{
+	uint64_t *v = kmap__get(&x->proc_map, pid, 0);
+
+	return v ? &x->procs[*v] : NULL;
+}
+
+static struct dev_ent *dev_get(struct exp_model *x, uint32_t dev)
+{
+	uint64_t *v;
+	int rc;
+
+	rc = kmap__upsert(&x->dev_map, dev, 0, &v);
+	if (rc < 0)
+		return NULL;
+	if (rc) {
+		if (exp_grow((void **)&x->devs, &x->cdevs, x->ndevs + 1, sizeof(*x->devs)))
+			return NULL;
+		memset(&x->devs[x->ndevs], 0, sizeof(x->devs[0]));
+		x->devs[x->ndevs].dev = dev;
+		*v = x->ndevs++;
+	}
+	return &x->devs[*v];
+}
+
+/* PATH record -> the absolute path it names. */
+static int on_path(struct exp_model *x, const struct gpuio_path_event *p)
+{
+	size_t len = p->len, out_len = 0, cap;
+	struct path_ent *pe;
+	uint64_t *v;
+	char *s;
+	int rc;
+
+	if (p->flags & GPUIO_PATH_COMPONENTS) {
+		/* "leaf\0parent\0...top\0": reverse into "/top/.../parent/leaf" */
+		size_t end = len;
+
+		cap = len + 2 + sizeof(ELLIPSIS) + 2;
+		s = malloc(cap);
+		if (!s)
+			return -ENOMEM;
+		if (p->flags & GPUIO_PATH_TRUNCATED) {
+			memcpy(s, "/" ELLIPSIS, 1 + strlen(ELLIPSIS));
+			out_len = 1 + strlen(ELLIPSIS);
+		}
+		while (end > 0) {
+			size_t start = end;
+
+			/* a trailing NUL ends the last (top) name; skip empty names */
+			if (p->data[end - 1] == 0) {
+				end--;
+				continue;
+			}
+			while (start > 0 && p->data[start - 1] != 0)
+				start--;
+			s[out_len++] = '/';
+			memcpy(s + out_len, p->data + start, end - start);
+			out_len += end - start;
+			end = start;
+		}
+		if (!out_len)
+			s[out_len++] = '/';
+	} else {
+		s = malloc(len + 1);
+		if (!s)
+			return -ENOMEM;
+		memcpy(s, p->data, len);
+		out_len = len;
+	}
+	s[out_len] = 0;
+
+	rc = kmap__upsert(&x->path_map, p->dev, p->ino, &v);
+	if (rc < 0 || (rc && exp_grow((void **)&x->paths, &x->cpaths, x->npaths + 1,
+				      sizeof(*x->paths)))) {
+		free(s);
+		return -ENOMEM;
+	}
+	if (rc) {
+		*v = x->npaths++;
+		pe = &x->paths[*v];
+	} else {
+		pe = &x->paths[*v];      /* later records win */
+		free(pe->s);
+	}
+	pe->s = s;
+	pe->len = (uint32_t)out_len;
+	return 0;
+}
+
+static bool comm_set(const char comm[16])
+{
+	return comm[0] != 0;
+}
+
+static int on_proc(struct exp_model *x, const struct gpuio_proc_event *p)
+{
+	struct thread_ent *t;
+	struct proc_ent *pe;
+	uint8_t rank = RANK_NONE;
+	int err;
+
+	err = note_thread(x, p->hdr.pid, p->hdr.tid, &t);
+	if (err)
+		return err;
+	pe = proc_get(x, p->hdr.pid);
+	if (p->kind == GPUIO_PROC_EXEC)
+		rank = RANK_EXEC;
+	else if (p->kind == GPUIO_PROC_ATTACH)
+		rank = RANK_ATTACH;
+	else if (p->kind == GPUIO_PROC_FORK)
+		rank = RANK_FORK;
+	if (rank && rank >= pe->rank && comm_set(p->comm)) {
+		char *args = NULL;
+		uint32_t n = p->args_len;
+
+		/* the reader clamps args_len to the record; drop trailing NULs */
+		while (n && p->args[n - 1] == 0)
+			n--;
+		if (n) {
+			args = malloc(n);
+			if (!args)
+				return -ENOMEM;
+			memcpy(args, p->args, n);
+		}
+		free(pe->args);
+		pe->args = args;
+		pe->args_len = n;
+		pe->rank = rank;
+		memcpy(pe->comm, p->comm, sizeof(pe->comm));
+	}
+	if (comm_set(p->comm) && (p->kind != GPUIO_PROC_EXIT || !t->has_comm)) {
+		memcpy(t->comm, p->comm, sizeof(t->comm));
+		t->has_comm = true;
+	}
+	return 0;
+}
+
+static int on_block(struct exp_model *x, const struct gpuio_block_event *b)
+{
+	struct dev_ent *d = dev_get(x, b->dev);
+	struct blk_ent *e;
+	uint64_t *v;
+
+	if (!d || exp_grow((void **)&x->blks, &x->cblks, x->nblks + 1, sizeof(*x->blks)))
+		return -ENOMEM;
+	d->nreq++;
+	e = &x->blks[x->nblks++];
+	e->ts = b->hdr.ts;
+	e->issue = b->issue_ns;
+	e->complete = b->complete_ns;
+	e->sector = b->sector;
+	e->ino = b->ino;
+	e->bytes = b->bytes;
+	e->dev_idx = (uint32_t)(d - x->devs);
+	e->file_dev = b->file_dev;
+	e->pid = b->hdr.pid;
+	e->tid = b->hdr.tid;
+	e->seq = b->vfs_seq;
+	e->error = b->error;
+	e->op = b->op;
+	e->flags = b->rq_flags;
+	e->attr = b->attr;
+	e->lane = 0;
+	if (b->vfs_seq) {
+		if (kmap__upsert(&x->flow_map, b->hdr.tid, b->vfs_seq, &v) < 0)
+			return -ENOMEM;
+		*v |= FLOW_REFERENCED;
+		if (FLOW_COUNT(*v) < 0x3fffffffu)
+			*v += FLOW_COUNT_ONE;
+	}
+	return 0;
+}
+
+static int on_vfs_meta(struct exp_model *x, const struct gpuio_vfs_event *e)
+{
+	int err = note_thread(x, e->hdr.pid, e->hdr.tid, NULL);
+
+	if (err)
+		return err;
+	if (gpuio_call__is_async(e->call)) {
+		struct async_ent *a;
+
+		if (exp_grow((void **)&x->asyncs, &x->casyncs, x->nasyncs + 1, sizeof(*x->asyncs)))
+			return -ENOMEM;
+		a = &x->asyncs[x->nasyncs++];
+		a->ordinal = x->vfs_ordinal;
+		a->start = e->hdr.ts;
+		a->end = e->hdr.ts + e->dur_ns;
+		if (a->end < a->start)
+			a->end = a->start;
+		a->pid = e->hdr.pid;
+		a->lane_tid = 0;
+	}
+	return 0;
+}
+
+/* Pass 1: everything but the VFS events themselves. */
+static int pass_meta(struct exp_model *x)
+{
+	const struct gpuio_hdr *h;
+	int rc, err = 0;
+
+	while (!err && (rc = gpuio_cap_reader__next(x->r, &h)) > 0) {
+		x->records++;
+		x->counts[h->type <= GPUIO_REC_DEVNAME ? h->type : 0]++;
+		switch (h->type) {
+		case GPUIO_REC_VFS:
+			err = on_vfs_meta(x, (const void *)h);
+			x->vfs_ordinal++;
+			break;
+		case GPUIO_REC_BLOCK:
+			err = on_block(x, (const void *)h);
+			break;
+		case GPUIO_REC_PATH:
+			err = on_path(x, (const void *)h);
+			break;
+		case GPUIO_REC_PROC:
+			err = on_proc(x, (const void *)h);
+			break;
+		case GPUIO_REC_STATS:
+			memcpy(&x->stats, h, sizeof(x->stats));
+			x->have_stats = true;
+			break;
+		case GPUIO_REC_DEVNAME: {
+			const struct gpuio_devname_event *d = (const void *)h;
+			struct dev_ent *de = dev_get(x, d->dev);
+
+			if (!de) {
+				err = -ENOMEM;
+				break;
+			}
+			de->named = true;
+			memset(de->name, 0, sizeof(de->name));
+			memcpy(de->name, d->name, strnlen(d->name, sizeof(d->name)));
+			break;
+		}
+		default:
+			break;      /* newer record types: skipped by size */
+		}
+	}
+	if (err)
+		return err;
+	if (rc < 0)
+		return -EBADMSG;
+	x->truncated = gpuio_cap_reader__truncated(x->r);
+	x->trunc_offset = gpuio_cap_reader__offset(x->r);
+	return 0;
+}
+
+/* ---- layout: lanes, buckets, sort order ---- */
+
+static int cmp_blk(const void *pa, const void *pb)
+{
+	const struct blk_ent *a = pa, *b = pb;
+
+	if (a->disk != b->disk)
+		return a->disk < b->disk ? -1 : 1;
+	if (a->ts != b->ts)
+		return a->ts < b->ts ? -1 : 1;
+	if (a->complete != b->complete)
+		return a->complete < b->complete ? -1 : 1;
+	return a->sector < b->sector ? -1 : a->sector > b->sector;
+}
+
+static uint64_t blk_end(const struct blk_ent *b)
+{
+	return b->complete > b->ts ? b->complete : b->ts;
+}
+
+/*
+ * Greedy lanes: a slice takes the lowest-numbered lane whose last slice ended
+ * by its start, else a new lane. Busy lanes sit in a min-heap by end time,
+ * free ones in a min-heap by number, so deep queues cost O(log lanes).
+ */
+struct lane_busy {
+	uint64_t end;
+	uint32_t lane;
+};
+
+struct lanes {
+	struct lane_busy *busy;
+	uint32_t *free;
+	size_t nbusy, cbusy, nfree, cfree;
+	uint32_t nlanes;
+};
+
+static void lanes__reset(struct lanes *l)
+{
+	l->nbusy = l->nfree = 0;
+	l->nlanes = 0;
+}
+
+static void lanes__free(struct lanes *l)
+{
+	free(l->busy);
+	free(l->free);
+}
+
+static void busy_down(struct lane_busy *h, size_t n, size_t i)
+{
+	for (;;) {
+		size_t c = 2 * i + 1;
+		struct lane_busy t;
+
+		if (c >= n)
+			return;
+		if (c + 1 < n && h[c + 1].end < h[c].end)
+			c++;
+		if (h[i].end <= h[c].end)
+			return;
+		t = h[i], h[i] = h[c], h[c] = t;
+		i = c;
+	}
+}
+
+static void free_down(uint32_t *h, size_t n, size_t i)
+{
+	for (;;) {
+		size_t c = 2 * i + 1;
+		uint32_t t;
+
+		if (c >= n)
+			return;
+		if (c + 1 < n && h[c + 1] < h[c])
+			c++;
+		if (h[i] <= h[c])
+			return;
+		t = h[i], h[i] = h[c], h[c] = t;
+		i = c;
+	}
+}
+
+static int lanes__assign(struct lanes *l, uint64_t start, uint64_t end, uint32_t *lane)
+{
+	size_t i;
+
+	/* lanes that finished by start become free */
+	while (l->nbusy && l->busy[0].end <= start) {
+		if (exp_grow((void **)&l->free, &l->cfree, l->nfree + 1, sizeof(*l->free)))
+			return -ENOMEM;
+		i = l->nfree++;
+		l->free[i] = l->busy[0].lane;
+		for (; i && l->free[(i - 1) / 2] > l->free[i]; i = (i - 1) / 2) {
+			uint32_t t = l->free[i];
+
+			l->free[i] = l->free[(i - 1) / 2];
+			l->free[(i - 1) / 2] = t;
+		}
+		l->busy[0] = l->busy[--l->nbusy];
+		busy_down(l->busy, l->nbusy, 0);
+	}
+	if (exp_grow((void **)&l->busy, &l->cbusy, l->nbusy + 1, sizeof(*l->busy)))
+		return -ENOMEM;
+	if (l->nfree) {
+		*lane = l->free[0];
+		l->free[0] = l->free[--l->nfree];
+		free_down(l->free, l->nfree, 0);
+	} else {
+		*lane = ++l->nlanes;
+	}
+	i = l->nbusy++;
+	l->busy[i] = (struct lane_busy){ .end = end, .lane = *lane };
+	for (; i && l->busy[(i - 1) / 2].end > l->busy[i].end; i = (i - 1) / 2) {
+		struct lane_busy t = l->busy[i];
+
+		l->busy[i] = l->busy[(i - 1) / 2];
+		l->busy[(i - 1) / 2] = t;
+	}
+	return 0;
+}
+
+static int cmp_dev_idx(const void *pa, const void *pb, void *arg)
+{
+	const struct dev_ent *devs = arg;
+	uint32_t a = devs[*(const uint32_t *)pa].dev, b = devs[*(const uint32_t *)pb].dev;
+
+	return a < b ? -1 : a > b;
+}
+
+static int layout_block(struct exp_model *x)
+{
+	uint64_t tmin = UINT64_MAX, tmax = 0, span;
+	struct lanes lanes = { 0 };
+	int err = 0;
+
+	/* disks with requests, numbered in dev_t order */
+	x->disk_order = calloc(x->ndevs ? x->ndevs : 1, sizeof(*x->disk_order));
+	if (!x->disk_order)
+		return -ENOMEM;
+	for (size_t i = 0; i < x->ndevs; i++)
+		if (x->devs[i].nreq)
+			x->disk_order[x->ndisks++] = (uint32_t)i;
+	if (x->ndisks > 1)
+		qsort_r(x->disk_order, x->ndisks, sizeof(*x->disk_order), cmp_dev_idx, x->devs);
+	for (size_t i = 0; i < x->ndisks; i++)
+		x->devs[x->disk_order[i]].index = (uint32_t)i;
+
+	for (size_t i = 0; i < x->nblks; i++)
+		x->blks[i].disk = x->devs[x->blks[i].dev_idx].index;
+	if (x->nblks > 1)
+		qsort(x->blks, x->nblks, sizeof(*x->blks), cmp_blk);
+	for (size_t i = 0; i < x->nblks; i++) {
+		struct blk_ent *b = &x->blks[i];
+
+		if (i == 0 || b->disk != x->blks[i - 1].disk)
+			lanes__reset(&lanes);
+		err = lanes__assign(&lanes, b->ts, blk_end(b), &b->lane);
+		if (err)
+			goto out;
+		if (b->lane > x->devs[b->dev_idx].nlanes)
+			x->devs[b->dev_idx].nlanes = b->lane;
+		if (b->ts < tmin)
+			tmin = b->ts;
+		if (blk_end(b) > tmax)
+			tmax = blk_end(b);
+	}
+	if (!x->nblks)
+		goto out;
+
+	/* throughput buckets: <= MAX_BUCKETS of >= 1 ms over all requests */
+	span = tmax - tmin;
+	x->t0 = tmin;
+	x->bucket_ns = span / MAX_BUCKETS + (span % MAX_BUCKETS != 0);
+	if (x->bucket_ns < MIN_BUCKET_NS)
+		x->bucket_ns = MIN_BUCKET_NS;
+	x->nbuckets = (size_t)(span / x->bucket_ns) + 1;
+	if (x->nbuckets > MAX_BUCKETS)
+		x->nbuckets = MAX_BUCKETS;
+	for (size_t i = 0; i < x->ndisks; i++) {
+		struct dev_ent *d = &x->devs[x->disk_order[i]];
+
+		d->bucket_bytes = calloc(x->nbuckets * 2, sizeof(double));
+		if (!d->bucket_bytes) {
+			err = -ENOMEM;
+			goto out;
+		}
+	}
+	for (size_t i = 0; i < x->nblks; i++) {
+		const struct blk_ent *b = &x->blks[i];
+		double *bb = x->devs[b->dev_idx].bucket_bytes;
+		uint64_t s = b->issue >= b->ts && b->issue <= blk_end(b) ? b->issue : b->ts;
+		uint64_t e = blk_end(b);
+		size_t k0, k1;
+		int col;
+
+		if (b->op == GPUIO_BLK_READ)
+			col = 0;
+		else if (b->op == GPUIO_BLK_WRITE)
+			col = 1;
+		else
+			continue;
+		k0 = (size_t)((s - x->t0) / x->bucket_ns);
+		k1 = (size_t)((e - x->t0) / x->bucket_ns);
+		if (k1 >= x->nbuckets)
+			k1 = x->nbuckets - 1;
+		if (k0 > k1)
+			k0 = k1;
+		if (k0 == k1 || e == s) {
+			bb[k1 * 2 + col] += b->bytes;
+			continue;
+		}
+		/* spread over the service time, in proportion to the overlap */
+		for (size_t k = k0; k <= k1; k++) {
+			uint64_t bs = x->t0 + k * x->bucket_ns, be = bs + x->bucket_ns;
+			uint64_t os = s > bs ? s : bs, oe = e < be ? e : be;
+
+			if (k == k1)
+				oe = e;
+			if (oe > os)
+				bb[k * 2 + col] += (double)b->bytes * (double)(oe - os) / (double)(e - s);
+		}
+	}
+out:
+	lanes__free(&lanes);
+	return err;
+}
+
+static int cmp_async(const void *pa, const void *pb, void *arg)
+{
+	const struct async_ent *as = arg;
+	const struct async_ent *a = &as[*(const uint32_t *)pa], *b = &as[*(const uint32_t *)pb];
+
+	if (a->pid != b->pid)
+		return a->pid < b->pid ? -1 : 1;
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	return a->end < b->end ? -1 : a->end > b->end;
+}
+
+/* io_uring requests overlap on their thread: give them lanes per process. */
+static int layout_async(struct exp_model *x)
+{
+	struct lanes lanes = { 0 };
+	uint32_t *idx;
+	int err = 0;
+
+	if (!x->nasyncs)
+		return 0;
+	idx = malloc(x->nasyncs * sizeof(*idx));
+	if (!idx)
+		return -ENOMEM;
+	for (size_t i = 0; i < x->nasyncs; i++)
+		idx[i] = (uint32_t)i;
+	qsort_r(idx, x->nasyncs, sizeof(*idx), cmp_async, x->asyncs);
+	for (size_t i = 0; i < x->nasyncs; i++) {
+		struct async_ent *a = &x->asyncs[idx[i]];
+		uint32_t before, lane;
+
+		if (i == 0 || a->pid != x->asyncs[idx[i - 1]].pid)
+			lanes__reset(&lanes);
+		before = lanes.nlanes;
+		err = lanes__assign(&lanes, a->start, a->end, &lane);
+		if (err)
+			break;
+		if (lanes.nlanes > before) {
+			struct lane_ent *l;
+
+			if (exp_grow((void **)&x->ulanes, &x->culanes, x->nulanes + 1,
+				     sizeof(*x->ulanes))) {
+				err = -ENOMEM;
+				break;
+			}
+			l = &x->ulanes[x->nulanes];
+			l->pid = a->pid;
+			l->n = lane;
+			l->tid = EXP_URING_TID_BASE + x->map.uring_base + (uint32_t)x->nulanes;
+			x->nulanes++;
+		}
+		/* lanes of one process are contiguous in ulanes[], numbered from 1 */
+		a->lane_tid = x->ulanes[x->nulanes - lanes.nlanes + lane - 1].tid;
+	}
+	free(idx);
+	lanes__free(&lanes);
+	return err;
+}
+
+static int cmp_proc(const void *pa, const void *pb)
+{
+	const struct proc_ent *a = pa, *b = pb;
+
+	return a->pid < b->pid ? -1 : a->pid > b->pid;
+}
+
+static int cmp_thread(const void *pa, const void *pb)
+{
+	const struct thread_ent *a = pa, *b = pb;
+	bool am = a->tid == a->pid, bm = b->tid == b->pid;
+
+	if (a->pid != b->pid)
+		return a->pid < b->pid ? -1 : 1;
+	if (am != bm)
+		return am ? -1 : 1;
+	return a->tid < b->tid ? -1 : a->tid > b->tid;
+}
+
+static int sort_tasks(struct exp_model *x)
+{
+	int err = 0;
+
+	if (!x->nprocs)
+		return 0;
+	qsort(x->procs, x->nprocs, sizeof(*x->procs), cmp_proc);
+	qsort(x->threads, x->nthreads, sizeof(*x->threads), cmp_thread);
+	/* the maps index the arrays: rebuild them after sorting */
+	for (size_t i = 0; i < x->nprocs && !err; i++) {
+		uint64_t *v;
+
+		err = kmap__upsert(&x->proc_map, x->procs[i].pid, 0, &v) < 0 ? -ENOMEM : 0;
+		if (!err)
+			*v = i;
+	}
+	for (size_t i = 0; i < x->nthreads && !err; i++) {
+		uint64_t *v;
+
+		err = kmap__upsert(&x->thread_map, x->threads[i].pid, x->threads[i].tid, &v) < 0 ?
+		      -ENOMEM : 0;
+		if (!err)
+			*v = i;
+	}
+	return err;
+}
+
+const char *exp_open_hint(int err)
+{
+	switch (err) {
+	case -ENOENT:
+		return " (check the path: captures are the .gpuio files `gpuio trace` writes)";
+	case -EACCES:
+	case -EPERM:
+		return " (no permission: run as the capture's owner, or with sudo)";
+	case -EBADMSG:
+		return " (give the .gpuio capture, not an exported .json)";
+	case -EPROTO:
+		return " (convert it with the gpuio version that recorded it)";
+	default:
+		return "";
+	}
+}
+
+const char *exp_write_hint(int err)
+{
+	switch (err) {
+	case -ENOSPC:
+	case -EDQUOT:
+		return " (disk full: free space or choose another -o)";
+	case -EACCES:
+	case -EPERM:
+	case -EROFS:
+		return " (choose a writable directory with -o)";
+	case -ENOENT:
+	case -ENOTDIR:
+		return " (the output directory does not exist: create it or choose another -o)";
+	default:
+		return "";
+	}
+}
+
+int exp_model__load(struct exp_model *x, const char *capture_path, const struct exp_remap *map)
+{
+	char errbuf[320];
+	int err;
+
+	memset(x, 0, sizeof(*x));
+	x->path = capture_path;
+	if (map)
+		x->map = *map;
+	if (!x->map.prefix)
+		x->map.prefix = "";
+	err = gpuio_cap_reader__open(capture_path, &x->r, errbuf, sizeof(errbuf));
+	if (err) {
+		pr_err("%s%s", errbuf, exp_open_hint(err));
+		return err;
+	}
+	x->hdr = gpuio_cap_reader__header(x->r);
+	if (!x->map.ts_base)
+		x->map.ts_base = exp_ts(x, x->hdr->monotonic_ns);
+	x->cache_known = x->hdr->pagecache_mode[0] && strcmp(x->hdr->pagecache_mode, "off") &&
+			 strcmp(x->hdr->pagecache_mode, "none");
+
+	err = pass_meta(x);
+	if (err == -EBADMSG) {
+		pr_err("%s: %s; the capture is damaged from there on: record it again "
+		       "(`gpuio info` shows what precedes the damage)", capture_path,
+		       gpuio_cap_reader__error(x->r));
+		return err;
+	} else if (err) {
+		pr_err("cannot read %s: %s", capture_path, strerror(-err));
+		return err;
+	}
+	if (x->truncated)
+		pr_warn("%s: capture cut short at offset %llu: %llu bytes of a partial record "
+			"ignored (exporting the %llu whole records before it)", capture_path,
+			(unsigned long long)x->trunc_offset, (unsigned long long)x->truncated,
+			(unsigned long long)x->records);
+	err = layout_block(x);
+	if (!err)
+		err = layout_async(x);
+	if (!err)
+		err = sort_tasks(x);
+	if (err) {
+		pr_err("cannot export %s: %s", capture_path, strerror(-err));
+		return err;
+	}
+	x->st.records = x->records;
+	x->st.truncated_bytes = x->truncated;
+	x->st.processes = x->nprocs;
+	x->st.disks = x->ndisks;
+	for (size_t i = 0; i < x->nthreads; i++)
+		x->st.threads++;
+	for (size_t d = 0; d < x->ndisks; d++)
+		x->st.lanes += x->devs[x->disk_order[d]].nlanes;
+	return 0;
+}
+
+void exp_model__free(struct exp_model *x)
+{
+	gpuio_cap_reader__close(x->r);
+	x->r = NULL;
+	for (size_t i = 0; i < x->npaths; i++)
+		free(x->paths[i].s);
+	free(x->paths);
+	for (size_t i = 0; i < x->nprocs; i++)
+		free(x->procs[i].args);
+	free(x->procs);
+	free(x->threads);
+	for (size_t i = 0; i < x->ndevs; i++)
+		free(x->devs[i].bucket_bytes);
+	free(x->devs);
+	free(x->disk_order);
+	free(x->blks);
+	free(x->asyncs);
+	free(x->ulanes);
+	kmap__free(&x->path_map);
+	kmap__free(&x->proc_map);
+	kmap__free(&x->thread_map);
+	kmap__free(&x->dev_map);
+	kmap__free(&x->flow_map);
+	x->paths = NULL;
+	x->procs = NULL;
+	x->threads = NULL;
+	x->devs = NULL;
+	x->disk_order = NULL;
+	x->blks = NULL;
+	x->asyncs = NULL;
+	x->ulanes = NULL;
+	x->npaths = x->nprocs = x->nthreads = x->ndevs = x->nblks = x->nasyncs = x->nulanes = 0;
+}
+
+/* ---- pass 2 ---- */
+
+int exp_model__rewind(struct exp_model *x)
+{
+	x->vfs_ordinal = 0;
+	x->async_next = 0;
+	x->pass2_records = 0;
+	return gpuio_cap_reader__rewind(x->r);
+}
+
+int exp_model__next_vfs(struct exp_model *x, const struct gpuio_vfs_event **e)
+{
+	const struct gpuio_hdr *h;
+	int rc;
+
+	/* stop where pass 1 stopped, even if the file grew meanwhile */
+	while (x->pass2_records < x->records) {
+		rc = gpuio_cap_reader__next(x->r, &h);
+		if (rc < 0)
+			return -EBADMSG;
+		if (rc == 0)
+			return 0;
+		x->pass2_records++;
+		if (h->type == GPUIO_REC_VFS) {
+			*e = (const void *)h;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* ---- ids ---- */
+
+uint32_t exp_disk_pid(const struct exp_model *m, size_t disk)
+{
+	return EXP_DISK_PID_BASE + m->map.disk_base + (uint32_t)disk;
+}
+
+uint32_t exp_lane_tid(const struct exp_model *m, size_t disk, uint32_t lane)
+{
+	return EXP_LANE_TID(m->map.disk_base + disk, lane);
+}
+
+uint32_t exp_info_pid(const struct exp_model *m)
+{
+	return EXP_INFO_PID - m->map.host;
+}
+
+uint64_t exp_flow_id(const struct exp_model *m, uint32_t tid, uint32_t seq, uint32_t k)
+{
+	uint64_t id = exp_mix64((((uint64_t)(tid + m->map.pid_offset) << 32) | seq) ^
+				((uint64_t)k * 0x9e3779b97f4a7c15ull));
+
+	return id ? id : 1;
+}
+
+/* ---- names ---- */
+
+/* comm of a process: its best PROC record, else its main thread, else any thread. */
+static const char *proc_comm(struct exp_model *x, const struct proc_ent *p, char *buf,
+			     size_t len)
+{
+	uint64_t *v;
+
+	if (comm_set(p->comm)) {
+		snprintf(buf, len, "%.16s", p->comm);
+		return buf;
+	}
+	v = kmap__get(&x->thread_map, p->pid, p->pid);
+	if (v && x->threads[*v].has_comm) {
+		snprintf(buf, len, "%.16s", x->threads[*v].comm);
+		return buf;
+	}
+	for (size_t i = 0; i < x->nthreads; i++) {
+		if (x->threads[i].pid == p->pid && x->threads[i].has_comm) {
+			snprintf(buf, len, "%.16s", x->threads[i].comm);
+			return buf;
+		}
+	}
+	snprintf(buf, len, "pid %u", p->pid);
+	return buf;
+}
+
+size_t exp_model__proc_name(struct exp_model *x, const struct proc_ent *p, char *name,
+			    size_t len)
+{
+	char comm[32];
+	size_t n, plen = strlen(x->map.prefix);
+
+	proc_comm(x, p, comm, sizeof(comm));
+	n = (size_t)snprintf(name, len, "%s%s", x->map.prefix, comm);
+	if (n >= len)
+		n = len - 1;
+	if (p->args_len && n + 2 < len) {
+		n += (size_t)snprintf(name + n, len - n, ": ");
+		for (uint32_t k = 0; k < p->args_len && n < len - 1; k++)
+			name[n++] = p->args[k] ? p->args[k] : ' ';
+		name[n] = 0;
+	}
+	return json_utf8_cut(name, n, EXP_PROC_NAME_MAX + plen);
+}
+
+const char *exp_model__thread_name(struct exp_model *x, const struct proc_ent *p,
+				   const struct thread_ent *t, char buf[32], size_t *len)
+{
+	if (t->has_comm) {
+		*len = strnlen(t->comm, 16);
+		return t->comm;
+	}
+	proc_comm(x, p, buf, 32);
+	*len = strnlen(buf, 16);
+	return buf;
+}
+
+void exp_model__disk_name(const struct dev_ent *d, char *buf, size_t len)
+{
+	if (d->named && d->name[0])
+		snprintf(buf, len, "%.32s", d->name);
+	else
+		snprintf(buf, len, "%u:%u", d->dev >> 20, d->dev & 0xfffff);
+}
+
+/* ---- events ---- */
+
+/*
+ * The path of (dev, ino); names non-files; counts what it cannot name in
+ * *unresolved (VFS calls and block requests apart: requests also carry
+ * file-system metadata and mmap'ed files that no call named).
+ */
+static void path_arg(struct exp_model *x, struct exp_args *a, const char *key, uint32_t dev,
+		     uint64_t ino, unsigned ftype, __u64 *unresolved)
+{
+	uint64_t *v = kmap__get(&x->path_map, dev, ino);
+	const char *kind = NULL;
+	char buf[96];
+
+	if (v) {
+		/* pass 1 is over: the path table does not change while writing */
+		arg_str(a, key, x->paths[*v].s, x->paths[*v].len, true);
+		a->a[a->n - 1].stable = true;
+		return;
+	}
+	if (ftype == GPUIO_FT_FIFO)
+		kind = "pipe";
+	else if (ftype == GPUIO_FT_SOCK)
+		kind = "socket";
+	else if (ftype == 0)
+		kind = "anon";
+	if (kind) {
+		snprintf(buf, sizeof(buf), "%s:[%llu]", kind, (unsigned long long)ino);
+	} else {
+		snprintf(buf, sizeof(buf), "?dev=%u:%u,ino=%llu", dev >> 20, dev & 0xfffff,
+			 (unsigned long long)ino);
+		(*unresolved)++;
+	}
+	arg_copy(a, key, buf, true);
+}
+
+static void ftype_arg(struct exp_args *a, const char *k, unsigned ftype)
+{
+	const char *name;
+	char buf[16];
+
+	if (ftype == GPUIO_FT_REG)
+		return;
+	name = gpuio_ftype__name(ftype);
+	if (!name) {
+		snprintf(buf, sizeof(buf), "type%u", ftype);
+		arg_copy(a, k, buf, true);
+		return;
+	}
+	arg_str(a, k, name, strlen(name), true);
+	a->a[a->n - 1].stable = true;
+}
+
+void exp_model__vfs(struct exp_model *x, const struct gpuio_vfs_event *e, struct exp_vfs *o,
+		    struct exp_args *a)
+{
+	unsigned call = e->call;
+	const char *name = gpuio_call__name(call);
+	bool is_open = gpuio_call__is_open(call), failed = e->ret < 0;
+	bool async = gpuio_call__is_async(call);
+	uint32_t tid = e->hdr.tid;
+	uint64_t *fv = NULL;
+	char buf[160];
+
+	args_reset(a);
+	/* io_uring lanes were laid out in pass 1, in VFS record order */
+	if (async) {
+		while (x->async_next < x->nasyncs &&
+		       x->asyncs[x->async_next].ordinal < x->vfs_ordinal)
+			x->async_next++;
+		if (x->async_next < x->nasyncs &&
+		    x->asyncs[x->async_next].ordinal == x->vfs_ordinal)
+			tid = x->asyncs[x->async_next].lane_tid;
+	}
+	o->nflows = 0;
+	o->ftid = e->hdr.tid;
+	o->fseq = e->seq;
+	if (e->seq) {
+		fv = kmap__get(&x->flow_map, e->hdr.tid, e->seq);
+		/* one source per bind_id: a repeated (tid, seq) gets no second arrow */
+		if (fv && !(*fv & FLOW_VFS_SEEN)) {
+			*fv |= FLOW_VFS_SEEN;
+			o->nflows = FLOW_COUNT(*fv);
+		}
+	}
+	if (name) {
+		o->name = name;
+	} else {
+		snprintf(o->namebuf, sizeof(o->namebuf), "call_%u", call);
+		o->name = o->namebuf;
+	}
+	o->ts = e->hdr.ts;
+	o->dur = e->dur_ns > INT64_MAX ? INT64_MAX : e->dur_ns;
+	o->pid = exp_pid(x, e->hdr.pid);
+	/* lane tids are already unique trace-wide (uring_base) */
+	o->tid = tid == e->hdr.tid ? exp_pid(x, tid) : tid;
+	o->async = async;
+
+	/* a failed open has no file: nothing to name */
+	if (!(is_open && failed && !e->ino && !e->dev))
+		path_arg(x, a, "path", e->dev, e->ino, e->ftype, &x->st.unresolved_paths);
+	if (is_open) {
+		if (!failed)
+			arg_s64(a, "fd", e->ret);
+	} else if (e->fd >= 0) {
+		arg_s64(a, "fd", e->fd);
+	}
+	if (gpuio_call__moves_bytes(call)) {
+		if (!failed)
+			arg_s64(a, "bytes", e->ret);
+		arg_u64(a, "requested", e->requested);
+	}
+	if (call == GPUIO_CALL_FTRUNCATE || call == GPUIO_CALL_FALLOCATE ||
+	    call == GPUIO_CALL_SYNC_FILE_RANGE)
+		arg_u64(a, "length", e->requested);
+	if (e->offset >= 0)
+		arg_s64(a, "offset", e->offset);
+	if (failed) {
+		uint64_t en = 0 - (uint64_t)e->ret;
+
+		arg_u64(a, "errno", en);
+		arg_copy(a, "error", en <= 4095 ? gpuio_errno__name((int)en, buf, sizeof(buf)) : "E?",
+			 true);
+	}
+	if (gpuio_call__is_read(call) && !async && x->cache_known)
+		arg_u64(a, "cache_miss_pages", e->cache_miss_pages);
+	if (is_open)
+		arg_copy(a, "flags", gpuio_open_flags__str(e->flags, buf, sizeof(buf)), true);
+	else if (call == GPUIO_CALL_SYNC_FILE_RANGE)
+		arg_copy(a, "flags", gpuio_sfr_flags__str(e->flags, buf, sizeof(buf)), true);
+	else if (call == GPUIO_CALL_FALLOCATE && e->flags)
+		arg_copy(a, "mode", gpuio_fallocate_mode__str(e->flags, buf, sizeof(buf)), true);
+	else if (call == GPUIO_CALL_SPLICE && e->flags)
+		arg_copy(a, "flags", gpuio_splice_flags__str(e->flags, buf, sizeof(buf)), true);
+	if (!(is_open && failed && !e->ino && !e->dev))
+		ftype_arg(a, "ftype", e->ftype);
+	if (gpuio_call__two_files(call)) {
+		path_arg(x, a, "path2", e->dev2, e->ino2, e->ftype2, &x->st.unresolved_paths);
+		if (e->fd2 >= 0)
+			arg_s64(a, "fd2", e->fd2);
+		if (e->offset2 >= 0)
+			arg_s64(a, "offset2", e->offset2);
+		ftype_arg(a, "ftype2", e->ftype2);
+	}
+	if (async)
+		arg_u64(a, "tid", exp_pid(x, e->hdr.tid));
+	x->st.vfs++;
+	x->vfs_ordinal++;
+}
+
+void exp_model__block(struct exp_model *x, const struct blk_ent *b, size_t disk,
+		      const char *dname, struct exp_block *o, struct exp_args *a)
+{
+	uint64_t *fv = b->seq ? kmap__get(&x->flow_map, b->tid, b->seq) : NULL;
+	char buf[96];
+
+	args_reset(a);
+	o->name = gpuio_blk_op__name(b->op);
+	o->ts = b->ts;
+	o->end = blk_end(b);
+	o->pid = exp_disk_pid(x, disk);
+	o->tid = exp_lane_tid(x, disk, b->lane);
+	o->flow_k = 0;
+	o->ftid = b->tid;
+	o->fseq = b->seq;
+	if (fv && (*fv & FLOW_VFS_SEEN)) {
+		*fv += FLOW_BOUND_ONE;
+		o->flow_k = (uint32_t)(*fv >> 32);
+		x->st.flows++;
+	} else if (b->seq) {
+		x->st.dangling_flows++;
+	}
+	arg_copy(a, "dev", dname, true);
+	arg_str(a, "op", o->name, strlen(o->name), true);
+	a->a[a->n - 1].stable = true;
+	arg_copy(a, "flags", gpuio_rq_flags__str(b->flags, buf, sizeof(buf)), true);
+	arg_u64(a, "sector", b->sector);
+	arg_u64(a, "bytes", b->bytes);
+	arg_us(a, "queue_us", (int64_t)(b->issue - b->ts));
+	arg_us(a, "service_us", (int64_t)(b->complete - b->issue));
+	if (b->pid)
+		arg_u64(a, "pid", exp_pid(x, b->pid));
+	if (b->tid)
+		arg_u64(a, "tid", exp_pid(x, b->tid));
+	if (b->ino)
+		path_arg(x, a, "path", b->file_dev, b->ino, GPUIO_FT_REG,
+			 &x->st.unresolved_block_paths);
+	arg_bool(a, "writeback", b->attr & GPUIO_BA_WRITEBACK);
+	/* the device's own pages: filesystem metadata, journal, raw I/O */
+	if (b->attr & GPUIO_BA_BDEV_PAGE)
+		arg_bool(a, "metadata", true);
+	if (b->error)
+		arg_s64(a, "error", b->error);
+	x->st.block++;
+}
+
+bool exp_model__next_counter(struct exp_model *x, const struct dev_ent *dev,
+			     struct exp_counter_it *it, uint64_t *t, double *rd, double *wr)
+{
+	double scale = 1e9 / (double)x->bucket_ns / 1048576.0;
+
+	if (it->done)
+		return false;
+	while (it->k < x->nbuckets) {
+		size_t k = it->k++;
+		double r = dev->bucket_bytes[k * 2] * scale, w = dev->bucket_bytes[k * 2 + 1] * scale;
+		char rs[48], ws[48];
+
+		/* compare what would be printed: no change, no event */
+		snprintf(rs, sizeof(rs), "%.3f", r);
+		snprintf(ws, sizeof(ws), "%.3f", w);
+		r = strtod(rs, NULL);
+		w = strtod(ws, NULL);
+		if (k && r == it->last_r && w == it->last_w)
+			continue;
+		it->last_r = r;
+		it->last_w = w;
+		*t = x->t0 + k * x->bucket_ns;
+		*rd = r;
+		*wr = w;
+		return true;
+	}
+	it->done = true;
+	*t = x->t0 + x->nbuckets * x->bucket_ns;
+	*rd = *wr = 0;
+	return true;
+}
+
+static const char *const drop_names[] = {
+	[GPUIO_STAT_RB_DROP_VFS] = "rb_drop_vfs",
+	[GPUIO_STAT_RB_DROP_BLOCK] = "rb_drop_block",
+	[GPUIO_STAT_RB_DROP_PATH] = "rb_drop_path",
+	[GPUIO_STAT_RB_DROP_PROC] = "rb_drop_proc",
+	[GPUIO_STAT_MAP_FULL_PID] = "map_full_pid",
+	[GPUIO_STAT_MAP_FULL_RQ] = "map_full_rq",
+	[GPUIO_STAT_MAP_FULL_TASK] = "map_full_task",
+};
+
+/* Events lost, as the tracer counts them (collector totals): BPF drops + failed writes. */
+static uint64_t total_dropped(const struct gpuio_stats_event *s)
+{
+	uint64_t n = s->user[GPUIO_USTAT_WRITE_ERRORS];
+
+	for (size_t i = 0; i < sizeof(drop_names) / sizeof(drop_names[0]); i++)
+		n += s->bpf[i];
+	return n;
+}
+
+static void hdr_str(struct exp_args *a, const char *k, const char *s, size_t max)
+{
+	arg_str(a, k, s, strnlen(s, max), false);
+}
+
+void exp_model__info(struct exp_model *x, struct exp_args *a)
+{
+	const struct gpuio_cap_header *h = x->hdr;
+	const struct gpuio_stats_event *s = &x->stats;
+	bool complete;
+
+	args_reset(a);
+	complete = x->have_stats && s->final && !x->truncated;
+	x->st.capture_complete = complete;
+	x->st.drops_known = x->have_stats;
+	x->st.dropped = x->have_stats ? total_dropped(s) : 0;
+
+	if (x->have_stats)
+		arg_u64(a, "dropped", x->st.dropped);
+	else
+		arg_null(a, "dropped");
+	arg_bool(a, "drops_known", x->have_stats);
+	/* a snapshot that is not the final one counts drops only up to its time */
+	arg_bool(a, "drops_final", x->have_stats && s->final);
+	if (x->have_stats) {
+		struct exp_arg *d = arg_add(a, "drops", EA_DICT);
+
+		for (size_t i = 0; i < sizeof(drop_names) / sizeof(drop_names[0]); i++)
+			arg_u64(a, drop_names[i], s->bpf[i]);
+		arg_u64(a, "capture_write_errors", s->user[GPUIO_USTAT_WRITE_ERRORS]);
+		d->len = sizeof(drop_names) / sizeof(drop_names[0]) + 1;
+	} else {
+		arg_null(a, "drops");
+	}
+	arg_u64(a, "unresolved_paths", x->st.unresolved_paths);
+	arg_u64(a, "unresolved_block_paths", x->st.unresolved_block_paths);
+	if (x->have_stats)
+		arg_u64(a, "collector_unresolved_paths", s->user[GPUIO_USTAT_PATH_UNRESOLVED]);
+	else
+		arg_null(a, "collector_unresolved_paths");
+	if (x->have_stats)
+		arg_u64(a, "path_walks_truncated", s->bpf[GPUIO_STAT_PATH_TRUNC]);
+	else
+		arg_null(a, "path_walks_truncated");
+	hdr_str(a, "vfs_mode", h->vfs_mode, sizeof(h->vfs_mode));
+	hdr_str(a, "block_mode", h->block_mode, sizeof(h->block_mode));
+	hdr_str(a, "proc_mode", h->proc_mode, sizeof(h->proc_mode));
+	hdr_str(a, "pagecache_mode", h->pagecache_mode, sizeof(h->pagecache_mode));
+	hdr_str(a, "iouring_mode", h->iouring_mode, sizeof(h->iouring_mode));
+	hdr_str(a, "modes_detail", h->modes_detail, sizeof(h->modes_detail));
+	hdr_str(a, "hostname", h->hostname, sizeof(h->hostname));
+	hdr_str(a, "kernel", h->kernel, sizeof(h->kernel));
+	hdr_str(a, "boot_id", h->boot_id, sizeof(h->boot_id));
+	hdr_str(a, "target", h->target, sizeof(h->target));
+	hdr_str(a, "cmdline", h->cmdline, sizeof(h->cmdline));
+	arg_u64(a, "tracer_pid", h->tracer_pid);
+	arg_u64(a, "ncpus", h->ncpus);
+	arg_bool(a, "trace_all", h->flags & GPUIO_CAPF_ALL);
+	arg_bool(a, "all_fds", h->flags & GPUIO_CAPF_ALL_FDS);
+	arg_bool(a, "launched", h->flags & GPUIO_CAPF_LAUNCH);
+	arg_u64(a, "capture_version", h->version);
+	arg_u64(a, "abi_version", h->abi_version);
+	arg_u64(a, "monotonic_base_ns", h->monotonic_ns);
+	arg_u64(a, "realtime_base_ns", h->realtime_ns);
+	arg_bool(a, "capture_complete", complete);
+	arg_u64(a, "capture_truncated_bytes", x->truncated);
+	arg_u64(a, "records", x->records);
+	{
+		struct exp_arg *d = arg_add(a, "record_counts", EA_DICT);
+
+		arg_u64(a, "vfs", x->counts[GPUIO_REC_VFS]);
+		arg_u64(a, "block", x->counts[GPUIO_REC_BLOCK]);
+		arg_u64(a, "path", x->counts[GPUIO_REC_PATH]);
+		arg_u64(a, "proc", x->counts[GPUIO_REC_PROC]);
+		arg_u64(a, "stats", x->counts[GPUIO_REC_STATS]);
+		arg_u64(a, "devname", x->counts[GPUIO_REC_DEVNAME]);
+		arg_u64(a, "unknown", x->counts[0]);
+		d->len = 7;
+	}
+	arg_u64(a, "vfs_events", x->st.vfs);
+	arg_u64(a, "block_requests", x->st.block);
+	arg_u64(a, "flows", x->st.flows);
+	arg_u64(a, "dangling_block_refs", x->st.dangling_flows);
+	arg_us(a, "throughput_bucket_us", (int64_t)x->bucket_ns);
+	/* merged outputs: where this capture sits on the shared timeline */
+	if (x->map.prefix[0]) {
+		arg_u64(a, "host_index", x->map.host);
+		arg_u64(a, "pid_offset", x->map.pid_offset);
+		arg_s64(a, "clock_offset_ns", x->map.ts_shift);
+	}
+}
+
+/* ---- output file ---- */
+
+/* Refuse outputs that are symlinks, non-regular files or a capture being read. */
+static int check_output(const char *const *caps, int ncaps, const char *out)
+{
+	struct stat so, sc;
+
+	if (lstat(out, &so) < 0)
+		return 0;
+	if (S_ISLNK(so.st_mode)) {
+		pr_err("refusing to write %s: it is a symbolic link (remove it or choose another name)",
+		       out);
+		return -ELOOP;
+	}
+	if (!S_ISREG(so.st_mode)) {
+		pr_err("refusing to write %s: it exists and is not a regular file "
+		       "(choose another name)", out);
+		return S_ISDIR(so.st_mode) ? -EISDIR : -EEXIST;
+	}
+	for (int i = 0; i < ncaps; i++) {
+		if (stat(caps[i], &sc) == 0 && sc.st_dev == so.st_dev && sc.st_ino == so.st_ino) {
+			pr_err("refusing to write %s: it is the capture being converted", out);
+			return -EEXIST;
+		}
+	}
+	return 0;
+}
+
+int exp_output__open(struct exp_output *o, const char *out_path, const char *const *caps,
+		     int ncaps, const struct gpuio_export_opts *opts)
+{
+	int err;
+
+	o->path = out_path;
+	o->tmp = NULL;
+	o->fd = -1;
+	if (!strcmp(out_path, "-")) {
+		o->fd = STDOUT_FILENO;
+		return 0;
+	}
+	err = check_output(caps, ncaps, out_path);
+	if (err)
+		return err;
+	if (asprintf(&o->tmp, "%s.tmp", out_path) < 0) {
+		o->tmp = NULL;
+		pr_err("out of memory");
+		return -ENOMEM;
+	}
+	/* a stale or planted OUT.tmp is removed, never written through */
+	if (unlink(o->tmp) < 0 && errno != ENOENT && errno != EACCES && errno != EROFS) {
+		err = -errno;
+		pr_err("cannot remove stale %s: %s", o->tmp, strerror(errno));
+		goto fail;
+	}
+	o->fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (o->fd < 0) {
+		err = -errno;
+		pr_err("cannot create %s: %s%s", o->tmp, strerror(errno), exp_write_hint(err));
+		goto fail;
+	}
+	if (opts && opts->owner_uid != (uid_t)-1 &&
+	    fchown(o->fd, opts->owner_uid, opts->owner_gid) < 0) {
+		err = -errno;
+		pr_err("cannot give %s to uid %u: %s", o->tmp, (unsigned)opts->owner_uid,
+		       strerror(errno));
+		close(o->fd);
+		o->fd = -1;
+		unlink(o->tmp);
+		goto fail;
+	}
+	return 0;
+fail:
+	free(o->tmp);
+	o->tmp = NULL;
+	return err;
+}
+
+int exp_output__commit(struct exp_output *o)
+{
+	int err = 0;
+
+	if (o->tmp && rename(o->tmp, o->path) < 0) {
+		err = -errno;
+		pr_err("cannot rename %s to %s: %s", o->tmp, o->path, strerror(errno));
+		unlink(o->tmp);
+	}
+	free(o->tmp);
+	o->tmp = NULL;
+	return err;
+}
+
+void exp_output__abort(struct exp_output *o)
+{
+	if (o->tmp) {
+		unlink(o->tmp);
+		free(o->tmp);
+		o->tmp = NULL;
+	}
+}

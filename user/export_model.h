@@ -1,0 +1,318 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * export_model.h — what every exporter shows, built once from a capture.
+ * Internal to the exporters (export_json.c, export_pftrace.c, cmd_merge.c):
+ * both output formats render the same model, so they carry the same slices,
+ * args, tracks and flows by construction.
+ *
+ * exp_model__load() makes pass 1 over the capture (metadata, paths, block
+ * requests, io_uring intervals) and lays out lanes, throughput buckets and
+ * the sort order; the VFS calls are streamed in pass 2 (exp_model__next_vfs).
+ * Memory is bounded by files, threads, disks, block and io_uring requests —
+ * never by the number of ordinary VFS calls.
+ *
+ * Event model (see the top of export_json.c for the JSON rendering):
+ *  - processes (pid, name "comm: argv"), threads (pid, tid, comm), io_uring
+ *    lanes per process, disks with lanes and two throughput counters;
+ *  - a VFS slice per call, a block slice per request, a flow from a call to
+ *    each request naming it (hdr.tid, vfs_seq), one "gpuio trace info"
+ *    instant with the header and counters.
+ * Args are typed lists (struct exp_args) that each writer renders.
+ */
+#ifndef GPUIO_EXPORT_MODEL_H
+#define GPUIO_EXPORT_MODEL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "capture.h"
+#include "export.h"
+
+#define EXP_INFO_PID        0x3fffffffu
+#define EXP_DISK_PID_BASE   0x40000000u
+/* lane tids are unique in the whole trace: Perfetto names threads by tid */
+#define EXP_LANE_TID(d, l)  (0x50000000u + ((uint32_t)(d) << 16) + (uint32_t)(l))
+#define EXP_URING_TID_BASE  0x20000000u
+#define EXP_PROC_NAME_MAX   200
+
+/* ---- typed args ---- */
+
+enum exp_arg_type {
+	EA_U64, EA_S64, EA_BOOL,
+	EA_STR,         /* len bytes at v.str, any bytes (writers make them valid UTF-8) */
+	EA_US,          /* v.s ns shown as µs (JSON: 3 decimals; protobuf: double) */
+	EA_NULL,        /* JSON null; left out of protobuf (no null there) */
+	EA_DICT,        /* the next len args are its entries */
+};
+
+struct exp_arg {
+	const char *key;
+	uint8_t type;
+	bool intern;    /* a string that repeats (paths, flags): worth interning */
+	bool stable;    /* v.str stays put and unchanged while the output is written */
+	uint32_t len;
+	union {
+		uint64_t u;
+		int64_t s;
+		bool b;
+		const char *str;
+	} v;
+};
+
+#define EXP_ARGS_MAX 64
+struct exp_args {
+	unsigned n;
+	size_t used;                    /* of scratch */
+	struct exp_arg a[EXP_ARGS_MAX];
+	char scratch[2048];
+};
+
+/* ---- (u64, u64) -> u64 open-addressing map ---- */
+
+struct kslot {
+	uint64_t a, b;
+	uint64_t val;
+	uint32_t used;
+};
+
+struct kmap {
+	struct kslot *slots;
+	size_t cap, n;          /* cap is a power of two */
+};
+
+uint64_t *kmap__get(const struct kmap *m, uint64_t a, uint64_t b);
+/* Find or insert (a, b): 1 and a zeroed *val when new, 0 when present, -ENOMEM. */
+int kmap__upsert(struct kmap *m, uint64_t a, uint64_t b, uint64_t **val);
+void kmap__free(struct kmap *m);
+/* Grow a dynamic array so that it holds at least need elements. */
+int exp_grow(void **arr, size_t *cap, size_t need, size_t elem);
+uint64_t exp_mix64(uint64_t x);
+
+/* ---- tables built in pass 1 ---- */
+
+struct path_ent {
+	char *s;
+	uint32_t len;
+};
+
+enum { RANK_NONE, RANK_FORK, RANK_ATTACH, RANK_EXEC };
+
+struct proc_ent {
+	uint32_t pid;
+	uint8_t rank;
+	char comm[16];
+	char *args;             /* NUL separated, args_len bytes */
+	uint32_t args_len;
+	uint32_t sort;
+};
+
+struct thread_ent {
+	uint32_t pid, tid;
+	bool has_comm;
+	char comm[16];
+};
+
+struct dev_ent {
+	uint32_t dev;
+	bool named;
+	char name[32];
+	uint64_t nreq;
+	uint32_t index;         /* among disks with requests */
+	uint32_t nlanes;
+	double *bucket_bytes;   /* [nbuckets][2]: read, write */
+};
+
+struct blk_ent {
+	uint64_t ts, issue, complete, sector, ino;
+	uint32_t bytes, dev_idx, file_dev, pid, tid, seq;
+	uint32_t disk;          /* devs[dev_idx].index, set before sorting */
+	int32_t error;
+	uint8_t op, flags, attr;
+	uint32_t lane;
+};
+
+struct async_ent {
+	uint64_t ordinal;       /* n-th VFS record of the capture */
+	uint64_t start, end;
+	uint32_t pid;
+	uint32_t lane_tid;
+};
+
+struct lane_ent {
+	uint32_t pid, tid, n;
+};
+
+/* How a capture is placed in a multi-capture output (gpuio merge). */
+struct exp_remap {
+	uint32_t pid_offset;    /* added to every pid and tid */
+	int64_t ts_shift;       /* ns added to every timestamp (clock alignment) */
+	const char *prefix;     /* "host: " before process, disk and info names */
+	uint32_t disk_base;     /* disks of earlier captures */
+	uint32_t uring_base;    /* io_uring lanes of earlier captures */
+	uint32_t host;          /* capture index: info pid, flow ids */
+	uint64_t ts_base;       /* JSON ts 0 (0: this capture's monotonic anchor) */
+};
+
+/* flow_map values: low bits flags, bits 2..31 requests naming the call (pass
+ * 1), bits 32..63 requests bound so far (output) */
+#define FLOW_REFERENCED 0x1
+#define FLOW_VFS_SEEN   0x2
+#define FLOW_COUNT_ONE  0x4
+#define FLOW_COUNT(v)   ((uint32_t)(((v) & 0xffffffffu) >> 2))
+#define FLOW_BOUND_ONE  (1ull << 32)
+
+struct exp_model {
+	const char *path;
+	struct gpuio_cap_reader *r;
+	const struct gpuio_cap_header *hdr;
+	bool cache_known;
+	struct exp_remap map;
+
+	struct kmap path_map;   /* (dev, ino) -> paths[] */
+	struct path_ent *paths;
+	size_t npaths, cpaths;
+	struct kmap proc_map;   /* (pid, 0) -> procs[] */
+	struct proc_ent *procs;
+	size_t nprocs, cprocs;
+	struct kmap thread_map; /* (pid, tid) -> threads[] */
+	struct thread_ent *threads;
+	size_t nthreads, cthreads;
+	struct kmap dev_map;    /* (dev, 0) -> devs[] */
+	struct dev_ent *devs;
+	size_t ndevs, cdevs;
+	uint32_t *disk_order;   /* devs[] indices of disks with requests, by dev */
+	size_t ndisks;
+	struct kmap flow_map;   /* (tid, seq) -> FLOW_* */
+	struct blk_ent *blks;
+	size_t nblks, cblks;
+	struct async_ent *asyncs;
+	size_t nasyncs, casyncs, async_next;
+	struct lane_ent *ulanes;
+	size_t nulanes, culanes;
+
+	struct gpuio_stats_event stats;
+	bool have_stats;
+	uint64_t counts[GPUIO_REC_DEVNAME + 1];   /* [0]: unknown types */
+	uint64_t records, vfs_ordinal, pass2_records;
+	uint64_t truncated, trunc_offset;
+	uint64_t t0, bucket_ns;
+	size_t nbuckets;
+	struct gpuio_export_stats st;
+};
+
+/*
+ * Open capture_path, run pass 1 and lay everything out. map may be NULL (a
+ * single capture). Every failure is reported by one pr_err line. Returns 0
+ * or -errno; m is valid for exp_model__free() either way.
+ */
+int exp_model__load(struct exp_model *m, const char *capture_path,
+		    const struct exp_remap *map);
+void exp_model__free(struct exp_model *m);
+
+/* Pass 2: rewind, then the VFS records in capture order (1, 0 at the end, -EBADMSG). */
+int exp_model__rewind(struct exp_model *m);
+int exp_model__next_vfs(struct exp_model *m, const struct gpuio_vfs_event **e);
+
+/* Output ids after the remap. */
+static inline uint32_t exp_pid(const struct exp_model *m, uint32_t pid)
+{
+	return pid + m->map.pid_offset;
+}
+/* A timestamp on the output's monotonic clock (Perfetto) */
+static inline uint64_t exp_ts(const struct exp_model *m, uint64_t t)
+{
+	return t + (uint64_t)m->map.ts_shift;
+}
+/* A timestamp relative to the output's ts 0 (JSON), ns */
+static inline int64_t exp_ts_rel(const struct exp_model *m, uint64_t t)
+{
+	/* unsigned difference then signed: events before the anchor are negative */
+	return (int64_t)(exp_ts(m, t) - m->map.ts_base);
+}
+uint32_t exp_disk_pid(const struct exp_model *m, size_t disk);
+uint32_t exp_lane_tid(const struct exp_model *m, size_t disk, uint32_t lane);
+uint32_t exp_info_pid(const struct exp_model *m);
+/* Flow id of the k-th request (1-based) bound to call (tid, seq): never 0. */
+uint64_t exp_flow_id(const struct exp_model *m, uint32_t tid, uint32_t seq, uint32_t k);
+
+/* ---- events ---- */
+
+/* "comm: argv" of a process (prefixed), cut at EXP_PROC_NAME_MAX; its length.
+ * buf: at least EXP_PROC_NAME_BUF bytes */
+#define EXP_PROC_NAME_BUF (EXP_PROC_NAME_MAX + 64 + 80)
+size_t exp_model__proc_name(struct exp_model *m, const struct proc_ent *p, char *buf,
+			    size_t len);
+/* comm of a thread (its own, else its process's) */
+const char *exp_model__thread_name(struct exp_model *m, const struct proc_ent *p,
+				   const struct thread_ent *t, char buf[32], size_t *len);
+/* "sda", or "8:0" for a disk without a DEVNAME record */
+void exp_model__disk_name(const struct dev_ent *d, char *buf, size_t len);
+
+struct exp_vfs {
+	const char *name;
+	char namebuf[24];
+	uint64_t ts, dur;       /* capture clock; dur clamped to INT64_MAX */
+	uint32_t pid, tid;      /* output pid and track tid (thread or io_uring lane) */
+	bool async;             /* on an io_uring lane */
+	uint32_t nflows;        /* requests bound to it (0: no arrow) */
+	uint32_t ftid, fseq;    /* the call's (tid, seq), for flow ids */
+};
+
+/* One VFS call: its slice and args. Call once per record, in capture order. */
+void exp_model__vfs(struct exp_model *m, const struct gpuio_vfs_event *e, struct exp_vfs *v,
+		    struct exp_args *a);
+
+struct exp_block {
+	const char *name;       /* op */
+	uint64_t ts, end;
+	uint32_t pid, tid;      /* disk pid, lane tid */
+	uint32_t flow_k;        /* k-th request bound to (ftid, fseq); 0: no arrow */
+	uint32_t ftid, fseq;
+};
+
+void exp_model__block(struct exp_model *m, const struct blk_ent *b, size_t disk,
+		      const char *dname, struct exp_block *o, struct exp_args *a);
+
+/* Throughput counters of one disk: values only when they change, then 0, 0. */
+struct exp_counter_it {
+	size_t k;
+	double last_r, last_w;
+	bool done;
+};
+bool exp_model__next_counter(struct exp_model *m, const struct dev_ent *d,
+			     struct exp_counter_it *it, uint64_t *t, double *rd, double *wr);
+
+/* Args of the "gpuio trace info" instant (fills st.capture_complete etc). */
+void exp_model__info(struct exp_model *m, struct exp_args *a);
+
+/* Hints appended to error messages. */
+const char *exp_open_hint(int err);
+const char *exp_write_hint(int err);
+
+/*
+ * Output file: OUT.tmp created (never through a symlink, never the capture
+ * itself), chowned per opts; exp_output__commit() renames it into place.
+ */
+struct exp_output {
+	const char *path;
+	char *tmp;
+	int fd;
+};
+int exp_output__open(struct exp_output *o, const char *out_path, const char *const *captures,
+		     int ncaptures, const struct gpuio_export_opts *opts);
+int exp_output__commit(struct exp_output *o);
+void exp_output__abort(struct exp_output *o);
+
+/*
+ * Render loaded models, one after the other on one timeline, to out_path:
+ * JSON (export_json.c) or Perfetto protobuf (export_pftrace.c), chosen by
+ * the caller. *events: events written; *bytes: uncompressed output bytes.
+ */
+int gpuio_export_json_models(struct exp_model *const *models, int n, const char *out_path,
+			     const struct gpuio_export_opts *opts, uint64_t *events,
+			     uint64_t *bytes);
+int gpuio_export_pftrace_models(struct exp_model *const *models, int n, const char *out_path,
+				const struct gpuio_export_opts *opts, uint64_t *events,
+				uint64_t *bytes);
+
+#endif /* GPUIO_EXPORT_MODEL_H */
