@@ -33,6 +33,7 @@ struct call_state {
 	__u8 implicit_pos;   /* offset(s) come from f_pos: fix up at return */
 	__u8 implicit_pos2;
 	__u8 hook;           /* the hook that began the call must end it */
+	__u8 traced;         /* the task is in the traced set (cached) */
 };
 
 struct {
@@ -261,7 +262,7 @@ static __noinline void emit_path(struct file *f, const struct file_id *id,
 	/* zero the pad bytes up to the 8-byte boundary */
 	if (off < GPUIO_PATH_MAX)
 		w.s->ev.data[off & (GPUIO_PATH_MAX - 1)] = 0;
-	if (bpf_ringbuf_output(&events, &w.s->ev, size, rb_wakeup_flag()) != 0) {
+	if (bpf_ringbuf_output(&events, &w.s->ev, size, BPF_RB_NO_WAKEUP) != 0) {
 		stat_inc(GPUIO_STAT_RB_DROP_PATH);
 		return;
 	}
@@ -285,10 +286,25 @@ static __always_inline __u64 iov_total(__u64 uiov, __u64 cnt)
 	return total;
 }
 
-/* Filter by TGID first: most syscalls on a node are not ours. */
+/*
+ * Is the current task traced? Filter first: most syscalls on a node are not
+ * ours. A task never leaves the traced set while it lives (exit removes the
+ * whole process, and its storage with it), so its task storage remembers a
+ * yes: the TGID hash is consulted once per thread, not once per call.
+ */
 static __always_inline bool current_traced(void)
 {
-	return tgid_traced(bpf_get_current_pid_tgid() >> 32);
+	struct call_state *cs;
+
+	cs = bpf_task_storage_get(&calls, bpf_get_current_task_btf(), NULL, 0);
+	if (cs && cs->traced)
+		return true;
+	if (!tgid_traced(bpf_get_current_pid_tgid() >> 32))
+		return false;
+	cs = call_state_get(true);
+	if (cs)
+		cs->traced = 1;
+	return true;
 }
 
 /*
