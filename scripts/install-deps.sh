@@ -4,7 +4,7 @@
 set -euo pipefail
 
 build_pkgs=(make gcc clang llvm libbpf-dev libelf-dev zlib1g-dev bpftool pkg-config)
-test_pkgs=(fio python3 e2fsprogs util-linux procps liburing-dev libclang-rt-14-dev)
+test_pkgs=(fio python3 e2fsprogs util-linux procps liburing-dev libclang-rt-14-dev protobuf-compiler time)
 bench_pkgs=(bpftrace linux-perf strace time)
 vm_pkgs=(qemu-system-x86 busybox-static cpio xz-utils zstd)
 

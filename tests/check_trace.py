@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
-"""check_trace.py - gpuio's own structural checker for its Chrome-trace JSON.
+"""check_trace.py - gpuio's own structural checker for its Chrome-trace JSON
+(and, through tests/pftrace.py, for its Perfetto protobuf traces).
 
 usage:
   check_trace.py TRACE.json[.gz]        check the trace: exit 0 ("OK ...") or 1
+  check_trace.py TRACE.pftrace[.gz]     the same for a protobuf trace (first
+                                        converted to the same event form)
   check_trace.py check TRACE            the same
   check_trace.py files TRACE            per-path totals from cat=vfs slices (JSON)
   check_trace.py block TRACE            per-disk totals from cat=block slices (JSON)
@@ -59,8 +62,25 @@ def _no_constants(name):
     raise ValueError("%s is not JSON" % name)
 
 
+def _load_pftrace(path):
+    """A Perfetto protobuf trace as Chrome-style events (tests/pftrace.py)."""
+    import os
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import pftrace
+    try:
+        t = pftrace.load(path)
+    except (pftrace.Error, UnicodeDecodeError) as e:
+        raise TraceError("%s: not a readable Perfetto trace: %s" % (path, e))
+    events = pftrace.to_chrome(t)
+    if t.errors:
+        raise TraceError("%s: %s" % (path, "; ".join(t.errors[:5])))
+    return events
+
+
 def load(path):
-    """Read TRACE.json or TRACE.json.gz (gzip detected by magic); return the event list."""
+    """Read TRACE.json or TRACE.json.gz (gzip detected by magic), or a Perfetto
+    protobuf trace (its first byte is the Trace.packet tag 0x0a); return the
+    event list."""
     try:
         with open(path, "rb") as f:
             raw = f.read()
@@ -71,6 +91,8 @@ def load(path):
             raw = gzip.decompress(raw)
         except (OSError, EOFError) as e:
             raise TraceError("%s: bad gzip data: %s" % (path, e))
+    if raw[:1] == b"\x0a":
+        return _load_pftrace(path)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as e:
@@ -173,6 +195,11 @@ def check(events):
             if not isinstance(args, dict) or not args or \
                     not all(_is_num(v) for v in args.values()):
                 errs.append("%s: counter args must be numbers" % _desc(i, e))
+        # protobuf flows (pftrace.to_chrome): id lists, one source per id
+        for fid in e.get("_flow_out", []):
+            flow_out["pb:%d" % fid].append(i)
+        for fid in e.get("_flow_in", []):
+            flow_in["pb:%d" % fid].append(i)
         if "bind_id" in e or "flow_in" in e or "flow_out" in e:
             if ph not in SLICE_PHASES:
                 errs.append("%s: flow fields on a non-slice event" % _desc(i, e))

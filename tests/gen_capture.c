@@ -5,6 +5,7 @@
  * seed corpus and speed measurements.
  *
  *   gen_capture MODE OUT.gpuio [N]
+ *   gen_capture shift OUT.gpuio IN.gpuio MONO_NS REAL_NS
  *
  * Modes:
  *   basic     a small whole capture: every record type, final stats
@@ -15,7 +16,14 @@
  *             references, two disks, calls of every shape
  *   truncate  a capture cut in the middle of its last record
  *   corrupt   a capture with a record whose size field is impossible
- *   big N     N VFS calls (4 threads, 64 files) and a block request per 16
+ *   big N [K] N VFS calls (4 threads, 64 files) and a block request per K
+ *             calls (default 16; 0: none)
+ *   shift IN MONO_NS REAL_NS
+ *             a copy of capture IN as if recorded on a host whose clocks
+ *             differ: MONO_NS is added to the header's monotonic anchor and
+ *             to every timestamp (another boot time), REAL_NS to the header's
+ *             realtime anchor (a wall clock off by that much); for gpuio
+ *             merge's tests
  *
  * On stdout: a JSON manifest of what was written (the ground truth the tests
  * compare the export against). Byte strings are given as hex ("..._hex") so
@@ -733,7 +741,7 @@ static void gen_corrupt(void)
 
 /* ---- big ---- */
 
-static void gen_big(unsigned long long n)
+static void gen_big(unsigned long long n, unsigned long long every)
 {
 	unsigned long long bpf[GPUIO_STAT_MAX] = { 0 }, ts = BASE_NS + 1000, nblk = 0;
 	unsigned seqs[4] = { 0 };
@@ -753,7 +761,7 @@ static void gen_big(unsigned long long n)
 
 		add_pread(300, 300 + t, ts, 2000, 3 + (int)f, DEV_DATA, 10000 + f, GPUIO_FT_REG,
 			  seq, 4096, (long long)((i >> 2) * 4096));
-		if (i % 16 == 0) {
+		if (every && i % every == 0) {
 			struct blk_spec b = {
 				.pid = 300, .tid = 300 + t, .seq = seq, .dev = DEV_SDA,
 				.file_dev = DEV_DATA, .bytes = 4096, .op = GPUIO_BLK_READ,
@@ -773,16 +781,67 @@ static void gen_big(unsigned long long n)
 	       n * 4096);
 }
 
+/* ---- shift ---- */
+
+static int gen_shift(const char *in, long long mono, long long real)
+{
+	struct gpuio_cap_reader *r;
+	struct gpuio_cap_header h;
+	const struct gpuio_hdr *rec;
+	unsigned long long n = 0;
+	char err[320];
+	int rc;
+
+	if (gpuio_cap_reader__open(in, &r, err, sizeof(err)))
+		die("%s", err);
+	h = *gpuio_cap_reader__header(r);
+	h.header_size = sizeof(h);
+	h.monotonic_ns += (unsigned long long)mono;
+	h.realtime_ns += (unsigned long long)real;
+	if (gpuio_cap_writer__create(out_path, &h, (uid_t)-1, (gid_t)-1, &W))
+		die("cannot create %s", out_path);
+	while ((rc = gpuio_cap_reader__next(r, &rec)) > 0) {
+		union { struct gpuio_hdr h; unsigned char b[GPUIO_REC_SIZE_MAX]; } c;
+
+		memcpy(c.b, rec, rec->size);
+		if (c.h.ts)
+			c.h.ts += (unsigned long long)mono;
+		if (c.h.type == GPUIO_REC_BLOCK) {
+			struct gpuio_block_event *b = (void *)c.b;
+
+			b->issue_ns += (unsigned long long)mono;
+			b->complete_ns += (unsigned long long)mono;
+		}
+		append(c.b, c.h.size);
+		n++;
+	}
+	if (rc < 0)
+		die("%s: %s", in, gpuio_cap_reader__error(r));
+	gpuio_cap_reader__close(r);
+	close_capture();
+	printf("{\"mode\":\"shift\",\"records\":%llu,\"mono_delta\":%lld,\"real_delta\":%lld}\n",
+	       n, mono, real);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode;
 
 	if (argc < 3) {
-		fprintf(stderr, "usage: gen_capture basic|hostile|flows|truncate|corrupt|big OUT.gpuio [N]\n");
+		fprintf(stderr, "usage: gen_capture basic|hostile|flows|truncate|corrupt|big OUT.gpuio [N]\n"
+				"       gen_capture shift OUT.gpuio IN.gpuio MONO_NS REAL_NS\n");
 		return 2;
 	}
 	mode = argv[1];
 	out_path = argv[2];
+	if (!strcmp(mode, "shift")) {
+		if (argc != 6) {
+			fprintf(stderr, "usage: gen_capture shift OUT.gpuio IN.gpuio MONO_NS REAL_NS\n");
+			return 2;
+		}
+		return gen_shift(argv[3], strtoll(argv[4], NULL, 0), strtoll(argv[5], NULL, 0));
+	}
 	if (!strcmp(mode, "big") && argc < 4) {
 		fprintf(stderr, "gen_capture: big needs N\n");
 		return 2;
@@ -799,7 +858,7 @@ int main(int argc, char **argv)
 	else if (!strcmp(mode, "corrupt"))
 		gen_corrupt();
 	else if (!strcmp(mode, "big"))
-		gen_big(strtoull(argv[3], NULL, 0));
+		gen_big(strtoull(argv[3], NULL, 0), argc > 4 ? strtoull(argv[4], NULL, 0) : 16);
 	else {
 		unlink(out_path);
 		fprintf(stderr, "gen_capture: unknown mode '%s'\n", mode);

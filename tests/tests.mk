@@ -9,7 +9,7 @@ $(BUILD)/tests/gen_capture: $(GEN_CAPTURE_SRCS) user/capture.h bpf/gpuio_abi.h
 	@mkdir -p $(BUILD)/tests
 	$(CC) $(CFLAGS) -Wno-override-init -o $@ $(GEN_CAPTURE_SRCS)
 
-FUZZ_SRCS   := tests/fuzz/fuzz_capture.c user/capture.c user/export_json.c \
+FUZZ_SRCS   := tests/fuzz/fuzz_capture.c user/capture.c user/export_json.c user/export_model.c \
                user/json_writer.c user/calls.c user/log.c user/cmd_info.c
 FUZZ_CFLAGS := -g -O1 -std=gnu11 -D_GNU_SOURCE -Wall -Ibpf -Iuser \
                -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined

@@ -327,7 +327,7 @@ static int write_capture(struct jexp *x)
 	err = pass_vfs(x);
 	if (err == -EBADMSG)
 		pr_err("%s: %s (the capture changed while it was being read?)", x->m->path,
-		       gpuio_cap_reader__error(x->m->r));
+		       exp_model__error(x->m));
 	if (err)
 		return err;
 	emit_disks(x);

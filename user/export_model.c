@@ -33,12 +33,9 @@ uint64_t exp_mix64(uint64_t x)
 
 static uint64_t kmix(uint64_t a, uint64_t b)
 {
-	uint64_t x = a * 0x9e3779b97f4a7c15ull ^ (b + 0x632be59bd9b4e019ull + (a << 6) + (a >> 2));
-
-	x ^= x >> 31;
-	x *= 0xbf58476d1ce4e5b9ull;
-	x ^= x >> 29;
-	return x;
+	/* full avalanche: keys are dense runs ((tid, seq), (dev, ino)) that a
+	 * weaker mix turns into long linear-probing clusters */
+	return exp_mix64(exp_mix64(a + 0x9e3779b97f4a7c15ull) ^ b);
 }
 
 static struct kslot *kmap__slot(const struct kmap *m, uint64_t a, uint64_t b)
@@ -339,6 +336,25 @@ static int on_proc(struct exp_model *x, const struct gpuio_proc_event *p)
 	return 0;
 }
 
+void exp_blk_from_record(struct blk_ent *e, const struct gpuio_block_event *b)
+{
+	memset(e, 0, sizeof(*e));
+	e->ts = b->hdr.ts;
+	e->issue = b->issue_ns;
+	e->complete = b->complete_ns;
+	e->sector = b->sector;
+	e->ino = b->ino;
+	e->bytes = b->bytes;
+	e->file_dev = b->file_dev;
+	e->pid = b->hdr.pid;
+	e->tid = b->hdr.tid;
+	e->seq = b->vfs_seq;
+	e->error = b->error;
+	e->op = b->op;
+	e->flags = b->rq_flags;
+	e->attr = b->attr;
+}
+
 static int on_block(struct exp_model *x, const struct gpuio_block_event *b)
 {
 	struct dev_ent *d = dev_get(x, b->dev);
@@ -349,22 +365,8 @@ static int on_block(struct exp_model *x, const struct gpuio_block_event *b)
 		return -ENOMEM;
 	d->nreq++;
 	e = &x->blks[x->nblks++];
-	e->ts = b->hdr.ts;
-	e->issue = b->issue_ns;
-	e->complete = b->complete_ns;
-	e->sector = b->sector;
-	e->ino = b->ino;
-	e->bytes = b->bytes;
+	exp_blk_from_record(e, b);
 	e->dev_idx = (uint32_t)(d - x->devs);
-	e->file_dev = b->file_dev;
-	e->pid = b->hdr.pid;
-	e->tid = b->hdr.tid;
-	e->seq = b->vfs_seq;
-	e->error = b->error;
-	e->op = b->op;
-	e->flags = b->rq_flags;
-	e->attr = b->attr;
-	e->lane = 0;
 	if (b->vfs_seq) {
 		if (kmap__upsert(&x->flow_map, b->hdr.tid, b->vfs_seq, &v) < 0)
 			return -ENOMEM;
@@ -377,10 +379,17 @@ static int on_block(struct exp_model *x, const struct gpuio_block_event *b)
 
 static int on_vfs_meta(struct exp_model *x, const struct gpuio_vfs_event *e)
 {
-	int err = note_thread(x, e->hdr.pid, e->hdr.tid, NULL);
+	/* a thread seen lately needs no map lookup: calls come in runs of few threads */
+	uint64_t key = (uint64_t)e->hdr.pid << 32 | e->hdr.tid, *seen;
+	int err;
 
-	if (err)
-		return err;
+	seen = &x->seen_threads[exp_mix64(key) & (sizeof(x->seen_threads) / 8 - 1)];
+	if (*seen != key + 1) {
+		err = note_thread(x, e->hdr.pid, e->hdr.tid, NULL);
+		if (err)
+			return err;
+		*seen = key + 1;
+	}
 	if (gpuio_call__is_async(e->call)) {
 		struct async_ent *a;
 
@@ -398,50 +407,61 @@ static int on_vfs_meta(struct exp_model *x, const struct gpuio_vfs_event *e)
 	return 0;
 }
 
-/* Pass 1: everything but the VFS events themselves. */
+/* One record of pass 1: everything but the VFS events themselves. */
+static int meta_record(struct exp_model *x, const struct gpuio_hdr *h)
+{
+	int err = 0;
+
+	x->records++;
+	x->counts[h->type <= GPUIO_REC_DEVNAME ? h->type : 0]++;
+	switch (h->type) {
+	case GPUIO_REC_VFS:
+		err = on_vfs_meta(x, (const void *)h);
+		x->vfs_ordinal++;
+		break;
+	case GPUIO_REC_BLOCK:
+		err = on_block(x, (const void *)h);
+		break;
+	case GPUIO_REC_PATH:
+		err = on_path(x, (const void *)h);
+		break;
+	case GPUIO_REC_PROC:
+		err = on_proc(x, (const void *)h);
+		break;
+	case GPUIO_REC_STATS:
+		memcpy(&x->stats, h, sizeof(x->stats));
+		x->have_stats = true;
+		break;
+	case GPUIO_REC_DEVNAME: {
+		const struct gpuio_devname_event *d = (const void *)h;
+		struct dev_ent *de = dev_get(x, d->dev);
+
+		if (!de) {
+			err = -ENOMEM;
+			break;
+		}
+		de->named = true;
+		memset(de->name, 0, sizeof(de->name));
+		memcpy(de->name, d->name, strnlen(d->name, sizeof(d->name)));
+		break;
+	}
+	default:
+		break;      /* newer record types: skipped by size */
+	}
+	return err;
+}
+
+static int pass_meta_fast(struct exp_model *x);
+static void model_reset_tables(struct exp_model *x);
+
+/* Pass 1 through the capture reader: its checks, its messages, its cut. */
 static int pass_meta(struct exp_model *x)
 {
 	const struct gpuio_hdr *h;
 	int rc, err = 0;
 
-	while (!err && (rc = gpuio_cap_reader__next(x->r, &h)) > 0) {
-		x->records++;
-		x->counts[h->type <= GPUIO_REC_DEVNAME ? h->type : 0]++;
-		switch (h->type) {
-		case GPUIO_REC_VFS:
-			err = on_vfs_meta(x, (const void *)h);
-			x->vfs_ordinal++;
-			break;
-		case GPUIO_REC_BLOCK:
-			err = on_block(x, (const void *)h);
-			break;
-		case GPUIO_REC_PATH:
-			err = on_path(x, (const void *)h);
-			break;
-		case GPUIO_REC_PROC:
-			err = on_proc(x, (const void *)h);
-			break;
-		case GPUIO_REC_STATS:
-			memcpy(&x->stats, h, sizeof(x->stats));
-			x->have_stats = true;
-			break;
-		case GPUIO_REC_DEVNAME: {
-			const struct gpuio_devname_event *d = (const void *)h;
-			struct dev_ent *de = dev_get(x, d->dev);
-
-			if (!de) {
-				err = -ENOMEM;
-				break;
-			}
-			de->named = true;
-			memset(de->name, 0, sizeof(de->name));
-			memcpy(de->name, d->name, strnlen(d->name, sizeof(d->name)));
-			break;
-		}
-		default:
-			break;      /* newer record types: skipped by size */
-		}
-	}
+	while (!err && (rc = gpuio_cap_reader__next(x->r, &h)) > 0)
+		err = meta_record(x, h);
 	if (err)
 		return err;
 	if (rc < 0)
@@ -449,6 +469,70 @@ static int pass_meta(struct exp_model *x)
 	x->truncated = gpuio_cap_reader__truncated(x->r);
 	x->trunc_offset = gpuio_cap_reader__offset(x->r);
 	return 0;
+}
+
+/* ---- online ---- */
+
+void exp_model__init_online(struct exp_model *x, const struct gpuio_cap_header *hdr)
+{
+	memset(x, 0, sizeof(*x));
+	x->p2_fd = -1;
+	x->online = true;
+	x->hdr = hdr;
+	x->map.prefix = "";
+	x->map.ts_base = hdr->monotonic_ns;
+	x->cache_known = hdr->pagecache_mode[0] && strcmp(hdr->pagecache_mode, "off") &&
+			 strcmp(hdr->pagecache_mode, "none");
+}
+
+int exp_model__note(struct exp_model *x, const struct gpuio_hdr *h)
+{
+	x->records++;
+	x->counts[h->type <= GPUIO_REC_DEVNAME ? h->type : 0]++;
+	switch (h->type) {
+	case GPUIO_REC_VFS:
+		return note_thread(x, h->pid, h->tid, NULL);
+	case GPUIO_REC_BLOCK:
+		return dev_get(x, ((const struct gpuio_block_event *)h)->dev) ? 0 : -ENOMEM;
+	case GPUIO_REC_PATH:
+		return on_path(x, (const void *)h);
+	case GPUIO_REC_PROC:
+		return on_proc(x, (const void *)h);
+	case GPUIO_REC_STATS:
+		memcpy(&x->stats, h, sizeof(x->stats));
+		x->have_stats = true;
+		return 0;
+	case GPUIO_REC_DEVNAME: {
+		const struct gpuio_devname_event *d = (const void *)h;
+		struct dev_ent *de = dev_get(x, d->dev);
+
+		if (!de)
+			return -ENOMEM;
+		de->named = true;
+		memset(de->name, 0, sizeof(de->name));
+		memcpy(de->name, d->name, strnlen(d->name, sizeof(d->name)));
+		return 0;
+	}
+	default:
+		return 0;
+	}
+}
+
+struct dev_ent *exp_model__dev(struct exp_model *x, uint32_t dev)
+{
+	return dev_get(x, dev);
+}
+
+struct proc_ent *exp_model__proc(struct exp_model *x, uint32_t pid)
+{
+	return proc_get(x, pid);
+}
+
+struct thread_ent *exp_model__thread(struct exp_model *x, uint32_t pid, uint32_t tid)
+{
+	struct thread_ent *t;
+
+	return note_thread(x, pid, tid, &t) ? NULL : t;
 }
 
 /* ---- layout: lanes, buckets, sort order ---- */
@@ -757,6 +841,42 @@ static int cmp_thread(const void *pa, const void *pb)
 	return a->tid < b->tid ? -1 : a->tid > b->tid;
 }
 
+/*
+ * flow_map is large (a key per request) and probed for every call: a call no
+ * request names is answered from a bitmap of 16 bits per key that stays in
+ * cache instead of a cache miss in the map.
+ */
+static int build_flow_filter(struct exp_model *x)
+{
+	size_t bits = 64;
+
+	while (bits < x->flow_map.n * 16)
+		bits *= 2;
+	x->flow_bits = calloc(bits / 64, sizeof(uint64_t));
+	if (!x->flow_bits)
+		return -ENOMEM;
+	x->flow_mask = bits - 1;
+	for (size_t i = 0; i < x->flow_map.cap; i++) {
+		const struct kslot *s = &x->flow_map.slots[i];
+
+		if (s->used) {
+			uint64_t h = kmix(s->a, s->b) >> 20 & x->flow_mask;
+
+			x->flow_bits[h / 64] |= 1ull << (h % 64);
+		}
+	}
+	return 0;
+}
+
+static uint64_t *flow_get(const struct exp_model *x, uint32_t tid, uint32_t seq)
+{
+	uint64_t h = kmix(tid, seq) >> 20 & x->flow_mask;
+
+	if (!(x->flow_bits[h / 64] & (1ull << (h % 64))))
+		return NULL;
+	return kmap__get(&x->flow_map, tid, seq);
+}
+
 static int sort_tasks(struct exp_model *x)
 {
 	int err = 0;
@@ -825,6 +945,7 @@ int exp_model__load(struct exp_model *x, const char *capture_path, const struct 
 	int err;
 
 	memset(x, 0, sizeof(*x));
+	x->p2_fd = -1;
 	x->path = capture_path;
 	if (map)
 		x->map = *map;
@@ -841,7 +962,11 @@ int exp_model__load(struct exp_model *x, const char *capture_path, const struct 
 	x->cache_known = x->hdr->pagecache_mode[0] && strcmp(x->hdr->pagecache_mode, "off") &&
 			 strcmp(x->hdr->pagecache_mode, "none");
 
-	err = pass_meta(x);
+	err = pass_meta_fast(x);
+	if (err == -EAGAIN) {
+		model_reset_tables(x);
+		err = pass_meta(x);
+	}
 	if (err == -EBADMSG) {
 		pr_err("%s: %s; the capture is damaged from there on: record it again "
 		       "(`gpuio info` shows what precedes the damage)", capture_path,
@@ -861,6 +986,8 @@ int exp_model__load(struct exp_model *x, const char *capture_path, const struct 
 		err = layout_async(x);
 	if (!err)
 		err = sort_tasks(x);
+	if (!err)
+		err = build_flow_filter(x);
 	if (err) {
 		pr_err("cannot export %s: %s", capture_path, strerror(-err));
 		return err;
@@ -880,6 +1007,11 @@ void exp_model__free(struct exp_model *x)
 {
 	gpuio_cap_reader__close(x->r);
 	x->r = NULL;
+	if (x->p2_fd >= 0)
+		close(x->p2_fd);
+	x->p2_fd = -1;
+	free(x->p2_buf);
+	x->p2_buf = NULL;
 	for (size_t i = 0; i < x->npaths; i++)
 		free(x->paths[i].s);
 	free(x->paths);
@@ -899,6 +1031,8 @@ void exp_model__free(struct exp_model *x)
 	kmap__free(&x->thread_map);
 	kmap__free(&x->dev_map);
 	kmap__free(&x->flow_map);
+	free(x->flow_bits);
+	x->flow_bits = NULL;
 	x->paths = NULL;
 	x->procs = NULL;
 	x->threads = NULL;
@@ -912,12 +1046,61 @@ void exp_model__free(struct exp_model *x)
 
 /* ---- pass 2 ---- */
 
+#define P2_BUF_SIZE (1u << 20)
+
 int exp_model__rewind(struct exp_model *x)
 {
 	x->vfs_ordinal = 0;
 	x->async_next = 0;
 	x->pass2_records = 0;
-	return gpuio_cap_reader__rewind(x->r);
+	x->p2_err[0] = 0;
+	if (x->p2_fd < 0) {
+		x->p2_fd = open(x->path, O_RDONLY | O_CLOEXEC);
+		if (x->p2_fd < 0) {
+			snprintf(x->p2_err, sizeof(x->p2_err), "cannot open it again: %s",
+				 strerror(errno));
+			return -EBADMSG;
+		}
+	}
+	if (!x->p2_buf) {
+		x->p2_buf = malloc(P2_BUF_SIZE);
+		if (!x->p2_buf)
+			return -ENOMEM;
+	}
+	x->p2_pos = x->p2_len = 0;
+	x->p2_off = x->hdr->header_size;
+	return 0;
+}
+
+const char *exp_model__error(const struct exp_model *x)
+{
+	return x->p2_err;
+}
+
+/* At least want bytes at p2_buf[p2_pos]: 1, 0 at the end of the file, -errno. */
+static int p2_fill(struct exp_model *x, size_t want)
+{
+	ssize_t n;
+
+	if (x->p2_len - x->p2_pos >= want)
+		return 1;
+	/* keep the 8-byte alignment of records: they start at multiples of 8 */
+	memmove(x->p2_buf, x->p2_buf + x->p2_pos, x->p2_len - x->p2_pos);
+	x->p2_len -= x->p2_pos;
+	x->p2_pos = 0;
+	while (x->p2_len < want) {
+		n = pread(x->p2_fd, x->p2_buf + x->p2_len, P2_BUF_SIZE - x->p2_len,
+			  (off_t)x->p2_off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return 0;
+		x->p2_len += (size_t)n;
+		x->p2_off += (uint64_t)n;
+	}
+	return 1;
 }
 
 int exp_model__next_vfs(struct exp_model *x, const struct gpuio_vfs_event **e)
@@ -925,20 +1108,135 @@ int exp_model__next_vfs(struct exp_model *x, const struct gpuio_vfs_event **e)
 	const struct gpuio_hdr *h;
 	int rc;
 
-	/* stop where pass 1 stopped, even if the file grew meanwhile */
-	while (x->pass2_records < x->records) {
-		rc = gpuio_cap_reader__next(x->r, &h);
-		if (rc < 0)
+	/*
+	 * Pass 1 validated these records with the capture reader; a record that
+	 * now looks different means the file changed under us. Records are
+	 * 8-byte multiples after an 8-byte multiple header, so they are aligned
+	 * in the buffer; an odd header size takes the copying reader instead.
+	 */
+	if (x->hdr->header_size % 8) {
+		while (x->pass2_records < x->records) {
+			rc = gpuio_cap_reader__next(x->r, &h);
+			if (rc <= 0)
+				break;
+			x->pass2_records++;
+			if (h->type == GPUIO_REC_VFS) {
+				*e = (const void *)h;
+				return 1;
+			}
+		}
+		if (x->pass2_records < x->records) {
+			snprintf(x->p2_err, sizeof(x->p2_err), "%s", gpuio_cap_reader__error(x->r));
 			return -EBADMSG;
-		if (rc == 0)
-			return 0;
+		}
+		return 0;
+	}
+	while (x->pass2_records < x->records) {
+		rc = p2_fill(x, sizeof(*h));
+		if (rc > 0) {
+			h = (const void *)(x->p2_buf + x->p2_pos);
+			if (h->size < sizeof(*h) || h->size > GPUIO_REC_SIZE_MAX || h->size % 8)
+				rc = -EBADMSG;
+			else
+				rc = p2_fill(x, h->size);
+		}
+		if (rc <= 0) {
+			snprintf(x->p2_err, sizeof(x->p2_err), "record %llu is no longer what it was "
+				 "(%s)", (unsigned long long)x->pass2_records,
+				 rc == 0 ? "the file is shorter" : rc == -EBADMSG ? "bad size" :
+				 strerror(-rc));
+			return -EBADMSG;
+		}
+		h = (const void *)(x->p2_buf + x->p2_pos);
+		x->p2_pos += h->size;
 		x->pass2_records++;
-		if (h->type == GPUIO_REC_VFS) {
+		if (h->type == GPUIO_REC_VFS && h->size >= sizeof(**e)) {
 			*e = (const void *)h;
 			return 1;
 		}
 	}
 	return 0;
+}
+
+/*
+ * Pass 1 in place, without the reader's copy of every record: for a whole,
+ * clean capture only. Anything the reader would report (a corrupt record, a
+ * cut at the end, an odd header size) returns -EAGAIN, and pass 1 is done
+ * again by the reader, which owns those checks and their messages.
+ */
+static int pass_meta_fast(struct exp_model *x)
+{
+	union { struct gpuio_hdr h; unsigned char b[GPUIO_REC_SIZE_MAX]; } copy;
+	const struct gpuio_hdr *h;
+	int rc, err;
+
+	if (x->hdr->header_size % 8)
+		return -EAGAIN;
+	err = exp_model__rewind(x);
+	if (err)
+		return err == -ENOMEM ? err : -EAGAIN;
+	for (;;) {
+		size_t min;
+
+		rc = p2_fill(x, sizeof(*h));
+		if (rc == 0)
+			break;
+		if (rc < 0)
+			return -EAGAIN;
+		h = (const void *)(x->p2_buf + x->p2_pos);
+		min = gpuio_rec_min_size(h->type);
+		if (h->type == 0 || h->size < sizeof(*h) || h->size > GPUIO_REC_SIZE_MAX ||
+		    (min && h->size < min) || (h->size & 7))
+			return -EAGAIN;
+		if (p2_fill(x, h->size) <= 0)
+			return -EAGAIN;
+		h = (const void *)(x->p2_buf + x->p2_pos);
+		if (h->type == GPUIO_REC_PATH) {
+			const struct gpuio_path_event *p = (const void *)h;
+
+			if (p->len > h->size - offsetof(struct gpuio_path_event, data))
+				return -EAGAIN;
+		} else if (h->type == GPUIO_REC_PROC) {
+			/* the reader clamps args_len to the record: do it on a copy */
+			struct gpuio_proc_event *p = (void *)copy.b;
+			size_t room = h->size - offsetof(struct gpuio_proc_event, args);
+
+			memcpy(copy.b, h, h->size);
+			if (p->args_len > room)
+				p->args_len = (uint32_t)room;
+			h = &copy.h;
+		}
+		err = meta_record(x, h);
+		if (err)
+			return err;
+		x->p2_pos += ((const struct gpuio_hdr *)(x->p2_buf + x->p2_pos))->size;
+	}
+	/* bytes of a partial record left: the reader reports the cut */
+	if (x->p2_len != x->p2_pos)
+		return -EAGAIN;
+	x->truncated = 0;
+	x->trunc_offset = x->p2_off;
+	return 0;
+}
+
+/* Forget what a pass 1 gathered (before doing it again with the reader). */
+static void model_reset_tables(struct exp_model *x)
+{
+	for (size_t i = 0; i < x->npaths; i++)
+		free(x->paths[i].s);
+	for (size_t i = 0; i < x->nprocs; i++)
+		free(x->procs[i].args);
+	kmap__free(&x->path_map);
+	kmap__free(&x->proc_map);
+	kmap__free(&x->thread_map);
+	kmap__free(&x->dev_map);
+	kmap__free(&x->flow_map);
+	x->npaths = x->nprocs = x->nthreads = x->ndevs = x->nblks = x->nasyncs = 0;
+	x->records = x->vfs_ordinal = 0;
+	memset(x->counts, 0, sizeof(x->counts));
+	memset(x->seen_threads, 0, sizeof(x->seen_threads));
+	memset(&x->stats, 0, sizeof(x->stats));
+	x->have_stats = false;
 }
 
 /* ---- ids ---- */
@@ -1049,7 +1347,7 @@ static void path_arg(struct exp_model *x, struct exp_args *a, const char *key, u
 	if (v) {
 		/* pass 1 is over: the path table does not change while writing */
 		arg_str(a, key, x->paths[*v].s, x->paths[*v].len, true);
-		a->a[a->n - 1].stable = true;
+		a->a[a->n - 1].stable = !x->online;
 		return;
 	}
 	if (ftype == GPUIO_FT_FIFO)
@@ -1085,20 +1383,47 @@ static void ftype_arg(struct exp_args *a, const char *k, unsigned ftype)
 	a->a[a->n - 1].stable = true;
 }
 
+/* What calls.c says about each call, looked up once per export. */
+enum { CF_OPEN = 1, CF_ASYNC = 2, CF_MOVES = 4, CF_TWO = 8, CF_READ = 16 };
+
+static uint8_t call_flags(unsigned call)
+{
+	static uint8_t table[GPUIO_CALL_MAX];
+	static bool done;
+
+	if (call >= GPUIO_CALL_MAX)
+		return (gpuio_call__is_open(call) ? CF_OPEN : 0) |
+		       (gpuio_call__is_async(call) ? CF_ASYNC : 0) |
+		       (gpuio_call__moves_bytes(call) ? CF_MOVES : 0) |
+		       (gpuio_call__two_files(call) ? CF_TWO : 0) |
+		       (gpuio_call__is_read(call) ? CF_READ : 0);
+	if (!done) {
+		for (unsigned c = 0; c < GPUIO_CALL_MAX; c++)
+			table[c] = (gpuio_call__is_open(c) ? CF_OPEN : 0) |
+				   (gpuio_call__is_async(c) ? CF_ASYNC : 0) |
+				   (gpuio_call__moves_bytes(c) ? CF_MOVES : 0) |
+				   (gpuio_call__two_files(c) ? CF_TWO : 0) |
+				   (gpuio_call__is_read(c) ? CF_READ : 0);
+		done = true;
+	}
+	return table[call];
+}
+
 void exp_model__vfs(struct exp_model *x, const struct gpuio_vfs_event *e, struct exp_vfs *o,
 		    struct exp_args *a)
 {
 	unsigned call = e->call;
 	const char *name = gpuio_call__name(call);
-	bool is_open = gpuio_call__is_open(call), failed = e->ret < 0;
-	bool async = gpuio_call__is_async(call);
+	uint8_t cf = call_flags(call);
+	bool is_open = cf & CF_OPEN, failed = e->ret < 0;
+	bool async = cf & CF_ASYNC;
 	uint32_t tid = e->hdr.tid;
 	uint64_t *fv = NULL;
 	char buf[160];
 
 	args_reset(a);
 	/* io_uring lanes were laid out in pass 1, in VFS record order */
-	if (async) {
+	if (async && !x->online) {
 		while (x->async_next < x->nasyncs &&
 		       x->asyncs[x->async_next].ordinal < x->vfs_ordinal)
 			x->async_next++;
@@ -1109,8 +1434,8 @@ void exp_model__vfs(struct exp_model *x, const struct gpuio_vfs_event *e, struct
 	o->nflows = 0;
 	o->ftid = e->hdr.tid;
 	o->fseq = e->seq;
-	if (e->seq) {
-		fv = kmap__get(&x->flow_map, e->hdr.tid, e->seq);
+	if (e->seq && !x->online) {
+		fv = flow_get(x, e->hdr.tid, e->seq);
 		/* one source per bind_id: a repeated (tid, seq) gets no second arrow */
 		if (fv && !(*fv & FLOW_VFS_SEEN)) {
 			*fv |= FLOW_VFS_SEEN;
@@ -1139,7 +1464,7 @@ void exp_model__vfs(struct exp_model *x, const struct gpuio_vfs_event *e, struct
 	} else if (e->fd >= 0) {
 		arg_s64(a, "fd", e->fd);
 	}
-	if (gpuio_call__moves_bytes(call)) {
+	if (cf & CF_MOVES) {
 		if (!failed)
 			arg_s64(a, "bytes", e->ret);
 		arg_u64(a, "requested", e->requested);
@@ -1156,7 +1481,7 @@ void exp_model__vfs(struct exp_model *x, const struct gpuio_vfs_event *e, struct
 		arg_copy(a, "error", en <= 4095 ? gpuio_errno__name((int)en, buf, sizeof(buf)) : "E?",
 			 true);
 	}
-	if (gpuio_call__is_read(call) && !async && x->cache_known)
+	if ((cf & CF_READ) && !async && x->cache_known)
 		arg_u64(a, "cache_miss_pages", e->cache_miss_pages);
 	if (is_open)
 		arg_copy(a, "flags", gpuio_open_flags__str(e->flags, buf, sizeof(buf)), true);
@@ -1168,7 +1493,7 @@ void exp_model__vfs(struct exp_model *x, const struct gpuio_vfs_event *e, struct
 		arg_copy(a, "flags", gpuio_splice_flags__str(e->flags, buf, sizeof(buf)), true);
 	if (!(is_open && failed && !e->ino && !e->dev))
 		ftype_arg(a, "ftype", e->ftype);
-	if (gpuio_call__two_files(call)) {
+	if (cf & CF_TWO) {
 		path_arg(x, a, "path2", e->dev2, e->ino2, e->ftype2, &x->st.unresolved_paths);
 		if (e->fd2 >= 0)
 			arg_s64(a, "fd2", e->fd2);
@@ -1185,7 +1510,7 @@ void exp_model__vfs(struct exp_model *x, const struct gpuio_vfs_event *e, struct
 void exp_model__block(struct exp_model *x, const struct blk_ent *b, size_t disk,
 		      const char *dname, struct exp_block *o, struct exp_args *a)
 {
-	uint64_t *fv = b->seq ? kmap__get(&x->flow_map, b->tid, b->seq) : NULL;
+	uint64_t *fv = b->seq && !x->online ? kmap__get(&x->flow_map, b->tid, b->seq) : NULL;
 	char buf[96];
 
 	args_reset(a);
@@ -1201,7 +1526,7 @@ void exp_model__block(struct exp_model *x, const struct blk_ent *b, size_t disk,
 		*fv += FLOW_BOUND_ONE;
 		o->flow_k = (uint32_t)(*fv >> 32);
 		x->st.flows++;
-	} else if (b->seq) {
+	} else if (b->seq && !x->online) {
 		x->st.dangling_flows++;
 	}
 	arg_copy(a, "dev", dname, true);

@@ -166,6 +166,7 @@ struct exp_model {
 	struct gpuio_cap_reader *r;
 	const struct gpuio_cap_header *hdr;
 	bool cache_known;
+	bool online;            /* fed record by record (gpuio trace --stream) */
 	struct exp_remap map;
 
 	struct kmap path_map;   /* (dev, ino) -> paths[] */
@@ -183,12 +184,22 @@ struct exp_model {
 	uint32_t *disk_order;   /* devs[] indices of disks with requests, by dev */
 	size_t ndisks;
 	struct kmap flow_map;   /* (tid, seq) -> FLOW_* */
+	uint64_t seen_threads[64]; /* (pid << 32 | tid) + 1 of threads noted */
+	uint64_t *flow_bits;    /* a one-hash filter over flow_map's keys: most */
+	uint64_t flow_mask;     /* calls are named by no request: skip the map */
 	struct blk_ent *blks;
 	size_t nblks, cblks;
 	struct async_ent *asyncs;
 	size_t nasyncs, casyncs, async_next;
 	struct lane_ent *ulanes;
 	size_t nulanes, culanes;
+
+	/* pass 2 reads records in place, without the reader's per-record copy */
+	int p2_fd;
+	unsigned char *p2_buf;
+	size_t p2_pos, p2_len;
+	uint64_t p2_off;        /* file offset of p2_buf[p2_len] */
+	char p2_err[160];
 
 	struct gpuio_stats_event stats;
 	bool have_stats;
@@ -209,9 +220,24 @@ int exp_model__load(struct exp_model *m, const char *capture_path,
 		    const struct exp_remap *map);
 void exp_model__free(struct exp_model *m);
 
-/* Pass 2: rewind, then the VFS records in capture order (1, 0 at the end, -EBADMSG). */
+/*
+ * Online use (gpuio trace --stream): no passes, the caller feeds every record
+ * to exp_model__note() (names, paths, counts) and asks for VFS/block args as
+ * it goes; io_uring lanes, disk lanes and flows are then the caller's.
+ */
+void exp_model__init_online(struct exp_model *m, const struct gpuio_cap_header *hdr);
+int exp_model__note(struct exp_model *m, const struct gpuio_hdr *h);
+struct dev_ent *exp_model__dev(struct exp_model *m, uint32_t dev);
+struct proc_ent *exp_model__proc(struct exp_model *m, uint32_t pid);
+struct thread_ent *exp_model__thread(struct exp_model *m, uint32_t pid, uint32_t tid);
+
+/*
+ * Pass 2: rewind, then the VFS records in capture order (1, 0 at the end,
+ * -EBADMSG with the reason in exp_model__error() when the capture changed).
+ */
 int exp_model__rewind(struct exp_model *m);
 int exp_model__next_vfs(struct exp_model *m, const struct gpuio_vfs_event **e);
+const char *exp_model__error(const struct exp_model *m);
 
 /* Output ids after the remap. */
 static inline uint32_t exp_pid(const struct exp_model *m, uint32_t pid)
@@ -258,7 +284,9 @@ struct exp_vfs {
 	uint32_t ftid, fseq;    /* the call's (tid, seq), for flow ids */
 };
 
-/* One VFS call: its slice and args. Call once per record, in capture order. */
+/* One VFS call: its slice and args. Call once per record, in capture order.
+ * Online: v->tid is the thread (the caller puts io_uring calls on lanes) and
+ * v->nflows 0 (the caller binds flows). */
 void exp_model__vfs(struct exp_model *m, const struct gpuio_vfs_event *e, struct exp_vfs *v,
 		    struct exp_args *a);
 
@@ -270,8 +298,11 @@ struct exp_block {
 	uint32_t ftid, fseq;
 };
 
+/* Online: o->flow_k is 0 (the caller binds flows). */
 void exp_model__block(struct exp_model *m, const struct blk_ent *b, size_t disk,
 		      const char *dname, struct exp_block *o, struct exp_args *a);
+/* A block record as the model stores it (dev_idx, disk and lane left 0). */
+void exp_blk_from_record(struct blk_ent *e, const struct gpuio_block_event *b);
 
 /* Throughput counters of one disk: values only when they change, then 0, 0. */
 struct exp_counter_it {

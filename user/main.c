@@ -14,8 +14,9 @@ static const struct {
 	const char *help;
 } commands[] = {
 	{ "trace",   cmd_trace,   "trace a process tree's file, block (and GPU) I/O" },
-	{ "convert", cmd_convert, "re-export a capture (.gpuio) to .json or .json.gz" },
+	{ "convert", cmd_convert, "re-export a capture (.gpuio) to .json or .pftrace (+ .gz)" },
 	{ "info",    cmd_info,    "print a capture's header, record counts and drops" },
+	{ "merge",   cmd_merge,   "several hosts' captures on one timeline (.pftrace/.json)" },
 };
 
 static void usage(FILE *f)
@@ -23,14 +24,15 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: gpuio COMMAND [OPTIONS]\n\n"
 		"gpuio shows what a process tree did with its files, disks and GPUs on one\n"
-		"timeline (Perfetto / Chrome trace JSON).\n\ncommands:\n");
+		"timeline (Perfetto protobuf / Chrome trace JSON).\n\ncommands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(f, "  %-8s  %s\n", commands[i].name, commands[i].help);
 	fprintf(f, "\n`gpuio COMMAND --help` describes a command's options.\n"
 		   "examples:\n"
 		   "  sudo gpuio trace -o run.json -- fio job.fio\n"
 		   "  sudo gpuio trace -p 4242 -d 30s -o run.json\n"
-		   "  gpuio convert run.gpuio -o run.json.gz\n");
+		   "  gpuio convert run.gpuio -o run.json.gz\n"
+		   "  gpuio merge node1.gpuio node2.gpuio -o job.pftrace\n");
 }
 
 int main(int argc, char **argv)

@@ -34,35 +34,14 @@ bool pb_buf__reserve_slow(struct pb_buf *b, size_t n)
 	return true;
 }
 
-void pb_buf__begin(struct pb_buf *b, uint32_t field)
+/* A body longer than 127 bytes: its length takes k > 1 bytes, move it right. */
+void pb_buf__end_long(struct pb_buf *b, size_t at, size_t body)
 {
-	pb_buf__tag(b, field, PB_LEN);
-	if (b->depth >= PB_MAX_DEPTH) {
-		/* a bug in the caller, not bad input: fail the whole output */
-		b->err = -E2BIG;
-		return;
-	}
-	if (!pb_buf__reserve(b, 1))
-		return;
-	b->open[b->depth++] = b->len;
-	b->p[b->len++] = 0;         /* length, fixed in pb_buf__end() */
-}
+	size_t k = pb_varint_size(body);
 
-void pb_buf__end(struct pb_buf *b)
-{
-	size_t at, body, k;
-
-	if (!b->depth || b->err)
+	if (!pb_buf__reserve(b, k - 1))
 		return;
-	at = b->open[--b->depth];
-	body = b->len - at - 1;
-	k = pb_varint_size(body);
-	if (k > 1) {
-		/* most messages are short: move the rare long body right */
-		if (!pb_buf__reserve(b, k - 1))
-			return;
-		memmove(b->p + at + k, b->p + at + 1, body);
-		b->len += k - 1;
-	}
+	memmove(b->p + at + k, b->p + at + 1, body);
+	b->len += k - 1;
 	pb_put_varint(b->p + at, body);
 }

@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <errno.h>
 #include <string.h>
 
 #define PB_MAX_DEPTH 16
@@ -134,8 +135,35 @@ static inline void pb_buf__append_msg(struct pb_buf *b, uint32_t field, const st
 	pb_buf__bytes(b, field, m->p, m->len);
 }
 
+void pb_buf__end_long(struct pb_buf *b, size_t at, size_t body);
+
 /* Open a nested message as field; close it with pb_buf__end(). */
-void pb_buf__begin(struct pb_buf *b, uint32_t field);
-void pb_buf__end(struct pb_buf *b);
+static inline void pb_buf__begin(struct pb_buf *b, uint32_t field)
+{
+	if (!pb_buf__reserve(b, 11))
+		return;
+	b->len += pb_put_varint(b->p + b->len, ((uint64_t)field << 3) | PB_LEN);
+	if (b->depth >= PB_MAX_DEPTH) {
+		/* a bug in the caller, not bad input: fail the whole output */
+		b->err = -E2BIG;
+		return;
+	}
+	b->open[b->depth++] = b->len;
+	b->p[b->len++] = 0;         /* length, fixed in pb_buf__end() */
+}
+
+static inline void pb_buf__end(struct pb_buf *b)
+{
+	size_t at, body;
+
+	if (!b->depth || b->err)
+		return;
+	at = b->open[--b->depth];
+	body = b->len - at - 1;
+	if (body < 0x80)
+		b->p[at] = (uint8_t)body;
+	else
+		pb_buf__end_long(b, at, body);
+}
 
 #endif /* GPUIO_PB_WRITER_H */

@@ -27,6 +27,21 @@
 #include "export_model.h"
 #include "out_file.h"
 
+/*
+ * Track uuids: (output id << 3 | kind), from the ids the JSON export uses
+ * (so both exports and the streamed one name a track alike).
+ */
+#define PFT_UUID(id, kind) (((uint64_t)(id) << 3) | (kind))
+enum {
+	PFT_PROCESS = 1,        /* pid */
+	PFT_THREAD,             /* tid */
+	PFT_URING,              /* io_uring lane tid */
+	PFT_DISK,               /* disk pid */
+	PFT_LANE,               /* disk lane tid */
+	PFT_COUNTER,            /* disk pid << 1 | 0 read, 1 write */
+	PFT_INFO,               /* info pid */
+};
+
 struct pftrace;
 
 int pftrace__new(struct pftrace **out);

@@ -2,7 +2,8 @@
 /*
  * trace.c — `gpuio trace`: attach (or launch), collect into a capture, end
  * cleanly on Ctrl-C / SIGTERM / -d / the command's exit / the targets'
- * exit, then export the capture to Chrome JSON.
+ * exit, then export the capture to Chrome JSON or Perfetto protobuf (or
+ * stream the protobuf while tracing: stream.c).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -30,6 +31,8 @@
 #include "loader.h"
 #include "log.h"
 #include "procfs.h"
+#include "start_at.h"
+#include "stream.h"
 
 #define MAX_TARGETS 4096
 
@@ -46,6 +49,11 @@ struct trace_opts {
 	const char *duration_str;
 	size_t ringbuf;
 	char **cmd;
+	/* long runs: --stream, --rotate, --keep, --start-at (stream.c, start_at.c) */
+	bool stream;
+	struct gpuio_stream_opts so;
+	const char *start_at_str;
+	struct timespec start_at;
 };
 
 static volatile sig_atomic_t stop_signal;
@@ -71,7 +79,8 @@ static void usage(FILE *f)
 "  -- COMMAND [ARGS]      launch COMMAND and trace it from its first instruction\n"
 "\n"
 "options:\n"
-"  -o, --output FILE      trace to write, .json or .json.gz\n"
+"  -o, --output FILE      trace to write: .json, or .pftrace (Perfetto's protobuf,\n"
+"                         ~half the size), + .gz for gzip\n"
 "                         (default: gpuio-YYYYmmdd-HHMMSS.json)\n"
 "      --capture FILE     capture file (default: OUTPUT with .gpuio extension)\n"
 "      --no-export        write only the capture; export later with `gpuio convert`\n"
@@ -80,6 +89,14 @@ static void usage(FILE *f)
 "      --all-fds          also trace pipes, sockets and other non-file fds\n"
 "      --vfs-mode MODE    force the VFS attach mode: %s (default: best available)\n"
 "      --ringbuf SIZE     BPF ring buffer size, e.g. 64M (default 16M)\n"
+"      --stream           write the .pftrace while tracing: memory stays flat, and a\n"
+"                         killed trace is readable up to its last second\n"
+"      --rotate LIMIT     with --stream: a new self-contained file every 1h / 30m\n"
+"                         or every 1GiB / 500M (OUT.0001.pftrace[.gz], ...)\n"
+"      --keep N           with --rotate: keep only the newest N files\n"
+"      --start-at TIME    load, then wait until TIME (HH:MM[:SS] or @EPOCH) to\n"
+"                         attach: traces on several hosts begin together\n"
+"                         (--activate is the same); merge them with `gpuio merge`\n"
 "  -v, --verbose          say which attach mode each layer uses and why (-vv: more)\n"
 "  -q, --quiet            print only errors and the summary line\n"
 "  -h, --help             this help\n"
@@ -87,7 +104,8 @@ static void usage(FILE *f)
 "examples:\n"
 "  sudo gpuio trace -o run.json -- fio job.fio\n"
 "  sudo gpuio trace -p 4242 -d 30s -o run.json\n"
-"  sudo gpuio trace -a -d 10s -o all.json.gz\n",
+"  sudo gpuio trace -a -d 10s -o all.json.gz\n"
+"  sudo gpuio trace --stream --rotate 1h --keep 24 -o run.pftrace.gz -p 4242\n",
 		gpuio_loader__vfs_modes());
 }
 
@@ -260,6 +278,10 @@ static void default_capture(const char *out, char *buf, size_t len)
 		n -= 8;
 	else if (n > 5 && !strcmp(out + n - 5, ".json"))
 		n -= 5;
+	else if (n > 11 && !strcmp(out + n - 11, ".pftrace.gz"))
+		n -= 11;
+	else if (n > 8 && !strcmp(out + n - 8, ".pftrace"))
+		n -= 8;
 	snprintf(buf, len, "%.*s.gpuio", (int)n, out);
 }
 
@@ -275,6 +297,11 @@ static int parse_args(int argc, char **argv, struct trace_opts *o)
 		{ "all-fds", no_argument, NULL, 'F' },
 		{ "vfs-mode", required_argument, NULL, 'M' },
 		{ "ringbuf", required_argument, NULL, 'R' },
+		{ "stream", no_argument, NULL, 'S' },
+		{ "rotate", required_argument, NULL, 'T' },
+		{ "keep", required_argument, NULL, 'K' },
+		{ "start-at", required_argument, NULL, 'A' },
+		{ "activate", required_argument, NULL, 'A' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -325,6 +352,32 @@ static int parse_args(int argc, char **argv, struct trace_opts *o)
 				return -EINVAL;
 			}
 			break;
+		case 'S': o->stream = true; break;
+		case 'T':
+			if (gpuio_stream_opts__parse_rotate(&o->so, optarg)) {
+				pr_err("--rotate: bad limit '%s' (examples: 1h, 30m, 1GiB, 500M)", optarg);
+				return -EINVAL;
+			}
+			break;
+		case 'K': {
+			char *end;
+			unsigned long v = strtoul(optarg, &end, 10);
+
+			if (*end || !v || v > 1000000) {
+				pr_err("--keep: '%s' is not a number of files (>= 1)", optarg);
+				return -EINVAL;
+			}
+			o->so.keep = (unsigned)v;
+			break;
+		}
+		case 'A':
+			o->start_at_str = optarg;
+			if (gpuio_start_at__parse(optarg, &o->start_at)) {
+				pr_err("--start-at: bad time '%s' (examples: 14:30:00, @1700000000)",
+				       optarg);
+				return -EINVAL;
+			}
+			break;
 		case 'v': gpuio_log_verbosity++; break;
 		case 'q': gpuio_log_verbosity = GPUIO_LOG_WARN; break;
 		case 'h': usage(stdout); return 1;
@@ -341,6 +394,14 @@ static int parse_args(int argc, char **argv, struct trace_opts *o)
 	if ((o->npids > 0) + o->all + (o->cmd != NULL) != 1) {
 		pr_err("say what to trace: exactly one of -p PID, -a, or -- COMMAND "
 		       "(see `gpuio trace --help`)");
+		return -EINVAL;
+	}
+	if ((o->so.rotate_bytes || o->so.rotate_ns || o->so.keep) && !o->stream) {
+		pr_err("--rotate and --keep go with --stream (see `gpuio trace --help`)");
+		return -EINVAL;
+	}
+	if (o->so.keep && !o->so.rotate_bytes && !o->so.rotate_ns) {
+		pr_err("--keep N needs --rotate (a size or a duration per file)");
 		return -EINVAL;
 	}
 	return 0;
@@ -376,6 +437,7 @@ int cmd_trace(int argc, char **argv)
 	struct gpuio_loader *l = NULL;
 	struct gpuio_cap_writer *w = NULL;
 	struct gpuio_collector *c = NULL;
+	struct gpuio_stream *stream = NULL;
 	struct gpuio_launch child = { .pid = -1, .gate_fd = -1, .err_fd = -1 };
 	struct gpuio_cap_header hdr;
 	struct gpuio_collector_totals tot;
@@ -412,12 +474,15 @@ int cmd_trace(int argc, char **argv)
 		strftime(outbuf, sizeof(outbuf), "gpuio-%Y%m%d-%H%M%S.json", &tm);
 		o.output = outbuf;
 	} else {
-		size_t n = strlen(o.output);
-		if (!(n > 5 && !strcmp(o.output + n - 5, ".json")) &&
-		    !(n > 8 && !strcmp(o.output + n - 8, ".json.gz"))) {
-			pr_err("-o %s: the output name must end in .json or .json.gz", o.output);
+		if (!gpuio_export__is_output_name(o.output)) {
+			pr_err("-o %s: the output name must end in .json or .json.gz (Chrome "
+			       "JSON), or .pftrace or .pftrace.gz (Perfetto protobuf)", o.output);
 			return GPUIO_EXIT_USAGE;
 		}
+	}
+	if (o.stream && !gpuio_export__is_pftrace_name(o.output)) {
+		pr_err("--stream writes Perfetto protobuf: give -o NAME.pftrace or NAME.pftrace.gz");
+		return GPUIO_EXIT_USAGE;
 	}
 	if (!o.capture) {
 		default_capture(o.output, capbuf, sizeof(capbuf));
@@ -439,11 +504,23 @@ int cmd_trace(int argc, char **argv)
 	pr_debug("attach modes: vfs=%s block=%s proc=%s pagecache=%s io_uring=%s", l->vfs_mode,
 		 l->block_mode, l->proc_mode, l->pagecache_mode, l->iouring_mode);
 
+	if (o.start_at_str) {
+		/* loaded already: at TIME only the attach is left to do */
+		pr_info("waiting until %s to attach (Ctrl-C cancels)", o.start_at_str);
+		if (gpuio_start_at__wait(&o.start_at) < 0)
+			goto out;
+	}
 	fill_header(&hdr, l, &o, argc, argv);
 	err = gpuio_cap_writer__create(o.capture, &hdr, ouid, ogid, &w);
 	if (err) {
 		pr_err("cannot write capture %s: %s", o.capture, strerror(-err));
 		goto out;
+	}
+	if (o.stream) {
+		o.so.owner_uid = ouid;
+		o.so.owner_gid = ogid;
+		if (gpuio_stream__open(o.capture, o.output, &o.so, &stream) < 0)
+			goto out;
 	}
 	err = gpuio_collector__new(l, w, &c);
 	if (err) {
@@ -513,6 +590,12 @@ int cmd_trace(int argc, char **argv)
 			break;
 		}
 		now = mono_ns();
+		/* the poll flushed whole records to the capture: stream them on */
+		if (stream && gpuio_stream__pump(stream, now) < 0) {
+			gpuio_stream__close(stream, NULL);
+			stream = NULL;
+			pr_warn("the capture goes on; export it later with `gpuio convert`");
+		}
 		if (stop_signal) {
 			why_end = stop_signal == SIGINT ? "interrupted" : "terminated";
 			break;
@@ -558,6 +641,8 @@ int cmd_trace(int argc, char **argv)
 	w = NULL;
 	if (err) {
 		pr_err("capture %s is incomplete: %s", o.capture, strerror(-err));
+		gpuio_stream__close(stream, NULL);
+		stream = NULL;
 		goto out_child;
 	}
 
@@ -573,18 +658,23 @@ int cmd_trace(int argc, char **argv)
 			(unsigned long long)tot.stats[GPUIO_STAT_MAP_FULL_RQ],
 			(unsigned long long)tot.stats[GPUIO_STAT_MAP_FULL_TASK]);
 	rc = GPUIO_EXIT_OK;
-	if (!o.no_export) {
+	if (o.stream) {
+		/* the stream is the export: its last pump reads the closed capture */
+		if (!stream || gpuio_stream__close(stream, NULL) != 0)
+			rc = GPUIO_EXIT_ERROR;
+		stream = NULL;
+	} else if (!o.no_export) {
 		struct gpuio_export_opts eo = { .owner_uid = ouid, .owner_gid = ogid };
 		struct gpuio_export_stats es = { 0 };
 
-		if (gpuio_export_json(o.capture, o.output, &eo, &es) != 0)
+		if (gpuio_export(o.capture, o.output, &eo, &es) != 0)
 			rc = GPUIO_EXIT_ERROR;
 	}
 	fprintf(stderr, "gpuio: %s after %.1fs: %llu events (%llu vfs, %llu block), %llu dropped -> %s"
 		" (capture %s)\n", why_end, (mono_ns() - start) / 1e9,
 		(unsigned long long)(tot.vfs + tot.block), (unsigned long long)tot.vfs,
 		(unsigned long long)tot.block, (unsigned long long)tot.dropped,
-		o.no_export ? "no export" : o.output, o.capture);
+		o.no_export && !o.stream ? "no export" : o.output, o.capture);
 
 out_child:
 	if (child.pid > 0) {
@@ -615,6 +705,7 @@ out_child:
 out:
 	if (child.pid > 0)
 		gpuio_launch__abort(&child);
+	gpuio_stream__close(stream, NULL);
 	gpuio_collector__free(c);
 	if (w)
 		gpuio_cap_writer__close(w);

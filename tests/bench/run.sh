@@ -354,6 +354,116 @@ row_val() { [ -n "${MED[$1]:-}" ] && echo "${MED[$1]}" || echo "n/a (${NA[$1]:-n
 	echo "Bench took $(( $(date +%s) - BENCH_T0 )) s."
 } > "$T/results.md"
 
+# ================================================================ export formats
+# (issue 6) Export rate and size of the four output formats on the same
+# captures: a real trace made here (preadloop, BENCH_EXPORT_CALLS preads) and a
+# synthetic one with block requests and flows (gen_capture big). Rate =
+# calls / wall time of `gpuio convert` (median of BENCH_RUNS, fsync of the
+# output included); bytes per call of the file written. Then the peak RSS of
+# converting BENCH_BIG_CALLS (default 20,000,000) calls against 200,000: flat
+# memory. Targets: protobuf >= 3x faster to write than JSON, >= 2x smaller.
+# Knobs: BENCH_EXPORT_CALLS (default 1000000), BENCH_BIG_CALLS.
+EXPORT_CALLS=${BENCH_EXPORT_CALLS:-1000000}
+BIG_CALLS=${BENCH_BIG_CALLS:-20000000}
+GEN=$BUILD/tests/gen_capture
+declare -A XR=() XS=() XN=()
+X_NA=""
+make -C "$SRC" --no-print-directory "$GEN" >&2 2>/dev/null || X_NA="cannot build gen_capture"
+
+# export_row CAPTURE FMT CALLS -> sets XR[key] (calls/s) and XS[key] (bytes/call)
+export_row() {
+	local cap=$1 fmt=$2 calls=$3 key="$4.$2" times=() r t0 t1
+	for ((r = 1; r <= RUNS; r++)); do
+		rm -f "$T/x.$fmt"
+		t0=$(now_ns)
+		if ! "$GPUIO" convert -q "$cap" -o "$T/x.$fmt" 2> "$T/x.err"; then
+			XR[$key]="n/a ($(last_line "$T/x.err"))"
+			return
+		fi
+		t1=$(now_ns)
+		times+=($((t1 - t0)))
+	done
+	t=$(median "${times[@]}")
+	XN[$key]=$t
+	XR[$key]=$(div "$calls" "$(div "$t" 1000000000 6)" 0)
+	XS[$key]=$(div "$(stat -c %s "$T/x.$fmt")" "$calls" 1)
+	rm -f "$T/x.$fmt"
+}
+
+if [ -n "${NA[gpuio]:-}" ]; then
+	X_NA=${NA[gpuio]}
+elif [ -z "$X_NA" ]; then
+	say "export formats: tracing $EXPORT_CALLS preads for a real capture"
+	rm -f "$T/real.gpuio"
+	"$GPUIO" trace --no-export -q -o "$T/real.json" -- "$PREAD" "$FILE" "$EXPORT_CALLS" 19 \
+		> /dev/null 2> "$T/real.err" || X_NA="trace failed: $(last_line "$T/real.err")"
+	"$GEN" big "$T/syn.gpuio" "$EXPORT_CALLS" > /dev/null 2> "$T/syn.err" || X_NA="gen_capture failed"
+fi
+if [ -z "$X_NA" ]; then
+	# calls in each capture, from the export's own summary line
+	"$GPUIO" convert "$T/real.gpuio" -o "$T/count.json" 2> "$T/count.err" > /dev/null
+	real_calls=$(grep -oE '\(([0-9]+) vfs, ([0-9]+) block' "$T/count.err" | tr -dc '0-9 ' | awk '{ print $1 + $2 }')
+	"$GPUIO" convert "$T/syn.gpuio" -o "$T/count.json" 2> "$T/count.err" > /dev/null
+	syn_calls=$(grep -oE '\(([0-9]+) vfs, ([0-9]+) block' "$T/count.err" | tr -dc '0-9 ' | awk '{ print $1 + $2 }')
+	rm -f "$T/count.json"
+	for fmt in json json.gz pftrace pftrace.gz; do
+		say "export formats: $fmt"
+		export_row "$T/real.gpuio" "$fmt" "$real_calls" real
+		export_row "$T/syn.gpuio" "$fmt" "$syn_calls" syn
+	done
+	rm -f "$T/real.gpuio" "$T/syn.gpuio"
+	# peak RSS, BIG_CALLS against 200k (no block requests: calls only)
+	if [ -x /usr/bin/time ]; then
+		for n in 200000 "$BIG_CALLS"; do
+			say "export memory: gen_capture big $n, convert to .pftrace and .json"
+			"$GEN" big "$T/mem.gpuio" "$n" 0 > /dev/null
+			for fmt in pftrace json; do
+				/usr/bin/time -f "%e %M" -o "$T/mem.time" "$GPUIO" convert -q "$T/mem.gpuio" \
+					-o "$T/mem.$fmt" 2> /dev/null
+				read -r secs kb < "$T/mem.time"
+				XR[mem.$fmt.$n]="$(div "$kb" 1024 1) MiB ($secs s, $(si "$(div "$n" "$secs" 0)")calls/s)"
+				XS[mem.$fmt.$n]=$kb
+				rm -f "$T/mem.$fmt"
+			done
+			rm -f "$T/mem.gpuio"
+		done
+	fi
+fi
+{
+	echo
+	echo "## Export formats"
+	echo
+	if [ -n "$X_NA" ]; then
+		echo "n/a ($X_NA)"
+	else
+		echo "Same capture, four formats: calls/s of \`gpuio convert\` (median of $RUNS, wall, fsync included) and bytes per call written."
+		echo "real: $real_calls calls traced from preadloop; synthetic: gen_capture big, $syn_calls calls with block requests and flows."
+		echo
+		echo "| format | real: calls/s | real: bytes/call | synthetic: calls/s | synthetic: bytes/call |"
+		echo "|---|---:|---:|---:|---:|"
+		for fmt in json json.gz pftrace pftrace.gz; do
+			printf '| %s | %s | %s | %s | %s |\n' "$fmt" "$(si "${XR[real.$fmt]:-0}")" "${XS[real.$fmt]:-n/a}" \
+				"$(si "${XR[syn.$fmt]:-0}")" "${XS[syn.$fmt]:-n/a}"
+		done
+		echo
+		echo "| protobuf vs JSON | real | synthetic | target |"
+		echo "|---|---:|---:|---|"
+		echo "| write speed (pftrace / json) | $(div "${XN[real.json]:-0}" "${XN[real.pftrace]:-0}")x | $(div "${XN[syn.json]:-0}" "${XN[syn.pftrace]:-0}")x | >= 3x |"
+		echo "| size (json / pftrace) | $(div "${XS[real.json]:-0}" "${XS[real.pftrace]:-0}")x | $(div "${XS[syn.json]:-0}" "${XS[syn.pftrace]:-0}")x | >= 2x |"
+		echo "| gzip speed (pftrace.gz / json.gz) | $(div "${XN[real.json.gz]:-0}" "${XN[real.pftrace.gz]:-0}")x | $(div "${XN[syn.json.gz]:-0}" "${XN[syn.pftrace.gz]:-0}")x | — |"
+		echo "| gzip size (json.gz / pftrace.gz) | $(div "${XS[real.json.gz]:-0}" "${XS[real.pftrace.gz]:-0}")x | $(div "${XS[syn.json.gz]:-0}" "${XS[syn.pftrace.gz]:-0}")x | — |"
+		if [ -n "${XS[mem.pftrace.200000]:-}" ]; then
+			echo
+			echo "| convert peak RSS | 200,000 calls | $BIG_CALLS calls | growth |"
+			echo "|---|---:|---:|---|"
+			for fmt in pftrace json; do
+				echo "| $fmt | ${XR[mem.$fmt.200000]} | ${XR[mem.$fmt.$BIG_CALLS]} | $(div "${XS[mem.$fmt.$BIG_CALLS]}" "${XS[mem.$fmt.200000]}" 2)x |"
+			done
+		fi
+	fi
+} >> "$T/results.md"
+# ================================================================ end export formats
+
 mkdir -p "$(dirname "$OUT")"
 cp "$T/results.md" "$OUT"
 [ -n "${SUDO_USER:-}" ] && chown "$SUDO_USER" "$OUT" 2>/dev/null

@@ -1,0 +1,212 @@
+#!/usr/bin/env python3
+"""compare_exports.py - do a JSON export and a Perfetto protobuf export of the
+same capture carry the same trace, event for event?
+
+usage: compare_exports.py [--stream] TRACE.json[.gz] TRACE.pftrace[.gz]
+
+--stream: the protobuf was written live (gpuio trace --stream): disk lanes
+are compared as "a lane of this disk" (the stream assigns them as requests
+complete), counters are not compared (100 ms buckets there), its flows must
+be a subset of the JSON's, and the info's throughput_bucket_us may differ.
+
+Both are reduced to one canonical, name-based form and compared as multisets
+(exit 0 and a one-line summary, or 1 and the first differences):
+
+  tracks    processes (pid, name), threads (pid, tid, name), other tracks
+            (group, name): disk lanes, io_uring lanes
+  slices    (group, track, cat, name, ts, dur, args) - ts/dur in integer ns
+            relative to the "gpuio trace info" instant (JSON ts 0); JSON
+            nulls are dropped (protobuf has none); µs values compare exactly
+            (both sides are the nearest double to ns / 1000)
+  flows     (source slice, destination slice) pairs: JSON v2 bind_id
+            flow_out -> flow_in, protobuf flow_ids -> terminating_flow_ids
+            as trace processor binds them
+  counters  (group, counter track name, ts, value): a JSON "C" event's arg K
+            is Perfetto's track "NAME K"
+  instants  (group, name, ts, args)
+
+A group is a process (pid and name) or, for tracks that are not a process's
+(disks, the gpuio info track), the top-level name.
+"""
+import os
+import sys
+from collections import Counter
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import check_trace as ct  # noqa: E402
+import pftrace as pf      # noqa: E402
+
+REAL_MAX = 0x20000000     # pids/tids at or above this are gpuio's synthetic ones
+
+
+def freeze(v):
+    if isinstance(v, dict):
+        return tuple(sorted((k, freeze(x)) for k, x in v.items() if x is not None))
+    if isinstance(v, list):
+        return tuple(freeze(x) for x in v)
+    if isinstance(v, bool):
+        return ("bool", v)
+    # ints stay exact (realtime ns need 61 bits); 8 == 8.0 compares equal
+    return v
+
+
+def streamish(c):
+    """Forget what a live stream lays out differently (see --stream)."""
+    def lane(track):
+        if isinstance(track, tuple) and track and track[0] == "group" and \
+                isinstance(track[-1], str) and track[-1].startswith("lane "):
+            return track[:-1] + ("lane",)
+        return track
+
+    def info(args):
+        return tuple(kv for kv in args if kv[0] != "throughput_bucket_us")
+
+    out = {"tracks": Counter(), "slices": Counter(), "flows": Counter(),
+           "counters": Counter(), "instants": Counter()}
+    for k, n in c["tracks"].items():
+        out["tracks"][lane(k)] += 0 if lane(k) != k else n
+    for k, n in c["slices"].items():
+        out["slices"][(lane(k[0]),) + k[1:]] += n
+    for (a, b), n in c["flows"].items():
+        out["flows"][((lane(a[0]),) + a[1:], (lane(b[0]),) + b[1:])] += n
+    for k, n in c["instants"].items():
+        out["instants"][k[:3] + (info(k[3]),)] += n
+    out["tracks"] = +out["tracks"]
+    return out
+
+
+def canon_json(events):
+    pname, tname = {}, {}
+    for e in events:
+        if e.get("ph") == "M" and e.get("name") == "process_name":
+            pname[e["pid"]] = e["args"]["name"]
+        elif e.get("ph") == "M" and e.get("name") == "thread_name":
+            tname[(e["pid"], e["tid"])] = e["args"]["name"]
+
+    def group(pid):
+        if pid < REAL_MAX:
+            return ("proc", pid, pname.get(pid))
+        return ("group", pname.get(pid))
+
+    def track(pid, tid):
+        if pid < REAL_MAX and tid < REAL_MAX:
+            return ("thread", pid, tid, tname.get((pid, tid)))
+        return group(pid) + (tname.get((pid, tid)),)
+
+    out = {"tracks": Counter(), "slices": Counter(), "flows": Counter(),
+           "counters": Counter(), "instants": Counter()}
+    for pid, n in pname.items():
+        if pid < REAL_MAX:
+            out["tracks"][("process", pid, n)] += 1
+    for (pid, tid), n in tname.items():
+        out["tracks"][track(pid, tid)] += 1
+    fout, fin = {}, {}
+    for e in events:
+        ph = e.get("ph")
+        if ph == "X":
+            key = (track(e["pid"], e["tid"]), e.get("cat"), e["name"], ct.ns(e["ts"]),
+                   ct.ns(e["dur"]), freeze(e.get("args", {})))
+            out["slices"][key] += 1
+            sk = key[:4]
+            if e.get("flow_out") is True:
+                fout[e["bind_id"]] = sk
+            if e.get("flow_in") is True:
+                fin.setdefault(e["bind_id"], []).append(sk)
+        elif ph == "C":
+            for k, v in e["args"].items():
+                out["counters"][(group(e["pid"]), "%s %s" % (e["name"], k), ct.ns(e["ts"]),
+                                 freeze(v))] += 1
+        elif ph == "i":
+            out["instants"][(group(e["pid"]), e["name"], ct.ns(e["ts"]),
+                             freeze(e.get("args", {})))] += 1
+    for bid, dests in fin.items():
+        for d in dests:
+            if bid in fout:
+                out["flows"][(fout[bid], d)] += 1
+    return out
+
+
+def canon_pftrace(t):
+    info = [i for i in t.instants() if i["name"] == "gpuio trace info"]
+    if not info:
+        raise SystemExit("compare_exports: no \"gpuio trace info\" instant in the protobuf")
+    zero = info[0]["ts"]
+
+    def group(tr):
+        g, pid = t.group_of(tr)
+        if pid is not None:
+            return ("proc", pid, t._process_of_pid(pid).name if t._process_of_pid(pid) else None)
+        return ("group", g)
+
+    def track(uuid):
+        tr = t.tracks[uuid]
+        if tr.kind == "thread":
+            return ("thread", tr.pid, tr.tid, tr.name)
+        return group(tr) + (tr.name,)
+
+    out = {"tracks": Counter(), "slices": Counter(), "flows": Counter(),
+           "counters": Counter(), "instants": Counter()}
+    for tr in t.tracks.values():
+        if tr.kind == "process":
+            out["tracks"][("process", tr.pid, tr.name)] += 1
+        elif tr.kind == "thread" or (tr.kind == "track" and tr.parent is not None):
+            out["tracks"][track(tr.uuid)] += 1
+    slices = t.slices()
+    skey = {}
+    for s in slices:
+        if s["dur"] is None:
+            continue
+        key = (track(s["track"]), s["cat"], s["name"], s["ts"] - zero, s["dur"],
+               freeze(s["args"]))
+        out["slices"][key] += 1
+        skey[id(s)] = key[:4]
+    for a, b in t.flows(slices):
+        out["flows"][(skey[id(a)], skey[id(b)])] += 1
+    for c in t.counters():
+        tr = t.tracks[c["track"]]
+        out["counters"][(group(tr), tr.name, c["ts"] - zero, freeze(c["value"]))] += 1
+    for i in t.instants():
+        tr = t.tracks[i["track"]]
+        out["instants"][(group(tr), i["name"], i["ts"] - zero, freeze(i["args"]))] += 1
+    return out
+
+
+def compare(jpath, ppath, stream=False):
+    t = pf.load(ppath)
+    a, b = canon_json(ct.load(jpath)), canon_pftrace(t)
+    bad = ["protobuf: " + e for e in t.errors]
+    if stream:
+        a, b = streamish(a), streamish(b)
+    for kind in ("tracks", "slices", "flows", "counters", "instants"):
+        only_j, only_p = a[kind] - b[kind], b[kind] - a[kind]
+        if stream and kind == "flows":
+            only_j = Counter()          # a stream may bind fewer, never others
+        for k in list(only_j)[:5]:
+            bad.append("%s only in JSON: %r" % (kind, k))
+        for k in list(only_p)[:5]:
+            bad.append("%s only in protobuf: %r" % (kind, k))
+        if only_j or only_p:
+            bad.append("%s: %d only in JSON, %d only in protobuf" %
+                       (kind, sum(only_j.values()), sum(only_p.values())))
+    summary = ", ".join("%d %s" % (sum(a[k].values()), k) for k in a)
+    return bad, summary
+
+
+def main(argv):
+    stream = len(argv) > 1 and argv[1] == "--stream"
+    if stream:
+        argv = argv[:1] + argv[2:]
+    if len(argv) != 3:
+        sys.stderr.write(__doc__.split("\n\n")[1] + "\n")
+        return 2
+    bad, summary = compare(argv[1], argv[2], stream)
+    for b in bad[:40]:
+        print("compare_exports: " + b, file=sys.stderr)
+    if bad:
+        return 1
+    print("same: " + summary)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
