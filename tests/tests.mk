@@ -10,7 +10,8 @@ $(BUILD)/tests/gen_capture: $(GEN_CAPTURE_SRCS) user/capture.h bpf/gpuio_abi.h
 	$(CC) $(CFLAGS) -Wno-override-init -o $@ $(GEN_CAPTURE_SRCS)
 
 FUZZ_SRCS   := tests/fuzz/fuzz_capture.c user/capture.c user/export_json.c user/export_model.c \
-               user/json_writer.c user/calls.c user/log.c user/cmd_info.c
+               user/json_writer.c user/calls.c user/log.c user/cmd_info.c \
+               user/export_pftrace.c user/pftrace.c user/pb_writer.c user/out_file.c user/utf8.c
 FUZZ_CFLAGS := -g -O1 -std=gnu11 -D_GNU_SOURCE -Wall -Ibpf -Iuser \
                -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 # libFuzzer ships in libclang-rt-14-dev (scripts/install-deps.sh test): without

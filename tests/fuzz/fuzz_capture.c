@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * fuzz_capture — libFuzzer target: arbitrary bytes as a capture file, through
- * the reader, the JSON exporter and `gpuio info` (text and --json).
+ * the reader, the JSON and protobuf exporters and `gpuio info` (text and --json).
  *
  * An input that starts with the capture magic is used as the whole file; any
  * other input is appended to a valid header, so that mutations spend their
@@ -21,12 +21,13 @@
 #include "log.h"
 
 static int in_fd = -1;
-static char in_path[64], out_json[256], out_gz[256];
+static char in_path[64], out_json[256], out_gz[256], out_pb[256];
 
 static void cleanup(void)
 {
 	unlink(out_json);
 	unlink(out_gz);
+	unlink(out_pb);
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
@@ -50,6 +51,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 		dir = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
 	snprintf(out_json, sizeof(out_json), "%s/gpuio-fuzz-%d.json", dir, (int)getpid());
 	snprintf(out_gz, sizeof(out_gz), "%s/gpuio-fuzz-%d.json.gz", dir, (int)getpid());
+	snprintf(out_pb, sizeof(out_pb), "%s/gpuio-fuzz-%d.pftrace", dir, (int)getpid());
 	atexit(cleanup);
 	return 0;
 }
@@ -113,6 +115,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 
 	gpuio_export_json(in_path, size & 1 ? out_gz : out_json, NULL, &st);
+	gpuio_export_pftrace(in_path, out_pb, NULL, &st);
 	cmd_info(2, info_argv);
 	cmd_info(3, info_json_argv);
 	return 0;
