@@ -1796,3 +1796,27 @@ void exp_output__abort(struct exp_output *o)
 		o->tmp = NULL;
 	}
 }
+
+int exp_model__export_one(const char *capture_path, const char *out_path,
+			  const struct gpuio_export_opts *opts, struct gpuio_export_stats *st,
+			  exp_render_fn render)
+{
+	struct exp_model *m = calloc(1, sizeof(*m));
+	uint64_t bytes = 0;
+	int err;
+
+	if (!m) {
+		pr_err("out of memory");
+		return -ENOMEM;
+	}
+	err = exp_model__load(m, capture_path, NULL);
+	if (!err)
+		err = render(&m, 1, out_path, opts, NULL, &bytes);
+	if (!err && st) {
+		m->st.output_bytes = bytes;
+		*st = m->st;
+	}
+	exp_model__free(m);
+	free(m);
+	return err;
+}

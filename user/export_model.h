@@ -346,4 +346,12 @@ int gpuio_export_pftrace_models(struct exp_model *const *models, int n, const ch
 				const struct gpuio_export_opts *opts, uint64_t *events,
 				uint64_t *bytes);
 
+typedef int (*exp_render_fn)(struct exp_model *const *models, int n, const char *out_path,
+			     const struct gpuio_export_opts *opts, uint64_t *events,
+			     uint64_t *bytes);
+/* Load one capture and render it with render (either writer above). */
+int exp_model__export_one(const char *capture_path, const char *out_path,
+			  const struct gpuio_export_opts *opts, struct gpuio_export_stats *st,
+			  exp_render_fn render);
+
 #endif /* GPUIO_EXPORT_MODEL_H */

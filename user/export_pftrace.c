@@ -273,24 +273,8 @@ fail:
 int gpuio_export_pftrace(const char *capture_path, const char *out_path,
 			 const struct gpuio_export_opts *opts, struct gpuio_export_stats *st)
 {
-	struct exp_model *m = calloc(1, sizeof(*m));
-	uint64_t bytes = 0;
-	int err;
-
-	if (!m) {
-		pr_err("out of memory");
-		return -ENOMEM;
-	}
-	err = exp_model__load(m, capture_path, NULL);
-	if (!err)
-		err = gpuio_export_pftrace_models(&m, 1, out_path, opts, NULL, &bytes);
-	if (!err && st) {
-		m->st.output_bytes = bytes;
-		*st = m->st;
-	}
-	exp_model__free(m);
-	free(m);
-	return err;
+	return exp_model__export_one(capture_path, out_path, opts, st,
+				     gpuio_export_pftrace_models);
 }
 
 int gpuio_export(const char *capture_path, const char *out_path,

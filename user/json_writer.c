@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <zlib.h>
 #include "json_writer.h"
+#include "utf8.h"
 
 #define JW_BUF_SIZE (256u << 10)
 /* room one escaped byte can take: "\u00XX" is 6, U+FFFD is 3 */
@@ -211,45 +212,6 @@ void json_writer__printf(struct json_writer *w, const char *fmt, ...)
 		free(p);
 }
 
-/*
- * Length of the well-formed UTF-8 sequence (2..4 bytes) starting at s, or 0
- * when ill-formed, with *bad = the length of its maximal subpart (>= 1):
- * the bytes that start a well-formed sequence but do not complete it.
- */
-static size_t utf8_seq(const unsigned char *s, size_t n, size_t *bad)
-{
-	unsigned char c = s[0], lo = 0x80, hi = 0xbf;
-	size_t need;
-
-	if (c >= 0xc2 && c <= 0xdf) {
-		need = 1;
-	} else if (c >= 0xe0 && c <= 0xef) {
-		need = 2;
-		if (c == 0xe0)
-			lo = 0xa0;      /* no overlong forms */
-		else if (c == 0xed)
-			hi = 0x9f;      /* no surrogates */
-	} else if (c >= 0xf0 && c <= 0xf4) {
-		need = 3;
-		if (c == 0xf0)
-			lo = 0x90;
-		else if (c == 0xf4)
-			hi = 0x8f;      /* nothing above U+10FFFF */
-	} else {
-		*bad = 1;               /* 0x80-0xc1, 0xf5-0xff never start one */
-		return 0;
-	}
-	for (size_t i = 1; i <= need; i++) {
-		if (i >= n || s[i] < lo || s[i] > hi) {
-			*bad = i;
-			return 0;
-		}
-		lo = 0x80;
-		hi = 0xbf;
-	}
-	return need + 1;
-}
-
 void json_writer__str(struct json_writer *w, const void *sv, size_t n)
 {
 	static const char hex[] = "0123456789abcdef";
@@ -291,7 +253,7 @@ void json_writer__str(struct json_writer *w, const void *sv, size_t n)
 			}
 			i++;
 		} else {
-			size_t bad = 0, k = utf8_seq(s + i, n - i, &bad);
+			size_t bad = 0, k = utf8_seq_len(s + i, n - i, &bad);
 
 			if (k) {
 				memcpy(o, s + i, k);
@@ -405,7 +367,7 @@ size_t json_utf8_cut(const void *sv, size_t n, size_t max)
 		size_t bad;
 
 		/* back off only over a real sequence; garbage is cut where it is */
-		if (utf8_seq(s + cut, n - cut, &bad) == 0)
+		if (utf8_seq_len(s + cut, n - cut, &bad) == 0)
 			return max;
 	}
 	return cut;

@@ -5,9 +5,10 @@
 
 /*
  * Length of the well-formed sequence (2..4 bytes) at s, or 0 with *bad = the
- * length of its maximal subpart (>= 1). Same rules as json_writer.c.
+ * length of its maximal subpart (>= 1): the bytes that start a well-formed
+ * sequence but do not complete it.
  */
-static size_t seq_len(const unsigned char *s, size_t n, size_t *bad)
+size_t utf8_seq_len(const unsigned char *s, size_t n, size_t *bad)
 {
 	unsigned char c = s[0], lo = 0x80, hi = 0xbf;
 	size_t need;
@@ -53,7 +54,7 @@ bool utf8_valid(const void *sv, size_t n)
 			i++;
 			continue;
 		}
-		k = seq_len(s + i, n - i, &bad);
+		k = utf8_seq_len(s + i, n - i, &bad);
 		if (!k)
 			return false;
 		i += k;
@@ -73,7 +74,7 @@ size_t utf8_repair(const void *sv, size_t n, char *out)
 			out[o++] = (char)s[i++];
 			continue;
 		}
-		k = seq_len(s + i, n - i, &bad);
+		k = utf8_seq_len(s + i, n - i, &bad);
 		if (k) {
 			memcpy(out + o, s + i, k);
 			o += k;
