@@ -97,7 +97,11 @@ expect "capture is a symlink" nz "link2.gpuio.*symbolic link|symlink" -- \
   "$GPUIO" trace --capture "$TMP/o/link2.gpuio" -o "$TMP/o/x.json" -- true
 [ ! -e "$TMP/o/victim.gpuio" ] || { echo "FAIL capture is a symlink: wrote through it"; bad=1; }
 
-echo "SKIP (only this check): a kernel without BTF cannot be faked on this machine (tests/vm covers other kernels)"
+# kernel without BTF: hide /sys/kernel/btf in a private mount namespace
+expect "kernel without BTF" nz "no BTF.*CONFIG_DEBUG_INFO_BTF" -- \
+  unshare -m sh -c 'mount -t tmpfs none /sys/kernel/btf && exec "$0" "$@"' \
+  "$GPUIO" trace -o "$TMP/o/nobtf.json" -- true
+[ ! -e "$TMP/o/nobtf.gpuio" ] || { echo "FAIL kernel without BTF: a capture was written"; bad=1; }
 
 # launched command does not exist: 127, like a shell
 expect "command not found" 127 "/nonexistent.*(no such file|not found)" 2 -- \
