@@ -22,6 +22,16 @@ enum gpuio_rec_type {
 	GPUIO_REC_PROC    = 4,  /* struct gpuio_proc_event: fork/exec/exit/name */
 	GPUIO_REC_STATS   = 5,  /* struct gpuio_stats_event: counters snapshot */
 	GPUIO_REC_DEVNAME = 6,  /* struct gpuio_devname_event: disk dev -> name */
+	/* GPU side: CUPTI collector (cupti/) and CUDA API uprobes (bpf/cuda.bpf.h) */
+	GPUIO_REC_GPU_INFO     = 7,  /* struct gpuio_gpu_info: collector state, clock */
+	GPUIO_REC_GPU_KERNEL   = 8,  /* struct gpuio_gpu_kernel (name: variable) */
+	GPUIO_REC_GPU_MEMCPY   = 9,  /* struct gpuio_gpu_memcpy */
+	GPUIO_REC_GPU_MEMSET   = 10, /* struct gpuio_gpu_memset */
+	GPUIO_REC_CUDA_API     = 11, /* struct gpuio_cuda_api: one host-side CUDA call */
+	GPUIO_REC_GPU_SYNC     = 12, /* struct gpuio_gpu_sync */
+	GPUIO_REC_NVTX         = 13, /* struct gpuio_nvtx_range (name: variable) */
+	GPUIO_REC_GPU_OVERHEAD = 14, /* struct gpuio_gpu_overhead */
+	GPUIO_REC_GPU_SYM      = 15, /* struct gpuio_gpu_sym: host stub addr -> name */
 	GPUIO_REC_MAX     = 64, /* types below this are reserved for gpuio */
 };
 
@@ -197,6 +207,188 @@ struct gpuio_devname_event {
 	__u32 dev;
 	__u32 pad;
 	char name[32];
+};
+
+
+/* ===================== GPU records =====================
+ * All timestamps are CLOCK_MONOTONIC ns (the collector registers a MONOTONIC
+ * timestamp callback with CUPTI, or corrects by a measured offset; see
+ * gpuio_gpu_info). hdr.pid is the process the record came from; hdr.tid the
+ * host thread for API calls and NVTX ranges, 0 for device activity; hdr.cpu
+ * is 0 for collector records. hdr.ts is the start of the interval.
+ */
+
+/* gpuio_gpu_info.state */
+enum gpuio_gpu_state {
+	GPUIO_GPU_ON = 1,           /* subscribed, activity enabled */
+	GPUIO_GPU_UNAVAILABLE = 2,  /* collector loaded but off: reason says why */
+	GPUIO_GPU_FINAL = 3,        /* last record of a clean shutdown (counts final) */
+};
+/* gpuio_gpu_info.clock */
+enum gpuio_gpu_clock {
+	GPUIO_GPU_CLOCK_NONE = 0,
+	GPUIO_GPU_CLOCK_MONOTONIC_CB = 1, /* CUPTI timestamps come from our MONOTONIC callback */
+	GPUIO_GPU_CLOCK_OFFSET = 2,       /* CUPTI clock + offset_ns = MONOTONIC (already applied) */
+};
+/* gpuio_gpu_info.how */
+#define GPUIO_GPU_HOW_LAUNCH 1  /* InitializeInjection (CUDA_INJECTION64_PATH) */
+#define GPUIO_GPU_HOW_ATTACH 2  /* injected into a running process by ptrace */
+
+/* Collector status, written when it starts, on each flush and at the end. */
+struct gpuio_gpu_info {
+	struct gpuio_hdr hdr;
+	__s64 offset_ns;            /* applied to CUPTI timestamps (clock OFFSET) */
+	__u64 uncertainty_ns;       /* measured alignment uncertainty (half the tightest window) */
+	__u64 cupti_dropped;        /* cumulative records CUPTI dropped (cuptiActivityGetNumDroppedRecords) */
+	__u64 records;              /* cumulative records this collector wrote */
+	__u64 write_errors;         /* cumulative records lost to failed writes */
+	__u32 state;                /* enum gpuio_gpu_state */
+	__u32 clock;                /* enum gpuio_gpu_clock */
+	__u32 how;                  /* GPUIO_GPU_HOW_* */
+	__u32 cupti_version;        /* cuptiGetVersion, 0 unknown */
+	__s32 cupti_error;          /* CUptiResult that turned the collector off, 0 none */
+	__u32 pad;
+	char reason[128];           /* why UNAVAILABLE, NUL terminated */
+};
+
+#define GPUIO_GPU_NAME_MAX 1024
+/* A kernel execution (CUPTI CONCURRENT_KERNEL). hdr.size = offsetof(name) + name_len + pad to 8. */
+struct gpuio_gpu_kernel {
+	struct gpuio_hdr hdr;       /* ts = start */
+	__u64 end_ns;
+	__u64 context;
+	__u64 stream;               /* CUPTI stream id */
+	__u32 correlation;
+	__u32 device;
+	__u32 grid[3];
+	__u32 block[3];
+	__u32 static_smem;
+	__u32 dynamic_smem;
+	__u32 registers;
+	__u16 name_len;             /* bytes used in name (demangled, no NUL) */
+	__u16 flags;                /* GPUIO_GK_* */
+	char name[GPUIO_GPU_NAME_MAX];
+};
+#define GPUIO_GK_NAME_TRUNCATED 0x1
+
+/* gpuio_gpu_memcpy.kind (CUpti_ActivityMemcpyKind values) */
+enum gpuio_memcpy_kind {
+	GPUIO_MEMCPY_UNKNOWN = 0, GPUIO_MEMCPY_HTOD = 1, GPUIO_MEMCPY_DTOH = 2,
+	GPUIO_MEMCPY_HTOA = 3, GPUIO_MEMCPY_ATOH = 4, GPUIO_MEMCPY_ATOA = 5,
+	GPUIO_MEMCPY_ATOD = 6, GPUIO_MEMCPY_DTOA = 7, GPUIO_MEMCPY_DTOD = 8,
+	GPUIO_MEMCPY_HTOH = 9, GPUIO_MEMCPY_PTOP = 10,
+};
+/* A copy (CUPTI MEMCPY, or MEMCPY2 for peer copies: dst_device set). */
+struct gpuio_gpu_memcpy {
+	struct gpuio_hdr hdr;       /* ts = start */
+	__u64 end_ns;
+	__u64 bytes;
+	__u64 context;
+	__u64 stream;
+	__u32 correlation;
+	__u32 device;               /* src device for MEMCPY2 */
+	__u32 dst_device;           /* == device except peer copies */
+	__u8  kind;                 /* enum gpuio_memcpy_kind */
+	__u8  src_kind;             /* CUpti_ActivityMemoryKind */
+	__u8  dst_kind;
+	__u8  flags;                /* GPUIO_GM_* */
+};
+#define GPUIO_GM_ASYNC 0x1
+#define GPUIO_GM_PEER  0x2      /* from a MEMCPY2 record */
+
+struct gpuio_gpu_memset {
+	struct gpuio_hdr hdr;       /* ts = start */
+	__u64 end_ns;
+	__u64 bytes;
+	__u64 context;
+	__u64 stream;
+	__u32 correlation;
+	__u32 device;
+	__u32 value;
+	__u8  mem_kind;             /* CUpti_ActivityMemoryKind */
+	__u8  flags;                /* GPUIO_GM_ASYNC */
+	__u16 pad;
+};
+
+/* Where a CUDA API record came from. */
+enum gpuio_api_source {
+	GPUIO_API_RUNTIME = 1,      /* CUPTI RUNTIME activity */
+	GPUIO_API_DRIVER = 2,       /* CUPTI DRIVER activity */
+	GPUIO_API_UPROBE_RT = 3,    /* uprobe on libcudart */
+	GPUIO_API_UPROBE_DRV = 4,   /* uprobe on libcuda.so.1 */
+};
+/* What a call does, whichever library it is in (for export and report). */
+enum gpuio_api_kind {
+	GPUIO_API_OTHER = 0,
+	GPUIO_API_LAUNCH = 1,       /* kernel launch (cudaLaunchKernel, __cudaLaunchKernel, cuLaunchKernel*) */
+	GPUIO_API_MEMCPY = 2,
+	GPUIO_API_MEMSET = 3,
+	GPUIO_API_SYNC = 4,         /* device/stream/event/context synchronize, blocking waits */
+	GPUIO_API_GRAPH_LAUNCH = 5,
+	GPUIO_API_MALLOC = 6,
+	GPUIO_API_FREE = 7,
+};
+/*
+ * One host-side CUDA call: hdr.ts entry, hdr.pid/tid the calling thread.
+ * Uprobe records have correlation 0 and carry what the probe read from the
+ * arguments (bytes, stream handle, memcpy kind, stub address for launches).
+ */
+struct gpuio_cuda_api {
+	struct gpuio_hdr hdr;
+	__u64 end_ns;
+	__s64 ret;                  /* cudaError_t / CUresult */
+	__u64 bytes;                /* copies and memsets, allocations */
+	__u64 stream;               /* stream handle (uprobe) or CUPTI stream id, 0 default */
+	__u64 func;                 /* launches: host stub / CUfunction address (uprobe) */
+	__u32 correlation;          /* CUPTI correlation id, 0 for uprobes */
+	__u32 cbid;                 /* CUPTI callback id (runtime or driver), 0 for uprobes */
+	__u8  source;               /* enum gpuio_api_source */
+	__u8  kind;                 /* enum gpuio_api_kind */
+	__u8  memcpy_kind;          /* enum gpuio_memcpy_kind when known */
+	__u8  pad[5];
+	char  name[48];             /* API function name, NUL terminated */
+};
+
+/* CUPTI SYNCHRONIZATION activity: a host thread waiting on the GPU. */
+enum gpuio_sync_type {
+	GPUIO_SYNC_UNKNOWN = 0, GPUIO_SYNC_EVENT = 1, GPUIO_SYNC_STREAM_WAIT_EVENT = 2,
+	GPUIO_SYNC_STREAM = 3, GPUIO_SYNC_CONTEXT = 4,
+};
+struct gpuio_gpu_sync {
+	struct gpuio_hdr hdr;       /* ts = start; tid = waiting host thread when known */
+	__u64 end_ns;
+	__u64 context;
+	__u64 stream;
+	__u32 correlation;
+	__u32 type;                 /* enum gpuio_sync_type */
+};
+
+/* An NVTX push/pop or start/end range. hdr.size = offsetof(name) + len, padded to 8. */
+struct gpuio_nvtx_range {
+	struct gpuio_hdr hdr;       /* ts = start; tid = the thread that pushed it */
+	__u64 end_ns;
+	__u32 depth;                /* nesting depth of push/pop ranges, 0 outermost */
+	__u16 name_len;
+	__u16 pad;
+	char name[256];
+};
+
+/* CUPTI OVERHEAD activity: time CUPTI itself spent (buffer flush, instrumentation). */
+struct gpuio_gpu_overhead {
+	struct gpuio_hdr hdr;       /* ts = start; tid = thread when object is a thread */
+	__u64 end_ns;
+	__u32 kind;                 /* CUpti_ActivityOverheadKind */
+	__u32 object_kind;          /* CUpti_ActivityObjectKind */
+	__u64 object_id;            /* thread id or device id */
+};
+
+/* A launch stub address named from the process's ELF symbols (tracer-side). */
+struct gpuio_gpu_sym {
+	struct gpuio_hdr hdr;       /* pid = process */
+	__u64 addr;
+	__u16 name_len;
+	__u16 pad[3];
+	char name[GPUIO_GPU_NAME_MAX];
 };
 
 #endif /* GPUIO_ABI_H */

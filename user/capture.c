@@ -157,6 +157,15 @@ size_t gpuio_rec_min_size(__u16 type)
 	case GPUIO_REC_PROC:    return offsetof(struct gpuio_proc_event, args);
 	case GPUIO_REC_STATS:   return sizeof(struct gpuio_stats_event);
 	case GPUIO_REC_DEVNAME: return sizeof(struct gpuio_devname_event);
+	case GPUIO_REC_GPU_INFO:     return sizeof(struct gpuio_gpu_info);
+	case GPUIO_REC_GPU_KERNEL:   return offsetof(struct gpuio_gpu_kernel, name);
+	case GPUIO_REC_GPU_MEMCPY:   return sizeof(struct gpuio_gpu_memcpy);
+	case GPUIO_REC_GPU_MEMSET:   return sizeof(struct gpuio_gpu_memset);
+	case GPUIO_REC_CUDA_API:     return sizeof(struct gpuio_cuda_api);
+	case GPUIO_REC_GPU_SYNC:     return sizeof(struct gpuio_gpu_sync);
+	case GPUIO_REC_NVTX:         return offsetof(struct gpuio_nvtx_range, name);
+	case GPUIO_REC_GPU_OVERHEAD: return sizeof(struct gpuio_gpu_overhead);
+	case GPUIO_REC_GPU_SYM:      return offsetof(struct gpuio_gpu_sym, name);
 	default:                return 0;
 	}
 }
@@ -346,6 +355,21 @@ int gpuio_cap_reader__next(struct gpuio_cap_reader *r, const struct gpuio_hdr **
 		size_t room = h.size - offsetof(struct gpuio_proc_event, args);
 		if (p->args_len > room)
 			p->args_len = (__u32)room;
+	} else if (h.type == GPUIO_REC_GPU_KERNEL) {
+		struct gpuio_gpu_kernel *k = (void *)r->rec.b;
+		size_t room = h.size - offsetof(struct gpuio_gpu_kernel, name);
+		if (k->name_len > room)
+			k->name_len = (__u16)room;
+	} else if (h.type == GPUIO_REC_NVTX) {
+		struct gpuio_nvtx_range *n = (void *)r->rec.b;
+		size_t room = h.size - offsetof(struct gpuio_nvtx_range, name);
+		if (n->name_len > room)
+			n->name_len = (__u16)room;
+	} else if (h.type == GPUIO_REC_GPU_SYM) {
+		struct gpuio_gpu_sym *y = (void *)r->rec.b;
+		size_t room = h.size - offsetof(struct gpuio_gpu_sym, name);
+		if (y->name_len > room)
+			y->name_len = (__u16)room;
 	}
 	*rec = &r->rec.h;
 	return 1;
