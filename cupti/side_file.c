@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: MIT
+/* side_file.c — write the collector's capture file (see side_file.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/utsname.h>
+#include "capture.h"
+#include "side_file.h"
+
+static uint64_t ns_of(clockid_t id)
+{
+	struct timespec t;
+
+	clock_gettime(id, &t);
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+/* (REALTIME, MONOTONIC) read together: the pair from the tightest window. */
+static void anchors(__u64 *real, __u64 *mono)
+{
+	uint64_t best = UINT64_MAX;
+	int i;
+
+	for (i = 0; i < 8; i++) {
+		uint64_t m0 = ns_of(CLOCK_MONOTONIC);
+		uint64_t r = ns_of(CLOCK_REALTIME);
+		uint64_t m1 = ns_of(CLOCK_MONOTONIC);
+
+		if (m1 - m0 < best) {
+			best = m1 - m0;
+			*real = r;
+			*mono = m0 + (m1 - m0) / 2;
+		}
+	}
+}
+
+static void fill_header(struct gpuio_cap_header *h, const char *target)
+{
+	struct utsname u;
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	int fd;
+
+	memset(h, 0, sizeof(*h));
+	memcpy(h->magic, GPUIO_CAP_MAGIC, sizeof(h->magic));
+	h->version = GPUIO_CAP_VERSION;
+	h->header_size = sizeof(*h);
+	anchors(&h->realtime_ns, &h->monotonic_ns);
+	h->tracer_pid = (__u32)getpid();
+	h->abi_version = GPUIO_ABI_VERSION;
+	h->ncpus = ncpu > 0 ? (__u32)ncpu : 0;
+	gethostname(h->hostname, sizeof(h->hostname) - 1);
+	if (uname(&u) == 0)
+		snprintf(h->kernel, sizeof(h->kernel), "%s %s", u.release, u.version);
+	fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		ssize_t n = read(fd, h->boot_id, sizeof(h->boot_id) - 1);
+
+		if (n > 0 && h->boot_id[n - 1] == '\n')
+			h->boot_id[n - 1] = 0;
+		close(fd);
+	}
+	snprintf(h->target, sizeof(h->target), "%s", target);
+	snprintf(h->cmdline, sizeof(h->cmdline), "libgpuio-cupti");
+}
+
+static int write_all(int fd, const void *p, size_t n, size_t *done)
+{
+	*done = 0;
+	while (*done < n) {
+		ssize_t k = write(fd, (const char *)p + *done, n - *done);
+
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (k == 0)
+			return -ENOSPC;
+		*done += (size_t)k;
+	}
+	return 0;
+}
+
+static int open_and_head(struct side_file *f, const char *target)
+{
+	struct gpuio_cap_header h;
+	size_t done;
+	int fd, err;
+
+	/* 0600: the app's data; the tracer reading it is root. */
+	fd = open(f->path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	fill_header(&h, target);
+	err = write_all(fd, &h, sizeof(h), &done);
+	if (err) {
+		close(fd);
+		unlink(f->path);
+		return err;
+	}
+	f->fd = fd;
+	f->pid = getpid();
+	f->good_off = sizeof(h);
+	f->len = f->staged = 0;
+	f->records = f->write_errors = 0;
+	f->broken = 0;
+	return 0;
+}
+
+int side_file__create_path(struct side_file *f, const char *path, const char *target)
+{
+	if (snprintf(f->path, sizeof(f->path), "%s", path) >= (int)sizeof(f->path))
+		return -ENAMETOOLONG;
+	return open_and_head(f, target);
+}
+
+int side_file__create(struct side_file *f, const char *dir, const char *target)
+{
+	pid_t pid = getpid();
+	int i, err = -EEXIST;
+
+	for (i = 0; i < 100 && err == -EEXIST; i++) {
+		int n = i ? snprintf(f->path, sizeof(f->path), "%s/cupti.%d.%d.gpuio", dir, (int)pid, i)
+			  : snprintf(f->path, sizeof(f->path), "%s/cupti.%d.gpuio", dir, (int)pid);
+
+		if (n >= (int)sizeof(f->path))
+			return -ENAMETOOLONG;
+		err = open_and_head(f, target);
+	}
+	return err;
+}
+
+int side_file__flush(struct side_file *f)
+{
+	size_t done = 0;
+	int err;
+
+	if (!f->len)
+		return 0;
+	if (f->broken) {
+		err = -EIO;
+		goto lost;
+	}
+	err = write_all(f->fd, f->buf, f->len, &done);
+	if (!err) {
+		f->good_off += (off_t)f->len;
+		f->records += f->staged;
+		f->len = f->staged = 0;
+		return 0;
+	}
+	/* Cut a partial record off so the file stays whole records. */
+	if (done && (ftruncate(f->fd, f->good_off) || lseek(f->fd, f->good_off, SEEK_SET) < 0))
+		f->broken = 1;
+lost:
+	f->write_errors += f->staged;
+	f->len = f->staged = 0;
+	return err;
+}
+
+int side_file__append(struct side_file *f, const void *rec, size_t len)
+{
+	int err = 0;
+
+	if (len > sizeof(f->buf))
+		return -E2BIG;
+	if (f->len + len > sizeof(f->buf))
+		err = side_file__flush(f);
+	memcpy(f->buf + f->len, rec, len);
+	f->len += len;
+	f->staged++;
+	return err;
+}
+
+void side_file__discard(struct side_file *f)
+{
+	f->len = f->staged = 0;
+}
+
+void side_file__close(struct side_file *f)
+{
+	if (f->fd < 0)
+		return;
+	side_file__flush(f);
+	close(f->fd);
+	f->fd = -1;
+}
