@@ -12,5 +12,6 @@
 #include "iouring.bpf.h"
 #include "pagecache.bpf.h"
 #include "block.bpf.h"
+#include "cuda.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual MIT/GPL";

@@ -182,6 +182,8 @@ enum gpuio_stat {
 	GPUIO_STAT_PATH_TRUNC,        /* path walk hit its depth limit */
 	GPUIO_STAT_EVENTS_VFS,        /* unused (kept for the record layout) */
 	GPUIO_STAT_EVENTS_BLOCK,      /* block records emitted */
+	GPUIO_STAT_RB_DROP_CUDA,      /* ring buffer full: CUDA API (uprobe) record lost */
+	GPUIO_STAT_CUDA_DEPTH,        /* CUDA calls nested deeper than the per-thread stack: call lost */
 	GPUIO_STAT_MAX
 };
 

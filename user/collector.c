@@ -8,6 +8,7 @@
 #include <bpf/libbpf.h>
 #include "gpuio.skel.h"
 #include "collector.h"
+#include "cuda_probes.h"
 #include "keyset.h"
 #include "log.h"
 #include "procfs.h"
@@ -19,9 +20,10 @@ struct gpuio_collector {
 	struct keyset *paths;      /* (dev, ino) named in the capture */
 	struct keyset *tids;       /* (pid, tid) named in the capture */
 	struct keyset *devs;       /* disks named in the capture */
+	struct keyset *stubs;      /* (pid, launch stub address) named or tried */
 	int ncpus;
 	__u64 *percpu;
-	__u64 vfs, block;
+	__u64 vfs, block, cuda;
 	__u64 ustats[GPUIO_USTAT_MAX];
 	int write_err;
 };
@@ -118,6 +120,21 @@ static int handle(void *ctx, void *data, size_t size)
 			name_thread(c, h);
 		return 0;
 	}
+	case GPUIO_REC_CUDA_API: {
+		const struct gpuio_cuda_api *a = data;
+
+		c->cuda++;
+		append(c, data, h->size);
+		name_thread(c, h);
+		/* a runtime launch's func is the host stub: its ELF symbol is the
+		 * kernel's name (the driver's CUfunction is an opaque handle) */
+		if (a->func && a->source == GPUIO_API_UPROBE_RT && a->kind == GPUIO_API_LAUNCH &&
+		    !keyset__test_and_add(c->stubs, h->pid, a->func) &&
+		    cuda_probes__emit_sym(c->w, (pid_t)h->pid, a->func, h->ts) != 0)
+			pr_debug("launch stub %#llx of pid %u: no symbol", (unsigned long long)a->func,
+				 h->pid);
+		return 0;
+	}
 	default:
 		append(c, data, h->size);
 		return 0;
@@ -138,8 +155,9 @@ int gpuio_collector__new(struct gpuio_loader *l, struct gpuio_cap_writer *w,
 	c->paths = keyset__new(18);
 	c->tids = keyset__new(16);
 	c->devs = keyset__new(8);
+	c->stubs = keyset__new(12);
 	c->rb = ring_buffer__new(bpf_map__fd(l->skel->maps.events), handle, c, NULL);
-	if (!c->percpu || !c->paths || !c->tids || !c->devs || !c->rb) {
+	if (!c->percpu || !c->paths || !c->tids || !c->devs || !c->stubs || !c->rb) {
 		gpuio_collector__free(c);
 		return -ENOMEM;
 	}
@@ -209,10 +227,12 @@ void gpuio_collector__totals(struct gpuio_collector *c, struct gpuio_collector_t
 	t->records = gpuio_cap_writer__records(c->w);
 	t->vfs = c->vfs;
 	t->block = c->block;
+	t->cuda = c->cuda;
 	t->dropped = t->stats[GPUIO_STAT_RB_DROP_VFS] + t->stats[GPUIO_STAT_RB_DROP_BLOCK] +
 		     t->stats[GPUIO_STAT_RB_DROP_PATH] + t->stats[GPUIO_STAT_RB_DROP_PROC] +
 		     t->stats[GPUIO_STAT_MAP_FULL_PID] + t->stats[GPUIO_STAT_MAP_FULL_RQ] +
-		     t->stats[GPUIO_STAT_MAP_FULL_TASK] + c->ustats[GPUIO_USTAT_WRITE_ERRORS];
+		     t->stats[GPUIO_STAT_MAP_FULL_TASK] + t->stats[GPUIO_STAT_RB_DROP_CUDA] +
+		     t->stats[GPUIO_STAT_CUDA_DEPTH] + c->ustats[GPUIO_USTAT_WRITE_ERRORS];
 }
 
 struct keyset *gpuio_collector__named(struct gpuio_collector *c)
@@ -237,6 +257,8 @@ void gpuio_collector__free(struct gpuio_collector *c)
 	keyset__free(c->paths);
 	keyset__free(c->tids);
 	keyset__free(c->devs);
+	keyset__free(c->stubs);
+	cuda_probes__sym_cache_free();
 	free(c->percpu);
 	free(c);
 }

@@ -16,6 +16,7 @@ struct gpuio_collector;
 struct gpuio_collector_totals {
 	__u64 records;
 	__u64 vfs, block;
+	__u64 cuda;             /* CUDA API calls (uprobes) */
 	__u64 dropped;          /* ring buffer full + maps full */
 	__u64 stats[GPUIO_STAT_MAX];
 	__u64 ustats[GPUIO_USTAT_MAX];

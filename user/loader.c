@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -28,15 +29,17 @@ struct variant {
 	const char *family;            /* as forced by --vfs-mode */
 	bool needs_tracefs;
 	const char *progs[MAX_PROGS];
+	unsigned int expected_attach;  /* set on its programs before load (0: libbpf's) */
 };
 
 struct layer {
 	const char *name;
 	bool optional;                 /* the trace goes on without it */
 	struct variant v[6];
+	bool manual;                   /* loaded here, attached by its module (per library) */
 };
 
-enum { L_PROC, L_VFS, L_BLOCK, L_PAGECACHE, L_IOURING, L_COUNT };
+enum { L_PROC, L_VFS, L_BLOCK, L_PAGECACHE, L_IOURING, L_CUDA, L_COUNT };
 
 #define FN_PROGS(e, x) \
 	"vfs_read_" e, "vfs_read_" x, "vfs_write_" e, "vfs_write_" x, \
@@ -72,6 +75,13 @@ static const struct layer layers[L_COUNT] = {
 		{ "tp_btf:v1", NULL, false, { "uring_submit_btf", "uring_complete_args_btf" } },
 		{ "tp_btf:v0", NULL, false, { "uring_submit_sqe_btf", "uring_complete_args_btf" } },
 	} },
+	/* attached per library file by user/cuda_probes.c (--no-cuda-uprobes: off) */
+	[L_CUDA] = { "cuda", true, {
+		/* BPF_TRACE_UPROBE_MULTI (48; libbpf 1.1's headers predate it) */
+		{ "uprobe.multi", NULL, false, { "cuda_multi_entry", "cuda_multi_return" },
+		  .expected_attach = 48 },
+		{ "uprobe", NULL, false, { "cuda_api_entry", "cuda_api_return" } },
+	}, .manual = true },
 };
 
 /* Program name of a table entry ("?func:name" -> name). */
@@ -270,6 +280,8 @@ static int try_load(struct gpuio_loader *l, const struct gpuio_loader_opts *o, i
 				return lay + 1;
 			}
 			bpf_program__set_autoload(prog, true);
+			if (v->expected_attach)
+				bpf_program__set_expected_attach_type(prog, v->expected_attach);
 		}
 	}
 
@@ -289,7 +301,7 @@ static int try_load(struct gpuio_loader *l, const struct gpuio_loader_opts *o, i
 	for (lay = 0; lay < L_COUNT; lay++) {
 		const struct variant *v;
 
-		if (choice[lay] >= nvariants(&layers[lay]))
+		if (choice[lay] >= nvariants(&layers[lay]) || layers[lay].manual)
 			continue;
 		v = &layers[lay].v[choice[lay]];
 		for (int p = 0; p < MAX_PROGS && v->progs[p]; p++) {
@@ -321,6 +333,14 @@ int gpuio_loader__open(const struct gpuio_loader_opts *o, struct gpuio_loader **
 
 	memset(l, 0, sizeof(*l));
 	libbpf_set_print(libbpf_print);
+	if (o->no_cuda_uprobes) {
+		choice[L_CUDA] = nvariants(&layers[L_CUDA]);
+	} else if (getenv("GPUIO_CUDA_UPROBE_MODE")) {
+		/* tests: exercise the older kernels' flavour on a new kernel */
+		while (choice[L_CUDA] < nvariants(&layers[L_CUDA]) &&
+		       strcmp(layers[L_CUDA].v[choice[L_CUDA]].mode, getenv("GPUIO_CUDA_UPROBE_MODE")))
+			choice[L_CUDA]++;
+	}
 	if (access("/sys/kernel/btf/vmlinux", R_OK) != 0) {
 		pr_err("this kernel has no BTF (/sys/kernel/btf/vmlinux is missing): gpuio needs a kernel "
 		       "built with CONFIG_DEBUG_INFO_BTF=y (all major distributions since 2021 ship one)");
@@ -386,6 +406,7 @@ int gpuio_loader__open(const struct gpuio_loader_opts *o, struct gpuio_loader **
 	MODE(proc_mode, L_PROC);
 	MODE(pagecache_mode, L_PAGECACHE);
 	MODE(iouring_mode, L_IOURING);
+	MODE(cuda_mode, L_CUDA);
 #undef MODE
 	if (!l->detail[0])
 		snprintf(l->detail, sizeof(l->detail), "best mode of every layer accepted");

@@ -17,6 +17,7 @@ struct gpuio_loader_opts {
 	__u32 self_tgid;
 	size_t ringbuf_bytes;    /* power of two */
 	const char *vfs_mode;    /* NULL = best; else forced (e.g. "syscall") */
+	bool no_cuda_uprobes;    /* --no-cuda-uprobes: do not load the CUDA API probes */
 };
 
 struct gpuio_loader {
@@ -26,6 +27,7 @@ struct gpuio_loader {
 	char proc_mode[16];
 	char pagecache_mode[16];
 	char iouring_mode[16];
+	char cuda_mode[16];      /* "uprobe.multi", "uprobe" (attached per library later) or "off" */
 	char detail[512];        /* why better modes were refused */
 	struct bpf_link *links[48];
 	int nlinks;
