@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# t_report_html: `gpuio report --html` writes one self-contained page (no
+# external URL, no src=/href= to anything) that headless Chromium loads with
+# no script error and whose screenshot shows the charts: the GPU busy/idle
+# bar's blue (busy) and red (idle on file reads) in the top part of the page,
+# and the device latency histograms. The page's own JS puts the number of
+# charts in <html data-charts> and counts errors in <html data-js-errors>.
+source "$(dirname "$0")/lib.sh"
+export GPUIO_SRC
+CHROME=$(command -v chromium || command -v chromium-browser || true)
+[ -n "$CHROME" ] || skip "chromium not installed (apt-get install chromium)"
+
+python3 "$GPUIO_SRC/tests/report_gen.py" gpu-idle "$TMP/run.gpuio"
+"$GPUIO" report --html "$TMP/report.html" "$TMP/run.gpuio" || fail "report --html failed"
+[ -s "$TMP/report.html" ] || fail "no page written"
+if grep -Eio '(https?:|ftp:)//|src=|href=|@import|url\(' "$TMP/report.html" >"$TMP/ext.txt"; then
+  cat "$TMP/ext.txt"; fail "the page refers to something outside itself"
+fi
+grep -q "<svg class=chart" "$TMP/report.html" || fail "no chart in the page"
+
+# Chromium as root needs --no-sandbox; a private profile keeps it quiet
+CH=("$CHROME" --headless --no-sandbox --disable-gpu --no-first-run --user-data-dir="$TMP/profile"
+    --enable-logging=stderr --v=0 --window-size=1100,1400 --hide-scrollbars)
+timeout 120 "${CH[@]}" --virtual-time-budget=3000 --dump-dom "file://$TMP/report.html" \
+  >"$TMP/dom.html" 2>"$TMP/chrome-dom.err" || { tail -20 "$TMP/chrome-dom.err"; fail "chromium --dump-dom failed"; }
+grep -q 'data-charts="[1-9]' "$TMP/dom.html" || { head -c 600 "$TMP/dom.html"; fail "page script did not run"; }
+grep -q 'data-js-errors="' "$TMP/dom.html" && fail "script errors recorded in the DOM"
+if grep -E 'CONSOLE|Uncaught|SyntaxError' "$TMP/chrome-dom.err"; then fail "console errors"; fi
+echo "ok   loads with no console errors: $(grep -o 'data-charts="[0-9]*"' "$TMP/dom.html")"
+
+timeout 120 "${CH[@]}" --screenshot="$TMP/shot.png" "file://$TMP/report.html" \
+  >/dev/null 2>"$TMP/chrome-shot.err" || { tail -20 "$TMP/chrome-shot.err"; fail "chromium --screenshot failed"; }
+python3 - "$TMP/shot.png" <<'EOF' || fail "the screenshot does not show the charts"
+import struct, sys, zlib
+data = open(sys.argv[1], "rb").read()
+assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+pos, idat, w = 8, b"", 0
+while pos < len(data):
+    n, typ = struct.unpack(">I4s", data[pos:pos + 8])
+    body = data[pos + 8:pos + 8 + n]
+    if typ == b"IHDR":
+        w, h, depth, ctype = struct.unpack(">IIBB", body[:10])
+        assert depth == 8 and ctype in (2, 6), f"PNG type {depth}/{ctype}"
+        bpp = 3 if ctype == 2 else 4
+    elif typ == b"IDAT":
+        idat += body
+    pos += 12 + n
+raw = zlib.decompress(idat)
+stride = w * bpp
+rows, prev, i = [], bytearray(stride), 0
+for y in range(h):
+    f, line = raw[i], bytearray(raw[i + 1:i + 1 + stride]); i += 1 + stride
+    for x in range(stride):
+        a = line[x - bpp] if x >= bpp else 0
+        b, c = prev[x], prev[x - bpp] if x >= bpp else 0
+        if f == 1: line[x] = (line[x] + a) & 255
+        elif f == 2: line[x] = (line[x] + b) & 255
+        elif f == 3: line[x] = (line[x] + (a + b) // 2) & 255
+        elif f == 4:
+            p = a + b - c; pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+            line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+    rows.append(line); prev = line
+def count(rgb, y0, y1):
+    n = 0
+    for y in range(y0, min(y1, h)):
+        r = rows[y]
+        for x in range(0, stride, bpp):
+            if all(abs(r[x + k] - rgb[k]) <= 4 for k in range(3)):
+                n += 1
+    return n
+busy, read = (0x4e, 0x79, 0xa7), (0xe1, 0x57, 0x59)
+top = count(busy, 0, h)
+print(f"screenshot {w}x{h}: {top} busy-blue pixels, {count(read, 0, h)} read-red pixels")
+assert w >= 1000 and h >= 1000 and len(data) > 20000, "screenshot too small"
+assert top > 2000, "no blue chart area (GPU busy bar, histograms)"
+assert count(read, 0, h) > 500, "no red idle-on-reads area in the GPU bar"
+EOF
+echo "PASS: the HTML report is self-contained, loads without errors and shows its charts"
