@@ -148,6 +148,25 @@ int gpuio_cap_writer__close(struct gpuio_cap_writer *w)
 	return err;
 }
 
+void gpuio_stats__from_record(const struct gpuio_hdr *h, struct gpuio_stats_event *out)
+{
+	size_t nbpf, tail = sizeof(*out) - offsetof(struct gpuio_stats_event, user);
+
+	memset(out, 0, sizeof(*out));
+	if (h->size >= sizeof(*out)) {
+		memcpy(out, h, sizeof(*out));
+		return;
+	}
+	if (h->size < GPUIO_STATS_V1_SIZE)
+		return;
+	/* fewer BPF counters than this build knows: user[] and the rest follow them */
+	nbpf = (h->size - (sizeof(*out) - sizeof(out->bpf))) / sizeof(__u64);
+	memcpy(out, h, offsetof(struct gpuio_stats_event, bpf) + nbpf * sizeof(__u64));
+	memcpy(&out->user, (const unsigned char *)h + offsetof(struct gpuio_stats_event, bpf) +
+	       nbpf * sizeof(__u64), tail);
+	out->hdr.size = sizeof(*out);
+}
+
 size_t gpuio_rec_min_size(__u16 type)
 {
 	switch (type) {
@@ -155,7 +174,8 @@ size_t gpuio_rec_min_size(__u16 type)
 	case GPUIO_REC_BLOCK:   return sizeof(struct gpuio_block_event);
 	case GPUIO_REC_PATH:    return offsetof(struct gpuio_path_event, data);
 	case GPUIO_REC_PROC:    return offsetof(struct gpuio_proc_event, args);
-	case GPUIO_REC_STATS:   return sizeof(struct gpuio_stats_event);
+	/* captures from before the CUDA counters hold 10 BPF counters: see expand_stats */
+	case GPUIO_REC_STATS:   return GPUIO_STATS_V1_SIZE;
 	case GPUIO_REC_DEVNAME: return sizeof(struct gpuio_devname_event);
 	case GPUIO_REC_GPU_INFO:     return sizeof(struct gpuio_gpu_info);
 	case GPUIO_REC_GPU_KERNEL:   return offsetof(struct gpuio_gpu_kernel, name);
@@ -355,6 +375,11 @@ int gpuio_cap_reader__next(struct gpuio_cap_reader *r, const struct gpuio_hdr **
 		size_t room = h.size - offsetof(struct gpuio_proc_event, args);
 		if (p->args_len > room)
 			p->args_len = (__u32)room;
+	} else if (h.type == GPUIO_REC_STATS && h.size < sizeof(struct gpuio_stats_event)) {
+		struct gpuio_stats_event st;
+
+		gpuio_stats__from_record(&r->rec.h, &st);
+		memcpy(r->rec.b, &st, sizeof(st));
 	} else if (h.type == GPUIO_REC_GPU_KERNEL) {
 		struct gpuio_gpu_kernel *k = (void *)r->rec.b;
 		size_t room = h.size - offsetof(struct gpuio_gpu_kernel, name);

@@ -48,6 +48,10 @@ struct gpuio_cap_header {
 	char  cmdline[1024];    /* gpuio's own argv, space separated */
 };
 
+/* A stats record of ABI 1 captures made before the two CUDA counters
+ * (10 BPF counters); the reader expands it to struct gpuio_stats_event. */
+#define GPUIO_STATS_V1_SIZE 136u
+
 /* Largest record any reader accepts. */
 #define GPUIO_REC_SIZE_MAX ((unsigned)sizeof(struct gpuio_path_event))
 
@@ -91,6 +95,12 @@ __u64 gpuio_cap_reader__truncated(const struct gpuio_cap_reader *r);
 __u64 gpuio_cap_reader__offset(const struct gpuio_cap_reader *r);
 const char *gpuio_cap_reader__error(const struct gpuio_cap_reader *r);
 void gpuio_cap_reader__close(struct gpuio_cap_reader *r);
+
+/*
+ * A stats record as this build lays it out, whatever counters the capture's
+ * build had (the reader already expands; for code that reads records in place).
+ */
+void gpuio_stats__from_record(const struct gpuio_hdr *h, struct gpuio_stats_event *out);
 
 /* Minimum valid size of a known record type, 0 for unknown types. */
 size_t gpuio_rec_min_size(__u16 type);
