@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# t_monitor_recorder: the flight recorder keeps exactly the last --window of
+# events and dumps them without stopping the daemon; a trigger fires on an
+# injected slow read, once, and is rate-limited; the dump directory is bounded;
+# SIGHUP reopens the log.
+#
+# Burst A (200 preads) runs, then more than the window passes, then burst B
+# (300 preads): a dump (`gpuio monitor dump`) holds exactly B's 300 and none
+# of A's. The slow read: an O_DIRECT read of a loop device throttled to
+# 8 KiB/s by the cgroup v1 blkio controller (no device mapper and no io.max
+# on this host), ~0.5 s per 4 KiB read, three times, 1 s apart, under
+# --trigger 'vfs_latency>200ms' --trigger-interval 60s: one dump, holding the
+# slow read; the other matches suppressed.
+source "$(dirname "$0")/lib.sh"
+need_root
+source "$(dirname "$0")/monitor_lib.sh"
+PREAD="$GPUIO_TESTS/preadloop"
+[ -x "$PREAD" ] || skip "$PREAD not built (make test-progs)"
+
+head -c $((1 << 20)) /dev/urandom >"$TMP/data"
+WIN=3
+mon_start --listen 127.0.0.1:$MON_PORT --window ${WIN}s --dump-format json --dump-keep 3 \
+  --log-file "$TMP/daemon.log"
+
+"$PREAD" "$TMP/data" 200 1 >"$TMP/a.out" & PA=$!
+wait $PA || fail "burst A failed"
+sleep $((WIN + 2))
+"$PREAD" "$TMP/data" 300 2 >"$TMP/b.out" & PB=$!
+wait $PB || fail "burst B failed"
+DUMP=$("$GPUIO" monitor dump --run-dir "$MON_RUN" --timeout 60s) || { cat "$TMP/daemon.log"; fail "gpuio monitor dump failed"; }
+echo "dump: $DUMP"
+[ -s "$DUMP" ] || fail "the dump $DUMP is missing or empty"
+kill -0 "$MON_PID" || fail "the daemon stopped after a dump"
+python3 - "$DUMP" "$PA" "$PB" <<'PYEOF' || fail "the dump is not exactly burst B's window"
+import os, sys
+sys.path.insert(0, os.environ.get("GPUIO_SRC", ".") + "/tests")
+import truth
+ev = truth.load(sys.argv[1])
+pa, pb = int(sys.argv[2]), int(sys.argv[3])
+# (ld.so's own pread64s of libraries are not the burst's: count the data file's)
+data = lambda e: e["name"] == "pread64" and e["args"].get("path", "").endswith("/data")
+a = [e for e in truth.vfs(ev, pid=pa) if data(e)]
+b = [e for e in truth.vfs(ev, pid=pb) if data(e)]
+print(f"pread64 in the dump: burst A (pid {pa}) {len(a)}, burst B (pid {pb}) {len(b)}")
+assert len(a) == 0, "burst A is older than the window: it must not be in the dump"
+assert len(b) == 300, "burst B: exactly its 300 preads"
+assert all(e["args"].get("bytes") == 4096 for e in b), "each read 4096 bytes"
+PYEOF
+check_struct "$DUMP"
+
+# a second dump while it runs: a new file
+DUMP2=$("$GPUIO" monitor dump --run-dir "$MON_RUN") || fail "second dump failed"
+[ "$DUMP2" != "$DUMP" ] && [ -s "$DUMP2" ] || fail "second dump: $DUMP2"
+
+# the dump directory stays within --dump-keep 3
+for _ in 1 2 3; do "$GPUIO" monitor dump --run-dir "$MON_RUN" >/dev/null || fail "dump failed"; done
+n=$(ls "$TMP/dumps" | grep -c '^gpuio-dump-')
+echo "dumps kept: $n"
+[ "$n" -le 3 ] || fail "$n dumps kept with --dump-keep 3"
+
+# SIGHUP reopens the log file
+mv "$TMP/daemon.log" "$TMP/daemon.log.1"
+kill -HUP "$MON_PID"
+for _ in $(seq 50); do grep -q 'log reopened' "$TMP/daemon.log" 2>/dev/null && break; sleep 0.1; done
+grep -q 'log reopened' "$TMP/daemon.log" || fail "SIGHUP did not reopen the log"
+mon_stop
+
+# ---- trigger on an injected slow read
+BLKIO=/sys/fs/cgroup/blkio
+[ -w "$BLKIO/cgroup.procs" ] || skip "no cgroup v1 blkio controller to throttle a device (burst checks passed)"
+truncate -s 16M "$TMP/slow.img"
+LOOP=$(losetup -f --show "$TMP/slow.img") || skip "no loop device"
+THR="$BLKIO/gpuio-test-slow-$$"
+mkdir "$THR"
+MON_EXTRA_CLEANUP='losetup -d "$LOOP" 2>/dev/null; rmdir "$THR" 2>/dev/null'
+echo "$(($(stat -c '0x%t' "$LOOP"))):$(($(stat -c '0x%T' "$LOOP"))) 8192" > "$THR/blkio.throttle.read_bps_device" ||
+  skip "cannot throttle $LOOP"
+rm -rf "$TMP/dumps"
+mon_start --listen 127.0.0.1:$MON_PORT --window 10s --dump-format json \
+  --trigger 'vfs_latency>200ms' --trigger-interval 60s --trigger 'gpu_idle>5s'
+grep -q "trigger 'gpu_idle>5s' needs GPU data" "$TMP/monitor.log" || [ -e /dev/nvidia0 ] ||
+  fail "gpu_idle without GPU data not reported"
+for i in 1 2 3; do
+  t0=$(date +%s%N)
+  sh -c 'echo $$ > "$1/cgroup.procs" && exec dd if="$2" of=/dev/null bs=4096 count=1 skip="$3" iflag=direct status=none' \
+    sh "$THR" "$LOOP" $((i * 64)) || fail "slow read failed"
+  echo "slow read $i: $(( ($(date +%s%N) - t0) / 1000000 )) ms"
+  sleep 1
+done
+for _ in $(seq 100); do ls "$TMP/dumps" 2>/dev/null | grep -q trigger && break; sleep 0.1; done
+sleep 1
+scrape "$TMP/m.txt"
+grep -E '^gpuio_trigger_' "$TMP/m.txt"
+ls -l "$TMP/dumps"
+n=$(ls "$TMP/dumps" | grep -c 'trigger-vfs_latency' || true)
+[ "$n" = 1 ] || { cat "$TMP/monitor.log"; fail "$n trigger dumps, want exactly 1 (rate limit 60s)"; }
+python3 - "$TMP/m.txt.json" "$TMP/dumps"/*trigger-vfs_latency* <<'PYEOF' || fail "trigger counters or dump wrong"
+import json, os, sys
+sys.path.insert(0, os.environ.get("GPUIO_SRC", ".") + "/tests")
+import truth
+m = json.load(open(sys.argv[1]))
+k = '{trigger="vfs_latency>200ms"}'
+matches, dumps, supp = (m["gpuio_trigger_%s_total%s" % (n, k)] for n in ("matches", "dumps", "suppressed"))
+print(f"matches {matches}, dumps {dumps}, suppressed {supp}")
+assert dumps == 1 and matches >= 3 and supp >= 1, "fires once, the later matches suppressed"
+ev = truth.load(sys.argv[2])
+slow = [e for e in truth.vfs(ev) if e.get("dur", 0) >= 200000]
+print("calls >= 200 ms in the trigger's dump:", [(e["name"], e["pid"], e["dur"]) for e in slow][:5])
+assert slow, "the dump holds the slow call"
+PYEOF
+mon_stop
+echo "PASS: dump = exactly the last window; trigger fired once, rate-limited; dumps bounded; SIGHUP reopens"
