@@ -21,6 +21,14 @@ What `check` rejects (each with a message naming the event):
   - a bind_id with flow_in but no flow_out slice, flow_out but no flow_in,
     or several flow_out slices (v2 flows, on X slices only)
   - a counter (C) without cat, or with non-numeric args
+  GPU (cat gpu, cuda_api, nvtx, cuda_sync, cupti_overhead):
+  - gpu slices (kernels, copies, memsets) not on a "GPU N" process's lane,
+    or overlapping at all on a lane (pid, tid), like block slices; nor may
+    any slice on a lane named "GPU ..." (device-side syncs, overhead)
+  - cuda_api / nvtx slices not on a thread of a real process
+  - a flow that does not go vfs -> block or cuda_api -> gpu, or that goes
+    from an API call to an activity that started before the call
+  - a "GPU N busy" counter whose fraction is not within [0, 1]
   - a process with events but no process_name, a thread with slices but no
     thread_name, metadata without args.name / args.sort_index
 
@@ -142,7 +150,9 @@ def check(events):
     lanes = defaultdict(list)       # block slices by (pid, tid)
     flow_out = defaultdict(list)
     flow_in = defaultdict(list)
-    pnames, tnames = set(), set()
+    pnames, tnames = {}, {}
+    gpu_cats = {"gpu", "cuda_api", "nvtx", "cuda_sync", "cupti_overhead"}
+    gslices = []                    # (i, pid, tid, cat)
     used_pids, used_threads = {}, {}
 
     for i, e in enumerate(events):
@@ -163,9 +173,9 @@ def check(events):
                 if not isinstance(args, dict) or not isinstance(args.get("name"), str):
                     errs.append("%s: metadata without args.name" % _desc(i, e))
                 elif name == "process_name":
-                    pnames.add(pid)
+                    pnames[pid] = args["name"]
                 else:
-                    tnames.add((pid, tid))
+                    tnames[(pid, tid)] = args["name"]
             elif name in ("process_sort_index", "thread_sort_index"):
                 if not isinstance(args, dict) or not isinstance(args.get("sort_index"), int):
                     errs.append("%s: metadata without integer args.sort_index" % _desc(i, e))
@@ -188,6 +198,8 @@ def check(events):
             used_threads.setdefault((pid, tid), i)
             if e.get("cat") == "block":
                 lanes[(pid, tid)].append((start, end, i))
+            if e.get("cat") in gpu_cats:
+                gslices.append((i, pid, tid, e.get("cat")))
         if ph == "C":
             if not isinstance(e.get("cat"), str) or not e.get("cat"):
                 errs.append("%s: counter without cat" % _desc(i, e))
@@ -195,6 +207,9 @@ def check(events):
             if not isinstance(args, dict) or not args or \
                     not all(_is_num(v) for v in args.values()):
                 errs.append("%s: counter args must be numbers" % _desc(i, e))
+            elif e.get("cat") == "gpu" or str(name).endswith(" busy fraction"):
+                if not all(0 <= v <= 1 for v in args.values()):
+                    errs.append("%s: busy fraction outside [0, 1]" % _desc(i, e))
         # protobuf flows (pftrace.to_chrome): id lists, one source per id
         for fid in e.get("_flow_out", []):
             flow_out["pb:%d" % fid].append(i)
@@ -235,6 +250,39 @@ def check(events):
             if s1 < e0:
                 errs.append("block slices overlap on lane pid=%s tid=%s: %s and %s" %
                             (key[0], key[1], _desc(i0, events[i0]), _desc(i1, events[i1])))
+    # GPU: activities on GPU lanes that never overlap, API calls on threads,
+    # arrows from an API call to activities that start no earlier
+    def gpu_group(pid):
+        n = pnames.get(pid) or ""
+        return n.startswith("GPU ") or ": GPU " in n or n.endswith(" GPU ?")
+    for i, pid, tid, cat in gslices:
+        tname = tnames.get((pid, tid)) or ""
+        on_gpu = gpu_group(pid) and tname.startswith("GPU ")
+        if cat == "gpu" and not on_gpu:
+            errs.append("%s: gpu slice not on a GPU lane (process %r, track %r)" %
+                        (_desc(i, events[i]), pnames.get(pid), tname))
+        elif cat in ("cuda_api", "nvtx") and gpu_group(pid):
+            errs.append("%s: %s slice on a GPU's track, not a host thread" %
+                        (_desc(i, events[i]), cat))
+        if on_gpu:
+            lanes[(pid, tid)].append((ns(events[i]["ts"]), ns(events[i]["ts"]) + ns(events[i]["dur"]), i))
+    for key, lst in lanes.items():
+        if not gpu_group(key[0]):
+            continue
+        lst.sort()
+        for (s0, e0, i0), (s1, e1, i1) in zip(lst, lst[1:]):
+            if s1 < e0:
+                errs.append("GPU slices overlap on lane pid=%s tid=%s: %s and %s" %
+                            (key[0], key[1], _desc(i0, events[i0]), _desc(i1, events[i1])))
+    for bid, outs in flow_out.items():
+        for o in outs[:1]:
+            for d in flow_in.get(bid, []):
+                pair = (events[o].get("cat"), events[d].get("cat"))
+                if pair not in (("vfs", "block"), ("cuda_api", "gpu")):
+                    errs.append("bind_id %s: a flow from a %s slice to a %s slice" % ((bid,) + pair))
+                elif pair[0] == "cuda_api" and ns(events[d]["ts"]) < ns(events[o]["ts"]):
+                    errs.append("bind_id %s: %s starts before its API call %s" %
+                                (bid, _desc(d, events[d]), _desc(o, events[o])))
     for bid, ins in flow_in.items():
         if bid not in flow_out:
             errs.append("bind_id %s: flow_in on %s but no flow_out slice" %

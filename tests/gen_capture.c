@@ -16,8 +16,18 @@
  *             references, two disks, calls of every shape
  *   truncate  a capture cut in the middle of its last record
  *   corrupt   a capture with a record whose size field is impossible
+ *   gpu       GPU records of every type (7..15): kernels, copies of each kind and
+ *             memsets on 2 GPUs x 2 streams (overlapping kernels on one stream),
+ *             runtime + driver API calls with correlation ids, uprobe records
+ *             duplicating CUPTI calls, a launch only uprobes saw (named by a
+ *             GPU_SYM), NVTX ranges (one that does not nest), syncs with and
+ *             without a thread, CUPTI overhead, collector status with drops
+ *             and an UNAVAILABLE collector; records out of time order. The
+ *             manifest lists every GPU-side slice the export must show.
  *   big N [K] N VFS calls (4 threads, 64 files) and a block request per K
  *             calls (default 16; 0: none)
+ *   gpubig N  N kernel launches (API call + kernel by correlation, 2 GPUs x 4
+ *             streams, kernels in late, reversed buffers) and N VFS reads
  *   shift IN MONO_NS REAL_NS
  *             a copy of capture IN as if recorded on a host whose clocks
  *             differ: MONO_NS is added to the header's monotonic anchor and
@@ -681,6 +691,383 @@ static void gen_flows(void)
 	       max_overlap(bp, nb, "sda"), max_overlap(bp, nb, "259:0"));
 }
 
+/* ---- gpu ---- */
+
+/* What the export must show for one GPU-side slice (the manifest). */
+static void m_slice(const char *cat, const char *name, const char *track, unsigned long long ts,
+		    unsigned long long end, const char *flow, unsigned nflow)
+{
+	m_sep();
+	printf("{\"cat\":\"%s\",\"name_hex\":", cat);
+	put_hex(name, strlen(name));
+	printf(",\"track\":\"%s\",\"ts_ns\":%llu,\"dur_ns\":%llu,\"flow\":\"%s\",\"nflow\":%u}",
+	       track, ts - BASE_NS, end - ts, flow, nflow);
+}
+
+static void add_kernel(unsigned pid, unsigned long long ts, unsigned long long end, unsigned dev,
+		       unsigned long long stream, unsigned corr, const char *name)
+{
+	struct gpuio_gpu_kernel k;
+	size_t n = strlen(name), size = (offsetof(struct gpuio_gpu_kernel, name) + n + 7) & ~(size_t)7;
+
+	memset(&k, 0, sizeof(k));
+	fill_hdr(&k.hdr, GPUIO_REC_GPU_KERNEL, size, pid, 0, ts);
+	k.end_ns = end;
+	k.context = 0xc0 + dev;
+	k.stream = stream;
+	k.correlation = corr;
+	k.device = dev;
+	k.grid[0] = 128, k.grid[1] = 2, k.grid[2] = 1;
+	k.block[0] = 256, k.block[1] = 1, k.block[2] = 1;
+	k.static_smem = 1024;
+	k.dynamic_smem = 4096;
+	k.registers = 32;
+	k.name_len = (__u16)n;
+	memcpy(k.name, name, n);
+	append(&k, size);
+}
+
+static void add_memcpy(unsigned pid, unsigned long long ts, unsigned long long end, unsigned dev,
+		       unsigned dst, unsigned long long stream, unsigned corr, unsigned kind,
+		       unsigned long long bytes, unsigned src_kind, unsigned dst_kind, unsigned flags)
+{
+	struct gpuio_gpu_memcpy c;
+
+	memset(&c, 0, sizeof(c));
+	fill_hdr(&c.hdr, GPUIO_REC_GPU_MEMCPY, sizeof(c), pid, 0, ts);
+	c.end_ns = end;
+	c.bytes = bytes;
+	c.context = 0xc0 + dev;
+	c.stream = stream;
+	c.correlation = corr;
+	c.device = dev;
+	c.dst_device = dst;
+	c.kind = (__u8)kind;
+	c.src_kind = (__u8)src_kind;
+	c.dst_kind = (__u8)dst_kind;
+	c.flags = (__u8)flags;
+	append(&c, sizeof(c));
+}
+
+static void add_memset(unsigned pid, unsigned long long ts, unsigned long long end, unsigned dev,
+		       unsigned long long stream, unsigned corr, unsigned long long bytes,
+		       unsigned value)
+{
+	struct gpuio_gpu_memset s;
+
+	memset(&s, 0, sizeof(s));
+	fill_hdr(&s.hdr, GPUIO_REC_GPU_MEMSET, sizeof(s), pid, 0, ts);
+	s.end_ns = end;
+	s.bytes = bytes;
+	s.context = 0xc0 + dev;
+	s.stream = stream;
+	s.correlation = corr;
+	s.device = dev;
+	s.value = value;
+	s.mem_kind = 3;
+	s.flags = GPUIO_GM_ASYNC;
+	append(&s, sizeof(s));
+}
+
+static bool is_uprobe_src(unsigned s)
+{
+	return s == GPUIO_API_UPROBE_RT || s == GPUIO_API_UPROBE_DRV;
+}
+
+struct api_spec {
+	unsigned pid, tid, corr, source, kind, mk;
+	unsigned long long ts, end, bytes, stream, func;
+	long long ret;
+	const char *name;
+};
+
+static void add_api(const struct api_spec *a)
+{
+	struct gpuio_cuda_api c;
+
+	memset(&c, 0, sizeof(c));
+	fill_hdr(&c.hdr, GPUIO_REC_CUDA_API, sizeof(c), a->pid, a->tid, a->ts);
+	c.end_ns = a->end;
+	c.ret = a->ret;
+	c.bytes = a->bytes;
+	c.stream = a->stream;
+	c.func = a->func;
+	c.correlation = a->corr;
+	c.cbid = is_uprobe_src(a->source) ? 0 : 200 + a->kind;
+	c.source = (__u8)a->source;
+	c.kind = (__u8)a->kind;
+	c.memcpy_kind = (__u8)a->mk;
+	snprintf(c.name, sizeof(c.name), "%s", a->name);
+	append(&c, sizeof(c));
+}
+
+static void add_gsync(unsigned pid, unsigned tid, unsigned long long ts, unsigned long long end,
+		      unsigned dev, unsigned long long stream, unsigned corr, unsigned type)
+{
+	struct gpuio_gpu_sync s;
+
+	memset(&s, 0, sizeof(s));
+	fill_hdr(&s.hdr, GPUIO_REC_GPU_SYNC, sizeof(s), pid, tid, ts);
+	s.end_ns = end;
+	s.context = 0xc0 + dev;
+	s.stream = stream;
+	s.correlation = corr;
+	s.type = type;
+	append(&s, sizeof(s));
+}
+
+static void add_nvtx(unsigned pid, unsigned tid, unsigned long long ts, unsigned long long end,
+		     unsigned depth, const char *name)
+{
+	struct gpuio_nvtx_range r;
+	size_t n = strlen(name), size = (offsetof(struct gpuio_nvtx_range, name) + n + 7) & ~(size_t)7;
+
+	memset(&r, 0, sizeof(r));
+	fill_hdr(&r.hdr, GPUIO_REC_NVTX, size, pid, tid, ts);
+	r.end_ns = end;
+	r.depth = depth;
+	r.name_len = (__u16)n;
+	memcpy(r.name, name, n);
+	append(&r, size);
+}
+
+static void add_overhead(unsigned pid, unsigned tid, unsigned long long ts, unsigned long long end,
+			 unsigned kind, unsigned object_kind, unsigned long long object_id)
+{
+	struct gpuio_gpu_overhead o;
+
+	memset(&o, 0, sizeof(o));
+	fill_hdr(&o.hdr, GPUIO_REC_GPU_OVERHEAD, sizeof(o), pid, tid, ts);
+	o.end_ns = end;
+	o.kind = kind;
+	o.object_kind = object_kind;
+	o.object_id = object_id;
+	append(&o, sizeof(o));
+}
+
+static void add_sym(unsigned pid, unsigned long long addr, const char *name)
+{
+	struct gpuio_gpu_sym y;
+	size_t n = strlen(name), size = (offsetof(struct gpuio_gpu_sym, name) + n + 7) & ~(size_t)7;
+
+	memset(&y, 0, sizeof(y));
+	fill_hdr(&y.hdr, GPUIO_REC_GPU_SYM, size, pid, pid, BASE_NS);
+	y.addr = addr;
+	y.name_len = (__u16)n;
+	memcpy(y.name, name, n);
+	append(&y, size);
+}
+
+static void add_ginfo(unsigned pid, unsigned long long ts, unsigned state, unsigned long long dropped,
+		      unsigned long long records, int cupti_error, const char *reason)
+{
+	struct gpuio_gpu_info i;
+
+	memset(&i, 0, sizeof(i));
+	fill_hdr(&i.hdr, GPUIO_REC_GPU_INFO, sizeof(i), pid, 0, ts);
+	i.uncertainty_ns = 500;
+	i.cupti_dropped = dropped;
+	i.records = records;
+	i.state = state;
+	i.clock = state == GPUIO_GPU_UNAVAILABLE ? GPUIO_GPU_CLOCK_NONE : GPUIO_GPU_CLOCK_MONOTONIC_CB;
+	i.how = GPUIO_GPU_HOW_LAUNCH;
+	i.cupti_version = 130000;
+	i.cupti_error = cupti_error;
+	snprintf(i.reason, sizeof(i.reason), "%s", reason);
+	append(&i, sizeof(i));
+}
+
+/*
+ * One process (pid 500, threads 500 and 501) on two GPUs, two streams each;
+ * a second process whose collector could not start (pid 600). Records are
+ * written as CUPTI delivers them: in buffers, late, out of time order and
+ * interleaved with VFS records. Times are ns after t = anchor + 1 ms.
+ */
+static void gen_gpu(void)
+{
+	const unsigned P = 500, T1 = 500, T2 = 501;
+	const unsigned long long t = BASE_NS + 1000000;
+	const char *K4 = "void graph_k<\"q\">(float*)";
+	unsigned long long bpf[GPUIO_STAT_MAX] = { 0 };
+#define RT(tid_, c_, k_, s_, e_, n_, ...) add_api(&(struct api_spec){ .pid = P, .tid = tid_, \
+	.corr = c_, .source = GPUIO_API_RUNTIME, .kind = k_, .ts = t + (s_), .end = t + (e_), \
+	.name = n_, __VA_ARGS__ })
+#define DRV(tid_, c_, k_, s_, e_, n_, ...) add_api(&(struct api_spec){ .pid = P, .tid = tid_, \
+	.corr = c_, .source = GPUIO_API_DRIVER, .kind = k_, .ts = t + (s_), .end = t + (e_), \
+	.name = n_, __VA_ARGS__ })
+#define UP(tid_, src_, k_, s_, e_, n_, ...) add_api(&(struct api_spec){ .pid = P, .tid = tid_, \
+	.source = src_, .kind = k_, .ts = t + (s_), .end = t + (e_), .name = n_, __VA_ARGS__ })
+
+	add_proc(GPUIO_PROC_EXEC, P, T1, BASE_NS, "trainer", 7, "python3\0train.py", 16);
+	add_proc(GPUIO_PROC_THREAD, P, T2, BASE_NS + 10, "launcher", 8, NULL, 0);
+	add_proc(GPUIO_PROC_EXEC, 600, 600, BASE_NS + 20, "other", 5, "other", 5);
+	add_path(DEV_DATA, 10, GPUIO_PATH_PROCFS, "/data/a.bin", 11);
+	add_ginfo(P, BASE_NS + 100, GPUIO_GPU_ON, 0, 0, 0, "");
+	add_ginfo(600, BASE_NS + 200, GPUIO_GPU_UNAVAILABLE, 0, 0, 39,
+		  "CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED: another profiler holds CUPTI");
+	add_sym(P, 0x402000, "my_uprobe_kernel(float*)");
+	/* a read inside the NVTX range "epoch 0", another after everything */
+	add_pread(P, T1, t + 20000, 5000, 3, DEV_DATA, 10, GPUIO_FT_REG, 1, 4096, 0);
+
+	/* buffer 1 (GPU 1 first: buffers are per context, completed out of order) */
+	add_kernel(P, t + 200000, t + 1200000, 1, 7, 21, "gemm_kernel");
+	add_memcpy(P, t + 1300000, t + 1400000, 1, 1, 7, 22, GPUIO_MEMCPY_DTOD, 1 << 20, 3, 3,
+		   GPUIO_GM_ASYNC);
+	add_memcpy(P, t + 1500000, t + 1600000, 1, 0, 21, 23, GPUIO_MEMCPY_PTOP, 8 << 20, 3, 3,
+		   GPUIO_GM_ASYNC | GPUIO_GM_PEER);
+	add_kernel(P, t + 1800000, t + 1900000, 1, 21, 24, K4);
+	add_kernel(P, t + 1700000, t + 1800000, 1, 21, 24, K4);
+	/* buffer 2: GPU 0 */
+	add_memset(P, t + 600000, t + 650000, 0, 13, 13, 1 << 20, 0);
+	add_kernel(P, t + 300000, t + 500000, 0, 7, 12, "relu_kernel");
+	add_kernel(P, t + 100000, t + 400000, 0, 7, 11, "gemm_kernel");
+	add_memcpy(P, t + 50000, t + 90000, 0, 0, 7, 10, GPUIO_MEMCPY_HTOD, 4 << 20, 1, 3,
+		   GPUIO_GM_ASYNC);
+	add_memcpy(P, t + 700000, t + 800000, 0, 0, 13, 14, GPUIO_MEMCPY_DTOH, 2 << 20, 3, 2, 0);
+	add_memcpy(P, t + 960000, t + 970000, 0, 0, 13, 16, GPUIO_MEMCPY_HTOH, 4096, 1, 2, 0);
+	add_kernel(P, t + 900000, t + 950000, 0, 13, 99, "orphan_kernel");   /* no API call */
+	add_pread(P, T1, t + 2800000, 50000, 3, DEV_DATA, 10, GPUIO_FT_REG, 2, 4096, 4096);
+
+	/* runtime/driver API records (CUPTI), thread 500 */
+	RT(T1, 10, GPUIO_API_MEMCPY, 40000, 60000, "cudaMemcpyAsync_v3020");
+	DRV(T1, 10, GPUIO_API_MEMCPY, 45000, 55000, "cuMemcpyHtoDAsync_v2");
+	RT(T1, 11, GPUIO_API_LAUNCH, 95000, 99000, "cudaLaunchKernel_v7000");
+	DRV(T1, 1011, GPUIO_API_LAUNCH, 96000, 98000, "cuLaunchKernel");
+	RT(T1, 12, GPUIO_API_LAUNCH, 99500, 99900, "cudaLaunchKernel_v7000");
+	RT(T1, 13, GPUIO_API_MEMSET, 590000, 595000, "cudaMemsetAsync_v3020", .bytes = 1 << 20);
+	RT(T1, 14, GPUIO_API_MEMCPY, 650000, 660000, "cudaMemcpyAsync_v3020");
+	RT(T1, 16, GPUIO_API_MEMCPY, 955000, 975000, "cudaMemcpy_v3020", .ret = 2);
+	RT(T1, 15, GPUIO_API_SYNC, 799000, 851000, "cudaStreamSynchronize_v3020");
+	/* thread 501 */
+	RT(T2, 21, GPUIO_API_LAUNCH, 150000, 160000, "cudaLaunchKernel_v7000");
+	RT(T2, 22, GPUIO_API_MEMCPY, 1250000, 1260000, "cudaMemcpyAsync_v3020");
+	RT(T2, 23, GPUIO_API_MEMCPY, 1450000, 1460000, "cudaMemcpyPeerAsync_v4000");
+	RT(T2, 24, GPUIO_API_GRAPH_LAUNCH, 1650000, 1660000, "cudaGraphLaunch_v10000");
+	RT(T2, 25, GPUIO_API_SYNC, 1950000, 1990000, "cudaDeviceSynchronize_v3020");
+	/* uprobes: two calls CUPTI saw too, one launch only they saw */
+	UP(T1, GPUIO_API_UPROBE_RT, GPUIO_API_LAUNCH, 94000, 99200, "cudaLaunchKernel",
+	   .func = 0x401000);
+	UP(T1, GPUIO_API_UPROBE_RT, GPUIO_API_MEMCPY, 39000, 61000, "cudaMemcpyAsync",
+	   .bytes = 4 << 20, .mk = GPUIO_MEMCPY_HTOD, .stream = 0x7f0000001000ull);
+	UP(T2, GPUIO_API_UPROBE_DRV, GPUIO_API_LAUNCH, 2000000, 2010000, "cuLaunchKernel",
+	   .func = 0x402000, .stream = 0x7f0000002000ull);
+	/* NVTX, syncs, overhead */
+	add_nvtx(P, T1, t + 10000, t + 2500000, 0, "epoch 0");
+	add_nvtx(P, T1, t + 30000, t + 700000, 1, "step 1");
+	add_nvtx(P, T2, t + 1400000, t + 1700000, 0, "load");
+	add_nvtx(P, T2, t + 1455000, t + 1500000, 1, "prefetch");   /* does not nest */
+	add_gsync(P, T1, t + 800000, t + 850000, 0, 13, 15, GPUIO_SYNC_STREAM);
+	add_gsync(P, 0, t + 1960000, t + 1980000, 1, 0, 25, GPUIO_SYNC_CONTEXT);
+	add_gsync(P, 0, t + 2300000, t + 2400000, 1, 7, 77, GPUIO_SYNC_EVENT);
+	add_overhead(P, T1, t + 2600000, t + 2650000, 1u << 16, 2, T1);
+	add_overhead(P, 0, t + 2700000, t + 2750000, 2u << 16, 3, 0);
+	add_ginfo(P, t + 3000000, GPUIO_GPU_FINAL, 7, 40, 0, "");
+	add_stats(t + 3000000, 1, bpf);
+	close_capture();
+
+	printf("{\"mode\":\"gpu\",\"monotonic_ns\":%llu,\"pid\":%u,\"cupti_dropped\":7,"
+	       "\"slices\":[", BASE_NS, P);
+#define E(cat, name, track, s, e, flow, n) m_slice(cat, name, track, t + (s), t + (e), flow, n)
+	/* GPU 0 */
+	E("gpu", "memcpy HtoD", "GPU 0 \xc2\xb7 stream 7", 50000, 90000, "in", 0);
+	E("gpu", "gemm_kernel", "GPU 0 \xc2\xb7 stream 7", 100000, 400000, "in", 0);
+	E("gpu", "relu_kernel", "GPU 0 \xc2\xb7 stream 7 \xc2\xb7 lane 2", 300000, 500000, "in", 0);
+	E("gpu", "memset", "GPU 0 \xc2\xb7 stream 13", 600000, 650000, "in", 0);
+	E("gpu", "memcpy DtoH", "GPU 0 \xc2\xb7 stream 13", 700000, 800000, "in", 0);
+	E("gpu", "orphan_kernel", "GPU 0 \xc2\xb7 stream 13", 900000, 950000, "", 0);
+	E("gpu", "memcpy HtoH", "GPU 0 \xc2\xb7 stream 13", 960000, 970000, "in", 0);
+	E("cupti_overhead", "CUPTI overhead: instrumentation", "GPU 0 \xc2\xb7 CUPTI overhead",
+	  2700000, 2750000, "", 0);
+	/* GPU 1 */
+	E("gpu", "gemm_kernel", "GPU 1 \xc2\xb7 stream 7", 200000, 1200000, "in", 0);
+	E("gpu", "memcpy DtoD", "GPU 1 \xc2\xb7 stream 7", 1300000, 1400000, "in", 0);
+	E("gpu", "memcpy PtoP", "GPU 1 \xc2\xb7 stream 21", 1500000, 1600000, "in", 0);
+	E("gpu", K4, "GPU 1 \xc2\xb7 stream 21", 1700000, 1800000, "in", 0);
+	E("gpu", K4, "GPU 1 \xc2\xb7 stream 21", 1800000, 1900000, "in", 0);
+	E("cuda_sync", "event synchronize", "GPU 1 \xc2\xb7 sync", 2300000, 2400000, "", 0);
+	/* thread 500 */
+	E("nvtx", "epoch 0", "thread 500", 10000, 2500000, "", 0);
+	E("nvtx", "step 1", "thread 500", 30000, 700000, "", 0);
+	E("cuda_api", "cudaMemcpyAsync_v3020", "thread 500", 40000, 60000, "out", 1);
+	E("cuda_api", "cuMemcpyHtoDAsync_v2", "thread 500", 45000, 55000, "", 0);
+	E("cuda_api", "cudaLaunchKernel_v7000", "thread 500", 95000, 99000, "out", 1);
+	E("cuda_api", "cuLaunchKernel", "thread 500", 96000, 98000, "", 0);
+	E("cuda_api", "cudaLaunchKernel_v7000", "thread 500", 99500, 99900, "out", 1);
+	E("cuda_api", "cudaMemsetAsync_v3020", "thread 500", 590000, 595000, "out", 1);
+	E("cuda_api", "cudaMemcpyAsync_v3020", "thread 500", 650000, 660000, "out", 1);
+	E("cuda_api", "cudaStreamSynchronize_v3020", "thread 500", 799000, 851000, "", 0);
+	E("cuda_sync", "stream synchronize", "thread 500", 800000, 850000, "", 0);
+	E("cuda_api", "cudaMemcpy_v3020", "thread 500", 955000, 975000, "out", 1);
+	E("cupti_overhead", "CUPTI overhead: buffer flush", "thread 500", 2600000, 2650000, "", 0);
+	/* thread 501 */
+	E("cuda_api", "cudaLaunchKernel_v7000", "thread 501", 150000, 160000, "out", 1);
+	E("cuda_api", "cudaMemcpyAsync_v3020", "thread 501", 1250000, 1260000, "out", 1);
+	E("nvtx", "load", "thread 501", 1400000, 1700000, "", 0);
+	E("cuda_api", "cudaMemcpyPeerAsync_v4000", "thread 501", 1450000, 1460000, "out", 1);
+	E("nvtx", "prefetch", "tid 501 \xc2\xb7 CUDA overlap 1", 1455000, 1500000, "", 0);
+	E("cuda_api", "cudaGraphLaunch_v10000", "thread 501", 1650000, 1660000, "out", 2);
+	E("cuda_api", "cudaDeviceSynchronize_v3020", "thread 501", 1950000, 1990000, "", 0);
+	E("cuda_sync", "context synchronize", "thread 501", 1960000, 1980000, "", 0);
+	E("cuda_api", "cuLaunchKernel", "thread 501", 2000000, 2010000, "", 0);
+#undef E
+	/* busy: buckets of 1 ms from the first activity (t + 50 us) */
+	printf("],\"busy\":{\"GPU 0\":[[%llu,0.65],[%llu,0],[%llu,0]],"
+	       "\"GPU 1\":[[%llu,0.85],[%llu,0.55],[%llu,0]]},",
+	       t + 50000 - BASE_NS, t + 1050000 - BASE_NS, t + 2050000 - BASE_NS,
+	       t + 50000 - BASE_NS, t + 1050000 - BASE_NS, t + 2050000 - BASE_NS);
+	printf("\"merged\":[{\"name\":\"cudaLaunchKernel_v7000\",\"ts_ns\":%llu,\"func\":\"0x401000\","
+	       "\"kernel\":\"gemm_kernel\"},{\"name\":\"cudaMemcpyAsync_v3020\",\"ts_ns\":%llu,"
+	       "\"bytes\":%u,\"memcpy_kind\":\"HtoD\"}],",
+	       t + 95000 - BASE_NS, t + 40000 - BASE_NS, 4u << 20);
+	printf("\"uprobe_only\":{\"name\":\"cuLaunchKernel\",\"kernel\":\"my_uprobe_kernel(float*)\"},"
+	       "\"flows\":11,\"dangling\":1,\"overlap_slices\":1,\"merged_count\":2}\n");
+#undef RT
+#undef DRV
+#undef UP
+}
+
+
+/* ---- gpubig ---- */
+
+/*
+ * N launches (runtime API call + kernel, same correlation) on 2 GPUs x 4
+ * streams, a VFS read per launch; kernels arrive in buffers of 1000, one
+ * buffer late and in reverse order (as CUPTI delivers them). For speed and
+ * memory measurements of the GPU export.
+ */
+static void gen_gpubig(unsigned long long n)
+{
+	unsigned long long bpf[GPUIO_STAT_MAX] = { 0 }, t = BASE_NS + 1000;
+	const unsigned long long B = 1000;
+
+	add_proc(GPUIO_PROC_EXEC, 700, 700, BASE_NS, "gpujob", 6, "gpujob", 6);
+	add_path(DEV_DATA, 10, GPUIO_PATH_PROCFS, "/data/shard.bin", 15);
+	add_ginfo(700, BASE_NS + 1, GPUIO_GPU_ON, 0, 0, 0, "");
+	for (unsigned long long b0 = 0; b0 < n + B; b0 += B) {
+		/* this buffer's API calls and reads, the previous buffer's kernels */
+		for (unsigned long long i = b0; i < b0 + B && i < n; i++) {
+			unsigned long long ts = t + i * 10000;
+
+			add_pread(700, 700, ts, 2000, 3, DEV_DATA, 10, GPUIO_FT_REG, (unsigned)i + 1, 4096,
+				  (long long)i * 4096);
+			add_api(&(struct api_spec){ .pid = 700, .tid = 700, .corr = (unsigned)i + 1,
+				.source = GPUIO_API_RUNTIME, .kind = GPUIO_API_LAUNCH, .ts = ts + 3000,
+				.end = ts + 5000, .name = "cudaLaunchKernel_v7000" });
+		}
+		if (b0 >= B)
+			for (unsigned long long i = b0 - 1; i + 1 > b0 - B; i--) {
+				unsigned long long ts = t + i * 10000 + 6000;
+
+				add_kernel(700, ts, ts + 30000, (unsigned)(i & 1), 7 + (i >> 1 & 3),
+					   (unsigned)i + 1, i % 3 ? "gemm_kernel" : "relu_kernel");
+			}
+	}
+	add_ginfo(700, t + n * 10000, GPUIO_GPU_FINAL, 0, 2 * n, 0, "");
+	add_stats(t + n * 10000, 1, bpf);
+	close_capture();
+	printf("{\"mode\":\"gpubig\",\"launches\":%llu}\n", n);
+}
+
 /* ---- truncate / corrupt ---- */
 
 static unsigned long long file_size(const char *path)
@@ -811,6 +1198,13 @@ static int gen_shift(const char *in, long long mono, long long real)
 
 			b->issue_ns += (unsigned long long)mono;
 			b->complete_ns += (unsigned long long)mono;
+		} else if (c.h.type >= GPUIO_REC_GPU_KERNEL && c.h.type <= GPUIO_REC_GPU_OVERHEAD) {
+			/* every GPU interval record has its end_ns right after the header */
+			__u64 end;
+
+			memcpy(&end, c.b + sizeof(struct gpuio_hdr), 8);
+			end += (unsigned long long)mono;
+			memcpy(c.b + sizeof(struct gpuio_hdr), &end, 8);
 		}
 		append(c.b, c.h.size);
 		n++;
@@ -829,7 +1223,7 @@ int main(int argc, char **argv)
 	const char *mode;
 
 	if (argc < 3) {
-		fprintf(stderr, "usage: gen_capture basic|hostile|flows|truncate|corrupt|big OUT.gpuio [N]\n"
+		fprintf(stderr, "usage: gen_capture basic|hostile|flows|truncate|corrupt|gpu|big|gpubig OUT.gpuio [N]\n"
 				"       gen_capture shift OUT.gpuio IN.gpuio MONO_NS REAL_NS\n");
 		return 2;
 	}
@@ -842,7 +1236,7 @@ int main(int argc, char **argv)
 		}
 		return gen_shift(argv[3], strtoll(argv[4], NULL, 0), strtoll(argv[5], NULL, 0));
 	}
-	if (!strcmp(mode, "big") && argc < 4) {
+	if ((!strcmp(mode, "big") || !strcmp(mode, "gpubig")) && argc < 4) {
 		fprintf(stderr, "gen_capture: big needs N\n");
 		return 2;
 	}
@@ -857,6 +1251,10 @@ int main(int argc, char **argv)
 		gen_truncate();
 	else if (!strcmp(mode, "corrupt"))
 		gen_corrupt();
+	else if (!strcmp(mode, "gpu"))
+		gen_gpu();
+	else if (!strcmp(mode, "gpubig"))
+		gen_gpubig(strtoull(argv[3], NULL, 0));
 	else if (!strcmp(mode, "big"))
 		gen_big(strtoull(argv[3], NULL, 0), argc > 4 ? strtoull(argv[4], NULL, 0) : 16);
 	else {

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * cmd_info.c — `gpuio info CAPTURE [--json]`: what a capture holds — header,
- * record counts per type, the last drop counters, and whether it is whole.
+ * record counts per type, the last drop counters, and whether it is whole;
+ * with GPU records, their counts per type, each collector's last status
+ * (state, reason, clock) and CUPTI's drops.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -20,7 +22,10 @@ struct info {
 	const struct gpuio_cap_header *hdr;
 	uint64_t file_size;
 	uint64_t records;
-	uint64_t counts[GPUIO_REC_DEVNAME + 1];   /* [0]: unknown types */
+	uint64_t counts[GPUIO_REC_GPU_SYM + 1];   /* [0]: unknown types */
+	uint64_t gpu_records;
+	struct gpuio_gpu_info *colls;             /* latest status per collector (pid) */
+	size_t ncolls;
 	uint64_t first_ts, last_ts;               /* over records with a ts */
 	struct gpuio_stats_event stats;
 	uint64_t nstats;
@@ -32,7 +37,12 @@ static const char *const type_names[] = {
 	[0] = "unknown", [GPUIO_REC_VFS] = "vfs", [GPUIO_REC_BLOCK] = "block",
 	[GPUIO_REC_PATH] = "path", [GPUIO_REC_PROC] = "proc", [GPUIO_REC_STATS] = "stats",
 	[GPUIO_REC_DEVNAME] = "devname",
+	[GPUIO_REC_GPU_INFO] = "info", [GPUIO_REC_GPU_KERNEL] = "kernel",
+	[GPUIO_REC_GPU_MEMCPY] = "memcpy", [GPUIO_REC_GPU_MEMSET] = "memset",
+	[GPUIO_REC_CUDA_API] = "cuda_api", [GPUIO_REC_GPU_SYNC] = "sync", [GPUIO_REC_NVTX] = "nvtx",
+	[GPUIO_REC_GPU_OVERHEAD] = "overhead", [GPUIO_REC_GPU_SYM] = "sym",
 };
+#define MAX_COLLECTORS 4096     /* collectors listed (one per process) */
 
 static const struct {
 	int idx;
@@ -67,6 +77,64 @@ static uint64_t dropped(const struct gpuio_stats_event *s)
 	return n;
 }
 
+/* The latest status record of each collector: its counters are cumulative. */
+static void note_collector(struct info *in, const struct gpuio_gpu_info *g)
+{
+	size_t i;
+
+	for (i = 0; i < in->ncolls; i++)
+		if (in->colls[i].hdr.pid == g->hdr.pid)
+			break;
+	if (i == in->ncolls) {
+		struct gpuio_gpu_info *c;
+
+		if (in->ncolls >= MAX_COLLECTORS)
+			return;
+		c = realloc(in->colls, (in->ncolls + 1) * sizeof(*c));
+		if (!c)
+			return;
+		in->colls = c;
+		in->ncolls++;
+		memset(&in->colls[i], 0, sizeof(in->colls[i]));
+	} else if (!g->reason[0] && in->colls[i].reason[0]) {
+		/* an UNAVAILABLE record's reason stays when a FINAL one follows */
+		char reason[sizeof(g->reason)];
+
+		memcpy(reason, in->colls[i].reason, sizeof(reason));
+		in->colls[i] = *g;
+		memcpy(in->colls[i].reason, reason, sizeof(reason));
+		return;
+	}
+	in->colls[i] = *g;
+}
+
+static const char *gstate(uint32_t s)
+{
+	return s == GPUIO_GPU_ON ? "on" : s == GPUIO_GPU_UNAVAILABLE ? "unavailable" :
+	       s == GPUIO_GPU_FINAL ? "final" : "unknown";
+}
+
+static const char *gclock(uint32_t c)
+{
+	return c == GPUIO_GPU_CLOCK_MONOTONIC_CB ? "monotonic_callback" :
+	       c == GPUIO_GPU_CLOCK_OFFSET ? "offset" : "none";
+}
+
+static const char *ghow(uint32_t h)
+{
+	return h == GPUIO_GPU_HOW_LAUNCH ? "launch" : h == GPUIO_GPU_HOW_ATTACH ? "attach" :
+	       "unknown";
+}
+
+static void gpu_drops(const struct info *in, uint64_t *cupti, uint64_t *werr)
+{
+	*cupti = *werr = 0;
+	for (size_t i = 0; i < in->ncolls; i++) {
+		*cupti += in->colls[i].cupti_dropped;
+		*werr += in->colls[i].write_errors;
+	}
+}
+
 /* Read every record once; a corrupt record stops the count (message kept). */
 static int scan(struct gpuio_cap_reader *r, struct info *in)
 {
@@ -75,7 +143,11 @@ static int scan(struct gpuio_cap_reader *r, struct info *in)
 
 	while ((rc = gpuio_cap_reader__next(r, &h)) > 0) {
 		in->records++;
-		in->counts[h->type <= GPUIO_REC_DEVNAME ? h->type : 0]++;
+		in->counts[h->type <= GPUIO_REC_GPU_SYM ? h->type : 0]++;
+		if (h->type >= GPUIO_REC_GPU_INFO && h->type <= GPUIO_REC_GPU_SYM)
+			in->gpu_records++;
+		if (h->type == GPUIO_REC_GPU_INFO)
+			note_collector(in, (const void *)h);
 		/* collector records (stats, devnames) carry a ts too; 0 means none */
 		if (h->ts) {
 			if (!in->first_ts || h->ts < in->first_ts)
@@ -162,6 +234,38 @@ static void print_text(const char *path, const struct info *in)
 	if (in->counts[0])
 		printf(" unknown types %llu", (unsigned long long)in->counts[0]);
 	putchar('\n');
+	if (in->gpu_records) {
+		uint64_t cupti, werr;
+
+		printf("%-13s", "gpu records");
+		for (int t = GPUIO_REC_GPU_INFO; t <= GPUIO_REC_GPU_SYM; t++)
+			printf("%s%s %llu", t > GPUIO_REC_GPU_INFO ? ", " : "", type_names[t],
+			       (unsigned long long)in->counts[t]);
+		putchar('\n');
+		if (!in->ncolls)
+			printf("%-13sno collector status record\n", "gpu");
+		for (size_t i = 0; i < in->ncolls; i++) {
+			const struct gpuio_gpu_info *g = &in->colls[i];
+
+			printf("%-13spid %u: %s", i ? "" : "gpu", g->hdr.pid, gstate(g->state));
+			if (g->reason[0]) {
+				printf(": ");
+				put_clean(g->reason, sizeof(g->reason));
+			}
+			printf(" (%s, clock %s, offset %lld ns, uncertainty %llu ns, CUPTI %u",
+			       ghow(g->how), gclock(g->clock), (long long)g->offset_ns,
+			       (unsigned long long)g->uncertainty_ns, g->cupti_version);
+			if (g->cupti_error)
+				printf(", CUPTI error %d", g->cupti_error);
+			printf("), %llu records, cupti dropped %llu, write errors %llu\n",
+			       (unsigned long long)g->records, (unsigned long long)g->cupti_dropped,
+			       (unsigned long long)g->write_errors);
+		}
+		gpu_drops(in, &cupti, &werr);
+		printf("%-13s%llu (cupti dropped %llu, collector write errors %llu)\n", "gpu drops",
+		       (unsigned long long)(cupti + werr), (unsigned long long)cupti,
+		       (unsigned long long)werr);
+	}
 	if (!in->nstats) {
 		printf("%-13sunknown: no stats record in the capture\n", "drops");
 	} else {
@@ -275,7 +379,55 @@ static int print_json(const char *path, const struct info *in)
 	for (int t = 1; t <= GPUIO_REC_DEVNAME; t++)
 		ju64(w, &f2, type_names[t], in->counts[t]);
 	ju64(w, &f2, "unknown", in->counts[0]);
+	if (in->gpu_records) {
+		static const char *const gk[] = {
+			"gpu_info", "gpu_kernel", "gpu_memcpy", "gpu_memset", "cuda_api", "gpu_sync",
+			"nvtx", "gpu_overhead", "gpu_sym",
+		};
+
+		for (int t = GPUIO_REC_GPU_INFO; t <= GPUIO_REC_GPU_SYM; t++)
+			ju64(w, &f2, gk[t - GPUIO_REC_GPU_INFO], in->counts[t]);
+	}
 	json_writer__putc(w, '}');
+	if (in->gpu_records) {
+		uint64_t cupti, werr;
+
+		gpu_drops(in, &cupti, &werr);
+		jkey(w, &first, "gpu");
+		f2 = true;
+		json_writer__putc(w, '{');
+		ju64(w, &f2, "records", in->gpu_records);
+		ju64(w, &f2, "cupti_dropped", cupti);
+		ju64(w, &f2, "write_errors", werr);
+		jkey(w, &f2, "collectors");
+		json_writer__putc(w, '[');
+		for (size_t i = 0; i < in->ncolls; i++) {
+			const struct gpuio_gpu_info *g = &in->colls[i];
+			bool f3 = true;
+
+			json_writer__puts(w, i ? ",{" : "{");
+			ju64(w, &f3, "pid", g->hdr.pid);
+			jstr(w, &f3, "state", gstate(g->state), 16);
+			jkey(w, &f3, "reason");
+			if (g->reason[0])
+				json_writer__strn(w, g->reason, sizeof(g->reason));
+			else
+				json_writer__puts(w, "null");
+			jstr(w, &f3, "how", ghow(g->how), 16);
+			jstr(w, &f3, "clock", gclock(g->clock), 32);
+			jkey(w, &f3, "offset_ns");
+			json_writer__s64(w, g->offset_ns);
+			ju64(w, &f3, "uncertainty_ns", g->uncertainty_ns);
+			ju64(w, &f3, "cupti_dropped", g->cupti_dropped);
+			ju64(w, &f3, "records", g->records);
+			ju64(w, &f3, "write_errors", g->write_errors);
+			ju64(w, &f3, "cupti_version", g->cupti_version);
+			jkey(w, &f3, "cupti_error");
+			json_writer__s64(w, g->cupti_error);
+			json_writer__putc(w, '}');
+		}
+		json_writer__puts(w, "]}");
+	}
 	jkey(w, &first, "first_ts_ns");
 	if (in->first_ts)
 		json_writer__u64(w, in->first_ts);
@@ -385,5 +537,6 @@ int cmd_info(int argc, char **argv)
 		pr_err("%s: %s; the capture is damaged from there on: record it again",
 		       argv[optind], in.corrupt);
 	gpuio_cap_reader__close(r);
+	free(in.colls);
 	return rc ? GPUIO_EXIT_ERROR : GPUIO_EXIT_OK;
 }

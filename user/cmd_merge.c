@@ -71,7 +71,7 @@ int cmd_merge(int argc, char **argv)
 	char *prefix[MAX_CAPTURES] = { 0 };
 	const char *output = NULL;
 	int c, n, err = 0, rc = GPUIO_EXIT_ERROR;
-	uint32_t disks = 0, lanes = 0;
+	uint32_t disks = 0, lanes = 0, gpus = 0, gtids = 0, glanes = 0;
 	uint64_t events = 0, bytes = 0;
 	int64_t d0;
 
@@ -143,6 +143,9 @@ int cmd_merge(int argc, char **argv)
 		map.pid_offset = (uint32_t)(i + 1) * PID_STRIDE;
 		map.disk_base = disks;
 		map.uring_base = lanes;
+		map.gpu_base = gpus;
+		map.gtid_base = gtids;
+		map.ghost_base = glanes;
 		map.host = (uint32_t)i;
 		map.prefix = "?";       /* set below, once every host name is known */
 		if (i > 0)
@@ -152,6 +155,9 @@ int cmd_merge(int argc, char **argv)
 			goto out;
 		disks += (uint32_t)m[i]->ndisks;
 		lanes += (uint32_t)m[i]->nulanes;
+		gpus += (uint32_t)m[i]->gpu.ndevs;
+		gtids += m[i]->gpu.nlane_tids;
+		glanes += (uint32_t)m[i]->gpu.nglanes;
 	}
 	for (int i = 0; i < n; i++) {
 		prefix[i] = host_prefix(m, n, i, m[i]->hdr->hostname);

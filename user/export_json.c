@@ -31,10 +31,26 @@
  *    equal buckets (<= 2000, >= 1 ms), bytes spread over issue..complete;
  *    a value is written only when it changes, plus a zero at the end.
  *  - Trace info: pid 0x3fffffff "gpuio", a global instant "gpuio trace
- *    info" at ts 0 with the header, record counts and drop counters.
+ *    info" at ts 0 with the header, record counts and drop counters (and,
+ *    with GPU records, "gpu": collector status per process, CUPTI drops,
+ *    counts; CUPTI drops also count in "dropped" and "drops").
+ *  - GPU (CUPTI collector, CUDA uprobes): a pseudo-process "GPU N" per
+ *    device, pid 0x60000000 + GPU index, with a thread per stream lane
+ *    ("GPU N · stream S", "... · lane L" where activities overlap; tids
+ *    0x70000000 + n); kernels, memcpys, memsets as X slices cat "gpu"
+ *    there (syncs and CUPTI overhead with no host thread on "GPU N · sync" /
+ *    "GPU N · CUPTI overhead"); CUDA API calls (cat "cuda_api"), NVTX
+ *    ranges ("nvtx"), syncs ("cuda_sync") and CUPTI overhead
+ *    ("cupti_overhead") on their host thread, or on an overlap lane of the
+ *    process (tid 0x30000000 + n, "tid T · CUDA overlap N") when they do
+ *    not nest there; a flow (bind_id 0x8000000000000000 | pid << 32 |
+ *    correlation) from each API call to the activities with its
+ *    correlation id; a counter "GPU N busy" (cat "gpu", arg fraction) per
+ *    device. See export_model.h for how the model is built.
  *
  * Passes: (1) metadata, paths, block requests and io_uring intervals into
- * memory; (2) VFS events streamed out. Memory is bounded by files, threads,
+ * memory, a compact entry per GPU record; (2) VFS events streamed out, then
+ * the GPU records re-read in time order. Memory is bounded by files, threads,
  * disks, block requests and io_uring requests — never by the number of
  * ordinary VFS calls. The model (tables, lanes, args) is export_model.c,
  * shared with the Perfetto protobuf writer; this file only renders it.
@@ -84,16 +100,18 @@ static void bind_id(struct jexp *x, uint32_t tid, uint32_t seq)
 			    (unsigned long long)(((uint64_t)exp_pid(x->m, tid) << 32) | seq));
 }
 
-/* args[i..i+n) as the members of an object; returns the args consumed */
+/* args[i..i+n) as the members of an object (a dict counts as one, its
+ * entries follow it); returns the args consumed */
 static unsigned write_members(struct jexp *x, const struct exp_args *a, unsigned i, unsigned n)
 {
 	struct json_writer *w = x->w;
-	unsigned start = i;
+	unsigned start = i, level = 0;
 	bool first = true;
 
-	while (i < a->n && i - start < n) {
+	while (i < a->n && level < n) {
 		const struct exp_arg *g = &a->a[i++];
 
+		level++;
 		key(x, &first, g->key);
 		switch (g->type) {
 		case EA_U64:
@@ -111,6 +129,9 @@ static unsigned write_members(struct jexp *x, const struct exp_args *a, unsigned
 		case EA_US:
 			json_writer__us(w, g->v.s);
 			break;
+		case EA_F3:
+			json_writer__f3(w, g->v.d);
+			break;
 		case EA_NULL:
 			json_writer__puts(w, "null");
 			break;
@@ -118,8 +139,6 @@ static unsigned write_members(struct jexp *x, const struct exp_args *a, unsigned
 			json_writer__putc(w, '{');
 			i += write_members(x, a, i, g->len);
 			json_writer__putc(w, '}');
-			/* entries of a dict do not count at this level */
-			n += g->len;
 			break;
 		}
 	}
@@ -227,6 +246,15 @@ static void emit_process_meta(struct jexp *x)
 			meta_name(x, "thread_name", pid, &le->tid, name, n);
 			meta_sort(x, "thread_sort_index", pid, &le->tid, 100000 + le->n);
 		}
+		for (size_t l = 0; l < m->gpu.nglanes; l++) {
+			const struct ghost_lane *gl = &m->gpu.glanes[l];
+
+			if (gl->pid != p->pid)
+				continue;
+			n = exp_model__ghost_lane_name(gl, name, sizeof(name));
+			meta_name(x, "thread_name", pid, &gl->out_tid, name, n);
+			meta_sort(x, "thread_sort_index", pid, &gl->out_tid, 200000 + l);
+		}
 	}
 }
 
@@ -298,6 +326,93 @@ static void emit_disks(struct jexp *x)
 	}
 }
 
+static void emit_gslice(struct jexp *x, const struct exp_gslice *o)
+{
+	struct json_writer *w = x->w;
+
+	ev_start(x);
+	json_writer__puts(w, "\"name\":");
+	json_writer__str(w, o->name, strlen(o->name));
+	json_writer__printf(w, ",\"cat\":\"%s\",\"ph\":\"X\",\"ts\":", o->cat);
+	ts_rel(x, o->ts);
+	json_writer__puts(w, ",\"dur\":");
+	json_writer__us(w, (int64_t)o->dur);
+	json_writer__printf(w, ",\"pid\":%u,\"tid\":%u", o->pid, o->tid);
+	if (o->nflows || o->flow_k)
+		json_writer__printf(w, ",\"bind_id\":\"0x%llx\",\"%s\":true",
+				    (unsigned long long)exp_gpu_bind(o->fkey),
+				    o->nflows ? "flow_out" : "flow_in");
+	write_args(x, &x->args);
+}
+
+/* GPUs: a pseudo-process each, a thread per stream lane, the slices, busy counters. */
+static int emit_gpus(struct jexp *x)
+{
+	struct exp_model *m = x->m;
+	struct exp_gslice *o;
+	char name[160];
+	int rc;
+
+	for (size_t k = 0; k < m->gpu.ndevs; k++) {
+		const struct gpu_dev *d = &m->gpu.devs[m->gpu.dev_order[k]];
+		uint32_t pid = exp_gpu_pid(m, k);
+		char gname[16];
+		int n;
+
+		exp_model__gpu_name(d, gname, sizeof(gname));
+		n = snprintf(name, sizeof(name), "%s%s", m->map.prefix, gname);
+		meta_name(x, "process_name", pid, NULL, name, (size_t)n);
+		meta_sort(x, "process_sort_index", pid, NULL, m->nprocs + m->ndisks + 1 + k);
+	}
+	for (size_t i = 0; i < m->gpu.ntracks; i++) {
+		const struct gpu_track *t = &m->gpu.tracks[i];
+		uint32_t pid = exp_gpu_pid(m, m->gpu.devs[t->dev_idx].index);
+
+		for (uint32_t l = 1; l <= t->nlanes; l++) {
+			uint32_t tid = t->tid0 + l - 1;
+			size_t n = exp_model__gpu_lane_name(m, t, l, name, sizeof(name));
+
+			meta_name(x, "thread_name", pid, &tid, name, n);
+			meta_sort(x, "thread_sort_index", pid, &tid, t->rank + l);
+		}
+	}
+	o = malloc(sizeof(*o));
+	if (!o)
+		return -ENOMEM;
+	exp_model__gpu_rewind(m);
+	while ((rc = exp_model__next_gpu(m, o, &x->args)) > 0) {
+		emit_gslice(x, o);
+		if (json_writer__error(x->w)) {
+			rc = json_writer__error(x->w);
+			break;
+		}
+	}
+	free(o);
+	if (rc < 0)
+		return rc;
+	for (size_t k = 0; k < m->gpu.ndevs; k++) {
+		const struct gpu_dev *d = &m->gpu.devs[m->gpu.dev_order[k]];
+		struct exp_counter_it it = { 0 };
+		char gname[16];
+		uint64_t t;
+		double v;
+
+		exp_model__gpu_name(d, gname, sizeof(gname));
+		snprintf(name, sizeof(name), "%s busy", gname);
+		while (exp_model__next_gpu_counter(m, d, &it, &t, &v)) {
+			ev_start(x);
+			json_writer__puts(x->w, "\"name\":");
+			json_writer__cstr(x->w, name);
+			json_writer__puts(x->w, ",\"cat\":\"gpu\",\"ph\":\"C\",\"ts\":");
+			ts_rel(x, t);
+			json_writer__printf(x->w, ",\"pid\":%u,\"args\":{\"fraction\":", exp_gpu_pid(m, k));
+			json_writer__f3(x->w, v);
+			json_writer__puts(x->w, "}}");
+		}
+	}
+	return 0;
+}
+
 static void emit_info(struct jexp *x)
 {
 	struct exp_model *m = x->m;
@@ -307,7 +422,7 @@ static void emit_info(struct jexp *x)
 	exp_model__info(m, &x->args);
 	snprintf(pname, sizeof(pname), "%sgpuio", m->map.prefix);
 	meta_name(x, "process_name", pid, NULL, pname, strlen(pname));
-	meta_sort(x, "process_sort_index", pid, NULL, m->nprocs + m->ndisks + 1);
+	meta_sort(x, "process_sort_index", pid, NULL, m->nprocs + m->ndisks + m->gpu.ndevs + 1);
 	ev_start(x);
 	json_writer__printf(x->w, "\"name\":\"gpuio trace info\",\"cat\":\"gpuio\",\"ph\":\"i\","
 			    "\"s\":\"g\",\"ts\":0.000,\"pid\":%u,\"tid\":%u", pid, pid);
@@ -331,6 +446,12 @@ static int write_capture(struct jexp *x)
 	if (err)
 		return err;
 	emit_disks(x);
+	err = emit_gpus(x);
+	if (err == -EBADMSG)
+		pr_err("%s: %s (the capture changed while it was being read?)", x->m->path,
+		       exp_model__error(x->m));
+	if (err)
+		return err;
 	emit_info(x);
 	x->m->st.events = x->events - start;
 	return json_writer__error(x->w);

@@ -407,14 +407,451 @@ static int on_vfs_meta(struct exp_model *x, const struct gpuio_vfs_event *e)
 	return 0;
 }
 
+struct gcache;
+static void gcache__free(struct gcache *c);
+
+/* ---- GPU: pass 1 ---- */
+
+static const char *const memcpy_kind_names[] = {
+	"unknown", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA", "AtoD", "DtoA", "DtoD", "HtoH", "PtoP",
+};
+static const char *const memcpy_slice_names[] = {
+	"memcpy", "memcpy HtoD", "memcpy DtoH", "memcpy HtoA", "memcpy AtoH", "memcpy AtoA",
+	"memcpy AtoD", "memcpy DtoA", "memcpy DtoD", "memcpy HtoH", "memcpy PtoP",
+};
+static const char *const mem_kind_names[] = {
+	"unknown", "pageable", "pinned", "device", "array", "managed", "device_static",
+	"managed_static",
+};
+static const char *const api_source_names[] = {
+	"unknown", "runtime", "driver", "uprobe_runtime", "uprobe_driver",
+};
+static const char *const api_kind_names[] = {
+	"other", "launch", "memcpy", "memset", "sync", "graph_launch", "malloc", "free",
+};
+static const char *const sync_names[] = {
+	"synchronize", "event synchronize", "stream wait event", "stream synchronize",
+	"context synchronize",
+};
+static const char *const object_kind_names[] = {
+	"unknown", "process", "thread", "device", "context", "stream",
+};
+
+#define NAME_OF(tab, i) ((size_t)(i) < sizeof(tab) / sizeof(tab[0]) ? tab[i] : NULL)
+
+static bool is_uprobe(unsigned source)
+{
+	return source == GPUIO_API_UPROBE_RT || source == GPUIO_API_UPROBE_DRV;
+}
+
+/* "cudaLaunchKernel_v7000", "__cudaLaunchKernel", "cuMemcpy_ptds" -> the bare name */
+static size_t api_norm(const char *s, size_t n, char *out)
+{
+	bool cut = true;
+
+	while (n && *s == '_')
+		s++, n--;
+	memcpy(out, s, n);
+	while (cut) {
+		size_t k = n;
+
+		cut = false;
+		if (n > 5 && (!memcmp(out + n - 5, "_ptsz", 5) || !memcmp(out + n - 5, "_ptds", 5))) {
+			n -= 5;
+			cut = true;
+			continue;
+		}
+		while (k && out[k - 1] >= '0' && out[k - 1] <= '9')
+			k--;
+		if (k < n && k >= 2 && out[k - 1] == 'v' && out[k - 2] == '_') {
+			n = k - 2;
+			cut = true;
+		}
+	}
+	out[n] = 0;
+	return n;
+}
+
+/* The index of string s in gpu.strs (added when new); api: also its bare name. */
+static int gstr_intern(struct exp_gpu *g, const char *s, size_t n, bool api, uint32_t *out)
+{
+	uint64_t h = 0xcbf29ce484222325ull, *v;
+	uint32_t idx;
+	char *c;
+	int rc;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
+	rc = kmap__upsert(&g->str_map, h, n, &v);
+	if (rc < 0)
+		return -ENOMEM;
+	if (!rc) {
+		*out = (uint32_t)*v;
+		return 0;
+	}
+	if (exp_grow((void **)&g->strs, &g->cstrs, g->nstrs + 1, sizeof(*g->strs)))
+		return -ENOMEM;
+	c = malloc(n + 1);
+	if (!c)
+		return -ENOMEM;
+	memcpy(c, s, n);
+	c[n] = 0;
+	idx = (uint32_t)g->nstrs++;
+	*v = idx;
+	g->strs[idx] = (struct gstr){ .s = c, .len = (uint32_t)n, .norm = idx };
+	if (api) {
+		char norm[64];
+		size_t k = api_norm(s, n < sizeof(norm) - 1 ? n : sizeof(norm) - 1, norm);
+		uint32_t ni;
+
+		if (k != n || memcmp(norm, s, n)) {
+			if (gstr_intern(g, norm, k, false, &ni))
+				return -ENOMEM;
+			g->strs[idx].norm = g->strs[ni].norm;
+		}
+	}
+	*out = idx;
+	return 0;
+}
+
+static struct gpu_dev *gdev_get(struct exp_gpu *g, uint32_t device, uint32_t *idx)
+{
+	uint64_t *v;
+	int rc = kmap__upsert(&g->dev_map, device, 0, &v);
+
+	if (rc < 0)
+		return NULL;
+	if (rc) {
+		if (exp_grow((void **)&g->devs, &g->cdevs, g->ndevs + 1, sizeof(*g->devs)))
+			return NULL;
+		memset(&g->devs[g->ndevs], 0, sizeof(g->devs[0]));
+		g->devs[g->ndevs].device = device;
+		*v = g->ndevs++;
+	}
+	*idx = (uint32_t)*v;
+	return &g->devs[*v];
+}
+
+static int gtrack_get(struct exp_gpu *g, uint32_t device, uint32_t pid, uint64_t stream,
+		      uint8_t what, uint32_t *out)
+{
+	uint64_t *v;
+	uint32_t di;
+	int rc;
+
+	rc = kmap__upsert(&g->track_map, (uint64_t)device << 32 | pid,
+			  stream ^ ((uint64_t)what << 62), &v);
+	if (rc < 0)
+		return -ENOMEM;
+	if (rc) {
+		struct gpu_track *t;
+
+		if (!gdev_get(g, device, &di) ||
+		    exp_grow((void **)&g->tracks, &g->ctracks, g->ntracks + 1, sizeof(*g->tracks)))
+			return -ENOMEM;
+		t = &g->tracks[g->ntracks];
+		memset(t, 0, sizeof(*t));
+		t->device = device;
+		t->pid = pid;
+		t->stream = stream;
+		t->what = what;
+		t->dev_idx = di;
+		*v = g->ntracks++;
+	}
+	*out = (uint32_t)*v;
+	return 0;
+}
+
+static int gact_add(struct exp_model *x, uint64_t ts, uint64_t end, uint32_t device, uint32_t pid,
+		    uint64_t stream, uint8_t what)
+{
+	struct exp_gpu *g = &x->gpu;
+	struct gact_ent *a;
+	uint32_t track;
+	int err;
+
+	err = gtrack_get(g, device, pid, stream, what, &track);
+	if (err)
+		return err;
+	if (exp_grow((void **)&g->acts, &g->cacts, g->nacts + 1, sizeof(*g->acts)))
+		return -ENOMEM;
+	a = &g->acts[g->nacts++];
+	a->off = x->rec_off;
+	a->ts = ts;
+	a->end = end > ts ? end : ts;
+	a->track = track;
+	a->lane = 0;
+	g->devs[g->tracks[track].dev_idx].nact++;
+	return 0;
+}
+
+/* A correlation id seen: by an activity (name: its kernel + 1) or an API call (src). */
+static int gcorr_add(struct exp_gpu *g, uint32_t pid, uint32_t corr, bool act, uint32_t name,
+		     uint32_t src)
+{
+	struct gcorr_ent *c;
+
+	if (!corr)
+		return 0;
+	if (exp_grow((void **)&g->corr, &g->ccorr, g->ncorr + 1, sizeof(*g->corr)))
+		return -ENOMEM;
+	c = &g->corr[g->ncorr];
+	c->key = (uint64_t)pid << 32 | corr;
+	c->nact = act;
+	c->bound = (uint32_t)g->ncorr;     /* capture order, until collapsed */
+	c->src = src;
+	c->name = name;
+	g->ncorr++;
+	return 0;
+}
+
+/* Bytes of a variable-size name that the record really holds, cut at a NUL. */
+static size_t rec_name_len(const struct gpuio_hdr *h, size_t name_off, const char *name,
+			   size_t len, size_t max)
+{
+	size_t room = h->size > name_off ? h->size - name_off : 0;
+
+	if (len > room)
+		len = room;
+	if (len > max)
+		len = max;
+	return strnlen(name, len);
+}
+
+static int on_gpu_act(struct exp_model *x, const struct gpuio_hdr *h)
+{
+	struct exp_gpu *g = &x->gpu;
+	uint64_t end, stream, ctx, *v;
+	uint32_t device, corr, name = 0;
+	int err;
+
+	if (h->type == GPUIO_REC_GPU_KERNEL) {
+		const struct gpuio_gpu_kernel *k = (const void *)h;
+		size_t n = rec_name_len(h, offsetof(struct gpuio_gpu_kernel, name), k->name,
+					k->name_len, GPUIO_GPU_NAME_MAX);
+
+		end = k->end_ns, stream = k->stream, ctx = k->context;
+		corr = k->correlation, device = k->device;
+		if (n) {
+			err = gstr_intern(g, k->name, n, false, &name);
+			if (err)
+				return err;
+			name++;
+		}
+		g->kernels++;
+	} else if (h->type == GPUIO_REC_GPU_MEMCPY) {
+		const struct gpuio_gpu_memcpy *c = (const void *)h;
+
+		end = c->end_ns, stream = c->stream, ctx = c->context;
+		corr = c->correlation, device = c->device;
+		g->memcpys++;
+	} else {
+		const struct gpuio_gpu_memset *s = (const void *)h;
+
+		end = s->end_ns, stream = s->stream, ctx = s->context;
+		corr = s->correlation, device = s->device;
+		g->memsets++;
+	}
+	err = gact_add(x, h->ts, end, device, h->pid, stream, GT_STREAM);
+	if (!err)
+		err = gcorr_add(g, h->pid, corr, true, name, 0);
+	/* which GPU a context is on: for syncs that name only their context */
+	if (!err && kmap__upsert(&g->ctx_map, h->pid, ctx, &v) < 0)
+		err = -ENOMEM;
+	else if (!err)
+		*v = device;
+	return err;
+}
+
+static int ghost_add(struct exp_model *x, const struct gpuio_hdr *h, uint64_t end, uint32_t tid,
+		     struct ghost_ent **out)
+{
+	struct exp_gpu *g = &x->gpu;
+	struct ghost_ent *e;
+	int err;
+
+	if (tid) {
+		err = note_thread(x, h->pid, tid, NULL);
+		if (err)
+			return err;
+	}
+	if (exp_grow((void **)&g->hosts, &g->chosts, g->nhosts + 1, sizeof(*g->hosts)))
+		return -ENOMEM;
+	e = &g->hosts[g->nhosts++];
+	memset(e, 0, sizeof(*e));
+	e->off = x->rec_off;
+	e->ts = h->ts;
+	e->end = end > h->ts ? end : h->ts;
+	e->pid = h->pid;
+	e->tid = tid;
+	e->type = (uint8_t)h->type;
+	*out = e;
+	return 0;
+}
+
+static int on_cuda_api(struct exp_model *x, const struct gpuio_cuda_api *c)
+{
+	struct exp_gpu *g = &x->gpu;
+	struct ghost_ent *e;
+	uint32_t name;
+	int err;
+
+	err = gstr_intern(g, c->name, strnlen(c->name, sizeof(c->name)), true, &name);
+	if (!err)
+		err = ghost_add(x, &c->hdr, c->end_ns, c->hdr.tid ? c->hdr.tid : c->hdr.pid, &e);
+	if (err)
+		return err;
+	e->name = name;
+	e->source = c->source;
+	e->kind = c->kind;
+	g->api++;
+	if (is_uprobe(c->source)) {
+		if (exp_grow((void **)&g->ups, &g->cups, g->nups + 1, sizeof(*g->ups)))
+			return -ENOMEM;
+		g->ups[g->nups] = (struct gup_ent){ .bytes = c->bytes, .stream = c->stream,
+						    .func = c->func, .memcpy_kind = c->memcpy_kind };
+		e->aux = (uint32_t)++g->nups;
+		return 0;
+	}
+	return gcorr_add(g, c->hdr.pid, c->correlation, false, 0, (uint32_t)g->nhosts);
+}
+
+static int on_gpu_host(struct exp_model *x, const struct gpuio_hdr *h)
+{
+	struct exp_gpu *g = &x->gpu;
+	struct ghost_ent *e;
+
+	if (h->type == GPUIO_REC_NVTX) {
+		g->nvtx++;
+		return ghost_add(x, h, ((const struct gpuio_nvtx_range *)h)->end_ns,
+				 h->tid ? h->tid : h->pid, &e);
+	}
+	if (h->type == GPUIO_REC_GPU_SYNC) {
+		/* no thread: the layout looks for its API call, else its GPU */
+		g->syncs++;
+		return ghost_add(x, h, ((const struct gpuio_gpu_sync *)h)->end_ns, h->tid, &e);
+	}
+	{
+		const struct gpuio_gpu_overhead *o = (const void *)h;
+
+		g->overheads++;
+		if (!h->tid && o->object_kind == 3 /* CUPTI_ACTIVITY_OBJECT_DEVICE */)
+			return gact_add(x, h->ts, o->end_ns, (uint32_t)o->object_id, h->pid, 0,
+					GT_OVERHEAD);
+		return ghost_add(x, h, o->end_ns, h->tid ? h->tid : h->pid, &e);
+	}
+}
+
+static int on_gpu_sym(struct exp_model *x, const struct gpuio_gpu_sym *y)
+{
+	size_t n = rec_name_len(&y->hdr, offsetof(struct gpuio_gpu_sym, name), y->name, y->name_len,
+				GPUIO_GPU_NAME_MAX);
+	uint64_t *v;
+	uint32_t name;
+	int err;
+
+	if (!n)
+		return 0;
+	err = gstr_intern(&x->gpu, y->name, n, false, &name);
+	if (err)
+		return err;
+	if (kmap__upsert(&x->gpu.sym_map, y->hdr.pid, y->addr, &v) < 0)
+		return -ENOMEM;
+	*v = name;
+	return 0;
+}
+
+/* The latest status of each collector (counters in it are cumulative). */
+static int on_gpu_info(struct exp_model *x, const struct gpuio_gpu_info *i)
+{
+	struct exp_gpu *g = &x->gpu;
+	struct gcoll *c;
+	uint64_t *v;
+	int rc = kmap__upsert(&g->coll_map, i->hdr.pid, 0, &v);
+
+	if (rc < 0)
+		return -ENOMEM;
+	if (rc) {
+		if (exp_grow((void **)&g->colls, &g->ccolls, g->ncolls + 1, sizeof(*g->colls)))
+			return -ENOMEM;
+		memset(&g->colls[g->ncolls], 0, sizeof(g->colls[0]));
+		snprintf(g->colls[g->ncolls].key, sizeof(g->colls[0].key), "%u", i->hdr.pid);
+		*v = g->ncolls++;
+	}
+	c = &g->colls[*v];
+	c->info = *i;
+	c->nrec++;
+	/* the reason an UNAVAILABLE record gave stays when a FINAL one follows */
+	if (i->reason[0]) {
+		memcpy(c->reason, i->reason, sizeof(i->reason));
+		c->reason[sizeof(i->reason)] = 0;
+	}
+	return 0;
+}
+
+/* One GPU record of pass 1. */
+static int gpu_record(struct exp_model *x, const struct gpuio_hdr *h)
+{
+	x->gpu.any = true;
+	switch (h->type) {
+	case GPUIO_REC_GPU_INFO:
+		return on_gpu_info(x, (const void *)h);
+	case GPUIO_REC_GPU_KERNEL:
+	case GPUIO_REC_GPU_MEMCPY:
+	case GPUIO_REC_GPU_MEMSET:
+		return on_gpu_act(x, h);
+	case GPUIO_REC_CUDA_API:
+		return on_cuda_api(x, (const void *)h);
+	case GPUIO_REC_GPU_SYNC:
+	case GPUIO_REC_NVTX:
+	case GPUIO_REC_GPU_OVERHEAD:
+		return on_gpu_host(x, h);
+	case GPUIO_REC_GPU_SYM:
+		return on_gpu_sym(x, (const void *)h);
+	default:
+		return 0;
+	}
+}
+
+static void gpu_free(struct exp_gpu *g)
+{
+	for (size_t i = 0; i < g->nstrs; i++)
+		free(g->strs[i].s);
+	for (size_t i = 0; i < g->ndevs; i++)
+		free(g->devs[i].busy);
+	free(g->strs);
+	free(g->devs);
+	free(g->acts);
+	free(g->hosts);
+	free(g->ups);
+	free(g->corr);
+	free(g->tracks);
+	free(g->colls);
+	free(g->glanes);
+	free(g->dev_order);
+	free(g->aorder);
+	free(g->horder);
+	kmap__free(&g->track_map);
+	kmap__free(&g->dev_map);
+	kmap__free(&g->str_map);
+	kmap__free(&g->sym_map);
+	kmap__free(&g->ctx_map);
+	kmap__free(&g->coll_map);
+	gcache__free(g->cache);
+	memset(g, 0, sizeof(*g));
+}
+
 /* One record of pass 1: everything but the VFS events themselves. */
 static int meta_record(struct exp_model *x, const struct gpuio_hdr *h)
 {
 	int err = 0;
 
 	x->records++;
-	x->counts[h->type <= GPUIO_REC_DEVNAME ? h->type : 0]++;
+	x->counts[h->type <= GPUIO_REC_GPU_SYM ? h->type : 0]++;
 	switch (h->type) {
+	case GPUIO_REC_GPU_INFO ... GPUIO_REC_GPU_SYM:
+		err = gpu_record(x, h);
+		break;
 	case GPUIO_REC_VFS:
 		err = on_vfs_meta(x, (const void *)h);
 		x->vfs_ordinal++;
@@ -460,8 +897,10 @@ static int pass_meta(struct exp_model *x)
 	const struct gpuio_hdr *h;
 	int rc, err = 0;
 
-	while (!err && (rc = gpuio_cap_reader__next(x->r, &h)) > 0)
+	while (!err && (rc = gpuio_cap_reader__next(x->r, &h)) > 0) {
+		x->rec_off = gpuio_cap_reader__offset(x->r) - h->size;
 		err = meta_record(x, h);
+	}
 	if (err)
 		return err;
 	if (rc < 0)
@@ -485,11 +924,47 @@ void exp_model__init_online(struct exp_model *x, const struct gpuio_cap_header *
 			 strcmp(hdr->pagecache_mode, "none");
 }
 
+/* Online: GPU records are counted, collector status kept (no layout). */
+static int gpu_note(struct exp_model *x, const struct gpuio_hdr *h)
+{
+	struct exp_gpu *g = &x->gpu;
+
+	g->any = true;
+	switch (h->type) {
+	case GPUIO_REC_GPU_INFO:
+		return on_gpu_info(x, (const void *)h);
+	case GPUIO_REC_GPU_KERNEL:
+		g->kernels++;
+		break;
+	case GPUIO_REC_GPU_MEMCPY:
+		g->memcpys++;
+		break;
+	case GPUIO_REC_GPU_MEMSET:
+		g->memsets++;
+		break;
+	case GPUIO_REC_CUDA_API:
+		g->api++;
+		break;
+	case GPUIO_REC_GPU_SYNC:
+		g->syncs++;
+		break;
+	case GPUIO_REC_NVTX:
+		g->nvtx++;
+		break;
+	case GPUIO_REC_GPU_OVERHEAD:
+		g->overheads++;
+		break;
+	}
+	return 0;
+}
+
 int exp_model__note(struct exp_model *x, const struct gpuio_hdr *h)
 {
 	x->records++;
-	x->counts[h->type <= GPUIO_REC_DEVNAME ? h->type : 0]++;
+	x->counts[h->type <= GPUIO_REC_GPU_SYM ? h->type : 0]++;
 	switch (h->type) {
+	case GPUIO_REC_GPU_INFO ... GPUIO_REC_GPU_SYM:
+		return gpu_note(x, h);
 	case GPUIO_REC_VFS:
 		return note_thread(x, h->pid, h->tid, NULL);
 	case GPUIO_REC_BLOCK:
@@ -822,6 +1297,702 @@ static int layout_async(struct exp_model *x)
 	return err;
 }
 
+/* ---- GPU: reading records back ---- */
+
+#define GC_SLOTS 16
+#define GC_BLOCK (256u << 10)
+
+/*
+ * GPU records are written in time order, not capture order: a few windows
+ * of the file, least recently used replaced, follow the few places (CUPTI
+ * buffers) that time order jumps between.
+ */
+struct gcache {
+	int fd;
+	uint64_t tick;
+	struct {
+		unsigned char *buf;
+		uint64_t base, used;
+		size_t len;
+	} s[GC_SLOTS];
+	union {
+		struct gpuio_hdr h;
+		unsigned char b[GPUIO_REC_SIZE_MAX + 16];
+	} rec;
+};
+
+static void gcache__free(struct gcache *c)
+{
+	if (!c)
+		return;
+	for (int i = 0; i < GC_SLOTS; i++)
+		free(c->s[i].buf);
+	if (c->fd >= 0)
+		close(c->fd);
+	free(c);
+}
+
+static ssize_t pread_full(int fd, void *buf, size_t n, uint64_t off)
+{
+	size_t got = 0;
+
+	while (got < n) {
+		ssize_t k = pread(fd, (char *)buf + got, n - got, (off_t)(off + got));
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return -errno;
+		if (k == 0)
+			break;
+		got += (size_t)k;
+	}
+	return (ssize_t)got;
+}
+
+/* The record at off, checked against what pass 1 saw (type; 0: any GPU record). */
+static int gread(struct exp_model *x, uint64_t off, unsigned type, const struct gpuio_hdr **out)
+{
+	struct gcache *c = x->gpu.cache;
+	struct gpuio_hdr h;
+	int slot = -1;
+	size_t size;
+
+	if (!c) {
+		c = calloc(1, sizeof(*c));
+		if (!c)
+			return -ENOMEM;
+		c->fd = open(x->path, O_RDONLY | O_CLOEXEC);
+		if (c->fd < 0) {
+			snprintf(x->p2_err, sizeof(x->p2_err), "cannot open it again: %s",
+				 strerror(errno));
+			free(c);
+			return -EBADMSG;
+		}
+		x->gpu.cache = c;
+	}
+	for (int i = 0; i < GC_SLOTS; i++) {
+		if (c->s[i].buf && off >= c->s[i].base &&
+		    off + sizeof(h) <= c->s[i].base + c->s[i].len) {
+			slot = i;
+			break;
+		}
+	}
+	if (slot < 0) {
+		ssize_t k;
+
+		slot = 0;
+		for (int i = 1; i < GC_SLOTS; i++)
+			if (c->s[i].used < c->s[slot].used)
+				slot = i;
+		if (!c->s[slot].buf) {
+			c->s[slot].buf = malloc(GC_BLOCK);
+			if (!c->s[slot].buf)
+				return -ENOMEM;
+		}
+		c->s[slot].base = off & ~4095ull;
+		k = pread_full(c->fd, c->s[slot].buf, GC_BLOCK, c->s[slot].base);
+		c->s[slot].len = k > 0 ? (size_t)k : 0;
+		if (k < 0 || off + sizeof(h) > c->s[slot].base + c->s[slot].len)
+			goto changed;
+	}
+	c->s[slot].used = ++c->tick;
+	memcpy(&h, c->s[slot].buf + (off - c->s[slot].base), sizeof(h));
+	size = h.size;
+	if ((type ? h.type != type : h.type < GPUIO_REC_GPU_INFO || h.type > GPUIO_REC_GPU_SYM) ||
+	    size < sizeof(h) || size > GPUIO_REC_SIZE_MAX ||
+	    size < gpuio_rec_min_size(h.type))
+		goto changed;
+	if (off + size <= c->s[slot].base + c->s[slot].len)
+		memcpy(c->rec.b, c->s[slot].buf + (off - c->s[slot].base), size);
+	else if (pread_full(c->fd, c->rec.b, size, off) != (ssize_t)size)
+		goto changed;
+	memset(c->rec.b + size, 0, 16);
+	*out = &c->rec.h;
+	return 0;
+changed:
+	snprintf(x->p2_err, sizeof(x->p2_err), "the GPU record at offset %llu is no longer what "
+		 "it was", (unsigned long long)off);
+	return -EBADMSG;
+}
+
+/* ---- GPU: layout ---- */
+
+static int cmp_corr(const void *pa, const void *pb)
+{
+	const struct gcorr_ent *a = pa, *b = pb;
+
+	if (a->key != b->key)
+		return a->key < b->key ? -1 : 1;
+	return a->bound < b->bound ? -1 : a->bound > b->bound;
+}
+
+static const struct gcorr_ent *gcorr_find(const struct exp_gpu *g, uint32_t pid, uint32_t corr)
+{
+	uint64_t key = (uint64_t)pid << 32 | corr;
+	size_t lo = 0, hi = g->ncorr;
+
+	if (!corr)
+		return NULL;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (g->corr[mid].key < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < g->ncorr && g->corr[lo].key == key ? &g->corr[lo] : NULL;
+}
+
+/*
+ * One entry per (pid, correlation): how many activities name it, its first
+ * kernel's name, and the API call that draws the arrows — the runtime call
+ * when CUPTI saw both a runtime and a driver call with that id.
+ */
+static void gpu_collapse_corr(struct exp_gpu *g)
+{
+	size_t n = 0;
+
+	if (g->ncorr > 1)
+		qsort(g->corr, g->ncorr, sizeof(*g->corr), cmp_corr);
+	for (size_t i = 0; i < g->ncorr; i++) {
+		const struct gcorr_ent cv = g->corr[i], *c = &cv;   /* o may be g->corr[i] */
+		struct gcorr_ent *o;
+
+		if (!n || g->corr[n - 1].key != c->key) {
+			o = &g->corr[n++];
+			*o = (struct gcorr_ent){ .key = c->key };
+		} else {
+			o = &g->corr[n - 1];
+		}
+		o->nact += c->nact;
+		if (!o->name && c->name)
+			o->name = c->name;
+		if (c->src && (!o->src || (g->hosts[o->src - 1].source != GPUIO_API_RUNTIME &&
+					   g->hosts[c->src - 1].source == GPUIO_API_RUNTIME)))
+			o->src = c->src;
+	}
+	g->ncorr = n;
+	/* an id is usually named twice (call + activity): give half back */
+	if (n && n < g->ccorr / 2) {
+		struct gcorr_ent *c = realloc(g->corr, n * sizeof(*c));
+
+		if (c) {
+			g->corr = c;
+			g->ccorr = n;
+		}
+	}
+}
+
+/* Syncs CUPTI gave no thread: the thread of their API call, else their GPU. */
+static int gpu_place_syncs(struct exp_model *x)
+{
+	struct exp_gpu *g = &x->gpu;
+
+	for (size_t i = 0; i < g->nhosts; i++) {
+		struct ghost_ent *e = &g->hosts[i];
+		const struct gpuio_gpu_sync *s;
+		const struct gcorr_ent *c;
+		const struct gpuio_hdr *h;
+		uint64_t *dv, rec_off;
+		int err;
+
+		if (e->type != GPUIO_REC_GPU_SYNC || e->tid)
+			continue;
+		err = gread(x, e->off, GPUIO_REC_GPU_SYNC, &h);
+		if (err)
+			return err;
+		s = (const void *)h;
+		c = gcorr_find(g, e->pid, s->correlation);
+		if (c && c->src) {
+			e->tid = g->hosts[c->src - 1].tid;
+			continue;
+		}
+		dv = kmap__get(&g->ctx_map, e->pid, s->context);
+		e->flags |= GH_DEVICE;
+		rec_off = x->rec_off;
+		x->rec_off = e->off;
+		err = gact_add(x, e->ts, e->end, dv ? (uint32_t)*dv : UINT32_MAX, e->pid, s->stream,
+			       GT_SYNC);
+		x->rec_off = rec_off;
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static const struct ghost_ent *cmp_hosts;
+
+/* by thread, then start, longest first, then nesting rank, then capture order */
+static unsigned host_rank(const struct ghost_ent *e)
+{
+	switch (e->type) {
+	case GPUIO_REC_NVTX:
+		return 0;
+	case GPUIO_REC_CUDA_API:
+		return e->source == GPUIO_API_RUNTIME || e->source == GPUIO_API_UPROBE_RT ? 1 : 2;
+	case GPUIO_REC_GPU_SYNC:
+		return 3;
+	default:
+		return 4;
+	}
+}
+
+static int cmp_host_time(const void *pa, const void *pb)
+{
+	const struct ghost_ent *a = &cmp_hosts[*(const uint32_t *)pa];
+	const struct ghost_ent *b = &cmp_hosts[*(const uint32_t *)pb];
+	unsigned ra, rb;
+
+	if (a->ts != b->ts)
+		return a->ts < b->ts ? -1 : 1;
+	if (a->end != b->end)
+		return a->end > b->end ? -1 : 1;
+	ra = host_rank(a), rb = host_rank(b);
+	if (ra != rb)
+		return ra < rb ? -1 : 1;
+	return a->off < b->off ? -1 : a->off > b->off;
+}
+
+static int cmp_host_thread(const void *pa, const void *pb)
+{
+	const struct ghost_ent *a = &cmp_hosts[*(const uint32_t *)pa];
+	const struct ghost_ent *b = &cmp_hosts[*(const uint32_t *)pb];
+
+	if (a->pid != b->pid)
+		return a->pid < b->pid ? -1 : 1;
+	if (a->tid != b->tid)
+		return a->tid < b->tid ? -1 : 1;
+	return cmp_host_time(pa, pb);
+}
+
+static uint64_t gpu_slack(const struct exp_gpu *g, uint32_t pid)
+{
+	const uint64_t *v = kmap__get(&g->coll_map, pid, 0);
+	uint64_t u = v ? g->colls[*v].info.uncertainty_ns : 0;
+
+	/* the uprobe brackets CUPTI's interval; clocks may differ by the alignment */
+	return 2000 + (u < 1000000 ? u : 1000000);
+}
+
+static bool api_same_call(const struct exp_gpu *g, const struct ghost_ent *u,
+			  const struct ghost_ent *c)
+{
+	if ((u->source == GPUIO_API_UPROBE_RT) != (c->source == GPUIO_API_RUNTIME))
+		return false;
+	if (g->strs[u->name].norm == g->strs[c->name].norm)
+		return true;
+	return u->kind == c->kind && u->kind != GPUIO_API_OTHER;
+}
+
+/*
+ * A call both CUPTI and a uprobe saw appears once: the CUPTI record (it has
+ * the correlation id), with what the uprobe read from the arguments. The
+ * uprobe's [entry, exit] brackets CUPTI's interval of the same call on the
+ * same thread (within the slack).
+ */
+static void gpu_dedup(struct exp_gpu *g, const uint32_t *idx, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct ghost_ent *u = &g->hosts[idx[i]];
+		struct ghost_ent *best = NULL;
+		uint64_t slack, lo, bestd = UINT64_MAX;
+		size_t j;
+
+		if (u->type != GPUIO_REC_CUDA_API || !is_uprobe(u->source))
+			continue;
+		slack = gpu_slack(g, u->pid);
+		lo = u->ts > slack ? u->ts - slack : 0;
+		/* entries of one thread are contiguous and sorted by start */
+		for (j = i; j > 0; j--) {
+			const struct ghost_ent *p = &g->hosts[idx[j - 1]];
+
+			if (p->pid != u->pid || p->tid != u->tid || p->ts < lo)
+				break;
+		}
+		for (; j < n; j++) {
+			struct ghost_ent *c = &g->hosts[idx[j]];
+			uint64_t d;
+
+			if (c->pid != u->pid || c->tid != u->tid || c->ts > u->end + slack)
+				break;
+			if (c == u || c->type != GPUIO_REC_CUDA_API || is_uprobe(c->source) ||
+			    (c->flags & GH_MERGED) || c->ts + slack < u->ts ||
+			    c->end > u->end + slack || !api_same_call(g, u, c))
+				continue;
+			d = (c->ts > u->ts ? c->ts - u->ts : u->ts - c->ts) +
+			    (c->end > u->end ? c->end - u->end : u->end - c->end);
+			if (d < bestd) {
+				bestd = d;
+				best = c;
+			}
+		}
+		if (best) {
+			u->flags |= GH_DROPPED;
+			best->flags |= GH_MERGED;
+			best->aux = u->aux;
+			g->merged++;
+		}
+	}
+}
+
+struct nest_lane {
+	uint64_t *end;
+	size_t n, cap;
+	uint32_t out_tid;
+};
+
+/*
+ * Host slices of one thread must nest: each goes on the thread if it nests
+ * with what is open there, else on the first overlap lane where it does
+ * (a new one when none).
+ */
+static int gpu_nest(struct exp_model *x, const uint32_t *idx, size_t n)
+{
+	struct exp_gpu *g = &x->gpu;
+	struct nest_lane *lanes = NULL;
+	size_t nl = 0, cl = 0, ninit = 0;
+	int err = 0;
+
+	for (size_t i = 0; i < n && !err; i++) {
+		struct ghost_ent *e = &g->hosts[idx[i]];
+		size_t l;
+
+		if (i == 0 || e->pid != g->hosts[idx[i - 1]].pid ||
+		    e->tid != g->hosts[idx[i - 1]].tid) {
+			for (size_t k = 0; k < nl; k++)
+				lanes[k].n = 0;
+			nl = 0;
+		}
+		for (l = 0; l < nl; l++) {
+			struct nest_lane *ln = &lanes[l];
+
+			while (ln->n && ln->end[ln->n - 1] <= e->ts)
+				ln->n--;
+			if (!ln->n || e->end <= ln->end[ln->n - 1])
+				break;
+		}
+		if (l == nl) {
+			if (nl == ninit) {
+				if (exp_grow((void **)&lanes, &cl, nl + 1, sizeof(*lanes))) {
+					err = -ENOMEM;
+					break;
+				}
+				memset(&lanes[nl], 0, sizeof(lanes[0]));
+				ninit++;
+			}
+			lanes[l].n = 0;
+			nl++;
+			lanes[l].out_tid = 0;
+			if (l > 0) {
+				struct ghost_lane *gl;
+
+				if (exp_grow((void **)&g->glanes, &g->cglanes, g->nglanes + 1,
+					     sizeof(*g->glanes))) {
+					err = -ENOMEM;
+					break;
+				}
+				gl = &g->glanes[g->nglanes];
+				gl->pid = e->pid;
+				gl->tid = e->tid;
+				gl->n = (uint32_t)l;
+				gl->out_tid = EXP_GHOST_TID_BASE + x->map.ghost_base + (uint32_t)g->nglanes;
+				lanes[l].out_tid = gl->out_tid;
+				g->nglanes++;
+			}
+		}
+		if (exp_grow((void **)&lanes[l].end, &lanes[l].cap, lanes[l].n + 1, sizeof(uint64_t))) {
+			err = -ENOMEM;
+			break;
+		}
+		lanes[l].end[lanes[l].n++] = e->end;
+		e->lane_tid = lanes[l].out_tid;
+		if (l > 0)
+			g->overlap_slices++;
+	}
+	for (size_t k = 0; k < ninit; k++)
+		free(lanes[k].end);
+	free(lanes);
+	return err;
+}
+
+static const struct gact_ent *cmp_acts;
+static const struct gpu_track *cmp_tracks;
+
+static int cmp_track(const void *pa, const void *pb)
+{
+	const struct gpu_track *a = &cmp_tracks[*(const uint32_t *)pa];
+	const struct gpu_track *b = &cmp_tracks[*(const uint32_t *)pb];
+
+	if (a->device != b->device)
+		return a->device < b->device ? -1 : 1;
+	if (a->what != b->what)
+		return a->what < b->what ? -1 : 1;
+	if (a->pid != b->pid)
+		return a->pid < b->pid ? -1 : 1;
+	return a->stream < b->stream ? -1 : a->stream > b->stream;
+}
+
+static int cmp_act_time(const void *pa, const void *pb)
+{
+	const struct gact_ent *a = &cmp_acts[*(const uint32_t *)pa];
+	const struct gact_ent *b = &cmp_acts[*(const uint32_t *)pb];
+
+	if (a->ts != b->ts)
+		return a->ts < b->ts ? -1 : 1;
+	if (a->end != b->end)
+		return a->end < b->end ? -1 : 1;
+	return a->off < b->off ? -1 : a->off > b->off;
+}
+
+static int cmp_act_track(const void *pa, const void *pb)
+{
+	const struct gact_ent *a = &cmp_acts[*(const uint32_t *)pa];
+	const struct gact_ent *b = &cmp_acts[*(const uint32_t *)pb];
+
+	if (a->track != b->track)
+		return a->track < b->track ? -1 : 1;
+	return cmp_act_time(pa, pb);
+}
+
+static int cmp_act_dev(const void *pa, const void *pb)
+{
+	const struct gact_ent *a = &cmp_acts[*(const uint32_t *)pa];
+	const struct gact_ent *b = &cmp_acts[*(const uint32_t *)pb];
+	uint32_t da = cmp_tracks[a->track].dev_idx, db = cmp_tracks[b->track].dev_idx;
+
+	if (da != db)
+		return da < db ? -1 : 1;
+	return cmp_act_time(pa, pb);
+}
+
+static uint32_t *iota(size_t n)
+{
+	uint32_t *idx = malloc((n ? n : 1) * sizeof(*idx));
+
+	for (size_t i = 0; idx && i < n; i++)
+		idx[i] = (uint32_t)i;
+	return idx;
+}
+
+/* Tracks in (device, kind, pid, stream) order; GPUs numbered by device id. */
+static int gpu_sort_tracks(struct exp_gpu *g, const struct exp_remap *map)
+{
+	uint32_t *idx = iota(g->ntracks), *pos = malloc((g->ntracks ? g->ntracks : 1) * sizeof(*pos));
+	struct gpu_track *sorted = malloc((g->ntracks ? g->ntracks : 1) * sizeof(*sorted));
+	int err = 0;
+
+	g->dev_order = iota(g->ndevs);
+	if (!idx || !pos || !sorted || !g->dev_order) {
+		err = -ENOMEM;
+		goto out;
+	}
+	cmp_tracks = g->tracks;
+	qsort(idx, g->ntracks, sizeof(*idx), cmp_track);
+	for (size_t i = 0; i < g->ntracks; i++) {
+		sorted[i] = g->tracks[idx[i]];
+		pos[idx[i]] = (uint32_t)i;
+	}
+	if (g->ntracks)
+		memcpy(g->tracks, sorted, g->ntracks * sizeof(*sorted));
+	for (size_t i = 0; i < g->nacts; i++)
+		g->acts[i].track = pos[g->acts[i].track];
+	kmap__free(&g->track_map);      /* its values index the old order */
+	/* GPUs by device id (UINT32_MAX, unknown, last); processes per GPU */
+	for (size_t i = 0; i < g->ntracks; i++) {
+		struct gpu_dev *d = &g->devs[g->tracks[i].dev_idx];
+
+		if (!d->npids || d->last_pid != g->tracks[i].pid) {
+			bool seen = false;
+
+			for (size_t k = 0; k < i && !seen; k++)
+				seen = g->tracks[k].dev_idx == g->tracks[i].dev_idx &&
+				       g->tracks[k].pid == g->tracks[i].pid;
+			if (!seen)
+				d->npids++;
+			d->last_pid = g->tracks[i].pid;
+		}
+	}
+	{
+		uint32_t k = 0;
+
+		/* tracks are sorted by device: their devices come in device order */
+		for (size_t i = 0; i < g->ntracks; i++) {
+			struct gpu_dev *d = &g->devs[g->tracks[i].dev_idx];
+
+			if (i == 0 || g->tracks[i - 1].dev_idx != g->tracks[i].dev_idx) {
+				d->index = k;
+				g->dev_order[k++] = g->tracks[i].dev_idx;
+			}
+		}
+		g->ndevs = k;   /* every device has a track */
+	}
+	(void)map;
+out:
+	free(idx);
+	free(pos);
+	free(sorted);
+	return err;
+}
+
+static void busy_add(struct exp_gpu *g, uint32_t dev, uint64_t s, uint64_t e)
+{
+	double *busy = g->devs[dev].busy;
+	size_t k0 = (size_t)((s - g->t0) / g->bucket_ns), k1 = (size_t)((e - g->t0) / g->bucket_ns);
+
+	for (size_t q = k0; q <= k1 && q < g->nbuckets; q++) {
+		uint64_t bs = g->t0 + q * g->bucket_ns, be = bs + g->bucket_ns;
+		uint64_t os = s > bs ? s : bs, oe = e < be ? e : be;
+
+		if (oe > os)
+			busy[q] += (double)(oe - os);
+	}
+}
+
+/* Busy time per GPU: the union of its activities' intervals, per bucket. */
+static int gpu_busy(struct exp_gpu *g, const uint32_t *idx, size_t n)
+{
+	uint64_t tmin = UINT64_MAX, tmax = 0, span;
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct gact_ent *a = &g->acts[idx[i]];
+
+		if (g->tracks[a->track].what != GT_STREAM)
+			continue;
+		if (a->ts < tmin)
+			tmin = a->ts;
+		if (a->end > tmax)
+			tmax = a->end;
+	}
+	if (tmin > tmax)
+		return 0;
+	span = tmax - tmin;
+	g->t0 = tmin;
+	g->bucket_ns = span / MAX_BUCKETS + (span % MAX_BUCKETS != 0);
+	if (g->bucket_ns < MIN_BUCKET_NS)
+		g->bucket_ns = MIN_BUCKET_NS;
+	g->nbuckets = (size_t)(span / g->bucket_ns) + 1;
+	for (size_t i = 0; i < g->ndevs; i++) {
+		g->devs[i].busy = calloc(g->nbuckets, sizeof(double));
+		if (!g->devs[i].busy)
+			return -ENOMEM;
+	}
+	while (k < n) {
+		uint32_t dev = g->tracks[g->acts[idx[k]].track].dev_idx;
+		uint64_t s = 0, e = 0;
+		bool open = false;
+
+		/* idx is sorted by (GPU, start): merge overlapping intervals */
+		for (; k < n && g->tracks[g->acts[idx[k]].track].dev_idx == dev; k++) {
+			const struct gact_ent *a = &g->acts[idx[k]];
+
+			if (g->tracks[a->track].what != GT_STREAM)
+				continue;
+			if (open && a->ts <= e) {
+				if (a->end > e)
+					e = a->end;
+				continue;
+			}
+			if (open)
+				busy_add(g, dev, s, e);
+			s = a->ts;
+			e = a->end;
+			open = true;
+		}
+		if (open)
+			busy_add(g, dev, s, e);
+	}
+	return 0;
+}
+
+static int gpu_layout(struct exp_model *x)
+{
+	struct exp_gpu *g = &x->gpu;
+	struct lanes lanes = { 0 };
+	uint32_t *idx = NULL, next_tid = 0;
+	size_t n = 0;
+	int err;
+
+	if (!g->any)
+		return 0;
+	gpu_collapse_corr(g);
+	err = gpu_place_syncs(x);
+	if (err)
+		return err;
+
+	/* host side: merge uprobe duplicates, then nest per thread */
+	idx = malloc((g->nhosts ? g->nhosts : 1) * sizeof(*idx));
+	if (!idx)
+		return -ENOMEM;
+	for (size_t i = 0; i < g->nhosts; i++)
+		if (!(g->hosts[i].flags & GH_DEVICE))
+			idx[n++] = (uint32_t)i;
+	cmp_hosts = g->hosts;
+	qsort(idx, n, sizeof(*idx), cmp_host_thread);
+	gpu_dedup(g, idx, n);
+	{
+		size_t k = 0;
+
+		for (size_t i = 0; i < n; i++)
+			if (!(g->hosts[idx[i]].flags & GH_DROPPED))
+				idx[k++] = idx[i];
+		n = k;
+	}
+	err = gpu_nest(x, idx, n);
+	if (err)
+		goto out;
+	qsort(idx, n, sizeof(*idx), cmp_host_time);
+	g->horder = idx;
+	g->nhorder = n;
+	idx = NULL;
+
+	/* device side: lanes per stream, busy time per GPU */
+	err = gpu_sort_tracks(g, &x->map);
+	if (err)
+		goto out;
+	idx = iota(g->nacts);
+	if (!idx) {
+		err = -ENOMEM;
+		goto out;
+	}
+	cmp_acts = g->acts;
+	cmp_tracks = g->tracks;
+	qsort(idx, g->nacts, sizeof(*idx), cmp_act_track);
+	for (size_t i = 0; i < g->nacts; i++) {
+		struct gact_ent *a = &g->acts[idx[i]];
+		struct gpu_track *t = &g->tracks[a->track];
+
+		if (i == 0 || a->track != g->acts[idx[i - 1]].track)
+			lanes__reset(&lanes);
+		err = lanes__assign(&lanes, a->ts, a->end, &a->lane);
+		if (err)
+			goto out;
+		if (a->lane > t->nlanes)
+			t->nlanes = a->lane;
+	}
+	for (size_t i = 0; i < g->ntracks; i++) {
+		struct gpu_track *t = &g->tracks[i];
+
+		t->tid0 = EXP_GPU_TID_BASE + x->map.gtid_base + next_tid;
+		t->rank = next_tid;
+		next_tid += t->nlanes;
+	}
+	g->nlane_tids = next_tid;
+	qsort(idx, g->nacts, sizeof(*idx), cmp_act_dev);
+	err = gpu_busy(g, idx, g->nacts);
+	if (err)
+		goto out;
+	qsort(idx, g->nacts, sizeof(*idx), cmp_act_time);
+	g->aorder = idx;
+	idx = NULL;
+out:
+	lanes__free(&lanes);
+	free(idx);
+	return err;
+}
+
 static int cmp_proc(const void *pa, const void *pb)
 {
 	const struct proc_ent *a = pa, *b = pb;
@@ -985,10 +2156,16 @@ int exp_model__load(struct exp_model *x, const char *capture_path, const struct 
 	if (!err)
 		err = layout_async(x);
 	if (!err)
+		err = gpu_layout(x);
+	if (!err)
 		err = sort_tasks(x);
 	if (!err)
 		err = build_flow_filter(x);
-	if (err) {
+	if (err == -EBADMSG) {
+		pr_err("%s: %s (the capture changed while it was being read?)", capture_path,
+		       x->p2_err);
+		return err;
+	} else if (err) {
 		pr_err("cannot export %s: %s", capture_path, strerror(-err));
 		return err;
 	}
@@ -1033,6 +2210,7 @@ void exp_model__free(struct exp_model *x)
 	kmap__free(&x->flow_map);
 	free(x->flow_bits);
 	x->flow_bits = NULL;
+	gpu_free(&x->gpu);
 	x->paths = NULL;
 	x->procs = NULL;
 	x->threads = NULL;
@@ -1191,6 +2369,7 @@ static int pass_meta_fast(struct exp_model *x)
 		if (p2_fill(x, h->size) <= 0)
 			return -EAGAIN;
 		h = (const void *)(x->p2_buf + x->p2_pos);
+		x->rec_off = x->p2_off - (x->p2_len - x->p2_pos);
 		if (h->type == GPUIO_REC_PATH) {
 			const struct gpuio_path_event *p = (const void *)h;
 
@@ -1231,6 +2410,7 @@ static void model_reset_tables(struct exp_model *x)
 	kmap__free(&x->thread_map);
 	kmap__free(&x->dev_map);
 	kmap__free(&x->flow_map);
+	gpu_free(&x->gpu);
 	x->npaths = x->nprocs = x->nthreads = x->ndevs = x->nblks = x->nasyncs = 0;
 	x->records = x->vfs_ordinal = 0;
 	memset(x->counts, 0, sizeof(x->counts));
@@ -1585,6 +2765,474 @@ bool exp_model__next_counter(struct exp_model *x, const struct dev_ent *dev,
 	return true;
 }
 
+/* ---- GPU: output ---- */
+
+uint32_t exp_gpu_pid(const struct exp_model *m, size_t gpu)
+{
+	return EXP_GPU_PID_BASE + m->map.gpu_base + (uint32_t)gpu;
+}
+
+uint64_t exp_gpu_flow_id(uint64_t fkey, uint32_t k)
+{
+	uint64_t id = exp_mix64(exp_gpu_bind(fkey) ^ ((uint64_t)k * 0xc2b2ae3d27d4eb4full));
+
+	return id ? id : 1;
+}
+
+void exp_model__gpu_name(const struct gpu_dev *d, char *buf, size_t len)
+{
+	if (d->device == UINT32_MAX)
+		snprintf(buf, len, "GPU ?");
+	else
+		snprintf(buf, len, "GPU %u", d->device);
+}
+
+size_t exp_model__gpu_lane_name(const struct exp_model *m, const struct gpu_track *t,
+				uint32_t lane, char *buf, size_t len)
+{
+	const struct gpu_dev *d = &m->gpu.devs[t->dev_idx];
+	char gname[16];
+	int n;
+
+	exp_model__gpu_name(d, gname, sizeof(gname));
+	if (t->what == GT_SYNC)
+		n = snprintf(buf, len, "%s \xc2\xb7 sync", gname);
+	else if (t->what == GT_OVERHEAD)
+		n = snprintf(buf, len, "%s \xc2\xb7 CUPTI overhead", gname);
+	else
+		n = snprintf(buf, len, "%s \xc2\xb7 stream %llu", gname, (unsigned long long)t->stream);
+	/* stream ids are per process: say whose when several share the GPU */
+	if (d->npids > 1 && (size_t)n < len)
+		n += snprintf(buf + n, len - (size_t)n, " \xc2\xb7 pid %u", exp_pid(m, t->pid));
+	if (lane > 1 && (size_t)n < len)
+		n += snprintf(buf + n, len - (size_t)n, " \xc2\xb7 lane %u", lane);
+	return (size_t)n < len ? (size_t)n : len - 1;
+}
+
+size_t exp_model__ghost_lane_name(const struct ghost_lane *l, char *buf, size_t len)
+{
+	int n = snprintf(buf, len, "tid %u \xc2\xb7 CUDA overlap %u", l->tid, l->n);
+
+	return (size_t)n < len ? (size_t)n : len - 1;
+}
+
+int exp_model__gpu_rewind(struct exp_model *x)
+{
+	x->gpu.next = 0;
+	for (size_t i = 0; i < x->gpu.ncorr; i++)
+		x->gpu.corr[i].bound = 0;
+	x->gpu.flows = x->gpu.dangling_corr = 0;
+	return 0;
+}
+
+static void arg_cstr(struct exp_args *a, const char *k, const char *s)
+{
+	arg_str(a, k, s, strlen(s), true);
+	a->a[a->n - 1].stable = true;
+}
+
+static void arg_f3(struct exp_args *a, const char *k, double v)
+{
+	char buf[64];
+
+	/* what JSON prints is what protobuf carries */
+	snprintf(buf, sizeof(buf), "%.3f", v);
+	arg_add(a, k, EA_F3)->v.d = strtod(buf, NULL);
+}
+
+static void arg_name(struct exp_args *a, const char *k, const char *const *tab, size_t ntab,
+		     unsigned v)
+{
+	char buf[24];
+
+	if (v < ntab && tab[v]) {
+		arg_cstr(a, k, tab[v]);
+		return;
+	}
+	snprintf(buf, sizeof(buf), "%u", v);
+	arg_copy(a, k, buf, true);
+}
+#define ARG_NAME(a, k, tab, v) arg_name(a, k, tab, sizeof(tab) / sizeof(tab[0]), v)
+
+static void arg_hex(struct exp_args *a, const char *k, uint64_t v)
+{
+	char buf[24];
+
+	snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)v);
+	arg_copy(a, k, buf, false);
+}
+
+static const char *cuda_error_name(bool driver, int64_t r)
+{
+	static const struct { int code; const char *rt, *drv; } tab[] = {
+		{ 1, "cudaErrorInvalidValue", "CUDA_ERROR_INVALID_VALUE" },
+		{ 2, "cudaErrorMemoryAllocation", "CUDA_ERROR_OUT_OF_MEMORY" },
+		{ 3, "cudaErrorInitializationError", "CUDA_ERROR_NOT_INITIALIZED" },
+		{ 4, "cudaErrorCudartUnloading", "CUDA_ERROR_DEINITIALIZED" },
+		{ 35, "cudaErrorInsufficientDriver", NULL },
+		{ 100, "cudaErrorNoDevice", "CUDA_ERROR_NO_DEVICE" },
+		{ 101, "cudaErrorInvalidDevice", "CUDA_ERROR_INVALID_DEVICE" },
+		{ 201, "cudaErrorDeviceUninitialized", "CUDA_ERROR_INVALID_CONTEXT" },
+		{ 209, "cudaErrorNoKernelImageForDevice", "CUDA_ERROR_NO_BINARY_FOR_GPU" },
+		{ 400, "cudaErrorInvalidResourceHandle", "CUDA_ERROR_INVALID_HANDLE" },
+		{ 500, "cudaErrorNotFound", "CUDA_ERROR_NOT_FOUND" },
+		{ 600, "cudaErrorNotReady", "CUDA_ERROR_NOT_READY" },
+		{ 700, "cudaErrorIllegalAddress", "CUDA_ERROR_ILLEGAL_ADDRESS" },
+		{ 701, "cudaErrorLaunchOutOfResources", "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES" },
+		{ 702, "cudaErrorLaunchTimeout", "CUDA_ERROR_LAUNCH_TIMEOUT" },
+		{ 719, "cudaErrorLaunchFailure", "CUDA_ERROR_LAUNCH_FAILED" },
+		{ 999, "cudaErrorUnknown", "CUDA_ERROR_UNKNOWN" },
+	};
+
+	for (size_t i = 0; i < sizeof(tab) / sizeof(tab[0]); i++)
+		if (tab[i].code == r)
+			return driver ? tab[i].drv : tab[i].rt;
+	return NULL;
+}
+
+static void gname_copy(struct exp_gslice *o, const char *s, size_t n, const char *dflt)
+{
+	n = strnlen(s, n);
+	if (n >= sizeof(o->namebuf))
+		n = sizeof(o->namebuf) - 1;
+	if (!n) {
+		o->name = dflt;
+		o->name_static = true;
+		return;
+	}
+	memcpy(o->namebuf, s, n);
+	o->namebuf[n] = 0;
+	o->name = o->namebuf;
+	o->name_static = false;
+}
+
+static void gslice_times(struct exp_gslice *o, uint64_t ts, uint64_t end)
+{
+	o->ts = ts;
+	o->dur = end > ts ? end - ts : 0;
+	if (o->dur > INT64_MAX)
+		o->dur = INT64_MAX;
+}
+
+/* The arrow into an activity, when its API call is in the capture. */
+static void gact_flow(struct exp_model *x, struct exp_gslice *o, uint32_t pid, uint32_t corr)
+{
+	struct gcorr_ent *c = (struct gcorr_ent *)gcorr_find(&x->gpu, pid, corr);
+
+	o->fkey = (uint64_t)exp_pid(x, pid) << 32 | corr;
+	if (c && c->src) {
+		o->flow_k = ++c->bound;
+		x->gpu.flows++;
+	} else if (corr) {
+		x->gpu.dangling_corr++;
+	}
+}
+
+static const char *overhead_name(uint32_t kind)
+{
+	switch (kind) {
+	case 1: return "CUPTI overhead: driver compiler";
+	case 1u << 16: return "CUPTI overhead: buffer flush";
+	case 2u << 16: return "CUPTI overhead: instrumentation";
+	case 3u << 16: return "CUPTI overhead: resource";
+	case 4u << 16: return "CUPTI overhead: module loading";
+	case 5u << 16: return "CUPTI overhead: lazy function loading";
+	case 6u << 16: return "CUPTI overhead: command buffer full";
+	default: return "CUPTI overhead";
+	}
+}
+
+static void gpu_overhead_args(struct exp_gslice *o, const struct gpuio_gpu_overhead *v,
+			      struct exp_args *a)
+{
+	o->name = overhead_name(v->kind);
+	o->name_static = true;
+	arg_u64(a, "kind", v->kind);
+	ARG_NAME(a, "object_kind", object_kind_names, v->object_kind);
+	arg_u64(a, "object_id", v->object_id);
+}
+
+static void gpu_act_slice(struct exp_model *x, const struct gact_ent *e, const struct gpuio_hdr *h,
+			  struct exp_gslice *o, struct exp_args *a)
+{
+	const struct gpu_track *t = &x->gpu.tracks[e->track];
+	char buf[64];
+
+	o->track = EXP_GS_GPULANE;
+	o->pid = exp_gpu_pid(x, x->gpu.devs[t->dev_idx].index);
+	o->tid = t->tid0 + e->lane - 1;
+	gslice_times(o, e->ts, e->end);
+	switch (h->type) {
+	case GPUIO_REC_GPU_KERNEL: {
+		const struct gpuio_gpu_kernel *k = (const void *)h;
+
+		o->cat = "gpu";
+		gname_copy(o, k->name, rec_name_len(h, offsetof(struct gpuio_gpu_kernel, name), k->name,
+						    k->name_len, GPUIO_GPU_NAME_MAX), "kernel");
+		gact_flow(x, o, h->pid, k->correlation);
+		arg_u64(a, "device", k->device);
+		arg_u64(a, "stream", k->stream);
+		arg_u64(a, "context", k->context);
+		arg_u64(a, "correlation", k->correlation);
+		arg_u64(a, "pid", exp_pid(x, h->pid));
+		snprintf(buf, sizeof(buf), "%ux%ux%u", k->grid[0], k->grid[1], k->grid[2]);
+		arg_copy(a, "grid", buf, true);
+		snprintf(buf, sizeof(buf), "%ux%ux%u", k->block[0], k->block[1], k->block[2]);
+		arg_copy(a, "block", buf, true);
+		arg_u64(a, "static_smem_bytes", k->static_smem);
+		arg_u64(a, "dynamic_smem_bytes", k->dynamic_smem);
+		arg_u64(a, "registers_per_thread", k->registers);
+		if (k->flags & GPUIO_GK_NAME_TRUNCATED)
+			arg_bool(a, "name_truncated", true);
+		break;
+	}
+	case GPUIO_REC_GPU_MEMCPY: {
+		const struct gpuio_gpu_memcpy *c = (const void *)h;
+		const char *n = NAME_OF(memcpy_slice_names, c->kind);
+
+		o->cat = "gpu";
+		o->name = n ? n : "memcpy";
+		o->name_static = true;
+		gact_flow(x, o, h->pid, c->correlation);
+		arg_u64(a, "bytes", c->bytes);
+		ARG_NAME(a, "kind", memcpy_kind_names, c->kind);
+		ARG_NAME(a, "src_kind", mem_kind_names, c->src_kind);
+		ARG_NAME(a, "dst_kind", mem_kind_names, c->dst_kind);
+		if (o->dur)
+			arg_f3(a, "throughput_GBps", (double)c->bytes / (double)o->dur);
+		arg_bool(a, "async", c->flags & GPUIO_GM_ASYNC);
+		arg_u64(a, "device", c->device);
+		if ((c->flags & GPUIO_GM_PEER) || c->dst_device != c->device) {
+			arg_u64(a, "src_device", c->device);
+			arg_u64(a, "dst_device", c->dst_device);
+		}
+		arg_u64(a, "stream", c->stream);
+		arg_u64(a, "context", c->context);
+		arg_u64(a, "correlation", c->correlation);
+		arg_u64(a, "pid", exp_pid(x, h->pid));
+		break;
+	}
+	case GPUIO_REC_GPU_MEMSET: {
+		const struct gpuio_gpu_memset *s = (const void *)h;
+
+		o->cat = "gpu";
+		o->name = "memset";
+		o->name_static = true;
+		gact_flow(x, o, h->pid, s->correlation);
+		arg_u64(a, "bytes", s->bytes);
+		arg_u64(a, "value", s->value);
+		ARG_NAME(a, "mem_kind", mem_kind_names, s->mem_kind);
+		arg_bool(a, "async", s->flags & GPUIO_GM_ASYNC);
+		arg_u64(a, "device", s->device);
+		arg_u64(a, "stream", s->stream);
+		arg_u64(a, "context", s->context);
+		arg_u64(a, "correlation", s->correlation);
+		arg_u64(a, "pid", exp_pid(x, h->pid));
+		break;
+	}
+	case GPUIO_REC_GPU_SYNC: {
+		const struct gpuio_gpu_sync *s = (const void *)h;
+		const char *n = NAME_OF(sync_names, s->type);
+
+		o->cat = "cuda_sync";
+		o->name = n ? n : "synchronize";
+		o->name_static = true;
+		ARG_NAME(a, "type", sync_names, s->type);
+		arg_u64(a, "stream", s->stream);
+		arg_u64(a, "context", s->context);
+		arg_u64(a, "correlation", s->correlation);
+		arg_u64(a, "pid", exp_pid(x, h->pid));
+		break;
+	}
+	default: {
+		const struct gpuio_gpu_overhead *v = (const void *)h;
+
+		o->cat = "cupti_overhead";
+		gpu_overhead_args(o, v, a);
+		arg_u64(a, "pid", exp_pid(x, h->pid));
+		break;
+	}
+	}
+}
+
+static void gpu_api_args(struct exp_model *x, const struct ghost_ent *e, uint32_t hidx,
+			 const struct gpuio_cuda_api *c, struct exp_gslice *o, struct exp_args *a)
+{
+	struct exp_gpu *g = &x->gpu;
+	const struct gup_ent *u = e->aux ? &g->ups[e->aux - 1] : NULL;
+	const struct gcorr_ent *ce = gcorr_find(g, c->hdr.pid, c->correlation);
+	bool driver = c->source == GPUIO_API_DRIVER || c->source == GPUIO_API_UPROBE_DRV;
+	uint64_t bytes = c->bytes, stream = c->stream, func = c->func;
+	unsigned mk = c->memcpy_kind;
+	const char *err;
+	uint64_t *sv;
+
+	o->cat = "cuda_api";
+	gname_copy(o, c->name, sizeof(c->name), "cuda_call");
+	/* a uprobe's view of the call fills what CUPTI does not carry */
+	if (u && (e->flags & GH_MERGED)) {
+		if (!bytes)
+			bytes = u->bytes;
+		if (!stream)
+			stream = u->stream;
+		if (!func)
+			func = u->func;
+		if (!mk)
+			mk = u->memcpy_kind;
+	}
+	if (ce && ce->src == hidx + 1 && ce->nact) {
+		o->nflows = ce->nact;
+		o->fkey = (uint64_t)exp_pid(x, c->hdr.pid) << 32 | c->correlation;
+	}
+	arg_s64(a, "ret", c->ret);
+	if (c->ret && (err = cuda_error_name(driver, c->ret)) != NULL)
+		arg_cstr(a, "error", err);
+	ARG_NAME(a, "source", api_source_names, c->source);
+	ARG_NAME(a, "kind", api_kind_names, c->kind);
+	if (c->correlation)
+		arg_u64(a, "correlation", c->correlation);
+	if (c->cbid)
+		arg_u64(a, "cbid", c->cbid);
+	if (bytes)
+		arg_u64(a, "bytes", bytes);
+	if (stream)
+		arg_u64(a, "stream", stream);
+	if (mk)
+		ARG_NAME(a, "memcpy_kind", memcpy_kind_names, mk);
+	if (c->kind == GPUIO_API_LAUNCH) {
+		const struct gstr *k = NULL;
+
+		if (ce && ce->name)
+			k = &g->strs[ce->name - 1];
+		else if (func && (sv = kmap__get(&g->sym_map, c->hdr.pid, func)) != NULL)
+			k = &g->strs[*sv];
+		if (k) {
+			arg_str(a, "kernel", k->s, k->len, true);
+			a->a[a->n - 1].stable = true;
+		}
+		if (func)
+			arg_hex(a, "func", func);
+	}
+	if (e->flags & GH_MERGED)
+		arg_bool(a, "uprobe", true);
+}
+
+static void gpu_host_slice(struct exp_model *x, uint32_t hidx, const struct gpuio_hdr *h,
+			   struct exp_gslice *o, struct exp_args *a)
+{
+	const struct ghost_ent *e = &x->gpu.hosts[hidx];
+
+	o->pid = exp_pid(x, e->pid);
+	if (e->lane_tid) {
+		o->track = EXP_GS_HOSTLANE;
+		o->tid = e->lane_tid;
+	} else {
+		o->track = EXP_GS_THREAD;
+		o->tid = exp_pid(x, e->tid);
+	}
+	gslice_times(o, e->ts, e->end);
+	switch (h->type) {
+	case GPUIO_REC_CUDA_API:
+		gpu_api_args(x, e, hidx, (const void *)h, o, a);
+		break;
+	case GPUIO_REC_NVTX: {
+		const struct gpuio_nvtx_range *r = (const void *)h;
+
+		o->cat = "nvtx";
+		gname_copy(o, r->name, rec_name_len(h, offsetof(struct gpuio_nvtx_range, name), r->name,
+						    r->name_len, sizeof(r->name)), "nvtx range");
+		arg_u64(a, "depth", r->depth);
+		break;
+	}
+	case GPUIO_REC_GPU_SYNC: {
+		const struct gpuio_gpu_sync *s = (const void *)h;
+		const char *n = NAME_OF(sync_names, s->type);
+
+		o->cat = "cuda_sync";
+		o->name = n ? n : "synchronize";
+		o->name_static = true;
+		ARG_NAME(a, "type", sync_names, s->type);
+		arg_u64(a, "stream", s->stream);
+		arg_u64(a, "context", s->context);
+		arg_u64(a, "correlation", s->correlation);
+		break;
+	}
+	default:
+		o->cat = "cupti_overhead";
+		gpu_overhead_args(o, (const void *)h, a);
+		break;
+	}
+}
+
+int exp_model__next_gpu(struct exp_model *x, struct exp_gslice *o, struct exp_args *a)
+{
+	struct exp_gpu *g = &x->gpu;
+	const struct gpuio_hdr *h;
+	size_t i;
+	int err;
+
+	if (g->next >= g->nacts + g->nhorder)
+		return 0;
+	i = g->next++;
+	args_reset(a);
+	o->nflows = o->flow_k = 0;
+	o->fkey = 0;
+	o->name_static = false;
+	if (i < g->nacts) {
+		const struct gact_ent *e = &g->acts[g->aorder[i]];
+		uint8_t what = g->tracks[e->track].what;
+
+		err = gread(x, e->off, what == GT_SYNC ? GPUIO_REC_GPU_SYNC :
+			    what == GT_OVERHEAD ? GPUIO_REC_GPU_OVERHEAD : 0, &h);
+		if (!err && what == GT_STREAM && (h->type < GPUIO_REC_GPU_KERNEL ||
+						  h->type > GPUIO_REC_GPU_MEMSET)) {
+			snprintf(x->p2_err, sizeof(x->p2_err), "the GPU record at offset %llu is no "
+				 "longer what it was", (unsigned long long)e->off);
+			err = -EBADMSG;
+		}
+		if (err)
+			return err;
+		gpu_act_slice(x, e, h, o, a);
+		return 1;
+	}
+	{
+		uint32_t hidx = g->horder[i - g->nacts];
+
+		err = gread(x, g->hosts[hidx].off, g->hosts[hidx].type, &h);
+		if (err)
+			return err;
+		gpu_host_slice(x, hidx, h, o, a);
+	}
+	return 1;
+}
+
+bool exp_model__next_gpu_counter(struct exp_model *x, const struct gpu_dev *d,
+				 struct exp_counter_it *it, uint64_t *t, double *v)
+{
+	const struct exp_gpu *g = &x->gpu;
+
+	if (it->done || !g->nbuckets)
+		return false;
+	while (it->k < g->nbuckets) {
+		size_t k = it->k++;
+		char s[48];
+		double f;
+
+		snprintf(s, sizeof(s), "%.3f", d->busy[k] / (double)g->bucket_ns);
+		f = strtod(s, NULL);
+		if (k && f == it->last_r)
+			continue;
+		it->last_r = f;
+		*t = g->t0 + k * g->bucket_ns;
+		*v = f;
+		return true;
+	}
+	it->done = true;
+	*t = g->t0 + g->nbuckets * g->bucket_ns;
+	*v = 0;
+	return true;
+}
+
 static const char *const drop_names[] = {
 	[GPUIO_STAT_RB_DROP_VFS] = "rb_drop_vfs",
 	[GPUIO_STAT_RB_DROP_BLOCK] = "rb_drop_block",
@@ -1605,6 +3253,91 @@ static uint64_t total_dropped(const struct gpuio_stats_event *s)
 	return n;
 }
 
+
+static const char *gpu_state_name(uint32_t s)
+{
+	return s == GPUIO_GPU_ON ? "on" : s == GPUIO_GPU_UNAVAILABLE ? "unavailable" :
+	       s == GPUIO_GPU_FINAL ? "final" : "unknown";
+}
+
+static const char *gpu_clock_name(uint32_t c)
+{
+	return c == GPUIO_GPU_CLOCK_MONOTONIC_CB ? "monotonic_callback" :
+	       c == GPUIO_GPU_CLOCK_OFFSET ? "offset" : "none";
+}
+
+#define GPU_INFO_PROCS 8        /* collectors listed one by one in the info */
+
+/* GPU drops: CUPTI's own and the collectors' failed writes (latest counts). */
+static void gpu_drops(const struct exp_gpu *g, uint64_t *cupti, uint64_t *werr)
+{
+	*cupti = *werr = 0;
+	for (size_t i = 0; i < g->ncolls; i++) {
+		*cupti += g->colls[i].info.cupti_dropped;
+		*werr += g->colls[i].info.write_errors;
+	}
+}
+
+static void gpu_info_args(struct exp_model *x, struct exp_args *a)
+{
+	const struct exp_gpu *g = &x->gpu;
+	struct exp_arg *d, *p;
+	uint64_t cupti, werr, st[4] = { 0 };
+	size_t listed = g->ncolls < GPU_INFO_PROCS ? g->ncolls : GPU_INFO_PROCS;
+
+	gpu_drops(g, &cupti, &werr);
+	for (size_t i = 0; i < g->ncolls; i++)
+		st[g->colls[i].info.state < 4 ? g->colls[i].info.state : 0]++;
+	d = arg_add(a, "gpu", EA_DICT);
+	d->len = 0;
+#define GARG(call) (call, d->len++)
+	GARG(arg_u64(a, "collectors", g->ncolls));
+	GARG(arg_u64(a, "collectors_on", st[GPUIO_GPU_ON]));
+	GARG(arg_u64(a, "collectors_unavailable", st[GPUIO_GPU_UNAVAILABLE]));
+	GARG(arg_u64(a, "collectors_final", st[GPUIO_GPU_FINAL]));
+	GARG(arg_u64(a, "cupti_dropped", cupti));
+	GARG(arg_u64(a, "collector_write_errors", werr));
+	p = arg_add(a, "processes", EA_DICT);
+	d->len++;
+	p->len = (uint32_t)listed;
+	for (size_t i = 0; i < listed; i++) {
+		const struct gcoll *c = &g->colls[i];
+		struct exp_arg *e = arg_add(a, c->key, EA_DICT);
+
+		e->len = 0;
+#define CARG(call) (call, e->len++)
+		CARG(arg_cstr(a, "state", gpu_state_name(c->info.state)));
+		if (c->reason[0])
+			CARG(arg_str(a, "reason", c->reason, strlen(c->reason), false));
+		CARG(arg_cstr(a, "how", c->info.how == GPUIO_GPU_HOW_LAUNCH ? "launch" :
+				  c->info.how == GPUIO_GPU_HOW_ATTACH ? "attach" : "unknown"));
+		CARG(arg_cstr(a, "clock", gpu_clock_name(c->info.clock)));
+		CARG(arg_s64(a, "offset_ns", c->info.offset_ns));
+		CARG(arg_u64(a, "uncertainty_ns", c->info.uncertainty_ns));
+		CARG(arg_u64(a, "cupti_dropped", c->info.cupti_dropped));
+		CARG(arg_u64(a, "records", c->info.records));
+		CARG(arg_u64(a, "write_errors", c->info.write_errors));
+		CARG(arg_u64(a, "cupti_version", c->info.cupti_version));
+		CARG(arg_s64(a, "cupti_error", c->info.cupti_error));
+#undef CARG
+	}
+	GARG(arg_u64(a, "processes_not_listed", g->ncolls - listed));
+	GARG(arg_u64(a, "devices", g->ndevs));
+	GARG(arg_u64(a, "kernels", g->kernels));
+	GARG(arg_u64(a, "memcpys", g->memcpys));
+	GARG(arg_u64(a, "memsets", g->memsets));
+	GARG(arg_u64(a, "api_calls", g->api));
+	GARG(arg_u64(a, "api_calls_merged", g->merged));
+	GARG(arg_u64(a, "nvtx_ranges", g->nvtx));
+	GARG(arg_u64(a, "syncs", g->syncs));
+	GARG(arg_u64(a, "overheads", g->overheads));
+	GARG(arg_u64(a, "flows", g->flows));
+	GARG(arg_u64(a, "dangling_correlations", g->dangling_corr));
+	GARG(arg_u64(a, "overlap_slices", g->overlap_slices));
+	GARG(arg_us(a, "busy_bucket_us", (int64_t)g->bucket_ns));
+#undef GARG
+}
+
 static void hdr_str(struct exp_args *a, const char *k, const char *s, size_t max)
 {
 	arg_str(a, k, s, strnlen(s, max), false);
@@ -1614,6 +3347,7 @@ void exp_model__info(struct exp_model *x, struct exp_args *a)
 {
 	const struct gpuio_cap_header *h = x->hdr;
 	const struct gpuio_stats_event *s = &x->stats;
+	uint64_t gcupti = 0, gwerr = 0;
 	bool complete;
 
 	args_reset(a);
@@ -1621,6 +3355,11 @@ void exp_model__info(struct exp_model *x, struct exp_args *a)
 	x->st.capture_complete = complete;
 	x->st.drops_known = x->have_stats;
 	x->st.dropped = x->have_stats ? total_dropped(s) : 0;
+	if (x->gpu.any)
+		gpu_drops(&x->gpu, &gcupti, &gwerr);
+	/* what the GPU collectors lost counts as dropped like the rest */
+	if (x->have_stats)
+		x->st.dropped += gcupti + gwerr;
 
 	if (x->have_stats)
 		arg_u64(a, "dropped", x->st.dropped);
@@ -1636,6 +3375,11 @@ void exp_model__info(struct exp_model *x, struct exp_args *a)
 			arg_u64(a, drop_names[i], s->bpf[i]);
 		arg_u64(a, "capture_write_errors", s->user[GPUIO_USTAT_WRITE_ERRORS]);
 		d->len = sizeof(drop_names) / sizeof(drop_names[0]) + 1;
+		if (x->gpu.any) {
+			arg_u64(a, "cupti_dropped", gcupti);
+			arg_u64(a, "gpu_write_errors", gwerr);
+			d->len += 2;
+		}
 	} else {
 		arg_null(a, "drops");
 	}
@@ -1683,12 +3427,24 @@ void exp_model__info(struct exp_model *x, struct exp_args *a)
 		arg_u64(a, "devname", x->counts[GPUIO_REC_DEVNAME]);
 		arg_u64(a, "unknown", x->counts[0]);
 		d->len = 7;
+		if (x->gpu.any) {
+			static const char *const gnames[] = {
+				"gpu_info", "gpu_kernel", "gpu_memcpy", "gpu_memset", "cuda_api",
+				"gpu_sync", "nvtx", "gpu_overhead", "gpu_sym",
+			};
+
+			for (unsigned t = GPUIO_REC_GPU_INFO; t <= GPUIO_REC_GPU_SYM; t++)
+				arg_u64(a, gnames[t - GPUIO_REC_GPU_INFO], x->counts[t]);
+			d->len += GPUIO_REC_GPU_SYM - GPUIO_REC_GPU_INFO + 1;
+		}
 	}
 	arg_u64(a, "vfs_events", x->st.vfs);
 	arg_u64(a, "block_requests", x->st.block);
 	arg_u64(a, "flows", x->st.flows);
 	arg_u64(a, "dangling_block_refs", x->st.dangling_flows);
 	arg_us(a, "throughput_bucket_us", (int64_t)x->bucket_ns);
+	if (x->gpu.any)
+		gpu_info_args(x, a);
 	/* merged outputs: where this capture sits on the shared timeline */
 	if (x->map.prefix[0]) {
 		arg_u64(a, "host_index", x->map.host);

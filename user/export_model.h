@@ -18,6 +18,16 @@
  *    each request naming it (hdr.tid, vfs_seq), one "gpuio trace info"
  *    instant with the header and counters.
  * Args are typed lists (struct exp_args) that each writer renders.
+ *
+ * GPU records (struct exp_gpu): pass 1 keeps one compact entry per record
+ * (never the record); after it the model merges uprobe records CUPTI also
+ * saw (same thread, same call, uprobe interval brackets CUPTI's within a
+ * slack of 2 us + the collector's clock uncertainty), places syncs with no
+ * thread (the thread of their API call by correlation, else their GPU by
+ * context), nests host slices per thread (an overlap lane for those that do
+ * not nest with the other GPU host slices; VFS calls on the same thread are
+ * not considered), lays out stream lanes and busy buckets per GPU. The
+ * writers then read the GPU records back in time order (exp_model__next_gpu).
  */
 #ifndef GPUIO_EXPORT_MODEL_H
 #define GPUIO_EXPORT_MODEL_H
@@ -33,6 +43,11 @@
 /* lane tids are unique in the whole trace: Perfetto names threads by tid */
 #define EXP_LANE_TID(d, l)  (0x50000000u + ((uint32_t)(d) << 16) + (uint32_t)(l))
 #define EXP_URING_TID_BASE  0x20000000u
+/* GPU side: "GPU N" pseudo-processes (like disks), their stream lanes, and
+ * the extra tracks of a host thread whose CUDA/NVTX slices do not nest */
+#define EXP_GPU_PID_BASE    0x60000000u
+#define EXP_GPU_TID_BASE    0x70000000u
+#define EXP_GHOST_TID_BASE  0x30000000u
 #define EXP_PROC_NAME_MAX   200
 
 /* ---- typed args ---- */
@@ -42,7 +57,8 @@ enum exp_arg_type {
 	EA_STR,         /* len bytes at v.str, any bytes (writers make them valid UTF-8) */
 	EA_US,          /* v.s ns shown as µs (JSON: 3 decimals; protobuf: double) */
 	EA_NULL,        /* JSON null; left out of protobuf (no null there) */
-	EA_DICT,        /* the next len args are its entries */
+	EA_DICT,        /* the next len args are its entries (a nested dict counts as one) */
+	EA_F3,          /* v.d, already rounded to 3 decimals (JSON: 3 decimals; protobuf: double) */
 };
 
 struct exp_arg {
@@ -56,15 +72,16 @@ struct exp_arg {
 		int64_t s;
 		bool b;
 		const char *str;
+		double d;
 	} v;
 };
 
-#define EXP_ARGS_MAX 64
+#define EXP_ARGS_MAX 256
 struct exp_args {
 	unsigned n;
 	size_t used;                    /* of scratch */
 	struct exp_arg a[EXP_ARGS_MAX];
-	char scratch[2048];
+	char scratch[4096];
 };
 
 /* ---- (u64, u64) -> u64 open-addressing map ---- */
@@ -149,8 +166,136 @@ struct exp_remap {
 	const char *prefix;     /* "host: " before process, disk and info names */
 	uint32_t disk_base;     /* disks of earlier captures */
 	uint32_t uring_base;    /* io_uring lanes of earlier captures */
+	uint32_t gpu_base;      /* GPUs of earlier captures */
+	uint32_t gtid_base;     /* GPU stream lanes of earlier captures */
+	uint32_t ghost_base;    /* host GPU overlap lanes of earlier captures */
 	uint32_t host;          /* capture index: info pid, flow ids */
 	uint64_t ts_base;       /* JSON ts 0 (0: this capture's monotonic anchor) */
+};
+
+/*
+ * GPU records (types 7..15). They arrive in CUPTI buffers, late and out of
+ * time order, so pass 1 keeps a compact entry per record (its file offset,
+ * interval, track) and the exporter re-reads each record when it writes it,
+ * in time order (a small read cache, exp_model__next_gpu): ~32 bytes per
+ * device activity, ~48 per host-side record, ~24 per correlation id, plus
+ * the distinct kernel/API/symbol names — never the records themselves.
+ */
+struct gact_ent {               /* kernel, memcpy, memset; device-side sync/overhead */
+	uint64_t off;           /* of the record in the capture */
+	uint64_t ts, end;
+	uint32_t track;         /* gpu.tracks[] (after layout: sorted index) */
+	uint32_t lane;          /* 1.. on its track */
+};
+
+/* gh_ent.flags */
+#define GH_DROPPED   0x01       /* a uprobe record CUPTI also saw: merged into it */
+#define GH_MERGED    0x02       /* a CUPTI API record with a uprobe record merged in */
+#define GH_DEVICE    0x04       /* a sync with no host thread: moved to its GPU */
+
+struct ghost_ent {              /* CUDA API call, NVTX range, host sync, overhead */
+	uint64_t off;
+	uint64_t ts, end;
+	uint32_t pid, tid;
+	uint32_t name;          /* API calls: gpu.strs[] */
+	uint32_t aux;           /* gpu.ups[] + 1: the uprobe args (its own or merged), 0 none */
+	uint32_t lane_tid;      /* 0: on its thread, else an overlap lane's output tid */
+	uint8_t type;           /* GPUIO_REC_* */
+	uint8_t source;         /* API: enum gpuio_api_source */
+	uint8_t kind;           /* API: enum gpuio_api_kind */
+	uint8_t flags;          /* GH_* */
+};
+
+struct gup_ent {                /* what a uprobe read from a call's arguments */
+	uint64_t bytes, stream, func;
+	uint8_t memcpy_kind;
+};
+
+struct gcorr_ent {              /* one (pid, correlation id), sorted by key */
+	uint64_t key;           /* pid << 32 | correlation */
+	uint32_t nact;          /* device activities naming it */
+	uint32_t bound;         /* of them, written with an arrow so far */
+	uint32_t src;           /* gpu.hosts[] + 1 of the API call drawing the arrows, 0 none */
+	uint32_t name;          /* gpu.strs[] + 1 of its (first) kernel, 0 none */
+};
+
+/* gpu_track.what */
+enum { GT_STREAM, GT_SYNC, GT_OVERHEAD };
+
+struct gpu_track {              /* (device, pid, stream): lanes of one stream */
+	uint32_t device, pid;
+	uint64_t stream;
+	uint8_t what;
+	uint32_t dev_idx;       /* gpu.devs[] */
+	uint32_t nlanes;
+	uint32_t tid0;          /* output tid of lane 1 (lanes are tid0 .. tid0 + nlanes - 1) */
+	uint32_t rank;          /* order among the device's lanes (first lane) */
+};
+
+struct gpu_dev {
+	uint32_t device;        /* CUPTI device id, UINT32_MAX unknown */
+	uint32_t index;         /* among GPUs, by device id */
+	uint32_t npids;         /* processes with activity on it */
+	uint32_t last_pid;
+	uint64_t nact;
+	double *busy;           /* [nbuckets] ns busy */
+};
+
+struct gstr {
+	char *s;
+	uint32_t len;
+	uint32_t norm;          /* API names: strs[] of the name without _v2/_ptsz.. */
+};
+
+struct ghost_lane {             /* an overlap lane of a host thread */
+	uint32_t pid, tid, n, out_tid;
+};
+
+struct gcoll {                  /* the latest GPU_INFO of one collector (process) */
+	struct gpuio_gpu_info info;
+	char reason[sizeof(((struct gpuio_gpu_info *)0)->reason) + 1];
+	char key[16];           /* "PID", for the info dict */
+	uint64_t nrec;          /* GPU_INFO records */
+};
+
+struct exp_gpu {
+	bool any;               /* any GPU record at all */
+	struct gact_ent *acts;
+	size_t nacts, cacts;
+	struct ghost_ent *hosts;
+	size_t nhosts, chosts;
+	struct gup_ent *ups;
+	size_t nups, cups;
+	struct gcorr_ent *corr;
+	size_t ncorr, ccorr;
+	struct gpu_track *tracks;
+	size_t ntracks, ctracks;
+	struct kmap track_map;  /* (device << 32 | pid, stream << 2 | what) -> tracks[] */
+	struct gpu_dev *devs;
+	size_t ndevs, cdevs;
+	struct kmap dev_map;    /* (device, 0) -> devs[] */
+	uint32_t *dev_order;    /* devs[] by index */
+	struct gstr *strs;
+	size_t nstrs, cstrs;
+	struct kmap str_map;    /* (hash, len) -> strs[] */
+	struct kmap sym_map;    /* (pid, addr) -> strs[] */
+	struct kmap ctx_map;    /* (pid, context) -> device */
+	struct gcoll *colls;
+	size_t ncolls, ccolls;
+	struct kmap coll_map;   /* (pid, 0) -> colls[] */
+	struct ghost_lane *glanes;
+	size_t nglanes, cglanes;
+	uint32_t nlane_tids;    /* GPU stream lanes */
+	uint64_t t0, bucket_ns;
+	size_t nbuckets;
+	/* output: activities then host records, each in time order */
+	uint32_t *aorder, *horder;
+	size_t nhorder, next;
+	struct gcache *cache;   /* reads records back by offset (owns its fd) */
+	/* counts */
+	uint64_t kernels, memcpys, memsets, api, nvtx, syncs, overheads, merged, flows;
+	uint64_t dangling_corr; /* activities whose API call is not in the capture */
+	uint64_t overlap_slices;/* host slices moved to an overlap lane */
 };
 
 /* flow_map values: low bits flags, bits 2..31 requests naming the call (pass
@@ -203,8 +348,10 @@ struct exp_model {
 
 	struct gpuio_stats_event stats;
 	bool have_stats;
-	uint64_t counts[GPUIO_REC_DEVNAME + 1];   /* [0]: unknown types */
+	uint64_t counts[GPUIO_REC_GPU_SYM + 1];   /* [0]: unknown types */
 	uint64_t records, vfs_ordinal, pass2_records;
+	uint64_t rec_off;       /* pass 1: file offset of the record at hand */
+	struct exp_gpu gpu;
 	uint64_t truncated, trunc_offset;
 	uint64_t t0, bucket_ns;
 	size_t nbuckets;
@@ -312,6 +459,52 @@ struct exp_counter_it {
 };
 bool exp_model__next_counter(struct exp_model *m, const struct dev_ent *d,
 			     struct exp_counter_it *it, uint64_t *t, double *rd, double *wr);
+
+/* ---- GPU ---- */
+
+/* Output pid of the gpu-th GPU (index in device order). */
+uint32_t exp_gpu_pid(const struct exp_model *m, size_t gpu);
+/* "GPU 0" ("GPU ?" when the device is unknown) */
+void exp_model__gpu_name(const struct gpu_dev *d, char *buf, size_t len);
+/* "GPU 0 · stream 7" (+ " · pid P" when several processes use the GPU, + " · lane N" past 1) */
+size_t exp_model__gpu_lane_name(const struct exp_model *m, const struct gpu_track *t,
+				uint32_t lane, char *buf, size_t len);
+/* "tid T · CUDA overlap N" */
+size_t exp_model__ghost_lane_name(const struct ghost_lane *l, char *buf, size_t len);
+
+/* exp_gslice.track */
+enum { EXP_GS_THREAD, EXP_GS_HOSTLANE, EXP_GS_GPULANE };
+
+struct exp_gslice {
+	const char *cat;        /* gpu, cuda_api, nvtx, cuda_sync, cupti_overhead */
+	const char *name;       /* NUL terminated (names are cut at a NUL byte) */
+	bool name_static;       /* a string literal */
+	char namebuf[GPUIO_GPU_NAME_MAX + 64];
+	uint64_t ts, dur;       /* capture clock */
+	uint32_t pid, tid;      /* output pid and track tid */
+	uint8_t track;          /* EXP_GS_* */
+	uint32_t nflows;        /* arrows out (an API call to its activities) */
+	uint32_t flow_k;        /* the k-th arrow in (an activity), 0 none */
+	uint64_t fkey;          /* flow key: output pid << 32 | correlation */
+};
+
+/*
+ * The GPU slices, device activities then host-side records, each in time
+ * order (longest first on a tie, so that slices nest in that order too).
+ * 1, 0 at the end, -EBADMSG (exp_model__error) when the capture changed.
+ */
+int exp_model__gpu_rewind(struct exp_model *m);
+int exp_model__next_gpu(struct exp_model *m, struct exp_gslice *o, struct exp_args *a);
+/* JSON bind_id of a GPU flow (bit 63 set: never a VFS call's tid << 32 | seq) */
+static inline uint64_t exp_gpu_bind(uint64_t fkey)
+{
+	return 1ull << 63 | fkey;
+}
+/* Protobuf flow id of the k-th arrow (1-based) of fkey: never 0. */
+uint64_t exp_gpu_flow_id(uint64_t fkey, uint32_t k);
+/* Busy fraction of one GPU per bucket: values only when they change, then 0. */
+bool exp_model__next_gpu_counter(struct exp_model *m, const struct gpu_dev *d,
+				 struct exp_counter_it *it, uint64_t *t, double *v);
 
 /* Args of the "gpuio trace info" instant (fills st.capture_complete etc). */
 void exp_model__info(struct exp_model *m, struct exp_args *a);

@@ -18,6 +18,11 @@
  *  - flows: a call bound to k block requests lists k flow_ids, each request
  *    ends one of them (terminating_flow_ids), so every arrow of the JSON's
  *    bind_id fan-out is there;
+ *  - GPUs as disks: a track "GPU N" with child tracks per stream lane and a
+ *    counter track "GPU N busy fraction"; host-side GPU slices on the
+ *    thread's track or an overlap lane (a track under the process, like
+ *    io_uring lanes); API call -> activity arrows as flow_ids /
+ *    terminating_flow_ids (exp_gpu_flow_id);
  *  - a track "gpuio" with the "gpuio trace info" instant at ts 0.
  *
  * Track uuids are PFT_UUID(id, kind) (pftrace.h), from the ids the JSON uses.
@@ -71,6 +76,16 @@ static void emit_process_meta(struct pexp *x)
 			n = (size_t)snprintf(name, sizeof(name), "io_uring lane %u", le->n);
 			pftrace__track(x->p, PFT_UUID(le->tid, PFT_URING), PFT_UUID(pid, PFT_PROCESS), name, n,
 				       false, -1);
+		}
+		/* a thread's CUDA/NVTX slices that do not nest: io_uring-like lanes */
+		for (size_t l = 0; l < m->gpu.nglanes; l++) {
+			const struct ghost_lane *gl = &m->gpu.glanes[l];
+
+			if (gl->pid != p->pid)
+				continue;
+			n = exp_model__ghost_lane_name(gl, name, sizeof(name));
+			pftrace__track(x->p, PFT_UUID(gl->out_tid, PFT_URING), PFT_UUID(pid, PFT_PROCESS),
+				       name, n, false, -1);
 		}
 	}
 }
@@ -165,6 +180,97 @@ static void emit_disks(struct pexp *x)
 	}
 }
 
+static void emit_gslice(struct pexp *x, const struct exp_gslice *o)
+{
+	struct exp_model *m = x->m;
+	struct pftrace_flows f = { 0 };
+	uint64_t track, id;
+
+	track = o->track == EXP_GS_GPULANE ? PFT_UUID(o->tid, PFT_LANE) :
+		o->track == EXP_GS_HOSTLANE ? PFT_UUID(o->tid, PFT_URING) :
+		PFT_UUID(o->tid, PFT_THREAD);
+	if (o->nflows) {
+		f.nout = o->nflows;
+		if (exp_grow((void **)&x->flows, &x->cflows, f.nout, sizeof(*x->flows)))
+			f.nout = x->cflows;     /* out of memory: fewer arrows, not a failure */
+		for (size_t k = 0; k < f.nout; k++)
+			x->flows[k] = exp_gpu_flow_id(o->fkey, (uint32_t)k + 1);
+		f.out = x->flows;
+	} else if (o->flow_k) {
+		id = exp_gpu_flow_id(o->fkey, o->flow_k);
+		f.in = &id;
+		f.nin = 1;
+	}
+	pftrace__slice_begin(x->p, exp_ts(m, o->ts), track, o->cat, o->name, o->name_static,
+			     &x->args, f.nout || f.nin ? &f : NULL);
+	pftrace__slice_end(x->p, exp_ts(m, o->ts + o->dur), track);
+}
+
+/*
+ * GPUs, as disks: a track "GPU N" with a child track per stream lane and a
+ * counter track "GPU N busy fraction" (the JSON counter "GPU N busy", arg
+ * fraction). Uuids reuse the disk kinds: GPU pids and lane tids are in
+ * ranges of their own (EXP_GPU_PID_BASE, EXP_GPU_TID_BASE).
+ */
+static int emit_gpus(struct pexp *x)
+{
+	struct exp_model *m = x->m;
+	struct exp_gslice *o;
+	char name[160];
+	int rc;
+
+	for (size_t k = 0; k < m->gpu.ndevs; k++) {
+		const struct gpu_dev *d = &m->gpu.devs[m->gpu.dev_order[k]];
+		uint32_t pid = exp_gpu_pid(m, k);
+		uint64_t gpu = PFT_UUID(pid, PFT_DISK);
+		char gname[16];
+		int n;
+
+		exp_model__gpu_name(d, gname, sizeof(gname));
+		n = snprintf(name, sizeof(name), "%s%s", m->map.prefix, gname);
+		pftrace__track(x->p, gpu, 0, name, (size_t)n, true, -1);
+		snprintf(name, sizeof(name), "%s busy fraction", gname);
+		pftrace__counter_track(x->p, PFT_UUID((uint64_t)pid << 1, PFT_COUNTER), gpu, name,
+				       "fraction");
+	}
+	for (size_t i = 0; i < m->gpu.ntracks; i++) {
+		const struct gpu_track *t = &m->gpu.tracks[i];
+		uint32_t pid = exp_gpu_pid(m, m->gpu.devs[t->dev_idx].index);
+
+		for (uint32_t l = 1; l <= t->nlanes; l++) {
+			size_t n = exp_model__gpu_lane_name(m, t, l, name, sizeof(name));
+
+			pftrace__track(x->p, PFT_UUID(t->tid0 + l - 1, PFT_LANE),
+				       PFT_UUID(pid, PFT_DISK), name, n, false, t->rank + l);
+		}
+	}
+	o = malloc(sizeof(*o));
+	if (!o)
+		return -ENOMEM;
+	exp_model__gpu_rewind(m);
+	while ((rc = exp_model__next_gpu(m, o, &x->args)) > 0) {
+		emit_gslice(x, o);
+		if (pftrace__error(x->p)) {
+			rc = pftrace__error(x->p);
+			break;
+		}
+	}
+	free(o);
+	if (rc < 0)
+		return rc;
+	for (size_t k = 0; k < m->gpu.ndevs; k++) {
+		const struct gpu_dev *d = &m->gpu.devs[m->gpu.dev_order[k]];
+		uint64_t track = PFT_UUID((uint64_t)exp_gpu_pid(m, k) << 1, PFT_COUNTER);
+		struct exp_counter_it it = { 0 };
+		uint64_t t;
+		double v;
+
+		while (exp_model__next_gpu_counter(m, d, &it, &t, &v))
+			pftrace__counter(x->p, exp_ts(m, t), track, v);
+	}
+	return 0;
+}
+
 static void emit_info(struct pexp *x)
 {
 	struct exp_model *m = x->m;
@@ -194,6 +300,12 @@ static int write_capture(struct pexp *x)
 	if (err)
 		return err;
 	emit_disks(x);
+	err = emit_gpus(x);
+	if (err == -EBADMSG)
+		pr_err("%s: %s (the capture changed while it was being read?)", x->m->path,
+		       exp_model__error(x->m));
+	if (err)
+		return err;
 	emit_info(x);
 	x->m->st.events = pftrace__packets(x->p) - start;
 	return pftrace__error(x->p);

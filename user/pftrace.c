@@ -525,6 +525,9 @@ static unsigned put_args(struct pftrace *p, uint32_t field, const struct exp_arg
 		case EA_US:
 			pb_buf__double(b, DA_DOUBLE, (double)g->v.s / 1000.0);
 			break;
+		case EA_F3:
+			pb_buf__double(b, DA_DOUBLE, g->v.d);
+			break;
 		case EA_DICT:
 			i += put_args(p, DA_DICT_ENTRIES, a, i, g->len, true);
 			break;

@@ -754,6 +754,8 @@ static int read_new(struct gpuio_stream *s, bool *more)
 			}
 			if (h.type == GPUIO_REC_PROC)
 				s->names_ver++;
+			/* GPU records: counted, collector status and drops kept for the
+			 * info; not drawn live (they arrive late, in CUPTI buffers) */
 			err = exp_model__note(&s->m, &rec.h);
 			if (!err && h.type == GPUIO_REC_VFS)
 				err = pendq__push(&s->next, &rec.h, &e);

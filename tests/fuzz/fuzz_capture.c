@@ -4,8 +4,11 @@
  * the reader, the JSON and protobuf exporters and `gpuio info` (text and --json).
  *
  * An input that starts with the capture magic is used as the whole file; any
- * other input is appended to a valid header, so that mutations spend their
- * time on records rather than on the magic. Outputs go to a scratch file
+ * other input is appended to a valid header and a few valid GPU records (a
+ * kernel, its API call, a uprobe duplicate, a sync with no thread, NVTX, a
+ * collector status), so that mutations spend their time on records rather
+ * than on the magic, and every input goes through the GPU layout (dedup,
+ * correlation, nesting) together with whatever the mutations add. Outputs go to a scratch file
  * (removed at exit) and stdout is /dev/null. Build: tests/tests.mk.
  */
 #include <fcntl.h>
@@ -83,6 +86,71 @@ static void valid_header(struct gpuio_cap_header *h)
 	strcpy(h->pagecache_mode, "tp_btf");
 }
 
+static unsigned char gpu_prefix[4096];
+static size_t gpu_prefix_len;
+
+static void put_rec(const void *rec, size_t len)
+{
+	if (gpu_prefix_len + len <= sizeof(gpu_prefix)) {
+		memcpy(gpu_prefix + gpu_prefix_len, rec, len);
+		gpu_prefix_len += len;
+	}
+}
+
+static void hdr(struct gpuio_hdr *h, unsigned type, size_t size, unsigned tid, uint64_t ts)
+{
+	h->type = (uint16_t)type;
+	h->size = (uint16_t)size;
+	h->pid = 77;
+	h->tid = tid;
+	h->cpu = 0;
+	h->ts = 1000000000000ull + ts;
+}
+
+static void build_gpu_prefix(void)
+{
+	struct gpuio_gpu_info info = { 0 };
+	struct gpuio_gpu_kernel k = { 0 };
+	struct gpuio_cuda_api api = { 0 }, up = { 0 };
+	struct gpuio_gpu_sync sy = { 0 };
+	struct gpuio_nvtx_range nv = { 0 };
+	size_t ksize = (offsetof(struct gpuio_gpu_kernel, name) + 6 + 7) & ~(size_t)7;
+	size_t nsize = (offsetof(struct gpuio_nvtx_range, name) + 4 + 7) & ~(size_t)7;
+
+	hdr(&info.hdr, GPUIO_REC_GPU_INFO, sizeof(info), 0, 1);
+	info.state = GPUIO_GPU_ON;
+	put_rec(&info, sizeof(info));
+	hdr(&k.hdr, GPUIO_REC_GPU_KERNEL, ksize, 0, 5000);
+	k.end_ns = k.hdr.ts + 1000;
+	k.correlation = 5;
+	k.name_len = 6;
+	memcpy(k.name, "kernel", 6);
+	put_rec(&k, ksize);
+	hdr(&api.hdr, GPUIO_REC_CUDA_API, sizeof(api), 77, 1000);
+	api.end_ns = api.hdr.ts + 500;
+	api.correlation = 5;
+	api.source = GPUIO_API_RUNTIME;
+	api.kind = GPUIO_API_LAUNCH;
+	strcpy(api.name, "cudaLaunchKernel");
+	put_rec(&api, sizeof(api));
+	up = api;
+	up.hdr.ts -= 100;
+	up.end_ns += 100;
+	up.correlation = 0;
+	up.source = GPUIO_API_UPROBE_RT;
+	up.func = 0x1000;
+	put_rec(&up, sizeof(up));
+	hdr(&sy.hdr, GPUIO_REC_GPU_SYNC, sizeof(sy), 0, 7000);
+	sy.end_ns = sy.hdr.ts + 100;
+	sy.correlation = 9;
+	put_rec(&sy, sizeof(sy));
+	hdr(&nv.hdr, GPUIO_REC_NVTX, nsize, 77, 900);
+	nv.end_ns = nv.hdr.ts + 800;
+	nv.name_len = 4;
+	memcpy(nv.name, "step", 4);
+	put_rec(&nv, nsize);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct gpuio_export_stats st;
@@ -99,6 +167,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		valid_header(&hdr);
 		write_all(&hdr, sizeof(hdr));
+		if (!gpu_prefix_len)
+			build_gpu_prefix();
+		write_all(gpu_prefix, gpu_prefix_len);
 	}
 	write_all(data, size);
 
