@@ -12,6 +12,7 @@ CFLAGS     ?= -O2 -g
 CFLAGS     += -Wall -Wextra -Wno-unused-parameter -Wno-format-truncation -std=gnu11 -D_GNU_SOURCE \
               -I$(BUILD) -Ibpf -Iuser
 LDLIBS     += -lbpf -lelf -lz
+LDLIBS     += -lmicrohttpd -lpthread
 BPF_CFLAGS := -O2 -g -target bpf -D__TARGET_ARCH_$(ARCH) -I$(BUILD) -Ibpf \
               -Wall -Wno-unused-function $(BPF_EXTRA)
 
@@ -59,9 +60,12 @@ $(BUILD)/gpuio: $(USER_OBJS)
 
 install: $(BUILD)/gpuio
 	install -D -m 0755 $(BUILD)/gpuio $(DESTDIR)$(PREFIX)/bin/gpuio
+	install -d $(DESTDIR)/etc/systemd/system
+	sed 's|@BINDIR@|$(PREFIX)/bin|' scripts/gpuio-monitor.service > $(DESTDIR)/etc/systemd/system/gpuio-monitor.service
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/gpuio
+	rm -f $(DESTDIR)/etc/systemd/system/gpuio-monitor.service
 
 # The one test command (README, .ci/run): installs what is missing, builds, runs all.
 check test:
@@ -79,6 +83,7 @@ bench:
 	@scripts/install-deps.sh all
 	@$(MAKE) --no-print-directory all
 	@tests/bench/run.sh
+	@tests/bench/monitor_run.sh
 	@$(MAKE) --no-print-directory vmbench
 
 clean:

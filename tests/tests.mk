@@ -29,3 +29,24 @@ test-progs: $(BUILD)/tests/gen_capture $(BUILD)/tests/fuzz_capture
 
 fuzz: $(BUILD)/tests/gen_capture $(BUILD)/tests/fuzz_capture
 	@FUZZ_SECONDS=$${FUZZ_SECONDS:-600} tests/run-all.sh tests/t_fuzz_capture.sh
+
+# CUDA API uprobes (tests/t_cuda_uprobes.sh): cuda_calls links the real
+# libcudart when the toolkit is there (else it is built to exit 77: skip);
+# fake_libcuda is a stand-in libcuda.so.1 with known results.
+CUDA_HOME ?= /usr/local/cuda
+LDLIBS_cuda_calls := $(if $(wildcard $(CUDA_HOME)/lib64/libcudart.so.*),-L$(CUDA_HOME)/lib64 -lcudart -Xlinker -rpath -Xlinker $(CUDA_HOME)/lib64,-DNO_CUDART)
+LDLIBS_fake_libcuda_calls := -ldl
+$(BUILD)/tests/fake_libcuda: tests/progs/fake_libcuda.c
+	@mkdir -p $(BUILD)/tests/fake_cuda
+	$(CC) -O2 -g -Wall -shared -fPIC -Wl,-soname,libcuda.so.1 -o $(BUILD)/tests/fake_cuda/libcuda.so.1 $< -ldl
+	ln -sfn fake_cuda/libcuda.so.1 $@
+# tests/bench/cuda_uprobes.sh: a call into the stand-in libcuda.so.1 in a loop
+$(BUILD)/bench/cuda_uprobe_bench: tests/bench/cuda_uprobe_bench.c
+	@mkdir -p $(BUILD)/bench
+	$(CC) -O2 -g -Wall -o $@ $< -ldl
+
+# The library t_inject.sh injects into running processes (tests/progs/lib/).
+$(BUILD)/tests/libinject_test.so: tests/progs/lib/inject_testlib.c
+	@mkdir -p $(BUILD)/tests
+	$(CC) -O2 -g -Wall -fPIC -shared -o $@ $<
+test-progs: $(BUILD)/tests/libinject_test.so

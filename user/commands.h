@@ -12,5 +12,8 @@ int cmd_trace(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_info(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
+int cmd_inject(int argc, char **argv);
+int cmd_monitor(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 
 #endif

@@ -16,7 +16,10 @@ static const struct {
 	{ "trace",   cmd_trace,   "trace a process tree's file, block (and GPU) I/O" },
 	{ "convert", cmd_convert, "re-export a capture (.gpuio) to .json or .pftrace (+ .gz)" },
 	{ "info",    cmd_info,    "print a capture's header, record counts and drops" },
+	{ "report",  cmd_report,  "the answers first: top files, latencies, GPU idle explained" },
 	{ "merge",   cmd_merge,   "several hosts' captures on one timeline (.pftrace/.json)" },
+	{ "inject",  cmd_inject,  "load a library into a running process and call it (ptrace)" },
+	{ "monitor", cmd_monitor, "node daemon: Prometheus /metrics and a flight recorder" },
 };
 
 static void usage(FILE *f)

@@ -26,7 +26,11 @@
 #include "capture.h"
 #include "collector.h"
 #include "commands.h"
+#include "cuda_probes.h"
+#include "cuda_spec.h"
 #include "export.h"
+#include "gpu_collect.h"
+#include "gpu_watch.h"
 #include "launch.h"
 #include "loader.h"
 #include "log.h"
@@ -45,6 +49,9 @@ struct trace_opts {
 	const char *output;
 	const char *capture;
 	const char *vfs_mode;
+	bool no_cuda_uprobes;
+	bool no_gpu_collector;   /* --no-gpu: no CUPTI collector at all */
+	bool no_gpu_inject;
 	__u64 duration_ns;
 	const char *duration_str;
 	size_t ringbuf;
@@ -88,6 +95,10 @@ static void usage(FILE *f)
 "                         Ctrl-C, or until the command / all targets exit)\n"
 "      --all-fds          also trace pipes, sockets and other non-file fds\n"
 "      --vfs-mode MODE    force the VFS attach mode: %s (default: best available)\n"
+"      --no-cuda-uprobes  do not probe CUDA API calls in libcudart / libcuda.so.1\n"
+"      --no-gpu-inject    do not inject the CUPTI collector into running processes\n"
+"                         (launched commands still get it via CUDA_INJECTION64_PATH)\n"
+"      --no-gpu           no CUPTI collector at all (uprobes still trace CUDA calls)\n"
 "      --ringbuf SIZE     BPF ring buffer size, e.g. 64M (default 16M)\n"
 "      --stream           write the .pftrace while tracing: memory stays flat, and a\n"
 "                         killed trace is readable up to its last second\n"
@@ -296,6 +307,9 @@ static int parse_args(int argc, char **argv, struct trace_opts *o)
 		{ "duration", required_argument, NULL, 'd' },
 		{ "all-fds", no_argument, NULL, 'F' },
 		{ "vfs-mode", required_argument, NULL, 'M' },
+		{ "no-cuda-uprobes", no_argument, NULL, 'G' },
+		{ "no-gpu-inject", no_argument, NULL, 'J' },
+		{ "no-gpu", no_argument, NULL, 'U' },
 		{ "ringbuf", required_argument, NULL, 'R' },
 		{ "stream", no_argument, NULL, 'S' },
 		{ "rotate", required_argument, NULL, 'T' },
@@ -345,6 +359,9 @@ static int parse_args(int argc, char **argv, struct trace_opts *o)
 			break;
 		case 'F': o->all_fds = true; break;
 		case 'M': o->vfs_mode = optarg; break;
+		case 'G': o->no_cuda_uprobes = true; break;
+		case 'J': o->no_gpu_inject = true; break;
+		case 'U': o->no_gpu_collector = true; break;
 		case 'R':
 			o->ringbuf = parse_size(optarg);
 			if (!o->ringbuf) {
@@ -437,6 +454,9 @@ int cmd_trace(int argc, char **argv)
 	struct gpuio_loader *l = NULL;
 	struct gpuio_cap_writer *w = NULL;
 	struct gpuio_collector *c = NULL;
+	struct cuda_probes *cp = NULL;
+	struct gpu_watch *gw = NULL;
+	struct gpu_collect *gc = NULL;
 	struct gpuio_stream *stream = NULL;
 	struct gpuio_launch child = { .pid = -1, .gate_fd = -1, .err_fd = -1 };
 	struct gpuio_cap_header hdr;
@@ -498,11 +518,12 @@ int cmd_trace(int argc, char **argv)
 	lo.self_tgid = (__u32)getpid();
 	lo.ringbuf_bytes = o.ringbuf;
 	lo.vfs_mode = o.vfs_mode;
+	lo.no_cuda_uprobes = o.no_cuda_uprobes;
 	err = gpuio_loader__open(&lo, &l);
 	if (err)
 		return GPUIO_EXIT_ERROR;
-	pr_debug("attach modes: vfs=%s block=%s proc=%s pagecache=%s io_uring=%s", l->vfs_mode,
-		 l->block_mode, l->proc_mode, l->pagecache_mode, l->iouring_mode);
+	pr_debug("attach modes: vfs=%s block=%s proc=%s pagecache=%s io_uring=%s cuda=%s", l->vfs_mode,
+		 l->block_mode, l->proc_mode, l->pagecache_mode, l->iouring_mode, l->cuda_mode);
 
 	if (o.start_at_str) {
 		/* loaded already: at TIME only the attach is left to do */
@@ -510,7 +531,41 @@ int cmd_trace(int argc, char **argv)
 		if (gpuio_start_at__wait(&o.start_at) < 0)
 			goto out;
 	}
+	/* CUDA libraries already known: the command's (before it runs), the targets' */
+	if (strcmp(l->cuda_mode, "off") && cuda_probes__new(l, &cp) == 0) {
+		if (o.cmd)
+			cuda_probes__attach_for_exec(cp, o.cmd[0]);
+		for (int i = 0; i < o.npids; i++)
+			cuda_probes__scan_pid(cp, o.pids[i]);
+	}
+	if (!o.no_gpu_collector) {
+		struct gpu_collect_opts go = { .capture = o.capture, .inject = !o.no_gpu_inject };
+
+		/* without it the trace goes on: uprobes still see the CUDA calls */
+		if (gpu_collect__new(&go, &gc) != 0)
+			pr_warn("GPU activity will not be collected");
+	}
+	{
+		struct gpu_watch_opts wo = { .trace_all = o.all,
+					     .on_new_cuda_process = gc ? gpu_collect__on_cuda_process : NULL,
+					     .ctx = gc };
+
+		if (gpu_watch__new(l, cp, &wo, &gw) != 0)
+			pr_warn("CUDA libraries loaded from now on will not be probed (out of memory)");
+	}
 	fill_header(&hdr, l, &o, argc, argv);
+	if (cp) {
+		size_t dl = strlen(hdr.modes_detail);
+
+		snprintf(hdr.modes_detail + dl, sizeof(hdr.modes_detail) - dl,
+			 "; cuda uprobes: %d libs (%d functions) at start, more as loaded",
+			 cuda_probes__nlibs(cp), cuda_probes__nfuncs(cp));
+	} else {
+		size_t dl = strlen(hdr.modes_detail);
+
+		snprintf(hdr.modes_detail + dl, sizeof(hdr.modes_detail) - dl, "; cuda uprobes: off%s",
+			 o.no_cuda_uprobes ? " (--no-cuda-uprobes)" : "");
+	}
 	err = gpuio_cap_writer__create(o.capture, &hdr, ouid, ogid, &w);
 	if (err) {
 		pr_err("cannot write capture %s: %s", o.capture, strerror(-err));
@@ -534,6 +589,8 @@ int cmd_trace(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 
 	if (o.cmd) {
+		if (gc)
+			gpu_collect__setenv_for_launch(gc);
 		err = gpuio_launch__start(o.cmd, &child);
 		if (err) {
 			pr_err("cannot start '%s': %s", o.cmd[0], strerror(-err));
@@ -573,6 +630,8 @@ int cmd_trace(int argc, char **argv)
 		}
 		free(desc);
 	}
+	/* the targets' descendants too, and from now on every tick */
+	gpu_watch__scan(gw);
 	gpuio_cap_writer__flush(w);
 	if (gpuio_log_verbosity >= GPUIO_LOG_INFO)
 		pr_info("tracing %s (vfs: %s, block: %s)%s%s; Ctrl-C to stop", hdr.target,
@@ -616,7 +675,10 @@ int cmd_trace(int argc, char **argv)
 			why_end = "all traced processes exited";
 			break;
 		}
+		gpu_watch__tick(gw, now);
 		if (now - last_stats >= 1000000000ull) {
+			if (gc && gpu_collect__poll(gc, w) < 0)
+				pr_warn("GPU records could not be added to the capture");
 			gpuio_collector__write_stats(c, false);
 			last_stats = now;
 		}
@@ -632,9 +694,21 @@ int cmd_trace(int argc, char **argv)
 	/* stop producing before the last drain so nothing arrives after it */
 	gpuio_collector__drain(c);
 	gpuio_collector__totals(c, &tot);
+	/* collectors of exited processes flushed at exit; injected ones get a period */
+	if (gc && gpu_collect__finish(gc, w) < 0)
+		pr_warn("GPU records could not be added to the capture");
 	gpuio_collector__write_stats(c, true);
 	gpuio_collector__free(c);
 	c = NULL;
+	gpu_collect__free(gc);
+	gc = NULL;
+	gpu_watch__free(gw);
+	gw = NULL;
+	if (cp)
+		pr_debug("cuda uprobes: %d libs, %d functions probed", cuda_probes__nlibs(cp),
+			 cuda_probes__nfuncs(cp));
+	cuda_probes__free(cp);
+	cp = NULL;
 	gpuio_loader__destroy(l);
 	l = NULL;
 	err = gpuio_cap_writer__close(w);
@@ -657,6 +731,10 @@ int cmd_trace(int argc, char **argv)
 			(unsigned long long)tot.stats[GPUIO_STAT_MAP_FULL_PID],
 			(unsigned long long)tot.stats[GPUIO_STAT_MAP_FULL_RQ],
 			(unsigned long long)tot.stats[GPUIO_STAT_MAP_FULL_TASK]);
+	if (tot.stats[GPUIO_STAT_RB_DROP_CUDA] || tot.stats[GPUIO_STAT_CUDA_DEPTH])
+		pr_warn("CUDA API calls lost: %llu (ring buffer full), %llu (nested deeper than %d)",
+			(unsigned long long)tot.stats[GPUIO_STAT_RB_DROP_CUDA],
+			(unsigned long long)tot.stats[GPUIO_STAT_CUDA_DEPTH], CUDA_DEPTH);
 	rc = GPUIO_EXIT_OK;
 	if (o.stream) {
 		/* the stream is the export: its last pump reads the closed capture */
@@ -670,11 +748,18 @@ int cmd_trace(int argc, char **argv)
 		if (gpuio_export(o.capture, o.output, &eo, &es) != 0)
 			rc = GPUIO_EXIT_ERROR;
 	}
-	fprintf(stderr, "gpuio: %s after %.1fs: %llu events (%llu vfs, %llu block), %llu dropped -> %s"
+	{
+		char cuda[48] = "";
+
+		/* said only when there were some: the line is parsed by scripts */
+		if (tot.cuda)
+			snprintf(cuda, sizeof(cuda), ", %llu cuda", (unsigned long long)tot.cuda);
+	fprintf(stderr, "gpuio: %s after %.1fs: %llu events (%llu vfs, %llu block%s), %llu dropped -> %s"
 		" (capture %s)\n", why_end, (mono_ns() - start) / 1e9,
-		(unsigned long long)(tot.vfs + tot.block), (unsigned long long)tot.vfs,
-		(unsigned long long)tot.block, (unsigned long long)tot.dropped,
+		(unsigned long long)(tot.vfs + tot.block + tot.cuda), (unsigned long long)tot.vfs,
+		(unsigned long long)tot.block, cuda, (unsigned long long)tot.dropped,
 		o.no_export && !o.stream ? "no export" : o.output, o.capture);
+	}
 
 out_child:
 	if (child.pid > 0) {
@@ -707,6 +792,9 @@ out:
 		gpuio_launch__abort(&child);
 	gpuio_stream__close(stream, NULL);
 	gpuio_collector__free(c);
+	gpu_watch__free(gw);
+	cuda_probes__free(cp);
+	gpu_collect__free(gc);
 	if (w)
 		gpuio_cap_writer__close(w);
 	gpuio_loader__destroy(l);

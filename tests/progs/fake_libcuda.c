@@ -7,8 +7,10 @@
  * library, as a real driver calls its own entry points: gpuio must record
  * only the outer call.
  */
+#include <dlfcn.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 typedef int CUresult;
 typedef uint64_t CUdeviceptr;
@@ -115,4 +117,26 @@ CUresult cuCtxSynchronize(void)
 {
 	BODY(1);
 	return 999;     /* CUDA_ERROR_UNKNOWN */
+}
+
+/*
+ * cuInit as the real driver does it for tools: when CUDA_INJECTION64_PATH
+ * names a library, load it and call its InitializeInjection() once. That
+ * is how `gpuio trace -- cmd` gets its collector into cmd (t_gpu_trace.sh).
+ */
+CUresult cuInit(unsigned int flags)
+{
+	static int done;
+	const char *inj = getenv("CUDA_INJECTION64_PATH");
+	void *h;
+	int (*init)(void);
+
+	(void)flags;
+	if (done++ || !inj || !*inj)
+		return 0;
+	h = dlopen(inj, RTLD_NOW);
+	init = h ? (int (*)(void))dlsym(h, "InitializeInjection") : NULL;
+	if (init)
+		init();
+	return 0;
 }

@@ -106,6 +106,9 @@ int main(int argc, char **argv)
 		while (stat(wait_file, &st) != 0)
 			usleep(10000);
 	}
+	/* the driver loads CUDA_INJECTION64_PATH here (not a probed call: not reported) */
+	if (dlsym(lib, "cuInit"))
+		((fn_t)dlsym(lib, "cuInit"))(0u);
 	report("cuMemAlloc_v2", sym("cuMemAlloc_v2")(&dptr, (size_t)(1 << 20)), 1 << 20, 0);
 	report("cuMemcpyHtoD_v2", sym("cuMemcpyHtoD_v2")(dptr, host, (size_t)4096), 4096, 0);
 	report("cuMemcpyDtoHAsync_v2", sym("cuMemcpyDtoHAsync_v2")(host, dptr, (size_t)12345,

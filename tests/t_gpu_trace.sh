@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# GPU collector end to end through `gpuio trace`, on this driverless machine:
+#  A. launch: the command's (stand-in) driver loads libgpuio-cupti.so from
+#     CUDA_INJECTION64_PATH at cuInit, as the real driver does; the collector
+#     finds no usable CUPTI, says why once (gpuio's stderr and the capture),
+#     and the command's output and exit code are untouched.
+#  B. attach: a running process that loaded libcuda is injected by ptrace
+#     while gpuio traces it; same outcome, marked as an attach.
+#  C. --no-gpu-inject: no injection, the uprobes still see the calls.
+# What needs a real GPU (kernels on the timeline) is checked by
+# t_cupti_convert.sh with synthetic CUPTI buffers and t_export_gpu.sh.
+source "$(dirname "$0")/lib.sh"
+need_root
+LIB="$(dirname "$GPUIO")/libgpuio-cupti.so"
+[ -f "$LIB" ] || skip "libgpuio-cupti.so not built (no CUDA toolkit): $LIB"
+FAKE="$GPUIO_TESTS/fake_cuda/libcuda.so.1"
+CALLS="$GPUIO_TESTS/fake_libcuda_calls"
+[ -x "$CALLS" ] && [ -f "$FAKE" ] || fail "test programs missing: run make test-progs"
+
+# info_records CAPTURE: "state how pid reason" per gpu_info record
+info_records() {
+  python3 - "$1" <<'EOF'
+import sys, os
+sys.path.insert(0, os.environ["GPUIO_SRC"] + "/tests")
+import gpu_records
+h, recs = gpu_records.read(sys.argv[1])
+for r in recs:
+    if r["type_name"] == "gpu_info":
+        print(r["state"], r["how"], r["pid"], r["reason"])
+EOF
+}
+# api_names CAPTURE: names of CUDA API records, one per line
+api_names() {
+  python3 - "$1" <<'EOF'
+import sys, os
+sys.path.insert(0, os.environ["GPUIO_SRC"] + "/tests")
+import gpu_records
+h, recs = gpu_records.read(sys.argv[1])
+for r in recs:
+    if r["type_name"] == "cuda_api":
+        print(r["name"])
+EOF
+}
+export GPUIO_SRC
+
+expected_calls() {  # the CALL lines the program prints by itself, untraced
+  "$CALLS" "$FAKE" | sed 's/ tid=[0-9]*//' | sort
+}
+expected_calls >"$TMP/want.calls"
+[ "$(wc -l <"$TMP/want.calls")" -ge 10 ] || fail "untraced run printed too few calls"
+
+# ---- A. launch ----
+# the program dlopens the driver itself: the uprobes reach it at gpuio's next
+# rescan (1 s), so it waits for $TMP/goA before calling
+( sleep 2; touch "$TMP/goA" ) &
+"$GPUIO" trace -o "$TMP/a.json" --capture "$TMP/a.gpuio" -- "$CALLS" "$FAKE" --wait "$TMP/goA" \
+  --linger 200 >"$TMP/a.out" 2>"$TMP/a.err" || { cat "$TMP/a.err"; fail "launch trace failed"; }
+cat "$TMP/a.err"
+grep CALL "$TMP/a.out" | sed 's/ tid=[0-9]*//' | sort >"$TMP/a.calls"
+diff "$TMP/want.calls" "$TMP/a.calls" || fail "A: the command's own output changed under the collector"
+n=$(grep -c 'GPU collector off in pid [0-9]*: CUPTI unavailable: ' "$TMP/a.err" || true)
+[ "$n" -eq 1 ] || fail "A: expected the collector's reason once on stderr, got $n"
+info_records "$TMP/a.gpuio" >"$TMP/a.info"
+cat "$TMP/a.info"
+# state 2 = UNAVAILABLE, how 1 = LAUNCH; the pid is the command's
+cpid=$(grep -m1 -o 'GPU collector off in pid [0-9]*' "$TMP/a.err" | grep -o '[0-9]*$')
+grep -q "^2 1 $cpid CUPTI unavailable: " "$TMP/a.info" || fail "A: no UNAVAILABLE/launch info record for pid $cpid"
+[ "$(grep -c '^2 ' "$TMP/a.info")" -eq 1 ] || fail "A: UNAVAILABLE said more than once in the capture"
+[ ! -e "$TMP/a.gpuio.gpu" ] || fail "A: side-file directory left behind"
+grep -q 'CUPTI unavailable' "$TMP/a.json" || fail "A: the reason is not in the trace metadata"
+api_names "$TMP/a.gpuio" | grep -qx cuMemcpyHtoD_v2 || fail "A: uprobes did not see cuMemcpyHtoD_v2"
+check_struct "$TMP/a.json"
+
+# ---- B. attach: inject into a process that already loaded libcuda ----
+"$CALLS" "$FAKE" --wait "$TMP/go" --linger 200 >"$TMP/b.out" 2>"$TMP/b.perr" &
+tpid=$!
+wait_lines "$TMP/b.out" 1
+"$GPUIO" trace -p "$tpid" -o "$TMP/b.json" --capture "$TMP/b.gpuio" >"$TMP/b.trace.out" 2>"$TMP/b.err" &
+gpid=$!
+for _ in $(seq 200); do grep -q 'GPU collector injected into pid' "$TMP/b.err" && break; sleep 0.05; done
+grep -q "GPU collector injected into pid $tpid" "$TMP/b.err" || { cat "$TMP/b.err"; fail "B: no injection"; }
+touch "$TMP/go"
+wait "$tpid" || fail "B: the injected process did not exit 0"
+wait "$gpid" || { cat "$TMP/b.err"; fail "B: gpuio trace failed"; }
+cat "$TMP/b.err"
+grep CALL "$TMP/b.out" | sed 's/ tid=[0-9]*//' | sort >"$TMP/b.calls"
+diff "$TMP/want.calls" "$TMP/b.calls" || fail "B: the injected process's output changed"
+[ ! -s "$TMP/b.perr" ] || { cat "$TMP/b.perr"; fail "B: the injected process wrote to stderr"; }
+info_records "$TMP/b.gpuio" >"$TMP/b.info"
+cat "$TMP/b.info"
+grep -q "^2 2 $tpid CUPTI unavailable: " "$TMP/b.info" || fail "B: no UNAVAILABLE/attach info record"
+n=$(grep -c "GPU collector off in pid $tpid" "$TMP/b.err" || true)
+[ "$n" -eq 1 ] || fail "B: expected the reason once on stderr, got $n"
+api_names "$TMP/b.gpuio" | grep -qx cuLaunchKernel || fail "B: uprobes did not see cuLaunchKernel"
+check_struct "$TMP/b.json"
+
+# ---- C. --no-gpu-inject ----
+"$CALLS" "$FAKE" --wait "$TMP/go2" --linger 200 >"$TMP/c.out" 2>&1 &
+tpid=$!
+wait_lines "$TMP/c.out" 1
+"$GPUIO" trace --no-gpu-inject -p "$tpid" -o "$TMP/c.json" --capture "$TMP/c.gpuio" 2>"$TMP/c.err" &
+gpid=$!
+sleep 2.5   # two gpu_watch periods: an injection would have happened by now
+touch "$TMP/go2"
+wait "$tpid" || fail "C: target failed"
+wait "$gpid" || { cat "$TMP/c.err"; fail "C: gpuio trace failed"; }
+! grep -q 'injected' "$TMP/c.err" || fail "C: injected despite --no-gpu-inject"
+[ -z "$(info_records "$TMP/c.gpuio")" ] || fail "C: collector records without a collector"
+api_names "$TMP/c.gpuio" | grep -qx cuCtxSynchronize || fail "C: uprobes did not see cuCtxSynchronize"
+echo "ok: launch and attach collectors report why they are off, once; programs unharmed"
