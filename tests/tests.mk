@@ -41,6 +41,7 @@ $(BUILD)/tests/fake_libcuda: tests/progs/fake_libcuda.c
 	$(CC) -O2 -g -Wall -shared -fPIC -Wl,-soname,libcuda.so.1 -o $(BUILD)/tests/fake_cuda/libcuda.so.1 $< -ldl
 	ln -sfn fake_cuda/libcuda.so.1 $@
 # tests/bench/cuda_uprobes.sh: a call into the stand-in libcuda.so.1 in a loop
+bench-progs: $(BUILD)/bench/cuda_uprobe_bench
 $(BUILD)/bench/cuda_uprobe_bench: tests/bench/cuda_uprobe_bench.c
 	@mkdir -p $(BUILD)/bench
 	$(CC) -O2 -g -Wall -o $@ $< -ldl
