@@ -82,8 +82,12 @@ demo:
 bench:
 	@scripts/install-deps.sh all
 	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory test-progs bench-progs
 	@tests/bench/run.sh
 	@tests/bench/monitor_run.sh
+	@tests/bench/cupti.sh | tee $(BUILD)/bench/cupti.md
+	@tests/bench/cuda_uprobes.sh | tee $(BUILD)/bench/cuda_uprobes.md
+	@tests/bench/report.sh
 	@$(MAKE) --no-print-directory vmbench
 
 clean:

@@ -10,6 +10,11 @@ sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"
 $sudo build/gpuio trace -o "$out/demo.json" -- build/tests/demo_loader "$out/data" 2 2
 echo
+# the answers first: what the job waited on (full text: build/gpuio report CAPTURE)
+build/gpuio report --html "$out/demo-report.html" "$out/demo.gpuio" >/dev/null
+build/gpuio report "$out/demo.gpuio" | sed -n '/^HEADLINES/,/^$/p'
+echo
 echo "Trace written: $out/demo.json  (capture: $out/demo.gpuio)"
 echo "Open it: go to https://ui.perfetto.dev, 'Open trace file', pick demo.json"
 echo "         (or chrome://tracing in Chrome). Re-export: build/gpuio convert $out/demo.gpuio -o demo.json.gz"
+echo "Report: build/gpuio report $out/demo.gpuio   (page with charts: $out/demo-report.html)"

@@ -55,6 +55,8 @@ static const struct {
 	{ GPUIO_STAT_MAP_FULL_PID, "map_full_pid" },
 	{ GPUIO_STAT_MAP_FULL_RQ, "map_full_rq" },
 	{ GPUIO_STAT_MAP_FULL_TASK, "map_full_task" },
+	{ GPUIO_STAT_RB_DROP_CUDA, "rb_drop_cuda" },
+	{ GPUIO_STAT_CUDA_DEPTH, "cuda_too_deep" },
 };
 
 static void usage(FILE *f)
@@ -156,7 +158,7 @@ static int scan(struct gpuio_cap_reader *r, struct info *in)
 				in->last_ts = h->ts;
 		}
 		if (h->type == GPUIO_REC_STATS) {
-			memcpy(&in->stats, h, sizeof(in->stats));
+			gpuio_stats__from_record(h, &in->stats);
 			in->nstats++;
 		}
 	}
@@ -270,7 +272,8 @@ static void print_text(const char *path, const struct info *in)
 		printf("%-13sunknown: no stats record in the capture\n", "drops");
 	} else {
 		printf("%-13s%llu (ring buffer full: vfs %llu, block %llu, path %llu, proc %llu; "
-		       "maps full: pid %llu, request %llu, task %llu; capture write errors %llu)\n",
+		       "maps full: pid %llu, request %llu, task %llu; cuda calls: ring buffer %llu, "
+		       "too deep %llu; capture write errors %llu)\n",
 		       "drops", (unsigned long long)dropped(s),
 		       (unsigned long long)s->bpf[GPUIO_STAT_RB_DROP_VFS],
 		       (unsigned long long)s->bpf[GPUIO_STAT_RB_DROP_BLOCK],
@@ -279,6 +282,8 @@ static void print_text(const char *path, const struct info *in)
 		       (unsigned long long)s->bpf[GPUIO_STAT_MAP_FULL_PID],
 		       (unsigned long long)s->bpf[GPUIO_STAT_MAP_FULL_RQ],
 		       (unsigned long long)s->bpf[GPUIO_STAT_MAP_FULL_TASK],
+		       (unsigned long long)s->bpf[GPUIO_STAT_RB_DROP_CUDA],
+		       (unsigned long long)s->bpf[GPUIO_STAT_CUDA_DEPTH],
 		       (unsigned long long)s->user[GPUIO_USTAT_WRITE_ERRORS]);
 		if (!s->final)
 			printf("%-13s(no final stats: capture cut short)\n", "");

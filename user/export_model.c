@@ -866,7 +866,7 @@ static int meta_record(struct exp_model *x, const struct gpuio_hdr *h)
 		err = on_proc(x, (const void *)h);
 		break;
 	case GPUIO_REC_STATS:
-		memcpy(&x->stats, h, sizeof(x->stats));
+		gpuio_stats__from_record(h, &x->stats);
 		x->have_stats = true;
 		break;
 	case GPUIO_REC_DEVNAME: {
@@ -974,7 +974,7 @@ int exp_model__note(struct exp_model *x, const struct gpuio_hdr *h)
 	case GPUIO_REC_PROC:
 		return on_proc(x, (const void *)h);
 	case GPUIO_REC_STATS:
-		memcpy(&x->stats, h, sizeof(x->stats));
+		gpuio_stats__from_record(h, &x->stats);
 		x->have_stats = true;
 		return 0;
 	case GPUIO_REC_DEVNAME: {
@@ -3233,14 +3233,20 @@ bool exp_model__next_gpu_counter(struct exp_model *x, const struct gpu_dev *d,
 	return true;
 }
 
-static const char *const drop_names[] = {
-	[GPUIO_STAT_RB_DROP_VFS] = "rb_drop_vfs",
-	[GPUIO_STAT_RB_DROP_BLOCK] = "rb_drop_block",
-	[GPUIO_STAT_RB_DROP_PATH] = "rb_drop_path",
-	[GPUIO_STAT_RB_DROP_PROC] = "rb_drop_proc",
-	[GPUIO_STAT_MAP_FULL_PID] = "map_full_pid",
-	[GPUIO_STAT_MAP_FULL_RQ] = "map_full_rq",
-	[GPUIO_STAT_MAP_FULL_TASK] = "map_full_task",
+/* BPF counters that mean an event was lost (the others count work done). */
+static const struct {
+	int idx;
+	const char *name;
+} drop_names[] = {
+	{ GPUIO_STAT_RB_DROP_VFS, "rb_drop_vfs" },
+	{ GPUIO_STAT_RB_DROP_BLOCK, "rb_drop_block" },
+	{ GPUIO_STAT_RB_DROP_PATH, "rb_drop_path" },
+	{ GPUIO_STAT_RB_DROP_PROC, "rb_drop_proc" },
+	{ GPUIO_STAT_MAP_FULL_PID, "map_full_pid" },
+	{ GPUIO_STAT_MAP_FULL_RQ, "map_full_rq" },
+	{ GPUIO_STAT_MAP_FULL_TASK, "map_full_task" },
+	{ GPUIO_STAT_RB_DROP_CUDA, "rb_drop_cuda" },
+	{ GPUIO_STAT_CUDA_DEPTH, "cuda_too_deep" },
 };
 
 /* Events lost, as the tracer counts them (collector totals): BPF drops + failed writes. */
@@ -3249,7 +3255,7 @@ static uint64_t total_dropped(const struct gpuio_stats_event *s)
 	uint64_t n = s->user[GPUIO_USTAT_WRITE_ERRORS];
 
 	for (size_t i = 0; i < sizeof(drop_names) / sizeof(drop_names[0]); i++)
-		n += s->bpf[i];
+		n += s->bpf[drop_names[i].idx];
 	return n;
 }
 
@@ -3372,7 +3378,7 @@ void exp_model__info(struct exp_model *x, struct exp_args *a)
 		struct exp_arg *d = arg_add(a, "drops", EA_DICT);
 
 		for (size_t i = 0; i < sizeof(drop_names) / sizeof(drop_names[0]); i++)
-			arg_u64(a, drop_names[i], s->bpf[i]);
+			arg_u64(a, drop_names[i].name, s->bpf[drop_names[i].idx]);
 		arg_u64(a, "capture_write_errors", s->user[GPUIO_USTAT_WRITE_ERRORS]);
 		d->len = sizeof(drop_names) / sizeof(drop_names[0]) + 1;
 		if (x->gpu.any) {

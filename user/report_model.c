@@ -1036,7 +1036,7 @@ static int pass1(struct rpt_model *m)
 			rc = on_proc(m, (const void *)h);
 			break;
 		case GPUIO_REC_STATS:
-			memcpy(&m->stats, h, sizeof(m->stats));
+			gpuio_stats__from_record(h, &m->stats);
 			m->have_stats = true;
 			rc = 0;
 			break;

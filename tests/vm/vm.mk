@@ -74,8 +74,11 @@ $(VM_INITRD_BENCH): tests/vm/mkinitramfs.sh tests/vm/init tests/vm/bench-guest.s
 	@GPUIO_VM_GUEST_TESTS=tests/vm/bench-guest.sh tests/vm/mkinitramfs.sh $@ $(VM_KDIR)/modules $(VM_TOOLS) $(BUILD)/gpuio-static
 
 # The tracer itself, statically linked for the guest (no libbpf/libelf there).
-$(BUILD)/gpuio-static: $(USER_OBJS)
-	$(CC) $(CFLAGS) -static $^ -o $@ $(LDLIBS)
+# Without the monitor daemon (its libmicrohttpd pulls GnuTLS into a static link).
+STATIC_OBJS := $(filter-out $(BUILD)/user/cmd_monitor.o $(BUILD)/user/monitor_%.o \
+                 $(BUILD)/user/http_metrics.o,$(USER_OBJS))
+$(BUILD)/gpuio-static: $(STATIC_OBJS) tests/vm/no_monitor.c
+	$(CC) $(CFLAGS) -static $(STATIC_OBJS) tests/vm/no_monitor.c -o $@ $(filter-out -lmicrohttpd,$(LDLIBS))
 
 # The same tracer with the deliberately wrong fexit/vfs_read (a sub-make with
 # its own BUILD dir, so the real build/ objects are never touched).  FORCE:
