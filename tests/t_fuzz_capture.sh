@@ -13,7 +13,7 @@ GEN="$GPUIO_TESTS/gen_capture"
 secs=${FUZZ_SECONDS:-30}
 
 mkdir -p "$TMP/seeds" "$TMP/work"
-for mode in basic hostile flows truncate corrupt; do
+for mode in basic hostile flows truncate corrupt gpu; do
   "$GEN" "$mode" "$TMP/seeds/$mode.gpuio" > /dev/null || fail "gen_capture $mode"
 done
 "$GEN" big "$TMP/seeds/big.gpuio" 40 > /dev/null || fail "gen_capture big"

@@ -11,7 +11,9 @@ $(BUILD)/tests/gen_capture: $(GEN_CAPTURE_SRCS) user/capture.h bpf/gpuio_abi.h
 
 FUZZ_SRCS   := tests/fuzz/fuzz_capture.c user/capture.c user/export_json.c user/export_model.c \
                user/json_writer.c user/calls.c user/log.c user/cmd_info.c \
-               user/export_pftrace.c user/pftrace.c user/pb_writer.c user/out_file.c user/utf8.c
+               user/export_pftrace.c user/pftrace.c user/pb_writer.c user/out_file.c user/utf8.c \
+               user/cmd_report.c user/report_model.c user/report_text.c user/report_json.c \
+               user/report_html.c
 FUZZ_CFLAGS := -g -O1 -std=gnu11 -D_GNU_SOURCE -Wall -Ibpf -Iuser \
                -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 # libFuzzer ships in libclang-rt-14-dev (scripts/install-deps.sh test): without

@@ -881,7 +881,8 @@ static void iv_compact(struct rpt_model *m)
 {
 	size_t o = 0;
 
-	qsort(m->gpu_ivs, m->ngpu_ivs, sizeof(*m->gpu_ivs), cmp_iv);
+	if (m->ngpu_ivs)
+		qsort(m->gpu_ivs, m->ngpu_ivs, sizeof(*m->gpu_ivs), cmp_iv);
 	for (size_t i = 0; i < m->ngpu_ivs; i++) {
 		const struct rpt_gpu_iv *v = &m->gpu_ivs[i];
 		struct rpt_gpu_iv *c = o ? &m->gpu_ivs[o - 1] : NULL;
@@ -1172,7 +1173,8 @@ static void gap_compact(struct rpt_model *m, struct rpt_gap *gp)
 	for (;;) {
 		size_t o = 0;
 
-		qsort(gp->segs, gp->nsegs, sizeof(*gp->segs), cmp_seg_key);
+		if (gp->nsegs)
+			qsort(gp->segs, gp->nsegs, sizeof(*gp->segs), cmp_seg_key);
 		for (size_t i = 0; i < gp->nsegs; i++) {
 			struct rpt_seg *c = &gp->segs[i];
 
@@ -1348,7 +1350,8 @@ static int gaps_resolve(struct rpt_model *m)
 			ed[n++] = (struct edge){ gp->segs[i].e, -1, gp->segs[i].cause };
 		}
 		ed[n++] = (struct edge){ gp->e, 0, RPT_CAUSE_NONE };
-		qsort(ed, n, sizeof(*ed), cmp_edge);
+		if (n)
+			qsort(ed, n, sizeof(*ed), cmp_edge);
 		for (size_t i = 0; i < n; i++) {
 			if (ed[i].t > prev) {
 				int c = 0;
@@ -1384,7 +1387,8 @@ static int gaps_resolve(struct rpt_model *m)
 				if (gp->segs[i].cause == RPT_CAUSE_READ && gp->segs[i].file)
 					tmp[nt++] = (struct rpt_gap_file){ gp->segs[i].file,
 						gp->segs[i].e - gp->segs[i].s };
-			qsort(tmp, nt, sizeof(*tmp), cmp_gap_file);
+			if (nt)
+				qsort(tmp, nt, sizeof(*tmp), cmp_gap_file);
 			for (size_t i = 0; i < nt; i++) {
 				if (o && tmp[o - 1].file == tmp[i].file)
 					tmp[o - 1].ns += tmp[i].ns;
@@ -1485,7 +1489,8 @@ size_t *rpt_model__ranked_files(const struct rpt_model *m, unsigned top, size_t 
 	for (int c = 0; c < 3; c++) {
 		for (size_t i = 0; i < m->nfiles; i++)
 			all[i] = i;
-		qsort(all, m->nfiles, sizeof(*all), cmps[c]);
+		if (m->nfiles)
+			qsort(all, m->nfiles, sizeof(*all), cmps[c]);
 		for (size_t i = 0; i < lim; i++)
 			if (!in[all[i]]) {
 				in[all[i]] = 1;
@@ -1493,7 +1498,8 @@ size_t *rpt_model__ranked_files(const struct rpt_model *m, unsigned top, size_t 
 			}
 	}
 	/* shown by time, whatever ranking brought them in */
-	qsort(out, k, sizeof(*out), cmp_time);
+	if (k)
+		qsort(out, k, sizeof(*out), cmp_time);
 	free(all);
 	free(in);
 	*n = k;

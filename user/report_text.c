@@ -452,7 +452,8 @@ static void threads(const struct rpt_model *m, const struct rpt_opts *opt)
 		return;
 	for (size_t i = 0; i < m->nthreads; i++)
 		idx[i] = i;
-	qsort_r(idx, m->nthreads, sizeof(*idx), cmp_thread_io, (void *)m);
+	if (m->nthreads)
+		qsort_r(idx, m->nthreads, sizeof(*idx), cmp_thread_io, (void *)m);
 	lim = opt->top && opt->top < m->nthreads ? opt->top : m->nthreads;
 	printf("  %7s %7s %-15s %10s %10s %6s %10s %10s %10s %10s %10s\n", "pid", "tid", "comm",
 	       "wall", "io", "io%", "read", "write", "other io", "cuda sync", "read bytes");

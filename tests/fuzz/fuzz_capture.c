@@ -24,13 +24,14 @@
 #include "log.h"
 
 static int in_fd = -1;
-static char in_path[64], out_json[256], out_gz[256], out_pb[256];
+static char in_path[64], out_json[256], out_gz[256], out_pb[256], out_html[256];
 
 static void cleanup(void)
 {
 	unlink(out_json);
 	unlink(out_gz);
 	unlink(out_pb);
+	unlink(out_html);
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
@@ -55,6 +56,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	snprintf(out_json, sizeof(out_json), "%s/gpuio-fuzz-%d.json", dir, (int)getpid());
 	snprintf(out_gz, sizeof(out_gz), "%s/gpuio-fuzz-%d.json.gz", dir, (int)getpid());
 	snprintf(out_pb, sizeof(out_pb), "%s/gpuio-fuzz-%d.pftrace", dir, (int)getpid());
+	snprintf(out_html, sizeof(out_html), "%s/gpuio-fuzz-%d.html", dir, (int)getpid());
 	atexit(cleanup);
 	return 0;
 }
@@ -159,6 +161,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char err[320];
 	char *info_argv[] = { "info", in_path, NULL };
 	char *info_json_argv[] = { "info", "--json", in_path, NULL };
+	char *report_argv[] = { "report", in_path, NULL };
+	char *report_json_argv[] = { "report", "--json", in_path, NULL };
+	char *report_html_argv[] = { "report", "--html", out_html, in_path, NULL };
 
 	if (ftruncate(in_fd, 0) < 0 || lseek(in_fd, 0, SEEK_SET) < 0)
 		abort();
@@ -189,5 +194,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	gpuio_export_pftrace(in_path, out_pb, NULL, &st);
 	cmd_info(2, info_argv);
 	cmd_info(3, info_json_argv);
+	cmd_report(2, report_argv);
+	cmd_report(3, report_json_argv);
+	cmd_report(4, report_html_argv);
 	return 0;
 }
