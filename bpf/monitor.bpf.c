@@ -69,17 +69,54 @@ struct {
 	__type(value, __u64);
 } mon_stats SEC(".maps");
 
+/*
+ * Per-thread accumulation (tp_btf variant). A thread's successful calls on
+ * one (cgroup, device) key are added into its own task storage (s: plain
+ * adds, this thread only) instead of two per-CPU hash lookups per call; the
+ * part of s already added to the maps is r. s - r is folded into mon_cg and
+ * mon_proc, under the storage's spin lock, by whoever gets there first:
+ *   - the thread itself, when its key changes (8 calls in a row elsewhere;
+ *     until then those calls go straight to the maps) and when it exits
+ *     (sched_process_exit);
+ *   - the task iterator mon_iter_task, which the daemon runs before every
+ *     refresh: every call finished before the refresh is in the maps.
+ * Each field is read once and r set to what was read, so a call is added
+ * once whichever side folds it (the thread keeps adding to s meanwhile).
+ * The first 60 counters mirror struct mon_cg_val; the proc entry takes the
+ * first 4 (vfs_bytes, vfs_ops).
+ */
+struct mon_acc {
+	__u64 vfs_bytes[2];
+	__u64 vfs_ops[2];
+	__u64 vfs_lat_sum[2];
+	__u64 vfs_lat[2][MON_HIST_SLOTS];
+	__u64 pc_read_bytes;
+	__u64 pc_miss_pages;
+};
+#define MON_ACC_CG   (__builtin_offsetof(struct mon_cg_val, blk_bytes) / 8)   /* 60 */
+_Static_assert(__builtin_offsetof(struct mon_acc, pc_read_bytes) == __builtin_offsetof(struct mon_cg_val, blk_bytes),
+	       "mon_acc mirrors the head of mon_cg_val");
+_Static_assert(__builtin_offsetof(struct mon_proc_val, vfs_ops) == __builtin_offsetof(struct mon_acc, vfs_ops),
+	       "mon_proc_val starts like mon_acc");
+
 /* The call in flight on a thread (task storage: freed with the thread). */
 struct mon_task {
+	struct bpf_spin_lock lock;       /* s/r folds and acc key changes */
+	__u32 misses;
 	__u64 ts;
 	__u64 start_ns;          /* group leader's start_time, read once */
 	__u64 ino;
 	__u32 dev;
-	__u32 misses;
 	__u8 pending;
 	__u8 dir;
 	__u8 direct;
 	__u8 init;
+	__u64 acc_cgid;          /* the key s accumulates for */
+	__u32 acc_dev;
+	__u8 acc_on;
+	__u8 streak;             /* calls in a row on another key */
+	struct mon_acc s;
+	struct mon_acc r;
 };
 
 struct {
@@ -88,6 +125,30 @@ struct {
 	__type(key, int);
 	__type(value, struct mon_task);
 } mon_task SEC(".maps");
+
+/* raw_tp programs may not use a map holding a bpf_spin_lock: their storage
+ * is the head of struct mon_task (no accumulation, calls go to the maps). */
+struct mon_task_raw {
+	__u32 lock_pad;
+	__u32 misses;
+	__u64 ts;
+	__u64 start_ns;
+	__u64 ino;
+	__u32 dev;
+	__u8 pending;
+	__u8 dir;
+	__u8 direct;
+	__u8 init;
+};
+_Static_assert(__builtin_offsetof(struct mon_task_raw, init) == __builtin_offsetof(struct mon_task, init),
+	       "mon_task_raw is the head of mon_task");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct mon_task_raw);
+} mon_task_raw SEC(".maps");
 
 /* Who a block request belongs to: decided where the submitter is current. */
 struct mon_owner {
@@ -183,6 +244,16 @@ struct {
 	__type(key, __u32);
 	__type(value, struct zeroes);
 } mon_zero SEC(".maps");
+
+/* Where a fold's share goes when its map entry cannot be created (counted
+ * as *_FAIL like a dropped call): keeps the locked fold loop branch-free. */
+struct sink { struct mon_cg_val cg; struct mon_proc_val proc; };
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct sink);
+} mon_sink SEC(".maps");
 
 static __always_inline struct zeroes *zeroes(void)
 {
@@ -301,11 +372,13 @@ static __always_inline void fd_ident(int fd, struct mon_fid *out, const bool fas
 	out->ok = mode == S_IFREG_ || mode == S_IFBLK_;
 }
 
-static __always_inline struct mon_task *task_state(bool create)
+/* fast (tp_btf): struct mon_task; raw_tp: only its head is there. */
+static __always_inline struct mon_task *task_state(bool create, const bool fast)
 {
 	struct mon_task *t;
 
-	t = bpf_task_storage_get(&mon_task, bpf_get_current_task_btf(), NULL,
+	t = bpf_task_storage_get(fast ? (void *)&mon_task : (void *)&mon_task_raw,
+				 bpf_get_current_task_btf(), NULL,
 				 create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
 	if (!t && create)
 		stat_inc(MON_STAT_TASK_FAIL);
@@ -323,7 +396,7 @@ static __always_inline void sys_enter(long nr, int fd, const bool fast)
 	fd_ident(fd, &id, fast);
 	if (!id.ok)
 		return;
-	t = task_state(true);
+	t = task_state(true, fast);
 	if (!t)
 		return;
 	if (!t->init) {
@@ -341,9 +414,77 @@ static __always_inline void sys_enter(long nr, int fd, const bool fast)
 	t->ts = bpf_ktime_get_ns();
 }
 
-static __always_inline void sys_exit(long ret)
+/* Add s - r of t into the maps for t's key (see struct mon_acc). */
+static __always_inline void acc_fold(struct mon_task *t, struct task_struct *task, __u32 tgid)
 {
-	struct mon_task *t = task_state(false);
+	struct mon_proc_key pk = {};
+	struct mon_proc_val *pv;
+	struct mon_cg_val *cg;
+	__u64 *s, *r, *c, *p;
+	__u64 cgid;
+	__u32 dev, k = 0;
+	struct sink *sk;
+
+	if (!t->acc_on ||
+	    (t->s.vfs_ops[0] == t->r.vfs_ops[0] && t->s.vfs_ops[1] == t->r.vfs_ops[1]))
+		return;          /* nothing pending (every counted call is an op) */
+	cgid = t->acc_cgid;
+	dev = t->acc_dev;
+	sk = bpf_map_lookup_elem(&mon_sink, &k);
+	if (!sk)
+		return;
+	cg = cg_get(cgid, dev);
+	pk.tgid = tgid;
+	pk.start_ns = t->start_ns;
+	pk.cgid = cgid;
+	pv = proc_get(&pk, true);
+	if (pv && !pv->comm_ts)
+		proc_fill_comm(pv, task);
+	c = cg ? (__u64 *)cg : (__u64 *)&sk->cg;
+	p = pv ? (__u64 *)pv : (__u64 *)&sk->proc;
+	s = (__u64 *)&t->s;
+	r = (__u64 *)&t->r;
+	bpf_spin_lock(&t->lock);
+	if (t->acc_cgid == cgid && t->acc_dev == dev) {   /* not re-keyed meanwhile */
+		for (int i = 0; i < MON_ACC_CG; i++) {
+			__u64 v = *(volatile __u64 *)&s[i], d = v - r[i];
+
+			r[i] = v;
+			c[i] += d;
+			if (i < 4)
+				p[i] += d;
+		}
+		{
+			__u64 v = *(volatile __u64 *)&t->s.pc_read_bytes;
+
+			cg = (void *)c;
+			cg->pc_read_bytes += v - t->r.pc_read_bytes;
+			t->r.pc_read_bytes = v;
+			v = *(volatile __u64 *)&t->s.pc_miss_pages;
+			cg->pc_miss_pages += v - t->r.pc_miss_pages;
+			t->r.pc_miss_pages = v;
+		}
+	}
+	bpf_spin_unlock(&t->lock);
+}
+
+/* Fold what t holds and accumulate for (cgid, dev) from now on. */
+static __always_inline void acc_rekey(struct mon_task *t, __u64 cgid, __u32 dev)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+
+	acc_fold(t, task, bpf_get_current_pid_tgid() >> 32);
+	bpf_spin_lock(&t->lock);
+	t->acc_cgid = cgid;
+	t->acc_dev = dev;
+	t->acc_on = 1;
+	bpf_spin_unlock(&t->lock);
+	t->streak = 0;
+}
+
+static __always_inline void sys_exit(long ret, const bool fast)
+{
+	struct mon_task *t = task_state(false, fast);
 	struct mon_proc_key pk = {};
 	struct mon_proc_val *pv;
 	struct mon_cg_val *cg;
@@ -361,6 +502,22 @@ static __always_inline void sys_exit(long ret)
 	slot = hist_slot(lat);
 	cgid = bpf_get_current_cgroup_id();
 
+	if (fast && t->acc_on && t->acc_cgid == cgid && t->acc_dev == t->dev) {
+		struct mon_acc *a = &t->s;
+
+		a->vfs_bytes[dir] += bytes;
+		a->vfs_ops[dir]++;
+		a->vfs_lat_sum[dir] += lat;
+		a->vfs_lat[dir][slot]++;
+		if (dir == MON_READ && !t->direct) {
+			a->pc_read_bytes += bytes;
+			a->pc_miss_pages += t->misses;
+		}
+		t->streak = 0;
+		return;
+	}
+
+	/* straight into the maps: raw_tp, a thread's first call, another key */
 	cg = cg_get(cgid, t->dev);
 	if (cg) {
 		cg->vfs_bytes[dir] += bytes;
@@ -382,6 +539,8 @@ static __always_inline void sys_exit(long ret)
 		pv->vfs_bytes[dir] += bytes;
 		pv->vfs_ops[dir]++;
 	}
+	if (fast && (!t->acc_on || ++t->streak >= 8))
+		acc_rekey(t, cgid, t->dev);
 }
 
 SEC("?tp_btf/sys_enter")
@@ -395,7 +554,7 @@ int BPF_PROG(mon_sys_enter_btf, struct pt_regs *regs, long id)
 SEC("?tp_btf/sys_exit")
 int BPF_PROG(mon_sys_exit_btf, struct pt_regs *regs, long ret)
 {
-	sys_exit(ret);
+	sys_exit(ret, true);
 	return 0;
 }
 
@@ -410,7 +569,7 @@ int BPF_PROG(mon_sys_enter_raw, struct pt_regs *regs, long id)
 SEC("?raw_tp/sys_exit")
 int BPF_PROG(mon_sys_exit_raw, struct pt_regs *regs, long ret)
 {
-	sys_exit(ret);
+	sys_exit(ret, false);
 	return 0;
 }
 
@@ -445,9 +604,9 @@ static __always_inline __u32 folio_npages(struct folio *folio)
 
 /* A page added while a buffered read is in flight is a miss of that read
  * (readahead included); only the read's own file counts, not metadata. */
-static __always_inline int on_cache_add(struct folio *folio)
+static __always_inline int on_cache_add(struct folio *folio, const bool fast)
 {
-	struct mon_task *t = task_state(false);
+	struct mon_task *t = task_state(false, fast);
 
 	if (!t || !t->pending || t->dir != MON_READ)
 		return 0;
@@ -472,13 +631,13 @@ static __always_inline int on_dirty(struct folio *folio, struct address_space *m
 
 SEC("?tp_btf/mm_filemap_add_to_page_cache")
 int BPF_PROG(mon_cache_add_btf, struct folio *folio)
-{ return on_cache_add(folio); }
+{ return on_cache_add(folio, true); }
 SEC("?tp_btf/writeback_dirty_folio")
 int BPF_PROG(mon_dirty_btf, struct folio *folio, struct address_space *mapping)
 { return on_dirty(folio, mapping); }
 SEC("?raw_tp/mm_filemap_add_to_page_cache")
 int BPF_PROG(mon_cache_add_raw, struct folio *folio)
-{ return on_cache_add(folio); }
+{ return on_cache_add(folio, false); }
 SEC("?raw_tp/writeback_dirty_folio")
 int BPF_PROG(mon_dirty_raw, struct folio *folio, struct address_space *mapping)
 { return on_dirty(folio, mapping); }
@@ -486,7 +645,7 @@ int BPF_PROG(mon_dirty_raw, struct folio *folio, struct address_space *mapping)
 /* ------------------------------------------------------------- block */
 
 /* The submitter, when current is a user task; tgid 0 for kernel threads. */
-static __always_inline void owner_current(struct mon_owner *o)
+static __always_inline void owner_current(struct mon_owner *o, const bool fast)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct mon_task *t;
@@ -496,17 +655,17 @@ static __always_inline void owner_current(struct mon_owner *o)
 		return;
 	o->pk.tgid = bpf_get_current_pid_tgid() >> 32;
 	o->pk.cgid = bpf_get_current_cgroup_id();
-	t = task_state(false);
+	t = task_state(false, fast);
 	o->pk.start_ns = t && t->init ? t->start_ns :
 			 BPF_CORE_READ(task, group_leader, start_time);
 }
 
-static __always_inline int on_bio_queue(struct bio *bio)
+static __always_inline int on_bio_queue(struct bio *bio, const bool fast)
 {
 	__u64 key = (__u64)bio;
 	struct mon_owner o;
 
-	owner_current(&o);
+	owner_current(&o, fast);
 	if (!o.pk.tgid) {
 		/* bios are reused: never leave a stale owner behind */
 		bpf_map_delete_elem(&mon_bios, &key);
@@ -517,7 +676,8 @@ static __always_inline int on_bio_queue(struct bio *bio)
 	return 0;
 }
 
-static __always_inline struct mon_rq *rq_track(struct request *rq, __u64 now, bool insert)
+static __always_inline struct mon_rq *rq_track(struct request *rq, __u64 now, bool insert,
+					      const bool fast)
 {
 	__u64 key = (__u64)rq, bio = (__u64)BPF_CORE_READ(rq, bio);
 	struct mon_rq st = {}, *s;
@@ -531,7 +691,7 @@ static __always_inline struct mon_rq *rq_track(struct request *rq, __u64 now, bo
 		st.o = *o;
 		bpf_map_delete_elem(&mon_bios, &bio);
 	} else {
-		owner_current(&st.o);
+		owner_current(&st.o, fast);
 	}
 	st.insert_ns = now;
 	st.no_insert = !insert;
@@ -542,16 +702,16 @@ static __always_inline struct mon_rq *rq_track(struct request *rq, __u64 now, bo
 	return bpf_map_lookup_elem(&mon_rqs, &key);
 }
 
-static __always_inline int on_rq_insert(struct request *rq)
+static __always_inline int on_rq_insert(struct request *rq, const bool fast)
 {
-	rq_track(rq, bpf_ktime_get_ns(), true);
+	rq_track(rq, bpf_ktime_get_ns(), true, fast);
 	return 0;
 }
 
-static __always_inline int on_rq_issue(struct request *rq)
+static __always_inline int on_rq_issue(struct request *rq, const bool fast)
 {
 	__u64 now = bpf_ktime_get_ns();
-	struct mon_rq *s = rq_track(rq, now, false);
+	struct mon_rq *s = rq_track(rq, now, false, fast);
 
 	if (s)
 		s->issue_ns = now;
@@ -619,36 +779,43 @@ static __always_inline int on_rq_complete(struct request *rq, unsigned int nr_by
 
 SEC("?tp_btf/block_bio_queue")
 int BPF_PROG(mon_bio_queue_btf, struct bio *bio)
-{ return on_bio_queue(bio); }
+{ return on_bio_queue(bio, true); }
 SEC("?tp_btf/block_rq_insert")
 int BPF_PROG(mon_rq_insert_btf, struct request *rq)
-{ return on_rq_insert(rq); }
+{ return on_rq_insert(rq, true); }
 SEC("?tp_btf/block_rq_issue")
 int BPF_PROG(mon_rq_issue_btf, struct request *rq)
-{ return on_rq_issue(rq); }
+{ return on_rq_issue(rq, true); }
 SEC("?tp_btf/block_rq_complete")
 int BPF_PROG(mon_rq_complete_btf, struct request *rq, int error, unsigned int nr_bytes)
 { return on_rq_complete(rq, nr_bytes); }
 
 SEC("?raw_tp/block_bio_queue")
 int BPF_PROG(mon_bio_queue_raw, struct bio *bio)
-{ return on_bio_queue(bio); }
+{ return on_bio_queue(bio, false); }
 SEC("?raw_tp/block_rq_insert")
 int BPF_PROG(mon_rq_insert_raw, struct request *rq)
-{ return on_rq_insert(rq); }
+{ return on_rq_insert(rq, false); }
 SEC("?raw_tp/block_rq_issue")
 int BPF_PROG(mon_rq_issue_raw, struct request *rq)
-{ return on_rq_issue(rq); }
+{ return on_rq_issue(rq, false); }
 SEC("?raw_tp/block_rq_complete")
 int BPF_PROG(mon_rq_complete_raw, struct request *rq, int error, unsigned int nr_bytes)
 { return on_rq_complete(rq, nr_bytes); }
 
 /* ------------------------------------------------------------- processes */
 
-static __always_inline int on_exit(struct task_struct *task)
+static __always_inline int on_exit(struct task_struct *task, const bool fast)
 {
 	struct mon_exit_key k = {};
 	__u8 one = 1;
+
+	if (fast) {      /* every exiting thread: its pending counts go to the maps */
+		struct mon_task *t = bpf_task_storage_get(&mon_task, task, NULL, 0);
+
+		if (t)
+			acc_fold(t, task, BPF_CORE_READ(task, tgid));
+	}
 
 	/* signal->live reaches 0 when the last thread of the group exits */
 	if (BPF_CORE_READ(task, signal, live.counter) != 0 ||
@@ -679,13 +846,29 @@ static __always_inline int on_exec(struct task_struct *task)
 
 SEC("?tp_btf/sched_process_exit")
 int BPF_PROG(mon_exit_btf, struct task_struct *p)
-{ return on_exit(p); }
+{ return on_exit(p, true); }
 SEC("?tp_btf/sched_process_exec")
 int BPF_PROG(mon_exec_btf, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
 { return on_exec(p); }
 SEC("?raw_tp/sched_process_exit")
 int BPF_PROG(mon_exit_raw, struct task_struct *p)
-{ return on_exit(p); }
+{ return on_exit(p, false); }
 SEC("?raw_tp/sched_process_exec")
 int BPF_PROG(mon_exec_raw, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
 { return on_exec(p); }
+
+/* Run by the daemon before each refresh (tp_btf variant): every thread's
+ * pending counts into the maps. */
+SEC("?iter/task")
+int mon_iter_task(struct bpf_iter__task *ctx)
+{
+	struct task_struct *task = ctx->task;
+	struct mon_task *t;
+
+	if (!task)
+		return 0;
+	t = bpf_task_storage_get(&mon_task, task, NULL, 0);
+	if (t)
+		acc_fold(t, task, task->tgid);
+	return 0;
+}

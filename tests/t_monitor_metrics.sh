@@ -10,7 +10,8 @@
 #   cgroup B: O_DIRECT 16k random writes (pvsync2)
 # Checked on a page scraped with curl and parsed strictly: VFS bytes and ops,
 # latency histogram _count == ops, block bytes/ops of the O_DIRECT jobs, the
-# page-cache counters of the buffered job, the per-process series, loopback
+# page-cache counters of the buffered job, the per-process series, the calls
+# of a live idle process (folded from its task storage at refresh), loopback
 # bind by default, a second instance refused, SIGTERM detaches everything.
 source "$(dirname "$0")/lib.sh"
 need_root
@@ -147,6 +148,32 @@ check(pb >= wr[1], f"{cgb}: process comm=fio write ops {pb} >= fio's {wr[1]}")
 check(any(k.startswith('gpuio_process_vfs_bytes_total{cgroup="other",comm="other"') for k in m), "the folded 'other' process series exists")
 check(m.get('gpuio_monitor_map_full_total{map="process"}') == 0, "no map full")
 sys.exit(1 if bad else 0)
+PYEOF
+
+# a live, idle process: its calls wait in its threads' task storage until the
+# daemon folds them at refresh (task iterator); they must be in the next page
+CG_C=$(mk_cgroup "gpuio-test-c-$$")
+head -c 1M /dev/zero > "$D/idle.dat"
+mkfifo "$TMP/idle.fifo"
+sh -c 'echo $$ > "$1/cgroup.procs" && shift && exec "$@"' sh "$CG_C" python3 -c '
+import os, sys, time
+fd = os.open(sys.argv[1], os.O_RDONLY)
+for i in range(100):
+    assert len(os.pread(fd, 4096, (i * 4096) % (1 << 20))) == 4096
+open(sys.argv[2], "w").write("done\n")
+time.sleep(60)' "$D/idle.dat" "$TMP/idle.fifo" &
+IDLE=$!
+MON_EXTRA_CLEANUP="kill $IDLE 2>/dev/null; $MON_EXTRA_CLEANUP"
+read -r _ < "$TMP/idle.fifo"
+sleep 2.2     # cgroup names are rescanned at most every 2 s
+scrape "$TMP/m3.txt"
+kill $IDLE; wait $IDLE 2>/dev/null || true
+python3 - "$TMP/m3.txt.json" "/${CG_C#$CGV2/}" "$DEV" <<'PYEOF' || fail "a live process's calls are not all in /metrics"
+import json, sys
+m = json.load(open(sys.argv[1])); L = f'cgroup="{sys.argv[2]}",device="{sys.argv[3]}"'
+o, b = m.get(f'gpuio_cgroup_vfs_ops_total{{{L},op="read"}}'), m.get(f'gpuio_cgroup_vfs_bytes_total{{{L},op="read"}}')
+print(f"live idle process: {o} read ops, {b} bytes (wants 100, 409600)")
+assert o == 100 and b == 409600
 PYEOF
 
 # a later scrape: counters never go down, and the monitor's own health is there

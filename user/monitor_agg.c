@@ -577,6 +577,7 @@ static void refresh_locked(struct monitor_agg *a)
 	__u64 now = mono_ns(), key, next, *prev = NULL;
 
 	a->gen++;
+	monitor_loader__flush(a->l);     /* first: every finished call is in the maps */
 	refresh_cgroups(a, now);
 	read_exited(a);
 	refresh_procs(a, now);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "monitor.skel.h"
@@ -22,6 +23,8 @@ static const char *const progs[] = {
 
 static void detach(struct monitor_loader *m)
 {
+	bpf_link__destroy(m->iter);
+	m->iter = NULL;
 	for (int i = 0; i < m->nlinks; i++)
 		bpf_link__destroy(m->links[i]);
 	m->nlinks = 0;
@@ -58,6 +61,10 @@ static int try_variant(struct monitor_loader *m, const struct monitor_loader_opt
 		}
 		bpf_program__set_autoload(p, true);
 	}
+	/* tp_btf: threads accumulate in task storage; the daemon runs the task
+	 * iterator before each refresh to fold them (bpf/monitor.bpf.c) */
+	if (!strcmp(suffix, "btf"))
+		bpf_program__set_autoload(m->skel->progs.mon_iter_task, true);
 	err = monitor_bpf__load(m->skel);
 	if (err) {
 		snprintf(why, whylen, "%s programs refused by the kernel: %s", suffix, strerror(-err));
@@ -77,6 +84,14 @@ static int try_variant(struct monitor_loader *m, const struct monitor_loader_opt
 		}
 		m->links[m->nlinks++] = link;
 	}
+	if (!strcmp(suffix, "btf")) {
+		m->iter = bpf_program__attach_iter(m->skel->progs.mon_iter_task, NULL);
+		if (!m->iter) {
+			err = -errno;
+			snprintf(why, whylen, "attach mon_iter_task: %s", strerror(errno));
+			return err;
+		}
+	}
 	return 0;
 }
 
@@ -89,7 +104,10 @@ int monitor_loader__open(const struct monitor_loader_opts *o, struct monitor_loa
 
 	if (!m)
 		return -ENOMEM;
-	for (int v = 0; v < 2; v++) {
+	/* GPUIO_MONITOR_MODE=raw_tp: skip tp_btf (to measure the fallback) */
+	const char *force = getenv("GPUIO_MONITOR_MODE");
+
+	for (int v = force && !strcmp(force, "raw_tp") ? 1 : 0; v < 2; v++) {
 		err = try_variant(m, o, variants[v], why, sizeof(why));
 		if (!err) {
 			snprintf(m->mode, sizeof(m->mode), "%s", v ? "raw_tp" : "tp_btf");
@@ -117,6 +135,24 @@ int monitor_loader__open(const struct monitor_loader_opts *o, struct monitor_loa
 	m->max_rqs = o->max_rqs;
 	*out = m;
 	return 0;
+}
+
+/* Fold every thread's pending counts into the maps (tp_btf variant). */
+void monitor_loader__flush(struct monitor_loader *m)
+{
+	char buf[64];
+	int fd;
+
+	if (!m->iter)
+		return;
+	fd = bpf_iter_create(bpf_link__fd(m->iter));
+	if (fd < 0) {
+		pr_debug("monitor: task iterator: %s", strerror(errno));
+		return;
+	}
+	while (read(fd, buf, sizeof(buf)) > 0)
+		;
+	close(fd);
 }
 
 void monitor_loader__destroy(struct monitor_loader *m)

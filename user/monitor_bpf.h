@@ -20,6 +20,7 @@ struct monitor_loader_opts {
 struct monitor_loader {
 	struct monitor_bpf *skel;
 	struct bpf_link *links[24];
+	struct bpf_link *iter;   /* mon_iter_task (tp_btf), run by monitor_loader__flush */
 	int nlinks;
 	char mode[16];           /* "tp_btf" or "raw_tp" */
 	char detail[256];        /* why tp_btf was refused, if it was */
@@ -29,6 +30,8 @@ struct monitor_loader {
 
 /* Returns 0 or -errno with the reason printed. */
 int monitor_loader__open(const struct monitor_loader_opts *o, struct monitor_loader **out);
+/* Fold the threads' pending counts into the maps: before reading them. */
+void monitor_loader__flush(struct monitor_loader *m);
 /* Detach every program and free the maps. */
 void monitor_loader__destroy(struct monitor_loader *m);
 
