@@ -163,7 +163,7 @@ for i in range(100):
 open(sys.argv[2], "w").write("done\n")
 time.sleep(60)' "$D/idle.dat" "$TMP/idle.fifo" &
 IDLE=$!
-MON_EXTRA_CLEANUP="kill $IDLE 2>/dev/null; $MON_EXTRA_CLEANUP"
+MON_EXTRA_CLEANUP="kill $IDLE 2>/dev/null || true; $MON_EXTRA_CLEANUP"
 read -r _ < "$TMP/idle.fifo"
 sleep 2.2     # cgroup names are rescanned at most every 2 s
 scrape "$TMP/m3.txt"

@@ -148,6 +148,28 @@ int gpuio_cap_writer__close(struct gpuio_cap_writer *w)
 	return err;
 }
 
+const struct gpuio_drop_counter gpuio_drop_counters[] = {
+	{ GPUIO_STAT_RB_DROP_VFS, "rb_drop_vfs" },
+	{ GPUIO_STAT_RB_DROP_BLOCK, "rb_drop_block" },
+	{ GPUIO_STAT_RB_DROP_PATH, "rb_drop_path" },
+	{ GPUIO_STAT_RB_DROP_PROC, "rb_drop_proc" },
+	{ GPUIO_STAT_MAP_FULL_PID, "map_full_pid" },
+	{ GPUIO_STAT_MAP_FULL_RQ, "map_full_rq" },
+	{ GPUIO_STAT_MAP_FULL_TASK, "map_full_task" },
+	{ GPUIO_STAT_RB_DROP_CUDA, "rb_drop_cuda" },
+	{ GPUIO_STAT_CUDA_DEPTH, "cuda_too_deep" },
+};
+const size_t gpuio_ndrop_counters = sizeof(gpuio_drop_counters) / sizeof(gpuio_drop_counters[0]);
+
+__u64 gpuio_stats__dropped(const struct gpuio_stats_event *s)
+{
+	__u64 n = s->user[GPUIO_USTAT_WRITE_ERRORS];
+
+	for (size_t i = 0; i < gpuio_ndrop_counters; i++)
+		n += s->bpf[gpuio_drop_counters[i].idx];
+	return n;
+}
+
 void gpuio_stats__from_record(const struct gpuio_hdr *h, struct gpuio_stats_event *out)
 {
 	size_t nbpf, tail = sizeof(*out) - offsetof(struct gpuio_stats_event, user);
@@ -165,6 +187,47 @@ void gpuio_stats__from_record(const struct gpuio_hdr *h, struct gpuio_stats_even
 	memcpy(&out->user, (const unsigned char *)h + offsetof(struct gpuio_stats_event, bpf) +
 	       nbpf * sizeof(__u64), tail);
 	out->hdr.size = sizeof(*out);
+}
+
+char *gpuio_path__string(const struct gpuio_path_event *p, size_t *len_out)
+{
+	static const char ellipsis[] = "/\xe2\x80\xa6";   /* U+2026: cut at the top */
+	size_t len = p->len, out_len = 0;
+	char *s = malloc(len + sizeof(ellipsis) + 2);
+
+	if (!s)
+		return NULL;
+	if (!(p->flags & GPUIO_PATH_COMPONENTS)) {
+		memcpy(s, p->data, len);
+		out_len = len;
+		goto out;
+	}
+	/* "leaf\0parent\0...top\0": reverse into "/top/.../parent/leaf" */
+	if (p->flags & GPUIO_PATH_TRUNCATED) {
+		memcpy(s, ellipsis, sizeof(ellipsis) - 1);
+		out_len = sizeof(ellipsis) - 1;
+	}
+	for (size_t end = len; end > 0;) {
+		size_t start = end;
+
+		/* a trailing NUL ends the last (top) name; skip empty names */
+		if (p->data[end - 1] == 0) {
+			end--;
+			continue;
+		}
+		while (start > 0 && p->data[start - 1] != 0)
+			start--;
+		s[out_len++] = '/';
+		memcpy(s + out_len, p->data + start, end - start);
+		out_len += end - start;
+		end = start;
+	}
+	if (!out_len)
+		s[out_len++] = '/';
+out:
+	s[out_len] = 0;
+	*len_out = out_len;
+	return s;
 }
 
 size_t gpuio_rec_min_size(__u16 type)

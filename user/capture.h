@@ -96,11 +96,28 @@ __u64 gpuio_cap_reader__offset(const struct gpuio_cap_reader *r);
 const char *gpuio_cap_reader__error(const struct gpuio_cap_reader *r);
 void gpuio_cap_reader__close(struct gpuio_cap_reader *r);
 
+/* The BPF counters that mean an event was lost (the others count work). */
+struct gpuio_drop_counter {
+	int idx;                /* enum gpuio_stat */
+	const char *name;       /* as in the trace info and `gpuio info --json` */
+};
+extern const struct gpuio_drop_counter gpuio_drop_counters[];
+extern const size_t gpuio_ndrop_counters;
+/* Events lost: the drop counters plus failed capture writes. */
+__u64 gpuio_stats__dropped(const struct gpuio_stats_event *s);
+
 /*
  * A stats record as this build lays it out, whatever counters the capture's
  * build had (the reader already expands; for code that reads records in place).
  */
 void gpuio_stats__from_record(const struct gpuio_hdr *h, struct gpuio_stats_event *out);
+
+/*
+ * The path a PATH record names ("/top/.../leaf" from leaf-first components,
+ * "/…/..." when the walk was cut), malloc'd, NUL-terminated; its length in
+ * *len_out. NULL when out of memory.
+ */
+char *gpuio_path__string(const struct gpuio_path_event *p, size_t *len_out);
 
 /* Minimum valid size of a known record type, 0 for unknown types. */
 size_t gpuio_rec_min_size(__u16 type);

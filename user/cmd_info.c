@@ -44,21 +44,6 @@ static const char *const type_names[] = {
 };
 #define MAX_COLLECTORS 4096     /* collectors listed (one per process) */
 
-static const struct {
-	int idx;
-	const char *name;
-} drops[] = {
-	{ GPUIO_STAT_RB_DROP_VFS, "rb_drop_vfs" },
-	{ GPUIO_STAT_RB_DROP_BLOCK, "rb_drop_block" },
-	{ GPUIO_STAT_RB_DROP_PATH, "rb_drop_path" },
-	{ GPUIO_STAT_RB_DROP_PROC, "rb_drop_proc" },
-	{ GPUIO_STAT_MAP_FULL_PID, "map_full_pid" },
-	{ GPUIO_STAT_MAP_FULL_RQ, "map_full_rq" },
-	{ GPUIO_STAT_MAP_FULL_TASK, "map_full_task" },
-	{ GPUIO_STAT_RB_DROP_CUDA, "rb_drop_cuda" },
-	{ GPUIO_STAT_CUDA_DEPTH, "cuda_too_deep" },
-};
-
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -72,11 +57,7 @@ static void usage(FILE *f)
 
 static uint64_t dropped(const struct gpuio_stats_event *s)
 {
-	uint64_t n = s->user[GPUIO_USTAT_WRITE_ERRORS];
-
-	for (size_t i = 0; i < sizeof(drops) / sizeof(drops[0]); i++)
-		n += s->bpf[drops[i].idx];
-	return n;
+	return gpuio_stats__dropped(s);
 }
 
 /* The latest status record of each collector: its counters are cumulative. */
@@ -454,8 +435,9 @@ static int print_json(const char *path, const struct info *in)
 			bool f3 = true;
 
 			json_writer__putc(w, '{');
-			for (size_t i = 0; i < sizeof(drops) / sizeof(drops[0]); i++)
-				ju64(w, &f3, drops[i].name, s->bpf[drops[i].idx]);
+			for (size_t i = 0; i < gpuio_ndrop_counters; i++)
+				ju64(w, &f3, gpuio_drop_counters[i].name,
+				     s->bpf[gpuio_drop_counters[i].idx]);
 			ju64(w, &f3, "capture_write_errors", s->user[GPUIO_USTAT_WRITE_ERRORS]);
 			json_writer__putc(w, '}');
 		}

@@ -228,11 +228,9 @@ void gpuio_collector__totals(struct gpuio_collector *c, struct gpuio_collector_t
 	t->vfs = c->vfs;
 	t->block = c->block;
 	t->cuda = c->cuda;
-	t->dropped = t->stats[GPUIO_STAT_RB_DROP_VFS] + t->stats[GPUIO_STAT_RB_DROP_BLOCK] +
-		     t->stats[GPUIO_STAT_RB_DROP_PATH] + t->stats[GPUIO_STAT_RB_DROP_PROC] +
-		     t->stats[GPUIO_STAT_MAP_FULL_PID] + t->stats[GPUIO_STAT_MAP_FULL_RQ] +
-		     t->stats[GPUIO_STAT_MAP_FULL_TASK] + t->stats[GPUIO_STAT_RB_DROP_CUDA] +
-		     t->stats[GPUIO_STAT_CUDA_DEPTH] + c->ustats[GPUIO_USTAT_WRITE_ERRORS];
+	t->dropped = c->ustats[GPUIO_USTAT_WRITE_ERRORS];
+	for (size_t i = 0; i < gpuio_ndrop_counters; i++)
+		t->dropped += t->stats[gpuio_drop_counters[i].idx];
 }
 
 struct keyset *gpuio_collector__named(struct gpuio_collector *c)

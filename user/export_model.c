@@ -17,7 +17,6 @@
 
 #define MAX_BUCKETS     2000
 #define MIN_BUCKET_NS   1000000ull
-#define ELLIPSIS        "\xe2\x80\xa6"   /* U+2026, for paths cut at the top */
 
 /* ---- (u64, u64) -> u64 open-addressing map ---- */
 
@@ -226,50 +225,15 @@ static struct dev_ent *dev_get(struct exp_model *x, uint32_t dev)
 /* PATH record -> the absolute path it names. */
 static int on_path(struct exp_model *x, const struct gpuio_path_event *p)
 {
-	size_t len = p->len, out_len = 0, cap;
+	size_t out_len;
 	struct path_ent *pe;
 	uint64_t *v;
 	char *s;
 	int rc;
 
-	if (p->flags & GPUIO_PATH_COMPONENTS) {
-		/* "leaf\0parent\0...top\0": reverse into "/top/.../parent/leaf" */
-		size_t end = len;
-
-		cap = len + 2 + sizeof(ELLIPSIS) + 2;
-		s = malloc(cap);
-		if (!s)
-			return -ENOMEM;
-		if (p->flags & GPUIO_PATH_TRUNCATED) {
-			memcpy(s, "/" ELLIPSIS, 1 + strlen(ELLIPSIS));
-			out_len = 1 + strlen(ELLIPSIS);
-		}
-		while (end > 0) {
-			size_t start = end;
-
-			/* a trailing NUL ends the last (top) name; skip empty names */
-			if (p->data[end - 1] == 0) {
-				end--;
-				continue;
-			}
-			while (start > 0 && p->data[start - 1] != 0)
-				start--;
-			s[out_len++] = '/';
-			memcpy(s + out_len, p->data + start, end - start);
-			out_len += end - start;
-			end = start;
-		}
-		if (!out_len)
-			s[out_len++] = '/';
-	} else {
-		s = malloc(len + 1);
-		if (!s)
-			return -ENOMEM;
-		memcpy(s, p->data, len);
-		out_len = len;
-	}
-	s[out_len] = 0;
-
+	s = gpuio_path__string(p, &out_len);
+	if (!s)
+		return -ENOMEM;
 	rc = kmap__upsert(&x->path_map, p->dev, p->ino, &v);
 	if (rc < 0 || (rc && exp_grow((void **)&x->paths, &x->cpaths, x->npaths + 1,
 				      sizeof(*x->paths)))) {
@@ -3233,30 +3197,10 @@ bool exp_model__next_gpu_counter(struct exp_model *x, const struct gpu_dev *d,
 	return true;
 }
 
-/* BPF counters that mean an event was lost (the others count work done). */
-static const struct {
-	int idx;
-	const char *name;
-} drop_names[] = {
-	{ GPUIO_STAT_RB_DROP_VFS, "rb_drop_vfs" },
-	{ GPUIO_STAT_RB_DROP_BLOCK, "rb_drop_block" },
-	{ GPUIO_STAT_RB_DROP_PATH, "rb_drop_path" },
-	{ GPUIO_STAT_RB_DROP_PROC, "rb_drop_proc" },
-	{ GPUIO_STAT_MAP_FULL_PID, "map_full_pid" },
-	{ GPUIO_STAT_MAP_FULL_RQ, "map_full_rq" },
-	{ GPUIO_STAT_MAP_FULL_TASK, "map_full_task" },
-	{ GPUIO_STAT_RB_DROP_CUDA, "rb_drop_cuda" },
-	{ GPUIO_STAT_CUDA_DEPTH, "cuda_too_deep" },
-};
-
 /* Events lost, as the tracer counts them (collector totals): BPF drops + failed writes. */
 static uint64_t total_dropped(const struct gpuio_stats_event *s)
 {
-	uint64_t n = s->user[GPUIO_USTAT_WRITE_ERRORS];
-
-	for (size_t i = 0; i < sizeof(drop_names) / sizeof(drop_names[0]); i++)
-		n += s->bpf[drop_names[i].idx];
-	return n;
+	return gpuio_stats__dropped(s);
 }
 
 
@@ -3377,10 +3321,10 @@ void exp_model__info(struct exp_model *x, struct exp_args *a)
 	if (x->have_stats) {
 		struct exp_arg *d = arg_add(a, "drops", EA_DICT);
 
-		for (size_t i = 0; i < sizeof(drop_names) / sizeof(drop_names[0]); i++)
-			arg_u64(a, drop_names[i].name, s->bpf[drop_names[i].idx]);
+		for (size_t i = 0; i < gpuio_ndrop_counters; i++)
+			arg_u64(a, gpuio_drop_counters[i].name, s->bpf[gpuio_drop_counters[i].idx]);
 		arg_u64(a, "capture_write_errors", s->user[GPUIO_USTAT_WRITE_ERRORS]);
-		d->len = sizeof(drop_names) / sizeof(drop_names[0]) + 1;
+		d->len = (uint32_t)gpuio_ndrop_counters + 1;
 		if (x->gpu.any) {
 			arg_u64(a, "cupti_dropped", gcupti);
 			arg_u64(a, "gpu_write_errors", gwerr);

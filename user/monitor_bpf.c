@@ -5,6 +5,7 @@
  * tried first, then raw_tp, and the mode kept is said out loud.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,7 +35,7 @@ static void detach(struct monitor_loader *m)
 
 /* One attempt with every program in variant suffix ("btf" or "raw"). */
 static int try_variant(struct monitor_loader *m, const struct monitor_loader_opts *o,
-		       const char *suffix, char *why, size_t whylen)
+		       const char *suffix, bool void_cast, char *why, size_t whylen)
 {
 	char name[64];
 	int err;
@@ -44,6 +45,7 @@ static int try_variant(struct monitor_loader *m, const struct monitor_loader_opt
 		snprintf(why, whylen, "cannot open the BPF object: %s", strerror(errno));
 		return -errno;
 	}
+	m->skel->rodata->void_cast = void_cast;
 	bpf_map__set_max_entries(m->skel->maps.mon_cg, o->max_cgroups);
 	bpf_map__set_max_entries(m->skel->maps.mon_proc, o->max_procs);
 	bpf_map__set_max_entries(m->skel->maps.mon_exited, o->max_procs);
@@ -97,24 +99,29 @@ static int try_variant(struct monitor_loader *m, const struct monitor_loader_opt
 
 int monitor_loader__open(const struct monitor_loader_opts *o, struct monitor_loader **out)
 {
-	static const char *const variants[] = { "btf", "raw" };
+	/* tp_btf with the void-cast fd lookup, tp_btf with probe_read, raw_tp */
+	static const struct { const char *suffix, *mode; bool void_cast; } variants[] = {
+		{ "btf", "tp_btf", true }, { "btf", "tp_btf", false }, { "raw", "raw_tp", false },
+	};
 	struct monitor_loader *m = calloc(1, sizeof(*m));
 	char why[256] = "";
 	int err = -EPERM;
 
 	if (!m)
 		return -ENOMEM;
-	/* GPUIO_MONITOR_MODE=raw_tp: skip tp_btf (to measure the fallback) */
+	/* GPUIO_MONITOR_MODE=raw_tp or tp_btf-probe-read: start at that
+	 * fallback (to measure it) */
 	const char *force = getenv("GPUIO_MONITOR_MODE");
+	int v0 = !force ? 0 : !strcmp(force, "raw_tp") ? 2 : !strcmp(force, "tp_btf-probe-read") ? 1 : 0;
 
-	for (int v = force && !strcmp(force, "raw_tp") ? 1 : 0; v < 2; v++) {
-		err = try_variant(m, o, variants[v], why, sizeof(why));
+	for (int v = v0; v < 3; v++) {
+		err = try_variant(m, o, variants[v].suffix, variants[v].void_cast, why, sizeof(why));
 		if (!err) {
-			snprintf(m->mode, sizeof(m->mode), "%s", v ? "raw_tp" : "tp_btf");
+			snprintf(m->mode, sizeof(m->mode), "%s", variants[v].mode);
 			break;
 		}
 		detach(m);
-		if (v == 0)
+		if (v == 1)
 			snprintf(m->detail, sizeof(m->detail), "tp_btf refused: %s", why);
 		pr_debug("monitor: %s", why);
 	}

@@ -14,7 +14,6 @@
 #include "report_model.h"
 
 #define KERNEL_O_DIRECT 040000   /* the kernel's value: records carry raw flags */
-#define ELLIPSIS "\xe2\x80\xa6"
 
 const char *const rpt_cause_names[RPT_CAUSE_N] = {
 	[RPT_CAUSE_READ] = "file_read", [RPT_CAUSE_WRITE] = "write_fsync",
@@ -200,12 +199,8 @@ bool rpt_model__dropped(const struct rpt_model *m, uint64_t *n)
 	const struct gpuio_stats_event *s = &m->stats;
 	uint64_t d = m->cupti_dropped + m->gpu_write_errors;
 
-	if (m->have_stats) {
-		for (int i = GPUIO_STAT_RB_DROP_VFS; i <= GPUIO_STAT_MAP_FULL_TASK; i++)
-			d += s->bpf[i];
-		d += s->bpf[GPUIO_STAT_RB_DROP_CUDA] + s->bpf[GPUIO_STAT_CUDA_DEPTH];
-		d += s->user[GPUIO_USTAT_WRITE_ERRORS];
-	}
+	if (m->have_stats)
+		d += gpuio_stats__dropped(s);
 	*n = d;
 	return m->have_stats;
 }
@@ -400,43 +395,15 @@ static int dev_get(struct rpt_model *m, uint32_t dev, struct rpt_dev **out)
 /* PATH record: "leaf\0parent\0..top" components or a plain path. */
 static int on_path(struct rpt_model *m, const struct gpuio_path_event *p)
 {
-	size_t len = p->len, out_len = 0;
+	size_t out_len;
 	struct path_ent *pe;
 	uint64_t *v;
 	char *s;
 	int rc;
 
-	s = malloc(len + 8 + sizeof(ELLIPSIS));
+	s = gpuio_path__string(p, &out_len);
 	if (!s)
 		return -ENOMEM;
-	if (p->flags & GPUIO_PATH_COMPONENTS) {
-		size_t end = len;
-
-		if (p->flags & GPUIO_PATH_TRUNCATED) {
-			memcpy(s, "/" ELLIPSIS, 1 + strlen(ELLIPSIS));
-			out_len = 1 + strlen(ELLIPSIS);
-		}
-		while (end > 0) {
-			size_t start = end;
-
-			if (p->data[end - 1] == 0) {
-				end--;
-				continue;
-			}
-			while (start > 0 && p->data[start - 1] != 0)
-				start--;
-			s[out_len++] = '/';
-			memcpy(s + out_len, p->data + start, end - start);
-			out_len += end - start;
-			end = start;
-		}
-		if (!out_len)
-			s[out_len++] = '/';
-	} else {
-		memcpy(s, p->data, len);
-		out_len = len;
-	}
-	s[out_len] = 0;
 	rc = kmap__upsert(&m->path_map, p->dev, p->ino, &v);
 	if (rc < 0 || (rc && exp_grow((void **)&m->paths, &m->cpaths, m->npaths + 1,
 				      sizeof(*m->paths)))) {
