@@ -88,7 +88,32 @@ enum mon_stat {
 	MON_STAT_BIO_FULL,
 	MON_STAT_TASK_FAIL,      /* no task storage: call not measured */
 	MON_STAT_EXIT_NEW,
+	MON_STAT_CUDA_NEW,       /* CUDA process entries created (monitor_cuda.bpf.c) */
+	MON_STAT_CUDA_FAIL,      /* CUDA call not counted: entry could not be created */
 	MON_STAT_MAX
 };
+
+/*
+ * CUDA API calls per process incarnation (bpf/monitor_cuda.bpf.c): one
+ * counter per (API layer, enum gpuio_api_kind), keyed like mon_proc. The
+ * uprobe's attach cookie says what the probed function is (MON_CUDA_COOKIE):
+ * its kind, its layer, and how far the library's executable segment extends
+ * below and above it, so a call made from inside the same library (a
+ * library calling its own entry points) is not counted.
+ */
+#define MON_CUDA_KINDS   8       /* enum gpuio_api_kind: other .. free */
+enum mon_cuda_api { MON_CUDA_RUNTIME = 0, MON_CUDA_DRIVER = 1, MON_CUDA_NAPI = 2 };
+
+struct mon_cuda_val {
+	__u64 calls[MON_CUDA_NAPI][MON_CUDA_KINDS];
+	__u64 comm_ts;           /* set when comm was filled */
+	char comm[16];           /* process (group leader) name */
+};
+
+#define MON_CUDA_SPAN_BITS 30    /* below/above in the cookie: up to 1 GiB each */
+#define MON_CUDA_SPAN_MAX  ((1ULL << MON_CUDA_SPAN_BITS) - 1)
+#define MON_CUDA_COOKIE(kind, api, below, above) \
+	((__u64)((kind) & 7) | ((__u64)((api) & 1) << 3) | \
+	 ((__u64)(below) << 4) | ((__u64)(above) << (4 + MON_CUDA_SPAN_BITS)))
 
 #endif /* GPUIO_MONITOR_H */

@@ -326,8 +326,8 @@ struct uprobe_multi_attr {
 #define ATTACH_UPROBE_MULTI     48
 #define UPROBE_MULTI_RETURN     1
 
-static int multi_link(int prog_fd, const char *path, const unsigned long *offs, const __u64 *cookies,
-		      int n, bool ret, pid_t pid)
+int cuda_uprobe_multi_link(int prog_fd, const char *path, const unsigned long *offs,
+			   const __u64 *cookies, int n, bool ret, pid_t pid)
 {
 	struct uprobe_multi_attr a;
 	int fd;
@@ -366,11 +366,11 @@ static int attach_multi(struct cuda_probes *cp, const char *path, pid_t pid,
 {
 	int efd, rfd, err;
 
-	efd = multi_link(bpf_program__fd(cp->skel->progs.cuda_multi_entry), path, offs, cookies, n,
+	efd = cuda_uprobe_multi_link(bpf_program__fd(cp->skel->progs.cuda_multi_entry), path, offs, cookies, n,
 			 false, pid);
 	if (efd < 0)
 		return efd;
-	rfd = multi_link(bpf_program__fd(cp->skel->progs.cuda_multi_return), path, offs, cookies, n,
+	rfd = cuda_uprobe_multi_link(bpf_program__fd(cp->skel->progs.cuda_multi_return), path, offs, cookies, n,
 			 true, pid);
 	if (rfd < 0) {
 		close(efd);
@@ -384,7 +384,7 @@ static int attach_multi(struct cuda_probes *cp, const char *path, pid_t pid,
 	return 0;
 }
 
-static int lib_kind_of(const char *path)
+int cuda_lib_kind(const char *path)
 {
 	const char *base = strrchr(path, '/');
 
@@ -396,60 +396,40 @@ static int lib_kind_of(const char *path)
 	return 0;
 }
 
-/* Exported function addresses seen in this library (aliases are probed once). */
-#define LIB_FUNCS_MAX 1024
-struct addr_set {
-	GElf_Addr a[LIB_FUNCS_MAX];
-	unsigned long offs[LIB_FUNCS_MAX];   /* what to probe: file offsets ... */
-	__u64 cookies[LIB_FUNCS_MAX];        /* ... and their cuda_specs slots */
-	int nprobe;
-	int n;
-};
-
-static bool addr_seen(struct addr_set *s, GElf_Addr a)
-{
-	for (int i = 0; i < s->n; i++)
-		if (s->a[i] == a)
-			return true;
-	if (s->n < (int)(sizeof(s->a) / sizeof(s->a[0])))
-		s->a[s->n++] = a;
-	return false;
-}
-
-int cuda_probes__attach_lib(struct cuda_probes *cp, const char *path, int lib_kind, pid_t pid)
+int cuda_lib_funcs(int fd, int lib_kind, struct cuda_lib_func *out, int max)
 {
 	const struct cuda_fn *tab;
-	struct addr_set *seen = NULL;
-	Elf *elf = NULL;
+	GElf_Addr *addrs;
+	Elf *elf;
 	Elf_Scn *scn = NULL;
-	struct stat st;
-	size_t ntab;
-	int fd = -1, n = 0, failed = 0, err = 0, source, first_err = 0;
+	size_t ntab, nph = 0;
+	struct { unsigned long lo, hi; } segs[16];
+	int n = 0, nsegs = 0;
 
-	if (!cp)
-		return -EINVAL;
-	if (!lib_kind)
-		lib_kind = lib_kind_of(path);
 	if (lib_kind != CUDA_LIB_RT && lib_kind != CUDA_LIB_DRV)
 		return -EINVAL;
 	tab = lib_kind == CUDA_LIB_RT ? rt_fns : drv_fns;
 	ntab = lib_kind == CUDA_LIB_RT ? sizeof(rt_fns) / sizeof(rt_fns[0])
 				       : sizeof(drv_fns) / sizeof(drv_fns[0]);
-	source = lib_kind == CUDA_LIB_RT ? GPUIO_API_UPROBE_RT : GPUIO_API_UPROBE_DRV;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st) < 0) {
-		err = -errno;
-		goto cleanup;
-	}
-	/* one attach per file, whatever path or process it was found through */
-	if (keyset__contains(cp->files, st.st_dev, st.st_ino))
-		goto cleanup;
+	elf_init();
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	seen = calloc(1, sizeof(*seen));
-	if (!elf || !seen) {
-		err = elf ? -ENOMEM : -ENOEXEC;
-		goto cleanup;
+	if (!elf)
+		return -ENOEXEC;
+	addrs = calloc((size_t)(max > 0 ? max : 1), sizeof(*addrs));
+	if (!addrs) {
+		elf_end(elf);
+		return -ENOMEM;
+	}
+	/* executable PT_LOAD segments, as file offsets */
+	if (elf_getphdrnum(elf, &nph) == 0) {
+		for (size_t i = 0; i < nph && nsegs < 16; i++) {
+			GElf_Phdr ph;
+
+			if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD && (ph.p_flags & PF_X)) {
+				segs[nsegs].lo = ph.p_offset;
+				segs[nsegs++].hi = ph.p_offset + ph.p_filesz;
+			}
+		}
 	}
 	while ((scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr sh;
@@ -464,7 +444,7 @@ int cuda_probes__attach_lib(struct cuda_probes *cp, const char *path, int lib_ki
 			GElf_Sym sym;
 			const char *name;
 			Elf_Scn *tscn;
-			int slot;
+			bool dup = false;
 
 			if (!gelf_getsym(data, (int)i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
 			    sym.st_shndx == SHN_UNDEF || sym.st_shndx >= SHN_LORESERVE || !sym.st_value)
@@ -476,16 +456,82 @@ int cuda_probes__attach_lib(struct cuda_probes *cp, const char *path, int lib_ki
 			tscn = elf_getscn(elf, sym.st_shndx);
 			if (!tscn || !gelf_getshdr(tscn, &tsh) || sym.st_value < tsh.sh_addr)
 				continue;
-			if (seen->nprobe >= LIB_FUNCS_MAX || addr_seen(seen, sym.st_value))
+			if (n >= max)
 				continue;
-			slot = spec_slot(cp, fn, name, source);
-			if (slot < 0) {
-				failed++;
+			for (int j = 0; j < n && !dup; j++)
+				dup = addrs[j] == sym.st_value;
+			if (dup)
 				continue;
+			addrs[n] = sym.st_value;
+			out[n].off = (unsigned long)(sym.st_value - tsh.sh_addr + tsh.sh_offset);
+			out[n].seg_lo = out[n].seg_hi = out[n].off;
+			for (int j = 0; j < nsegs; j++) {
+				if (out[n].off >= segs[j].lo && out[n].off < segs[j].hi) {
+					out[n].seg_lo = segs[j].lo;
+					out[n].seg_hi = segs[j].hi;
+				}
 			}
-			seen->offs[seen->nprobe] = (unsigned long)(sym.st_value - tsh.sh_addr + tsh.sh_offset);
-			seen->cookies[seen->nprobe++] = (__u64)slot;
+			out[n].kind = fn->kind;
+			out[n].fn = fn;
+			snprintf(out[n].name, sizeof(out[n].name), "%s", name);
+			n++;
 		}
+	}
+	free(addrs);
+	elf_end(elf);
+	return n;
+}
+
+/* What to probe in one library: file offsets and their cuda_specs slots. */
+struct addr_set {
+	unsigned long offs[CUDA_LIB_FUNCS_MAX];
+	__u64 cookies[CUDA_LIB_FUNCS_MAX];
+	int nprobe;
+};
+
+int cuda_probes__attach_lib(struct cuda_probes *cp, const char *path, int lib_kind, pid_t pid)
+{
+	struct cuda_lib_func *funcs = NULL;
+	struct addr_set *seen = NULL;
+	struct stat st;
+	int fd = -1, n = 0, failed = 0, err = 0, source, first_err = 0, nf;
+
+	if (!cp)
+		return -EINVAL;
+	if (!lib_kind)
+		lib_kind = cuda_lib_kind(path);
+	if (lib_kind != CUDA_LIB_RT && lib_kind != CUDA_LIB_DRV)
+		return -EINVAL;
+	source = lib_kind == CUDA_LIB_RT ? GPUIO_API_UPROBE_RT : GPUIO_API_UPROBE_DRV;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		err = -errno;
+		goto cleanup;
+	}
+	/* one attach per file, whatever path or process it was found through */
+	if (keyset__contains(cp->files, st.st_dev, st.st_ino))
+		goto cleanup;
+	funcs = calloc(CUDA_LIB_FUNCS_MAX, sizeof(*funcs));
+	seen = calloc(1, sizeof(*seen));
+	if (!funcs || !seen) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	nf = cuda_lib_funcs(fd, lib_kind, funcs, CUDA_LIB_FUNCS_MAX);
+	if (nf < 0) {
+		err = nf;
+		goto cleanup;
+	}
+	for (int i = 0; i < nf; i++) {
+		int slot = spec_slot(cp, funcs[i].fn, funcs[i].name, source);
+
+		if (slot < 0) {
+			failed++;
+			continue;
+		}
+		seen->offs[seen->nprobe] = funcs[i].off;
+		seen->cookies[seen->nprobe++] = (__u64)slot;
 	}
 	if (cp->multi && seen->nprobe) {
 		err = attach_multi(cp, path, pid, seen->offs, seen->cookies, seen->nprobe);
@@ -521,8 +567,7 @@ int cuda_probes__attach_lib(struct cuda_probes *cp, const char *path, int lib_ki
 	err = n;
 cleanup:
 	free(seen);
-	if (elf)
-		elf_end(elf);
+	free(funcs);
 	if (fd >= 0)
 		close(fd);
 	return err;
@@ -550,7 +595,7 @@ int cuda_probes__scan_pid(struct cuda_probes *cp, pid_t pid)
 			continue;
 		snprintf(path, sizeof(path), "%s", line + pos);
 		path[strcspn(path, "\n")] = 0;
-		kind = lib_kind_of(path);
+		kind = cuda_lib_kind(path);
 		if (!kind || strstr(path, " (deleted)"))
 			continue;
 		found |= kind;
@@ -683,7 +728,7 @@ int cuda_probes__attach_for_exec(struct cuda_probes *cp, const char *exe)
 				rpath = strdup(s);
 			else if (dyn.d_tag == DT_RUNPATH && !runpath)
 				runpath = strdup(s);
-			else if (dyn.d_tag == DT_NEEDED && lib_kind_of(s) &&
+			else if (dyn.d_tag == DT_NEEDED && cuda_lib_kind(s) &&
 				 nneeded < (int)(sizeof(needed) / sizeof(needed[0])))
 				needed[nneeded++] = strdup(s);
 		}

@@ -110,41 +110,31 @@ void gpu_collect__setenv_for_launch(struct gpu_collect *gc)
 	setenv("GPUIO_GPU_DIR", gc->dir, 1);
 }
 
-/* Does pid already carry a collector (launched with ours, or mapped)? */
-static bool has_collector(pid_t pid, const char *lib)
+/*
+ * Was pid launched with a CUDA injection (ours from a launch, or another
+ * tool's)? The driver loads it at cuInit: don't inject a second one. A
+ * collector already mapped is not a reason to skip: it may be the stopped
+ * one of an earlier trace, and gpuio_cupti_attach says -EALREADY itself
+ * when one is live. (The environment is the process's own memory: it can
+ * only opt itself out.)
+ */
+static bool has_collector(pid_t pid)
 {
 	char path[64], *line = NULL;
-	size_t cap = 0, n;
+	size_t cap = 0;
 	bool found = false;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%d/environ", pid);
 	f = fopen(path, "re");
-	if (f) {
-		/* the driver honours CUDA_INJECTION64_PATH at cuInit: don't inject twice */
-		while (getdelim(&line, &cap, '\0', f) > 0)
-			if (!strncmp(line, "CUDA_INJECTION64_PATH=", 22) && line[22]) {
-				found = true;
-				break;
-			}
-		fclose(f);
-	}
-	if (found)
-		goto out;
-	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
-	f = fopen(path, "re");
 	if (!f)
-		goto out;
-	n = strlen(lib);
-	while (getline(&line, &cap, f) > 0) {
-		size_t l = strcspn(line, "");
-		if (l >= n && !memcmp(line + l - n, lib, n)) {
+		return false;
+	while (getdelim(&line, &cap, '\0', f) > 0)
+		if (!strncmp(line, "CUDA_INJECTION64_PATH=", 22) && line[22]) {
 			found = true;
 			break;
 		}
-	}
 	fclose(f);
-out:
 	free(line);
 	return found;
 }
@@ -156,7 +146,7 @@ void gpu_collect__on_cuda_process(void *ctx, pid_t pid)
 	char err[256];
 	int ret = 0, rc;
 
-	if (!gc->have_lib || !gc->inject || has_collector(pid, gc->lib))
+	if (!gc->have_lib || !gc->inject || has_collector(pid))
 		return;
 	if (gc->ninjected == MAX_INJECTED)
 		return;
@@ -169,6 +159,10 @@ void gpu_collect__on_cuda_process(void *ctx, pid_t pid)
 		return;
 	}
 	gc->injected[gc->ninjected++] = pid;
+	if (ret == -EALREADY) {
+		pr_info("pid %d already runs the GPU collector", pid);
+		return;
+	}
 	pr_info("GPU collector injected into pid %d (thread %d, %s)%s", pid,
 		info.tid, info.thread, ret ? "; it reported an error, see the trace info" : "");
 }

@@ -2,6 +2,14 @@
 /*
  * gpu_ingest.c — tail the CUPTI collectors' side files into the capture
  * (see gpu_ingest.h for why the files exist and what is trusted).
+ *
+ * DIR is writable by anyone, so every name in it may be a plant: a FIFO or
+ * device (never opened: looked at first, then opened O_NONBLOCK|O_NOCTTY and
+ * checked again), a symlink (O_NOFOLLOW), a hard link to some other file
+ * (nlink must be 1), a file swapped under a known name (inode pinned at first
+ * sight), thousands of names (no fd is kept between polls: the tracer's own
+ * fds cannot be exhausted), or a writer that never stops (each poll reads at
+ * most a bounded amount, up to the size seen when it started).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -16,10 +24,14 @@
 
 #define INGEST_MAX_FILES 4096
 #define INGEST_BUF (256 * 1024)
+/* per poll (1 s): far above what CUPTI produces, low enough to never stall the trace */
+#define INGEST_FILE_POLL_MAX (64ull << 20)
+#define INGEST_POLL_MAX (256ull << 20)
 
 struct side_file {
 	char name[64];
-	int fd;
+	dev_t dev;              /* the inode first seen under name (ino 0: not yet) */
+	ino_t ino;
 	__u32 pid;              /* the collector's pid, from the file's header */
 	__u32 header_size;      /* 0 until the header has been read */
 	__u64 off;              /* next unread byte */
@@ -32,6 +44,8 @@ struct gpu_ingest {
 	int dirfd;
 	struct side_file *files;
 	unsigned nfiles;
+	unsigned next;          /* first file read by the next poll (fair under the cap) */
+	bool said_full;
 	unsigned long long records;
 	unsigned char *buf;
 };
@@ -41,10 +55,47 @@ static bool is_gpu_type(__u16 t)
 	return t >= GPUIO_REC_GPU_INFO && t <= GPUIO_REC_GPU_SYM;
 }
 
+static bool is_side_name(const char *name)
+{
+	size_t len = strlen(name);
+
+	return !strncmp(name, "cupti.", 6) && len >= 12 && !strcmp(name + len - 6, ".gpuio");
+}
+
+/*
+ * A directory we own that already exists is left from an earlier trace with
+ * the same capture name (killed, or with rejected files kept): its side files
+ * are not this trace's, and a collector still writing one takes the unlink
+ * as its stop signal.
+ */
+static void clear_stale(struct gpu_ingest *g)
+{
+	struct dirent *de;
+	unsigned n = 0;
+	DIR *d;
+	int fd;
+
+	fd = openat(g->dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return;
+	}
+	while ((de = readdir(d)))
+		if (is_side_name(de->d_name) && !unlinkat(g->dirfd, de->d_name, 0))
+			n++;
+	closedir(d);
+	if (n)
+		pr_warn("removed %u GPU side file(s) an earlier trace left in %s", n, g->dir);
+}
+
 int gpu_ingest__open(const char *dir, struct gpu_ingest **out)
 {
 	struct gpu_ingest *g;
 	struct stat st;
+	bool existed = false;
 	int err;
 
 	g = calloc(1, sizeof(*g));
@@ -58,9 +109,12 @@ int gpu_ingest__open(const char *dir, struct gpu_ingest **out)
 		err = -ENOMEM;
 		goto fail;
 	}
-	if (mkdir(dir, 01733) && errno != EEXIST) {
-		err = -errno;
-		goto fail;
+	if (mkdir(dir, 01733)) {
+		if (errno != EEXIST) {
+			err = -errno;
+			goto fail;
+		}
+		existed = true;
 	}
 	g->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (g->dirfd < 0) {
@@ -76,6 +130,8 @@ int gpu_ingest__open(const char *dir, struct gpu_ingest **out)
 		err = -errno;
 		goto fail;
 	}
+	if (existed)
+		clear_stale(g);
 	*out = g;
 	return 0;
 fail:
@@ -91,23 +147,23 @@ const char *gpu_ingest__dir(const struct gpu_ingest *g) { return g->dir; }
 unsigned long long gpu_ingest__records(const struct gpu_ingest *g) { return g->records; }
 unsigned gpu_ingest__files(const struct gpu_ingest *g) { return g->nfiles; }
 
-static struct side_file *find_or_add(struct gpu_ingest *g, const char *name)
+static void find_or_add(struct gpu_ingest *g, const char *name)
 {
-	struct side_file *f;
 	unsigned i;
 
 	for (i = 0; i < g->nfiles; i++)
 		if (!strcmp(g->files[i].name, name))
-			return &g->files[i];
-	if (g->nfiles == INGEST_MAX_FILES || strlen(name) >= sizeof(f->name))
-		return NULL;
-	f = &g->files[g->nfiles];
-	f->fd = openat(g->dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	if (f->fd < 0)
-		return NULL;
-	snprintf(f->name, sizeof(f->name), "%s", name);
-	g->nfiles++;
-	return f;
+			return;
+	if (strlen(name) >= sizeof(g->files[0].name))
+		return;
+	if (g->nfiles == INGEST_MAX_FILES) {
+		if (!g->said_full)
+			pr_warn("more than %d GPU side files in %s: new ones are ignored",
+				INGEST_MAX_FILES, g->dir);
+		g->said_full = true;
+		return;
+	}
+	snprintf(g->files[g->nfiles++].name, sizeof(g->files[0].name), "%s", name);
 }
 
 static void reject(struct side_file *f, const char *why)
@@ -117,17 +173,53 @@ static void reject(struct side_file *f, const char *why)
 	f->bad = true;
 }
 
-static int read_header(struct side_file *f)
+/*
+ * Open f for this poll: the regular, singly linked file first seen under its
+ * name, never anything else. fd (and *st), or -errno (-ENOENT: not there now).
+ */
+static int open_side(struct gpu_ingest *g, struct side_file *f, struct stat *st)
+{
+	struct stat pre;
+	int fd;
+
+	/* look first: a FIFO or device is never opened (open has side effects) */
+	if (fstatat(g->dirfd, f->name, &pre, AT_SYMLINK_NOFOLLOW))
+		return -errno;
+	if (!S_ISREG(pre.st_mode)) {
+		reject(f, "not a regular file");
+		return -EINVAL;
+	}
+	fd = openat(g->dirfd, f->name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, st) || !S_ISREG(st->st_mode) || st->st_dev != pre.st_dev ||
+	    st->st_ino != pre.st_ino) {
+		reject(f, "replaced while being opened");
+		goto bad;
+	}
+	/* a hard link would make us read (and later unlink a name of) someone else's file */
+	if (st->st_nlink != 1) {
+		reject(f, "hard-linked");
+		goto bad;
+	}
+	if (f->ino && (f->dev != st->st_dev || f->ino != st->st_ino)) {
+		reject(f, "replaced by another file");
+		goto bad;
+	}
+	f->dev = st->st_dev;
+	f->ino = st->st_ino;
+	return fd;
+bad:
+	close(fd);
+	return -EINVAL;
+}
+
+static int read_header(struct side_file *f, int fd)
 {
 	struct gpuio_cap_header h;
-	struct stat st;
 	ssize_t n;
 
-	if (fstat(f->fd, &st) || !S_ISREG(st.st_mode)) {
-		reject(f, "not a regular file");
-		return -1;
-	}
-	n = pread(f->fd, &h, sizeof(h), 0);
+	n = pread(fd, &h, sizeof(h), 0);
 	if (n < (ssize_t)offsetof(struct gpuio_cap_header, tracer_pid) + 4)
 		return 0;       /* not written yet */
 	if (memcmp(h.magic, GPUIO_CAP_MAGIC, sizeof(h.magic)) ||
@@ -152,19 +244,25 @@ static void note_info(struct side_file *f, const struct gpuio_gpu_info *in)
 	reason[sizeof(in->reason)] = '\0';
 	/* the collector's words, but printed by us: keep them printable */
 	for (char *p = reason; *p; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+		if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f)
 			*p = '?';
 	pr_warn("GPU collector off in pid %u: %s", f->pid, reason);
 	f->said_state = true;
 }
 
-/* Append f's whole new records; returns records appended or -errno. */
-static long drain(struct gpu_ingest *g, struct side_file *f, struct gpuio_cap_writer *w)
+/*
+ * Append f's whole new records up to end (the size when this poll opened
+ * it, capped by the budget: a writer that never stops cannot hold us here).
+ * Returns records appended or -errno.
+ */
+static long drain(struct gpu_ingest *g, struct side_file *f, int fd, __u64 end,
+		  struct gpuio_cap_writer *w)
 {
 	long appended = 0;
 
-	for (;;) {
-		ssize_t n = pread(f->fd, g->buf, INGEST_BUF, (off_t)f->off);
+	while (f->off < end) {
+		size_t want = end - f->off < INGEST_BUF ? (size_t)(end - f->off) : INGEST_BUF;
+		ssize_t n = pread(fd, g->buf, want, (off_t)f->off);
 		size_t pos = 0;
 
 		if (n <= 0)
@@ -180,7 +278,7 @@ static long drain(struct gpu_ingest *g, struct side_file *f, struct gpuio_cap_wr
 				return appended;
 			}
 			if ((size_t)n - pos < h->size)
-				break;  /* partial record: the writer is mid-write */
+				break;  /* partial record: the writer is mid-write (or the cap) */
 			if (is_gpu_type(h->type)) {
 				h->pid = f->pid;
 				if (h->type == GPUIO_REC_GPU_INFO && h->size >= sizeof(struct gpuio_gpu_info))
@@ -194,15 +292,18 @@ static long drain(struct gpu_ingest *g, struct side_file *f, struct gpuio_cap_wr
 			pos += h->size;
 		}
 		f->off += pos;
-		if (pos == 0 || (size_t)n < INGEST_BUF)
+		if (pos == 0 || (size_t)n < want)
 			return appended;
 	}
+	return appended;
 }
 
 long gpu_ingest__poll(struct gpu_ingest *g, struct gpuio_cap_writer *w)
 {
+	__u64 budget = INGEST_POLL_MAX;
 	struct dirent *de;
 	long total = 0;
+	unsigned first;
 	DIR *d;
 	int fd;
 
@@ -214,26 +315,37 @@ long gpu_ingest__poll(struct gpu_ingest *g, struct gpuio_cap_writer *w)
 		close(fd);
 		return 0;
 	}
-	while ((de = readdir(d))) {
-		size_t len = strlen(de->d_name);
-
-		if (strncmp(de->d_name, "cupti.", 6) || len < 12 ||
-		    strcmp(de->d_name + len - 6, ".gpuio"))
-			continue;
-		if (!find_or_add(g, de->d_name))
-			continue;
-	}
+	while ((de = readdir(d)))
+		if (is_side_name(de->d_name))
+			find_or_add(g, de->d_name);
 	closedir(d);
-	for (unsigned i = 0; i < g->nfiles; i++) {
-		struct side_file *f = &g->files[i];
-		long n;
+	first = g->nfiles ? g->next % g->nfiles : 0;
+	for (unsigned k = 0; k < g->nfiles && budget; k++) {
+		struct side_file *f = &g->files[(first + k) % g->nfiles];
+		struct stat st;
+		__u64 end, before;
+		long n = 0;
 
-		if (f->bad || (!f->header_size && read_header(f) <= 0))
+		if (f->bad)
 			continue;
-		n = drain(g, f, w);
+		fd = open_side(g, f, &st);
+		if (fd < 0)
+			continue;
+		if (f->header_size || read_header(f, fd) > 0) {
+			before = f->off;
+			end = (__u64)st.st_size;
+			if (end > f->off + INGEST_FILE_POLL_MAX)
+				end = f->off + INGEST_FILE_POLL_MAX;
+			if (end > f->off + budget)
+				end = f->off + budget;
+			n = drain(g, f, fd, end, w);
+			budget -= f->off - before;
+		}
+		close(fd);
 		if (n < 0)
 			return n;
 		total += n;
+		g->next = (first + k + 1) % g->nfiles;
 	}
 	return total;
 }
@@ -248,16 +360,17 @@ void gpu_ingest__close(struct gpu_ingest *g, bool remove_files)
 		return;
 	for (unsigned i = 0; i < g->nfiles; i++) {
 		struct side_file *f = &g->files[i];
+		bool same = !fstatat(g->dirfd, f->name, &st, AT_SYMLINK_NOFOLLOW) &&
+			    f->ino && st.st_dev == f->dev && st.st_ino == f->ino;
 
 		/* bytes a live collector wrote after the last poll are not in the capture */
-		if (!f->bad && f->header_size && !fstat(f->fd, &st) && (__u64)st.st_size > f->off)
+		if (!f->bad && same && f->header_size && (__u64)st.st_size > f->off)
 			late += (__u64)st.st_size - f->off;
 		/* unlinking is also the stop signal for a live injected collector */
 		if (remove_files && !f->bad)
 			unlinkat(g->dirfd, f->name, 0);
 		else
 			kept = true;
-		close(f->fd);
 	}
 	if (late)
 		pr_warn("%llu bytes of GPU records arrived after the trace ended "
