@@ -4,6 +4,7 @@
 #include <libgen.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -263,19 +264,20 @@ static void *teardown(void *arg)
  * The tracer unlinks our side file when its trace ends: stop collecting, so
  * a process that outlives the trace stops paying for it. Lock held.
  */
-static int tracer_gone(void)
+static bool file_unlinked(void)
 {
 	struct stat st;
+
+	return g.file.fd >= 0 && !fstat(g.file.fd, &st) && !st.st_nlink;
+}
+
+/* Disable and unsubscribe off CUPTI's thread; records are dropped meanwhile. Lock held. */
+static void stop_async(void)
+{
 	pthread_attr_t attr;
 	sigset_t all, old;
 	pthread_t t;
 
-	if (g.forked || g.file.fd < 0 || fstat(g.file.fd, &st) || st.st_nlink)
-		return 0;
-	cupti_log("side file removed: the trace is over; collector stopping");
-	side_file__discard(&g.file);
-	close(g.file.fd);
-	g.file.fd = -1;
 	g.state = STATE_STOPPING;
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
@@ -285,6 +287,17 @@ static int tracer_gone(void)
 		cupti_log("cannot start the teardown thread: records are dropped from now on");
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	pthread_attr_destroy(&attr);
+}
+
+static int tracer_gone(void)
+{
+	if (g.forked || !file_unlinked())
+		return 0;
+	cupti_log("side file removed: the trace is over; collector stopping");
+	side_file__discard(&g.file);
+	close(g.file.fd);
+	g.file.fd = -1;
+	stop_async();
 	return 1;
 }
 
@@ -576,4 +589,50 @@ int collector__started(void)
 const char *collector__path(void)
 {
 	return g.file.fd >= 0 || g.state ? g.file.path : "";
+}
+
+/*
+ * An idle collector never sees its trace end (no buffer completes): still
+ * started, its side file unlinked. Unlocked peek for the hijacked thread of
+ * gpuio_cupti_attach, which must take no lock; collector__attach decides.
+ */
+int collector__stale(void)
+{
+	return atomic_load(&started) && g.state == GPUIO_GPU_ON && !g.forked && file_unlinked();
+}
+
+int collector__attach(const struct collector_opts *o)
+{
+	char target[64];
+	int err;
+
+	err = collector__start(o);
+	if (err != -EALREADY || o->path || !o->dir || !*o->dir)
+		return err;
+	/* a new trace while the last one's session still runs: same CUPTI
+	 * subscription, new side file; the old trace's unwritten records go */
+	pthread_mutex_lock(&g.lock);
+	if (g.state != GPUIO_GPU_ON || g.forked || !file_unlinked()) {
+		pthread_mutex_unlock(&g.lock);
+		return -EALREADY;
+	}
+	side_file__discard(&g.file);
+	close(g.file.fd);
+	g.file.fd = -1;
+	g.how = o->how;
+	snprintf(g.dir, sizeof(g.dir), "%s", o->dir);
+	snprintf(target, sizeof(target), "cupti pid %d", (int)g.pid);
+	err = side_file__create(&g.file, g.dir, target);
+	if (err) {
+		cupti_log("cannot create the side file in %s: %s: collector stopping", g.dir,
+			  strerror(-err));
+		stop_async();
+		pthread_mutex_unlock(&g.lock);
+		return err;
+	}
+	info_append(GPUIO_GPU_ON, "");
+	side_file__flush(&g.file);
+	pthread_mutex_unlock(&g.lock);
+	cupti_log("new trace: collecting to %s", g.file.path);
+	return 0;
 }

@@ -45,6 +45,14 @@ void collector__stop(void);
  * clears it when a session ends: UNAVAILABLE, or the tracer went away.
  */
 int collector__started(void);
+/*
+ * Attach mode: start, or when a session is running whose side file the
+ * tracer has unlinked (an idle collector has not noticed), go on in the same
+ * CUPTI subscription with a new side file in o->dir. Returns as start.
+ */
+int collector__attach(const struct collector_opts *o);
+/* Running, but its side file is unlinked (lock-free peek; see collector__attach). */
+int collector__stale(void);
 /* Path of the side file ("" when none). */
 const char *collector__path(void);
 

@@ -42,7 +42,7 @@ static void *attach_thread(void *arg)
 	struct collector_opts o = { .dir = arg, .how = GPUIO_GPU_HOW_ATTACH };
 
 	prctl(PR_SET_NAME, "gpuio-cupti", 0, 0, 0);
-	collector__start(&o);
+	collector__attach(&o);
 	free(arg);
 	return NULL;
 }
@@ -56,7 +56,8 @@ EXPORT int gpuio_cupti_attach(const char *out_dir)
 	char *dir;
 	int err;
 
-	if (collector__started())
+	/* a live session stays; a stale one (its trace over) moves to the new dir */
+	if (collector__started() && !collector__stale())
 		return -EALREADY;
 	if (!out_dir || !*out_dir) {
 		cupti_log("gpuio_cupti_attach: no output dir: collector off");

@@ -74,4 +74,18 @@ assert s == [("gpu_info", None, g.GPU_ON, g.HOW_ATTACH), ("gpu_kernel", 3, None,
              ("gpu_info", None, g.GPU_ON, g.HOW_ATTACH),
              ("gpu_info", None, g.GPU_FINAL, g.HOW_ATTACH)], s
 PY
+# idle when its trace ended (no buffer saw the unlink): a new attach moves the
+# live session to a new file, which holds only the new trace's records
+mkdir "$TMP/idle"
+"$UNIT" idle "$TMP/idle" > "$TMP/idle.out" || { cat "$TMP/idle.out"; fail "idle case"; }
+second=$(sed -n 's/^path //p' "$TMP/idle.out")
+[ "$(ls "$TMP/idle")" = "$(basename "$second")" ] || fail "idle: files $(ls "$TMP/idle")"
+python3 - "$second" <<'PY' || fail "idle: second session's file"
+import sys, gpu_records as g
+_, recs = g.read(sys.argv[1])
+s = [(r["type_name"], r.get("correlation"), r.get("state"), r.get("how")) for r in recs]
+assert s == [("gpu_info", None, g.GPU_ON, g.HOW_ATTACH), ("gpu_kernel", 3, None, None),
+             ("gpu_info", None, g.GPU_ON, g.HOW_ATTACH),
+             ("gpu_info", None, g.GPU_FINAL, g.HOW_ATTACH)], s
+PY
 echo "PASS: t_cupti_unit"

@@ -107,4 +107,30 @@ wait "$gpid" || { cat "$TMP/c.err"; fail "C: gpuio trace failed"; }
 ! grep -q 'injected' "$TMP/c.err" || fail "C: injected despite --no-gpu-inject"
 [ -z "$(info_records "$TMP/c.gpuio")" ] || fail "C: collector records without a collector"
 api_names "$TMP/c.gpuio" | grep -qx cuCtxSynchronize || fail "C: uprobes did not see cuCtxSynchronize"
+# ---- D. the real collector by ptrace into a multi-threaded process (no CUDA) ----
+# gpuio inject's default library is libgpuio-cupti.so and its call
+# gpuio_cupti_attach(DIR): the collector must load, find no usable CUPTI,
+# write one UNAVAILABLE record, and leave every thread's self-checks intact.
+mkdir -p "$TMP/d.gpu"
+mkfifo "$TMP/d.in"
+"$GPUIO_TESTS/inject_target" threads <"$TMP/d.in" >"$TMP/d.out" 2>&1 &
+tpid=$!
+exec 7>"$TMP/d.in"
+wait_lines "$TMP/d.out" 1
+"$GPUIO" inject -p "$tpid" --arg "$TMP/d.gpu" >"$TMP/d.inj" 2>&1 || { cat "$TMP/d.inj"; fail "D: gpuio inject failed"; }
+cat "$TMP/d.inj"
+grep -q "gpuio_cupti_attach returned" "$TMP/d.inj" || fail "D: the collector's entry point was not called"
+printf 'hello' >&7
+exec 7>&-
+wait "$tpid" || fail "D: the injected process did not exit 0"
+cat "$TMP/d.out"
+grep -q '^threads ok' "$TMP/d.out" || fail "D: the injected process's threads were disturbed"
+n=0
+for f in "$TMP"/d.gpu/cupti.*.gpuio; do
+  [ -f "$f" ] || continue
+  info_records "$f" | grep -q "^2 2 $tpid CUPTI unavailable: " && n=$((n + 1))
+  [ "$(info_records "$f" | grep -c '^2 ')" -eq 1 ] || fail "D: UNAVAILABLE said more than once"
+done
+[ "$n" -eq 1 ] || fail "D: expected one side file with the attach-mode UNAVAILABLE record, found $n"
+
 echo "ok: launch and attach collectors report why they are off, once; programs unharmed"

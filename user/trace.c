@@ -665,7 +665,10 @@ int cmd_trace(int argc, char **argv)
 		}
 		if (child.pid > 0) {
 			int st;
-			if (waitpid(child.pid, &st, WNOHANG) == child.pid) {
+			/* only its end: a GPU injection that could not detach leaves
+			 * ptrace stops that waitpid reports too */
+			if (waitpid(child.pid, &st, WNOHANG) == child.pid &&
+			    (WIFEXITED(st) || WIFSIGNALED(st))) {
 				child_status = st;
 				child.pid = -1;
 				why_end = "command exited";
@@ -769,7 +772,8 @@ out_child:
 		if (stop_signal) {
 			for (int i = 0; i < 50 && child.pid > 0; i++) {
 				int st;
-				if (waitpid(child.pid, &st, WNOHANG) == child.pid) {
+				if (waitpid(child.pid, &st, WNOHANG) == child.pid &&
+				    (WIFEXITED(st) || WIFSIGNALED(st))) {
 					child_status = st;
 					child.pid = -1;
 				} else {

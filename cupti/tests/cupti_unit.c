@@ -11,6 +11,8 @@
  *   cupti_unit fork DIR     fork during collection: see fork_case()
  *   cupti_unit unlink DIR   the tracer unlinks the side file: the collector
  *                           stops (disable, unsubscribe); a new attach restarts
+ *   cupti_unit idle DIR     the same while idle (no buffer sees the unlink):
+ *                           the new attach moves the session to a new file
  *
  * Exit 0 and "ok ..." lines when every check passes; else a FAIL line, exit 1.
  */
@@ -346,6 +348,39 @@ static int unlink_case(const char *dir)
 	return failures ? 1 : 0;
 }
 
+/* ---- an idle collector's trace ends, a new one attaches ------------- */
+
+static int idle_case(const char *dir)
+{
+	struct collector_opts o = {
+		.api = &fake.api, .dir = dir, .how = GPUIO_GPU_HOW_ATTACH, .no_atexit = 1,
+	};
+	char err[256], first[4096];
+
+	if (fake_cupti__init(err, sizeof(err))) {
+		printf("FAIL %s\n", err);
+		return 1;
+	}
+	CHECK(collector__attach(&o) == 0, "attach");
+	fake_cupti__kernel(100, 200, 0, 1, 1, "_Z3onev");
+	fake_cupti__deliver();
+	snprintf(first, sizeof(first), "%s", collector__path());
+	CHECK(!collector__stale(), "stale while its file exists");
+	CHECK(collector__attach(&o) == -EALREADY, "second attach while the trace runs");
+	CHECK(unlink(first) == 0, "unlink %s", first);
+	/* no buffer completes: the collector cannot have noticed */
+	CHECK(collector__started() && collector__stale(), "not stale after the unlink");
+	CHECK(collector__attach(&o) == 0, "attach of a new trace");
+	CHECK(!collector__stale(), "still stale after the new attach");
+	CHECK(fake.subscribes == 1 && fake.unsubscribes == 0, "subscribes %u unsubscribes %u",
+	      fake.subscribes, fake.unsubscribes);
+	CHECK(access(collector__path(), F_OK) == 0, "no new side file");
+	fake_cupti__kernel(500, 600, 0, 1, 3, "_Z5threev");
+	collector__stop();  /* forced flush brings corr 3, then FINAL */
+	printf("path %s\n", collector__path());
+	return failures ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 2 && !strcmp(argv[1], "clock"))
@@ -360,8 +395,10 @@ int main(int argc, char **argv)
 		return fork_case(argv[2]);
 	else if (argc >= 3 && !strcmp(argv[1], "unlink"))
 		return unlink_case(argv[2]);
+	else if (argc >= 3 && !strcmp(argv[1], "idle"))
+		return idle_case(argv[2]);
 	else {
-		fprintf(stderr, "usage: cupti_unit clock|names|pool|short DIR|fork DIR|unlink DIR\n");
+		fprintf(stderr, "usage: cupti_unit clock|names|pool|short DIR|fork DIR|unlink DIR|idle DIR\n");
 		return 2;
 	}
 	return failures ? 1 : 0;
