@@ -7,6 +7,12 @@
 #  B. attach: a running process that loaded libcuda is injected by ptrace
 #     while gpuio traces it; same outcome, marked as an attach.
 #  C. --no-gpu-inject: no injection, the uprobes still see the calls.
+#  D. hostile side files planted in CAPTURE.gpu/ (mode 01733: anyone may)
+#     while tracing: a FIFO, a symlink, a hard link, a file with a forged VFS
+#     record and a huge size field, a writer that never stops, and more names
+#     than gpuio has fds. The trace ends on time and stays valid, only GPU
+#     records get in (pid forced to the header's), the real collector's
+#     record is still there.
 # What needs a real GPU (kernels on the timeline) is checked by
 # t_cupti_convert.sh with synthetic CUPTI buffers and t_export_gpu.sh.
 source "$(dirname "$0")/lib.sh"
@@ -68,7 +74,7 @@ grep -q "^2 1 $cpid CUPTI unavailable: " "$TMP/a.info" || fail "A: no UNAVAILABL
 [ "$(grep -c '^2 ' "$TMP/a.info")" -eq 1 ] || fail "A: UNAVAILABLE said more than once in the capture"
 [ ! -e "$TMP/a.gpuio.gpu" ] || fail "A: side-file directory left behind"
 grep -q 'CUPTI unavailable' "$TMP/a.json" || fail "A: the reason is not in the trace metadata"
-api_names "$TMP/a.gpuio" | grep -qx cuMemcpyHtoD_v2 || fail "A: uprobes did not see cuMemcpyHtoD_v2"
+api_names "$TMP/a.gpuio" | grep -x cuMemcpyHtoD_v2 >/dev/null || fail "A: uprobes did not see cuMemcpyHtoD_v2"
 check_struct "$TMP/a.json"
 
 # ---- B. attach: inject into a process that already loaded libcuda ----
@@ -91,7 +97,7 @@ cat "$TMP/b.info"
 grep -q "^2 2 $tpid CUPTI unavailable: " "$TMP/b.info" || fail "B: no UNAVAILABLE/attach info record"
 n=$(grep -c "GPU collector off in pid $tpid" "$TMP/b.err" || true)
 [ "$n" -eq 1 ] || fail "B: expected the reason once on stderr, got $n"
-api_names "$TMP/b.gpuio" | grep -qx cuLaunchKernel || fail "B: uprobes did not see cuLaunchKernel"
+api_names "$TMP/b.gpuio" | grep -x cuLaunchKernel >/dev/null || fail "B: uprobes did not see cuLaunchKernel"
 check_struct "$TMP/b.json"
 
 # ---- C. --no-gpu-inject ----
@@ -106,7 +112,7 @@ wait "$tpid" || fail "C: target failed"
 wait "$gpid" || { cat "$TMP/c.err"; fail "C: gpuio trace failed"; }
 ! grep -q 'injected' "$TMP/c.err" || fail "C: injected despite --no-gpu-inject"
 [ -z "$(info_records "$TMP/c.gpuio")" ] || fail "C: collector records without a collector"
-api_names "$TMP/c.gpuio" | grep -qx cuCtxSynchronize || fail "C: uprobes did not see cuCtxSynchronize"
+api_names "$TMP/c.gpuio" | grep -x cuCtxSynchronize >/dev/null || fail "C: uprobes did not see cuCtxSynchronize"
 # ---- D. the real collector by ptrace into a multi-threaded process (no CUDA) ----
 # gpuio inject's default library is libgpuio-cupti.so and its call
 # gpuio_cupti_attach(DIR): the collector must load, find no usable CUPTI,

@@ -175,6 +175,8 @@ static void htab_del(struct htab *t, void *e)
 
 #define NCV (sizeof(struct mon_cg_val) / sizeof(__u64))
 #define NPV 8    /* the leading counters of struct mon_proc_val */
+#define NCU (MON_CUDA_NAPI * MON_CUDA_KINDS)   /* struct mon_cuda_val's calls */
+#define NGV (NPV + NCU)  /* a process group: I/O counters, then CUDA calls */
 _Static_assert(sizeof(struct mon_cg_val) % sizeof(__u64) == 0, "cg value is all u64");
 _Static_assert(offsetof(struct mon_proc_val, comm_ts) == NPV * sizeof(__u64), "proc counters first");
 
@@ -193,7 +195,7 @@ struct group_key { __u64 cgid; char comm[16]; };
 
 struct proc_group {
 	struct group_key key;
-	__u64 tot[NPV];
+	__u64 tot[NGV];
 	__u64 active_ns;
 	double score;
 	bool labeled;
@@ -203,6 +205,22 @@ struct proc_src {
 	struct mon_proc_key key;
 	__u64 last[NPV];
 	__u32 gen;
+};
+
+/* A mon_cuda entry (bpf/monitor_cuda.bpf.c). */
+struct cuda_src {
+	struct mon_proc_key key;
+	__u64 last[NCU];
+	__u32 gen;
+};
+
+/* CUDA calls per cgroup (summed from the process entries' deltas). */
+struct cuda_cg {
+	__u64 cgid;
+	__u64 tot[NCU];
+	__u64 active_ns;
+	double score;
+	bool labeled;
 };
 
 struct monitor_agg {
@@ -215,7 +233,15 @@ struct monitor_agg {
 	void *keys;              /* keys to delete after an iteration */
 	struct htab cgs, groups, srcs, exited;
 	__u64 cg_other[NCV];
-	__u64 proc_other[NPV];
+	__u64 proc_other[NGV];
+	/* CUDA call counts (monitor_agg__set_cuda; fd_cuda -1: off) */
+	int fd_cuda;
+	__u32 max_cuda;
+	void *cuda_keys;
+	struct htab csrcs, ccgs;
+	__u64 ccg_other[NCU];
+	unsigned ccg_labeled;
+	__u64 cuda_entries, cuda_deleted;
 	__u32 gen;
 	unsigned cg_labeled, grp_labeled;   /* labelled series, per table */
 	__u64 cg_entries, proc_entries, dev_entries, exited_entries;
@@ -247,6 +273,7 @@ int monitor_agg__new(struct monitor_loader *l, struct monitor_names *names,
 	if (!a)
 		return -ENOMEM;
 	pthread_mutex_init(&a->lock, NULL);
+	a->fd_cuda = -1;
 	a->l = l;
 	a->names = names;
 	a->o = *o;
@@ -277,10 +304,30 @@ void monitor_agg__free(struct monitor_agg *a)
 	htab_fini(&a->groups);
 	htab_fini(&a->srcs);
 	htab_fini(&a->exited);
+	if (a->fd_cuda >= 0) {
+		htab_fini(&a->csrcs);
+		htab_fini(&a->ccgs);
+	}
+	free(a->cuda_keys);
 	free(a->vbuf);
 	free(a->keys);
 	pthread_mutex_destroy(&a->lock);
 	free(a);
+}
+
+int monitor_agg__set_cuda(struct monitor_agg *a, int fd, __u32 max_entries)
+{
+	a->cuda_keys = calloc(max_entries + 1, sizeof(struct mon_proc_key));
+	if (!a->cuda_keys ||
+	    htab_init(&a->csrcs, max_entries * 2, sizeof(struct cuda_src), sizeof(struct mon_proc_key)) ||
+	    htab_init(&a->ccgs, a->l->max_cgroups, sizeof(struct cuda_cg), sizeof(__u64))) {
+		htab_fini(&a->csrcs);
+		htab_fini(&a->ccgs);
+		return -ENOMEM;
+	}
+	a->max_cuda = max_entries;
+	a->fd_cuda = fd;
+	return 0;
 }
 
 void monitor_agg__add_extra(struct monitor_agg *a, monitor_agg_extra_fn fn, void *ctx)
@@ -411,6 +458,32 @@ static void read_exited(struct monitor_agg *a)
 	}
 }
 
+/* Add n deltas d at counter index off of group gk (or "other"). */
+static void group_add(struct monitor_agg *a, const struct group_key *gk, const __u64 *d, int off,
+		      int n, double score, __u64 now)
+{
+	struct proc_group *g = htab_find(&a->groups, gk);
+
+	if (!g && !(g = htab_add(&a->groups, gk)) &&
+	    evict_idle(&a->groups, offsetof(struct proc_group, active_ns),
+		       offsetof(struct proc_group, labeled)))
+		g = htab_add(&a->groups, gk);
+	if (g && !g->active_ns && !g->labeled && a->grp_labeled < a->o.top_procs) {
+		g->labeled = true;
+		a->grp_labeled++;
+	}
+	if (g)
+		g->score += score;
+	for (int i = 0; i < n; i++) {
+		if (g)
+			g->tot[off + i] += d[i];
+		if (!g || !g->labeled)
+			a->proc_other[off + i] += d[i];
+	}
+	if (g)
+		g->active_ns = now;
+}
+
 static void refresh_procs(struct monitor_agg *a, __u64 now)
 {
 	struct mon_proc_key key, next, *prev = NULL, *del = a->keys;
@@ -458,28 +531,8 @@ static void refresh_procs(struct monitor_agg *a, __u64 now)
 			src->gen = a->gen;
 		else
 			a->untracked++;
-		if (any) {
-			struct proc_group *g = htab_find(&a->groups, &gk);
-
-			if (!g && !(g = htab_add(&a->groups, &gk)) &&
-			    evict_idle(&a->groups, offsetof(struct proc_group, active_ns),
-				       offsetof(struct proc_group, labeled)))
-				g = htab_add(&a->groups, &gk);
-			if (g && !g->active_ns && !g->labeled && a->grp_labeled < a->o.top_procs) {
-				g->labeled = true;
-				a->grp_labeled++;
-			}
-			if (g)
-				g->score += (double)proc_rank(d);
-			for (int i = 0; i < NPV; i++) {
-				if (g)
-					g->tot[i] += d[i];
-				if (!g || !g->labeled)
-					a->proc_other[i] += d[i];
-			}
-			if (g)
-				g->active_ns = now;
-		}
+		if (any)
+			group_add(a, &gk, d, 0, NPV, (double)proc_rank(d), now);
 		/* the process is gone: its counts are folded, free the entry */
 		if (htab_find(&a->exited, &ek) && ndel < a->l->max_procs)
 			del[ndel++] = key;
@@ -500,6 +553,92 @@ static void refresh_procs(struct monitor_agg *a, __u64 now)
 		if (a->srcs.live[i] && s->gen != a->gen)
 			htab_del(&a->srcs, s);
 	}
+}
+
+/* CUDA calls per process (mon_cuda): into the same (cgroup, comm) groups as
+ * the I/O counters, and per cgroup; exited processes folded and deleted. */
+static void refresh_cuda(struct monitor_agg *a, __u64 now)
+{
+	struct mon_proc_key key, next, *prev = NULL, *del = a->cuda_keys;
+	struct mon_cuda_val v;
+	size_t ndel = 0;
+
+	if (a->fd_cuda < 0)
+		return;
+	a->cuda_entries = 0;
+	while (bpf_map_get_next_key(a->fd_cuda, prev, &next) == 0) {
+		struct mon_exit_key ek = { .tgid = next.tgid, .start_ns = next.start_ns };
+		struct group_key gk = { 0 };
+		const __u64 *cur = &v.calls[0][0];
+		struct cuda_src *src;
+		struct cuda_cg *c;
+		__u64 d[NCU], sum = 0;
+
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(a->fd_cuda, &key, &v) != 0)
+			continue;
+		a->cuda_entries++;
+		strncpy(gk.comm, v.comm, sizeof(gk.comm) - 1);
+		gk.cgid = key.cgid;
+		src = htab_find(&a->csrcs, &key);
+		if (!src)
+			src = htab_add(&a->csrcs, &key);
+		for (int i = 0; i < NCU; i++) {
+			__u64 last = src ? src->last[i] : 0;
+
+			d[i] = cur[i] >= last ? cur[i] - last : cur[i];
+			sum += d[i];
+			if (src)
+				src->last[i] = cur[i];
+		}
+		if (src)
+			src->gen = a->gen;
+		else
+			a->untracked++;
+		if (sum) {
+			group_add(a, &gk, d, NPV, NCU, (double)sum, now);
+			c = htab_find(&a->ccgs, &key.cgid);
+			if (!c && !(c = htab_add(&a->ccgs, &key.cgid)) &&
+			    evict_idle(&a->ccgs, offsetof(struct cuda_cg, active_ns), offsetof(struct cuda_cg, labeled)))
+				c = htab_add(&a->ccgs, &key.cgid);
+			if (c && !c->active_ns && !c->labeled && a->ccg_labeled < a->o.top_cgroups) {
+				c->labeled = true;
+				a->ccg_labeled++;
+			}
+			for (int i = 0; i < NCU; i++) {
+				if (c)
+					c->tot[i] += d[i];
+				if (!c || !c->labeled)
+					a->ccg_other[i] += d[i];
+			}
+			if (c) {
+				c->score += (double)sum;
+				c->active_ns = now;
+			}
+		}
+		if (htab_find(&a->exited, &ek) && ndel < a->max_cuda)
+			del[ndel++] = key;
+	}
+	for (size_t i = 0; i < ndel; i++) {
+		struct cuda_src *src = htab_find(&a->csrcs, &del[i]);
+
+		if (bpf_map_delete_elem(a->fd_cuda, &del[i]) == 0)
+			a->cuda_deleted++;
+		if (src)
+			htab_del(&a->csrcs, src);
+	}
+	for (size_t i = 0; i < a->csrcs.cap; i++) {
+		struct cuda_src *s = htab_ent(&a->csrcs, i);
+
+		if (a->csrcs.live[i] && s->gen != a->gen)
+			htab_del(&a->csrcs, s);
+	}
+}
+
+/* Exited processes are forgotten once every table has folded them. */
+static void drop_exited(struct monitor_agg *a)
+{
 	/* exited processes are forgotten (an exit seen before the process's
 	 * entry is read costs at most its last period's counts) */
 	for (size_t i = 0; i < a->exited.cap; i++) {
@@ -581,6 +720,12 @@ static void refresh_locked(struct monitor_agg *a)
 	refresh_cgroups(a, now);
 	read_exited(a);
 	refresh_procs(a, now);
+	refresh_cuda(a, now);
+	drop_exited(a);
+	if (a->fd_cuda >= 0)
+		a->ccg_labeled = relabel(&a->ccgs, a->o.top_cgroups, offsetof(struct cuda_cg, score),
+			offsetof(struct cuda_cg, active_ns), offsetof(struct cuda_cg, labeled),
+			now, a->o.retire_ns);
 	a->cg_labeled = relabel(&a->cgs, a->o.top_cgroups, offsetof(struct cg_series, score),
 		offsetof(struct cg_series, active_ns), offsetof(struct cg_series, labeled),
 		now, a->o.retire_ns);
@@ -767,6 +912,47 @@ static void render_procs(struct monitor_agg *a, struct mon_buf *b, struct mon_bu
 	}
 }
 
+static const char *const cuda_api_name[MON_CUDA_NAPI] = { "runtime", "driver" };
+/* enum gpuio_api_kind */
+static const char *const cuda_kind_name[MON_CUDA_KINDS] = {
+	"other", "launch", "memcpy", "memset", "sync", "graph_launch", "malloc", "free",
+};
+
+/* One sample per non-zero (api, kind) of CUDA counters v. */
+static void cuda_samples(struct mon_buf *b, const char *name, const char *labels, const __u64 *v)
+{
+	for (int api = 0; api < MON_CUDA_NAPI; api++)
+		for (int k = 0; k < MON_CUDA_KINDS; k++)
+			if (v[api * MON_CUDA_KINDS + k])
+				mon_buf__printf(b, "%s{%s,api=\"%s\",kind=\"%s\"} %llu\n", name, labels,
+						cuda_api_name[api], cuda_kind_name[k],
+						(unsigned long long)v[api * MON_CUDA_KINDS + k]);
+}
+
+static void render_cuda(struct monitor_agg *a, struct mon_buf *b, struct mon_buf *l)
+{
+	if (a->fd_cuda < 0)
+		return;
+	family(b, "gpuio_process_cuda_calls_total", "counter",
+	       "CUDA API calls (uprobes on libcudart = api \"runtime\", libcuda = \"driver\"; a runtime call that reaches the driver counts in both; calls a library makes to its own entry points are not counted), by cgroup and process name (top-K; the rest is comm=\"other\").");
+	FOR_GRP(a, l, v, {
+		cuda_samples(b, "gpuio_process_cuda_calls_total", l->p, v + NPV);
+	});
+	family(b, "gpuio_cgroup_cuda_calls_total", "counter",
+	       "CUDA API calls by cgroup (top-K; the rest is cgroup=\"other\").");
+	for (size_t i = 0; i <= a->ccgs.cap; i++) {
+		const struct cuda_cg *c = i < a->ccgs.cap ? htab_ent(&a->ccgs, i) : NULL;
+
+		if (c && (!a->ccgs.live[i] || !c->labeled))
+			continue;
+		l->len = 0;
+		mon_buf__printf(l, "cgroup=\"");
+		mon_buf__label(l, c ? monitor_names__cgroup(a->names, c->cgid) : "other");
+		mon_buf__printf(l, "\"");
+		cuda_samples(b, "gpuio_cgroup_cuda_calls_total", l->p, c ? c->tot : a->ccg_other);
+	}
+}
+
 static void render_devs(struct monitor_agg *a, struct mon_buf *b, struct mon_buf *l)
 {
 	struct mon_dev_val *vals;
@@ -935,6 +1121,7 @@ void monitor_agg__render(struct monitor_agg *a, struct mon_buf *b)
 	mon_buf__printf(&l, " ");
 	render_cgroups(a, b, &l);
 	render_procs(a, b, &l);
+	render_cuda(a, b, &l);
 	render_devs(a, b, &l);
 	render_health(a, b);
 	for (int i = 0; i < a->nextra; i++)

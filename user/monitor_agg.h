@@ -45,6 +45,8 @@ typedef void (*monitor_agg_extra_fn)(struct mon_buf *b, void *ctx);
 int monitor_agg__new(struct monitor_loader *l, struct monitor_names *names,
 		     const struct monitor_agg_opts *o, struct monitor_agg **out);
 void monitor_agg__free(struct monitor_agg *a);
+/* Also read the CUDA call counts map (bpf/monitor_cuda.bpf.c) at fd. */
+int monitor_agg__set_cuda(struct monitor_agg *a, int fd, __u32 max_entries);
 void monitor_agg__add_extra(struct monitor_agg *a, monitor_agg_extra_fn fn, void *ctx);
 /* Read the maps and fold exited processes (thread-safe). */
 void monitor_agg__refresh(struct monitor_agg *a);
