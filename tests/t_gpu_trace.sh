@@ -139,4 +139,76 @@ for f in "$TMP"/d.gpu/cupti.*.gpuio; do
 done
 [ "$n" -eq 1 ] || fail "D: expected one side file with the attach-mode UNAVAILABLE record, found $n"
 
+# ---- D. hostile side files ----
+# plant.py DIR: what any local user can drop in the world-writable dir
+cat >"$TMP/plant.py" <<'EOF'
+import os, struct, sys
+d = sys.argv[1]
+def header(pid):
+    h = bytearray(2048)
+    h[0:8] = b"GPUIOCAP"
+    struct.pack_into("<IIQQI", h, 8, 1, 2048, 0, 0, pid)
+    return bytes(h)
+def info(pid, reason):   # gpuio_gpu_info, UNAVAILABLE
+    r = struct.pack("<HHIIIQ", 7, 216, pid, pid, 0, 1) + bytes(40)
+    r += struct.pack("<IIIIiI", 2, 0, 1, 0, 0, 0) + reason.ljust(128, b"\0")
+    assert len(r) == 216
+    return r
+def vfs(pid):            # gpuio_vfs_event: not a GPU type, must be dropped
+    return struct.pack("<HHIIIQ", 1, 112, pid, pid, 0, 1) + bytes(88)
+os.mkfifo(os.path.join(d, "cupti.90001.gpuio"))
+os.symlink("/etc/passwd", os.path.join(d, "cupti.90002.gpuio"))
+with open(os.path.join(d, "cupti.90003.gpuio"), "wb") as f:
+    f.write(header(90003) + vfs(1) + info(1, b"FORGED-OK") +
+            struct.pack("<HHIIIQ", 7, 0xfff8, 1, 1, 0, 1) + info(1, b"AFTER-HUGE"))
+with open(os.path.join(d, "other"), "wb") as f:
+    f.write(header(90004) + info(1, b"HARDLINK"))
+os.link(os.path.join(d, "other"), os.path.join(d, "cupti.90004.gpuio"))
+for i in range(1200):    # more names than a 1024-fd limit
+    open(os.path.join(d, "cupti.%d.gpuio" % (100000 + i)), "wb").close()
+# a writer that never stops, not even after the trace (the test kills it)
+with open(os.path.join(d, "cupti.90005.gpuio"), "wb", buffering=0) as f:
+    f.write(header(90005))
+    rec = info(1, b"FLOOD") * 64
+    while True:
+        f.write(rec)
+EOF
+"$CALLS" "$FAKE" --wait "$TMP/goD" --linger 200 >"$TMP/d.out" 2>&1 &
+tpid=$!
+wait_lines "$TMP/d.out" 1
+( ulimit -n 1024; exec timeout 60 "$GPUIO" trace -p "$tpid" -o "$TMP/d.json" --capture "$TMP/d.gpuio" ) \
+  2>"$TMP/d.err" &
+gpid=$!
+for _ in $(seq 100); do [ -d "$TMP/d.gpuio.gpu" ] && break; sleep 0.05; done
+[ -d "$TMP/d.gpuio.gpu" ] || fail "D: no side-file directory"
+python3 "$TMP/plant.py" "$TMP/d.gpuio.gpu" 2>/dev/null &
+ppid=$!
+sleep 3.5
+touch "$TMP/goD"
+wait "$tpid" || fail "D: target failed"
+rc=0; wait "$gpid" || rc=$?
+kill "$ppid" 2>/dev/null || true
+wait "$ppid" 2>/dev/null || true
+grep -v FLOOD "$TMP/d.err" | head -30
+[ "$rc" -eq 0 ] || fail "D: gpuio trace failed or hung (rc $rc)"
+grep -q "cupti.90001.gpuio ignored from here on: not a regular file" "$TMP/d.err" || fail "D: FIFO not refused"
+grep -q "cupti.90004.gpuio ignored from here on: hard-linked" "$TMP/d.err" || fail "D: hard link not refused"
+grep -q "cupti.90003.gpuio ignored from here on: corrupt record" "$TMP/d.err" || fail "D: huge size not refused"
+! grep -qi "too many open files" "$TMP/d.err" || fail "D: gpuio ran out of fds"
+check_struct "$TMP/d.json"
+python3 - "$TMP/d.gpuio" "$tpid" <<'EOF' || fail "D: hostile records in the capture"
+import sys, os
+sys.path.insert(0, os.environ["GPUIO_SRC"] + "/tests")
+import gpu_records
+h, recs = gpu_records.read(sys.argv[1])
+tpid = int(sys.argv[2])
+reasons = [(r["pid"], r["reason"]) for r in recs if r["type_name"] == "gpu_info"]
+assert (90003, "FORGED-OK") in reasons, reasons[:5]
+bad = [x for x in reasons if x[1] in ("AFTER-HUGE", "HARDLINK")]
+assert not bad, bad
+assert all(p == 90005 for p, x in reasons if x == "FLOOD")
+assert not [r for r in recs if r["pid"] in (1, 90003) and r["type"] < 7], "forged non-GPU record"
+assert any(p == tpid and x.startswith("CUPTI unavailable") for p, x in reasons), \
+    "the real collector's record is missing"
+EOF
 echo "ok: launch and attach collectors report why they are off, once; programs unharmed"

@@ -28,6 +28,7 @@
 #include "log.h"
 #include "monitor_agg.h"
 #include "monitor_bpf.h"
+#include "monitor_cuda.h"
 #include "monitor_names.h"
 #include "monitor_nvml.h"
 #include "monitor_recorder.h"
@@ -50,6 +51,7 @@ struct monitor_opts {
 	__u64 dump_max_bytes;
 	unsigned top_procs, top_cgroups;
 	unsigned max_cgroups, max_procs;
+	bool no_cuda;
 	struct monitor_triggers trig;
 };
 
@@ -81,7 +83,7 @@ static void usage(FILE *f)
 "                                      ask the running daemon for a dump; print its path\n"
 "\n"
 "Always-on, in-kernel aggregation of file and block I/O per cgroup, process and\n"
-"disk, served as Prometheus metrics, plus a flight recorder of the last --window\n"
+"disk, and of CUDA API calls per cgroup and process, served as Prometheus metrics, plus a flight recorder of the last --window\n"
 "of full events, dumped on demand (SIGUSR1, `gpuio monitor dump`) or on a trigger.\n"
 "Needs root. One instance per node (lock RUN_DIR/monitor.pid).\n"
 "\n"
@@ -103,6 +105,9 @@ static void usage(FILE *f)
 "      --top-cgroups N      labelled (cgroup, device) series (default 100)\n"
 "      --max-cgroups N      kernel map entries for (cgroup, device) (default 2048)\n"
 "      --max-procs N        kernel map entries for processes (default 8192)\n"
+"      --no-cuda-uprobes    do not count CUDA API calls (by default, every libcudart /\n"
+"                           libcuda file mapped on the node gets counting uprobes, found\n"
+"                           by a /proc scan every 10 s)\n"
 "      --run-dir DIR        lock, pid and dump-status files (default /run/gpuio)\n"
 "      --log-file FILE      log there instead of stderr (SIGHUP reopens it)\n"
 "  -v, --verbose            more detail; -q, --quiet: errors only\n"
@@ -173,6 +178,7 @@ static int parse_args(int argc, char **argv, struct monitor_opts *o)
 		{ "top-cgroups", required_argument, NULL, 'c' },
 		{ "max-cgroups", required_argument, NULL, 'C' },
 		{ "max-procs", required_argument, NULL, 'P' },
+		{ "no-cuda-uprobes", no_argument, NULL, 'U' },
 		{ "run-dir", required_argument, NULL, 'r' },
 		{ "log-file", required_argument, NULL, 'l' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -258,6 +264,7 @@ static int parse_args(int argc, char **argv, struct monitor_opts *o)
 			else if (c == 'C') o->max_cgroups = (unsigned)v;
 			else o->max_procs = (unsigned)v;
 			break;
+		case 'U': o->no_cuda = true; break;
 		case 'r': o->run_dir = optarg; break;
 		case 'l': o->log_file = optarg; break;
 		case 'v': gpuio_log_verbosity++; break;
@@ -446,6 +453,7 @@ static int cmd_monitor_dump(int argc, char **argv)
 struct daemon_ctx {
 	struct monitor_opts *o;
 	struct monitor_loader *ml;
+	struct monitor_cuda *cuda;
 	struct monitor_agg *agg;
 	struct monitor_recorder *rec;
 	struct monitor_nvml *nvml;
@@ -475,8 +483,8 @@ static void self_metrics(struct mon_buf *b, void *ctx)
 	}
 	mon_buf__printf(b, "# HELP gpuio_monitor_info The monitor's configuration.\n"
 			"# TYPE gpuio_monitor_info gauge\n"
-			"gpuio_monitor_info{version=\"%s\",bpf_mode=\"%s\",recorder=\"%s\"} 1\n",
-			GPUIO_VERSION, d->ml->mode, d->rec ? "on" : "off");
+			"gpuio_monitor_info{version=\"%s\",bpf_mode=\"%s\",recorder=\"%s\",cuda_uprobes=\"%s\"} 1\n",
+			GPUIO_VERSION, d->ml->mode, d->rec ? "on" : "off", monitor_cuda__mode(d->cuda));
 	mon_buf__printf(b, "# HELP gpuio_monitor_resident_bytes The daemon's resident memory.\n"
 			"# TYPE gpuio_monitor_resident_bytes gauge\ngpuio_monitor_resident_bytes %ld\n",
 			rss * sysconf(_SC_PAGESIZE));
@@ -584,6 +592,11 @@ int cmd_monitor(int argc, char **argv)
 		pr_err("out of memory");
 		goto out;
 	}
+	if (!o.no_cuda && monitor_cuda__open(d.ml->fd_stats, d.ml->max_procs, &d.cuda) == 0 &&
+	    monitor_agg__set_cuda(d.agg, monitor_cuda__map_fd(d.cuda), d.ml->max_procs)) {
+		pr_err("out of memory");
+		goto out;
+	}
 	d.nvml = monitor_nvml__open();
 	monitor_triggers__arm(&o.trig, monitor_nvml__available(d.nvml));
 	if (o.window_ns) {
@@ -606,6 +619,7 @@ int cmd_monitor(int argc, char **argv)
 		monitor_agg__add_extra(d.agg, monitor_recorder__metrics, d.rec);
 	monitor_agg__add_extra(d.agg, monitor_triggers__metrics, &o.trig);
 	monitor_agg__add_extra(d.agg, monitor_nvml__metrics, d.nvml);
+	monitor_agg__add_extra(d.agg, monitor_cuda__metrics, d.cuda);
 
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
@@ -614,9 +628,10 @@ int cmd_monitor(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	if (http_metrics__start(o.listen, render, &d, &d.http))
 		goto out;
-	pr_info("monitor: serving http://%s/metrics (aggregation: %s%s%s); flight recorder: %s",
-		o.listen, d.ml->mode, d.ml->detail[0] ? "; " : "", d.ml->detail,
-		d.rec ? "on" : "off (--window 0)");
+	pr_info("monitor: serving http://%s/metrics (aggregation: %s%s%s); flight recorder: %s; "
+		"CUDA call counts: %s", o.listen, d.ml->mode, d.ml->detail[0] ? "; " : "", d.ml->detail,
+		d.rec ? "on" : "off (--window 0)", d.cuda ? monitor_cuda__mode(d.cuda) :
+		o.no_cuda ? "off (--no-cuda-uprobes)" : "off");
 	if (d.rec)
 		pr_info("monitor: recorder window %.0fs, %zu MiB, tracer %s; dumps to %s (%s)",
 			o.window_ns / 1e9, o.window_bytes >> 20, monitor_recorder__modes(d.rec),
@@ -636,6 +651,7 @@ int cmd_monitor(int argc, char **argv)
 			usleep(200000);
 		}
 		now = mono_ns();
+		monitor_cuda__scan(d.cuda, now);     /* every 10 s; no-op in between */
 		if (now - last_tick >= tick_ns) {
 			struct monitor_agg_health h;
 			bool busy;
@@ -675,6 +691,7 @@ out:
 	http_metrics__stop(d.http);
 	monitor_recorder__free(d.rec);
 	monitor_agg__free(d.agg);
+	monitor_cuda__free(d.cuda);
 	monitor_names__free(names);
 	monitor_nvml__close(d.nvml);
 	monitor_loader__destroy(d.ml);

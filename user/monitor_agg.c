@@ -1062,7 +1062,9 @@ static void render_health(struct monitor_agg *a, struct mon_buf *b)
 		{ "cgroup_map", NULL }, { "proc_map", NULL }, { "dev_map", NULL },
 	};
 	struct monitor_agg_health h;
-	struct { const char *map; __u64 entries, cap, created, failed, evicted; } m[4];
+	struct { const char *map; __u64 entries, cap, created, failed, evicted; } m[5];
+	int nm = a->fd_cuda >= 0 ? 5 : 4;
+	static const int full_maps[] = { 0, 1, 2, 4 }, evict_maps[] = { 0, 1, 4 };
 
 	(void)fails;
 	health_locked(a, &h);
@@ -1074,23 +1076,29 @@ static void render_health(struct monitor_agg *a, struct mon_buf *b)
 			       stat_sum(a, MON_STAT_DEV_FAIL), 0 };
 	m[3] = (typeof(m[0])){ "exited", h.exited_entries, a->l->max_exited, stat_sum(a, MON_STAT_EXIT_NEW),
 			       0, 0 };
+	if (nm == 5) {
+		__u64 cnew = stat_sum(a, MON_STAT_CUDA_NEW), gone = a->cuda_entries + a->cuda_deleted;
+
+		m[4] = (typeof(m[0])){ "cuda_process", a->cuda_entries, a->max_cuda, cnew,
+				       stat_sum(a, MON_STAT_CUDA_FAIL), cnew > gone ? cnew - gone : 0 };
+	}
 	family(b, "gpuio_monitor_map_entries", "gauge", "Entries in the monitor's BPF maps (at the last refresh).");
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < nm; i++)
 		mon_buf__printf(b, "gpuio_monitor_map_entries{map=\"%s\"} %llu\n", m[i].map,
 				(unsigned long long)m[i].entries);
 	family(b, "gpuio_monitor_map_capacity", "gauge", "Maximum entries of the monitor's BPF maps.");
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < nm; i++)
 		mon_buf__printf(b, "gpuio_monitor_map_capacity{map=\"%s\"} %llu\n", m[i].map,
 				(unsigned long long)m[i].cap);
 	family(b, "gpuio_monitor_map_creations_total", "counter", "Entries the kernel side created.");
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < nm; i++)
 		mon_buf__printf(b, "gpuio_monitor_map_creations_total{map=\"%s\"} %llu\n", m[i].map,
 				(unsigned long long)m[i].created);
 	family(b, "gpuio_monitor_map_full_total", "counter",
 	       "Entries that could not be created (map full): their events were not counted.");
-	for (int i = 0; i < 3; i++)
-		mon_buf__printf(b, "gpuio_monitor_map_full_total{map=\"%s\"} %llu\n", m[i].map,
-				(unsigned long long)m[i].failed);
+	for (int j = 0; j < (nm == 5 ? 4 : 3); j++)
+		mon_buf__printf(b, "gpuio_monitor_map_full_total{map=\"%s\"} %llu\n", m[full_maps[j]].map,
+				(unsigned long long)m[full_maps[j]].failed);
 	mon_buf__printf(b, "gpuio_monitor_map_full_total{map=\"request\"} %llu\n",
 			(unsigned long long)stat_sum(a, MON_STAT_RQ_FULL));
 	mon_buf__printf(b, "gpuio_monitor_map_full_total{map=\"bio\"} %llu\n",
@@ -1099,9 +1107,9 @@ static void render_health(struct monitor_agg *a, struct mon_buf *b)
 			(unsigned long long)stat_sum(a, MON_STAT_TASK_FAIL));
 	family(b, "gpuio_monitor_map_evictions_total", "counter",
 	       "LRU evictions (entries created, neither present nor deleted by the daemon): counts since the previous refresh lost.");
-	for (int i = 0; i < 2; i++)
-		mon_buf__printf(b, "gpuio_monitor_map_evictions_total{map=\"%s\"} %llu\n", m[i].map,
-				(unsigned long long)m[i].evicted);
+	for (int j = 0; j < (nm == 5 ? 3 : 2); j++)
+		mon_buf__printf(b, "gpuio_monitor_map_evictions_total{map=\"%s\"} %llu\n", m[evict_maps[j]].map,
+				(unsigned long long)m[evict_maps[j]].evicted);
 	family(b, "gpuio_monitor_processes_folded_total", "counter",
 	       "Exited processes whose counts were folded into their series and whose entry was freed.");
 	mon_buf__printf(b, "gpuio_monitor_processes_folded_total %llu\n", (unsigned long long)h.procs_folded);

@@ -110,9 +110,7 @@ void monitor_nvml__metrics(struct mon_buf *b, void *ctx)
 	mon_buf__printf(b, "# HELP gpuio_gpu_nvml_available 1 when NVML answers (GPU utilisation series exist).\n"
 			"# TYPE gpuio_gpu_nvml_available gauge\ngpuio_gpu_nvml_available %d\n",
 			monitor_nvml__available(n));
-	/* pending: per-process CUDA API call counts from the uprobes (bpf/cuda.bpf.h) */
-	mon_buf__printf(b, "# HELP gpuio_gpu_cuda_uprobes_available 1 when per-process CUDA API call counts are exported (pending).\n"
-			"# TYPE gpuio_gpu_cuda_uprobes_available gauge\ngpuio_gpu_cuda_uprobes_available 0\n");
+	/* gpuio_gpu_cuda_uprobes_available: monitor_cuda__metrics */
 	if (!monitor_nvml__available(n) || !n->sampled)
 		return;
 	mon_buf__printf(b, "# HELP gpuio_gpu_utilization_ratio Fraction of the last sample period a kernel ran (NVML).\n"

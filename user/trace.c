@@ -75,8 +75,11 @@ static void usage(FILE *f)
 	fprintf(f,
 "usage: gpuio trace [OPTIONS] (-p PID[,PID...] | -a | -- COMMAND [ARGS...])\n"
 "\n"
-"Trace what a process tree does with its files and disks, and write a Chrome\n"
-"trace JSON that opens in Perfetto (ui.perfetto.dev) or chrome://tracing.\n"
+"Trace what a process tree does with its files, disks and GPUs, and write a\n"
+"Chrome trace JSON that opens in Perfetto (ui.perfetto.dev) or chrome://tracing.\n"
+"CUDA calls come from uprobes on libcudart/libcuda; GPU kernels and copies from\n"
+"the CUPTI collector, given to a launched COMMAND through CUDA_INJECTION64_PATH\n"
+"and injected (ptrace) into traced processes that load libcuda.\n"
 "Needs root (or CAP_BPF + CAP_PERFMON). A launched COMMAND runs as the user\n"
 "who invoked sudo; output files belong to that user.\n"
 "\n"
@@ -116,7 +119,8 @@ static void usage(FILE *f)
 "  sudo gpuio trace -o run.json -- fio job.fio\n"
 "  sudo gpuio trace -p 4242 -d 30s -o run.json\n"
 "  sudo gpuio trace -a -d 10s -o all.json.gz\n"
-"  sudo gpuio trace --stream --rotate 1h --keep 24 -o run.pftrace.gz -p 4242\n",
+"  sudo gpuio trace --stream --rotate 1h --keep 24 -o run.pftrace.gz -p 4242\n"
+"  sudo gpuio trace -o train.pftrace -- python3 train.py   # then: gpuio report train.gpuio\n",
 		gpuio_loader__vfs_modes());
 }
 
