@@ -139,10 +139,10 @@ for f in "$TMP"/d.gpu/cupti.*.gpuio; do
 done
 [ "$n" -eq 1 ] || fail "D: expected one side file with the attach-mode UNAVAILABLE record, found $n"
 
-# ---- D. hostile side files ----
+# ---- E. hostile side files ----
 # plant.py DIR: what any local user can drop in the world-writable dir
 cat >"$TMP/plant.py" <<'EOF'
-import os, struct, sys
+import os, struct, sys, time
 d = sys.argv[1]
 def header(pid):
     h = bytearray(2048)
@@ -172,31 +172,32 @@ with open(os.path.join(d, "cupti.90005.gpuio"), "wb", buffering=0) as f:
     rec = info(1, b"FLOOD") * 64
     while True:
         f.write(rec)
+        time.sleep(0.002)
 EOF
-"$CALLS" "$FAKE" --wait "$TMP/goD" --linger 200 >"$TMP/d.out" 2>&1 &
+"$CALLS" "$FAKE" --wait "$TMP/goD" --linger 200 >"$TMP/e.out" 2>&1 &
 tpid=$!
-wait_lines "$TMP/d.out" 1
-( ulimit -n 1024; exec timeout 60 "$GPUIO" trace -p "$tpid" -o "$TMP/d.json" --capture "$TMP/d.gpuio" ) \
-  2>"$TMP/d.err" &
+wait_lines "$TMP/e.out" 1
+( ulimit -n 1024; exec timeout 60 "$GPUIO" trace -p "$tpid" -o "$TMP/e.json" --capture "$TMP/e.gpuio" ) \
+  2>"$TMP/e.err" &
 gpid=$!
-for _ in $(seq 100); do [ -d "$TMP/d.gpuio.gpu" ] && break; sleep 0.05; done
-[ -d "$TMP/d.gpuio.gpu" ] || fail "D: no side-file directory"
-python3 "$TMP/plant.py" "$TMP/d.gpuio.gpu" 2>/dev/null &
+for _ in $(seq 100); do [ -d "$TMP/e.gpuio.gpu" ] && break; sleep 0.05; done
+[ -d "$TMP/e.gpuio.gpu" ] || fail "E: no side-file directory"
+python3 "$TMP/plant.py" "$TMP/e.gpuio.gpu" 2>/dev/null &
 ppid=$!
 sleep 3.5
 touch "$TMP/goD"
-wait "$tpid" || fail "D: target failed"
+wait "$tpid" || fail "E: target failed"
 rc=0; wait "$gpid" || rc=$?
 kill "$ppid" 2>/dev/null || true
 wait "$ppid" 2>/dev/null || true
-grep -v FLOOD "$TMP/d.err" | head -30
-[ "$rc" -eq 0 ] || fail "D: gpuio trace failed or hung (rc $rc)"
-grep -q "cupti.90001.gpuio ignored from here on: not a regular file" "$TMP/d.err" || fail "D: FIFO not refused"
-grep -q "cupti.90004.gpuio ignored from here on: hard-linked" "$TMP/d.err" || fail "D: hard link not refused"
-grep -q "cupti.90003.gpuio ignored from here on: corrupt record" "$TMP/d.err" || fail "D: huge size not refused"
-! grep -qi "too many open files" "$TMP/d.err" || fail "D: gpuio ran out of fds"
-check_struct "$TMP/d.json"
-python3 - "$TMP/d.gpuio" "$tpid" <<'EOF' || fail "D: hostile records in the capture"
+grep -v FLOOD "$TMP/e.err" | head -30
+[ "$rc" -eq 0 ] || fail "E: gpuio trace failed or hung (rc $rc)"
+grep -q "cupti.90001.gpuio ignored from here on: not a regular file" "$TMP/e.err" || fail "E: FIFO not refused"
+grep -q "cupti.90004.gpuio ignored from here on: hard-linked" "$TMP/e.err" || fail "E: hard link not refused"
+grep -q "cupti.90003.gpuio ignored from here on: corrupt record" "$TMP/e.err" || fail "E: huge size not refused"
+! grep -qi "too many open files" "$TMP/e.err" || fail "E: gpuio ran out of fds"
+check_struct "$TMP/e.json"
+python3 - "$TMP/e.gpuio" "$tpid" <<'EOF' || fail "E: hostile records in the capture"
 import sys, os
 sys.path.insert(0, os.environ["GPUIO_SRC"] + "/tests")
 import gpu_records
