@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include "capture.h"
 #include "side_file.h"
@@ -41,6 +42,7 @@ static void fill_header(struct gpuio_cap_header *h, const char *target)
 {
 	struct utsname u;
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	struct stat ns;
 	int fd;
 
 	memset(h, 0, sizeof(*h));
@@ -63,6 +65,13 @@ static void fill_header(struct gpuio_cap_header *h, const char *target)
 		close(fd);
 	}
 	snprintf(h->target, sizeof(h->target), "%s", target);
+	/* our pid is the one of our pid namespace: say which, so a tracer in
+	 * another namespace (the host, for a container) can map it to its own */
+	if (stat("/proc/self/ns/pid", &ns) == 0) {
+		size_t l = strlen(h->target);
+
+		snprintf(h->target + l, sizeof(h->target) - l, " pidns %lu", (unsigned long)ns.st_ino);
+	}
 	snprintf(h->cmdline, sizeof(h->cmdline), "libgpuio-cupti");
 }
 

@@ -139,6 +139,33 @@ for f in "$TMP"/d.gpu/cupti.*.gpuio; do
 done
 [ "$n" -eq 1 ] || fail "D: expected one side file with the attach-mode UNAVAILABLE record, found $n"
 
+# ---- F. a process in its own pid namespace (a container) ----
+# Its collector knows only its namespace's pid (1 here): gpuio must map it to
+# the host pid it traces, or the GPU records land on the wrong process.
+if command -v unshare >/dev/null && unshare --pid --fork --mount-proc true 2>/dev/null; then
+  unshare --pid --fork --mount-proc "$CALLS" "$FAKE" --wait "$TMP/go4" --linger 200 \
+    >"$TMP/f.out" 2>&1 &
+  upid=$!
+  wait_lines "$TMP/f.out" 1
+  grep -q '^ready 1$' "$TMP/f.out" || fail "F: the program is not pid 1 of its namespace: $(head -1 "$TMP/f.out")"
+  hpid=$(pgrep -P "$upid" | head -1)
+  [ -n "$hpid" ] || fail "F: no host pid for the namespaced program"
+  "$GPUIO" trace -p "$hpid" -o "$TMP/f.json" --capture "$TMP/f.gpuio" 2>"$TMP/f.err" &
+  gpid=$!
+  for _ in $(seq 200); do grep -q 'GPU collector injected into pid' "$TMP/f.err" && break; sleep 0.05; done
+  sleep 1.5   # one ingest tick after the injection
+  touch "$TMP/go4"
+  wait "$upid" || fail "F: the namespaced program failed"
+  wait "$gpid" || { cat "$TMP/f.err"; fail "F: gpuio trace failed"; }
+  cat "$TMP/f.err"
+  grep -q "GPU collector of pid 1 in another pid namespace is pid $hpid here" "$TMP/f.err" ||
+    fail "F: the namespace pid was not mapped to $hpid"
+  info_records "$TMP/f.gpuio" | grep -q "^2 2 $hpid CUPTI unavailable: " ||
+    fail "F: the collector's record is not on host pid $hpid"
+else
+  echo "note: F skipped: unshare --pid not available here"
+fi
+
 # ---- E. hostile side files ----
 # plant.py DIR: what any local user can drop in the world-writable dir
 cat >"$TMP/plant.py" <<'EOF'
@@ -164,6 +191,11 @@ with open(os.path.join(d, "cupti.90003.gpuio"), "wb") as f:
 with open(os.path.join(d, "other"), "wb") as f:
     f.write(header(90004) + info(1, b"HARDLINK"))
 os.link(os.path.join(d, "other"), os.path.join(d, "cupti.90004.gpuio"))
+# another user's file claiming a live root process (this script's own shell)
+p = os.path.join(d, "cupti.90006.gpuio")
+with open(p, "wb") as f:
+    f.write(header(int(sys.argv[2])) + info(1, b"NOT-YOURS"))
+os.chown(p, 65534, 65534)
 for i in range(1200):    # more names than a 1024-fd limit
     open(os.path.join(d, "cupti.%d.gpuio" % (100000 + i)), "wb").close()
 # a writer that never stops, not even after the trace (the test kills it)
@@ -182,7 +214,7 @@ wait_lines "$TMP/e.out" 1
 gpid=$!
 for _ in $(seq 100); do [ -d "$TMP/e.gpuio.gpu" ] && break; sleep 0.05; done
 [ -d "$TMP/e.gpuio.gpu" ] || fail "E: no side-file directory"
-python3 "$TMP/plant.py" "$TMP/e.gpuio.gpu" 2>/dev/null &
+python3 "$TMP/plant.py" "$TMP/e.gpuio.gpu" "$$" 2>/dev/null &
 ppid=$!
 sleep 3.5
 touch "$TMP/goD"
@@ -195,6 +227,8 @@ grep -v FLOOD "$TMP/e.err" | head -30
 grep -q "cupti.90001.gpuio ignored from here on: not a regular file" "$TMP/e.err" || fail "E: FIFO not refused"
 grep -q "cupti.90004.gpuio ignored from here on: hard-linked" "$TMP/e.err" || fail "E: hard link not refused"
 grep -q "cupti.90003.gpuio ignored from here on: corrupt record" "$TMP/e.err" || fail "E: huge size not refused"
+grep -q "cupti.90006.gpuio ignored from here on: its pid belongs to another user" "$TMP/e.err" ||
+  fail "E: another user's file was allowed to name a root process"
 ! grep -qi "too many open files" "$TMP/e.err" || fail "E: gpuio ran out of fds"
 check_struct "$TMP/e.json"
 python3 - "$TMP/e.gpuio" "$tpid" <<'EOF' || fail "E: hostile records in the capture"
@@ -205,7 +239,7 @@ h, recs = gpu_records.read(sys.argv[1])
 tpid = int(sys.argv[2])
 reasons = [(r["pid"], r["reason"]) for r in recs if r["type_name"] == "gpu_info"]
 assert (90003, "FORGED-OK") in reasons, reasons[:5]
-bad = [x for x in reasons if x[1] in ("AFTER-HUGE", "HARDLINK")]
+bad = [x for x in reasons if x[1] in ("AFTER-HUGE", "HARDLINK", "NOT-YOURS")]
 assert not bad, bad
 assert all(p == 90005 for p, x in reasons if x == "FLOOD")
 assert not [r for r in recs if r["pid"] in (1, 90003) and r["type"] < 7], "forged non-GPU record"

@@ -214,21 +214,141 @@ bad:
 	return -EINVAL;
 }
 
-static int read_header(struct side_file *f, int fd)
+static unsigned long pidns_of(const char *pid_dir)
+{
+	char path[64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/ns/pid", pid_dir);
+	return stat(path, &st) ? 0 : (unsigned long)st.st_ino;
+}
+
+/* Does uid own process pid_dir (real, effective, saved or fs uid)? */
+static bool proc_has_uid(const char *pid_dir, uid_t uid)
+{
+	char path[64], line[256];
+	bool yes = false;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/status", pid_dir);
+	fp = fopen(path, "re");
+	if (!fp)
+		return false;
+	while (fgets(line, sizeof(line), fp)) {
+		unsigned long u[4];
+
+		if (sscanf(line, "Uid: %lu %lu %lu %lu", &u[0], &u[1], &u[2], &u[3]) == 4) {
+			yes = u[0] == uid || u[1] == uid || u[2] == uid || u[3] == uid;
+			break;
+		}
+	}
+	fclose(fp);
+	return yes;
+}
+
+/* The innermost pid of /proc/PID (its NSpid line's last field), 0 unknown. */
+static unsigned long inner_pid(const char *pid_dir)
+{
+	char path[64], line[256];
+	unsigned long pid = 0;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/status", pid_dir);
+	fp = fopen(path, "re");
+	if (!fp)
+		return 0;
+	while (fgets(line, sizeof(line), fp)) {
+		if (!strncmp(line, "NSpid:", 6)) {
+			char *last = strrchr(line, '\t');
+
+			pid = strtoul(last ? last + 1 : line + 6, NULL, 10);
+			break;
+		}
+	}
+	fclose(fp);
+	return pid;
+}
+
+/*
+ * The pid, in gpuio's namespace, of the collector that wrote a side file
+ * claiming pid `claimed` of pid namespace `ns` (0: not said). A container's
+ * collector knows only its own namespace's pid: find the process in that
+ * namespace with that pid. The file's owner must be one of the process's
+ * uids (root's files are trusted), so no user can put records on another
+ * user's process. Returns the pid, or 0 with a reason.
+ */
+static __u32 resolve_pid(__u32 claimed, unsigned long ns, uid_t owner, const char **why)
+{
+	unsigned long mine = pidns_of("/proc/self");
+	char dir[64];
+	DIR *d;
+	struct dirent *de;
+
+	if (!ns || ns == mine) {
+		snprintf(dir, sizeof(dir), "/proc/%u", claimed);
+		if (access(dir, F_OK)) {
+			/* exited already (a launched command): nothing left to check */
+			return claimed;
+		}
+		if (owner && !proc_has_uid(dir, owner)) {
+			*why = "its pid belongs to another user";
+			return 0;
+		}
+		return claimed;
+	}
+	d = opendir("/proc");
+	if (!d) {
+		*why = "/proc unreadable";
+		return 0;
+	}
+	while ((de = readdir(d))) {
+		unsigned long pid = strtoul(de->d_name, NULL, 10);
+
+		if (!pid || pid > 0x7fffffff)
+			continue;
+		snprintf(dir, sizeof(dir), "/proc/%lu", pid);
+		if (pidns_of(dir) != ns || inner_pid(dir) != claimed)
+			continue;
+		closedir(d);
+		if (owner && !proc_has_uid(dir, owner)) {
+			*why = "its pid belongs to another user";
+			return 0;
+		}
+		return (__u32)pid;
+	}
+	closedir(d);
+	*why = "a process of another pid namespace that is gone: its pid cannot be mapped";
+	return 0;
+}
+
+static int read_header(struct side_file *f, int fd, const struct stat *st)
 {
 	struct gpuio_cap_header h;
+	const char *why = NULL, *p;
+	unsigned long ns = 0;
 	ssize_t n;
 
 	n = pread(fd, &h, sizeof(h), 0);
-	if (n < (ssize_t)offsetof(struct gpuio_cap_header, tracer_pid) + 4)
-		return 0;       /* not written yet */
+	if (n < (ssize_t)sizeof(h))
+		return 0;       /* not written yet (the collector writes it whole) */
 	if (memcmp(h.magic, GPUIO_CAP_MAGIC, sizeof(h.magic)) ||
 	    h.header_size < offsetof(struct gpuio_cap_header, flags) ||
 	    h.header_size > 65536 || (h.header_size & 7)) {
 		reject(f, "bad header");
 		return -1;
 	}
-	f->pid = h.tracer_pid;
+	h.target[sizeof(h.target) - 1] = 0;
+	p = strstr(h.target, " pidns ");
+	if (p)
+		ns = strtoul(p + 7, NULL, 10);
+	f->pid = resolve_pid(h.tracer_pid, ns, st->st_uid, &why);
+	if (!f->pid) {
+		reject(f, why);
+		return -1;
+	}
+	if (f->pid != h.tracer_pid)
+		pr_info("GPU collector of pid %u in another pid namespace is pid %u here",
+			h.tracer_pid, f->pid);
 	f->header_size = h.header_size;
 	f->off = h.header_size;
 	return 1;
@@ -331,7 +451,7 @@ long gpu_ingest__poll(struct gpu_ingest *g, struct gpuio_cap_writer *w)
 		fd = open_side(g, f, &st);
 		if (fd < 0)
 			continue;
-		if (f->header_size || read_header(f, fd) > 0) {
+		if (f->header_size || read_header(f, fd, &st) > 0) {
 			before = f->off;
 			end = (__u64)st.st_size;
 			if (end > f->off + INGEST_FILE_POLL_MAX)
