@@ -579,7 +579,7 @@ static void refresh_cuda(struct monitor_agg *a, __u64 now)
 		if (bpf_map_lookup_elem(a->fd_cuda, &key, &v) != 0)
 			continue;
 		a->cuda_entries++;
-		strncpy(gk.comm, v.comm, sizeof(gk.comm) - 1);
+		snprintf(gk.comm, sizeof(gk.comm), "%.15s", v.comm);   /* zeros after the NUL */
 		gk.cgid = key.cgid;
 		src = htab_find(&a->csrcs, &key);
 		if (!src)

@@ -15,8 +15,12 @@
 # + fd walk, cgroup id, per-thread adds +101, + the two bpf_ktime_get_ns()
 # for the latency histogram +154 (the version with two per-CPU LRU hash
 # lookups per call: +176). The clock alone is ~0.9x the floor's added cost.
+# Last line: what the daemon's CUDA call counter adds to a CUDA driver call
+# (cuda_uprobe_bench: cuStreamSynchronize into the stand-in libcuda.so.1,
+# uprobe.multi), untraced runs vs runs once the daemon probed the library.
 # Knobs: GPUIO_BUILD (default build), BENCH_FILE, BENCH_CALLS (1000000),
-# BENCH_RUNS (5), BENCH_RATE (100000), BENCH_RATE_SECS (10).
+# BENCH_RUNS (5), BENCH_RATE (100000), BENCH_RATE_SECS (10),
+# BENCH_CUDA_CALLS (200000).
 set -uo pipefail
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 BUILD=${GPUIO_BUILD:-$SRC/build}
@@ -34,7 +38,10 @@ OUT=$BUILD/bench/monitor.md
 say() { echo "bench-monitor: $*" >&2; }
 die() { echo "bench-monitor: $*" >&2; exit 1; }
 [ "$(id -u)" -eq 0 ] || die "needs root"
-make -C "$SRC" --no-print-directory BUILD="$BUILD" all test-progs "$EMPTY_RUN" >&2 || die "build failed"
+CUDA_BENCH=$BUILD/bench/cuda_uprobe_bench
+CUDA_LIB=$BUILD/tests/fake_cuda/libcuda.so.1
+CUDA_N=${BENCH_CUDA_CALLS:-200000}
+make -C "$SRC" --no-print-directory BUILD="$BUILD" all test-progs "$EMPTY_RUN" "$CUDA_BENCH" >&2 || die "build failed"
 T=$(mktemp -d /tmp/gpuio-bench-mon.XXXXXX)
 MON=""
 cleanup() { [ -n "$MON" ] && kill "$MON" 2>/dev/null; wait 2>/dev/null; rm -rf "$T"; }
@@ -90,6 +97,27 @@ cpu_row() {   # cpu_row LABEL MONITOR-ARGS...
 	awk -v l="$label" -v t=$((t1 - t0)) -v hz="$hz" -v s="$RATE_SECS" -v res="$res" -v add="$ma" -v rate="$RATE" -v rss="$rss" \
 		'BEGIN { printf "| %s | %.2f %% | %.1f %% | %d MiB | %s |\n", l, 100 * t / hz / s, add * rate / 1e7, rss / 1024, res }'
 }
+# What a counted CUDA call costs: untraced runs, then runs while the daemon
+# has the library probed (a holder process maps it; the scan is every 10 s).
+cuda_row() {
+	local cu=() cm=() holder
+	for ((r = 1; r <= RUNS; r++)); do
+		cu+=("$("$CUDA_BENCH" "$CUDA_LIB" "$CUDA_N" | awk '/ns_per_call/ { printf "%.0f", $2 }')")
+	done
+	start_monitor --window 0
+	"$CUDA_BENCH" "$CUDA_LIB" 1 --wait "$T/never" > /dev/null &
+	holder=$!
+	for _ in $(seq 300); do grep -q 'cuda uprobes: .*libcuda.so.1' "$T/mon.log" && break; sleep 0.1; done
+	for ((r = 1; r <= RUNS; r++)); do
+		cm+=("$("$CUDA_BENCH" "$CUDA_LIB" "$CUDA_N" | awk '/ns_per_call/ { printf "%.0f", $2 }')")
+	done
+	kill "$holder" 2>/dev/null; wait "$holder" 2>/dev/null
+	stop_monitor
+	local a b
+	a=$(median "${cu[@]}"); b=$(median "${cm[@]}")
+	echo "| CUDA driver call (cuda_uprobe_bench, $CUDA_N calls) | untraced $a ns (${cu[*]}) | counted by the monitor $b ns (${cm[*]}) | added $((b - a)) ns per counted call |"
+	echo "|---|---:|---:|---:|"
+}
 {
 	echo "# gpuio monitor bench"
 	echo
@@ -111,6 +139,8 @@ cpu_row() {   # cpu_row LABEL MONITOR-ARGS...
 	echo "|---|---:|---:|---:|---|"
 	cpu_row "--window 0 (aggregation only)" --window 0
 	cpu_row "--window 60s (aggregation + flight recorder)" --window 60s
+	echo
+	cuda_row
 } > "$T/out.md"
 mkdir -p "$(dirname "$OUT")"
 cp "$T/out.md" "$OUT"

@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# t_monitor_cuda: `gpuio monitor`'s per-process and per-cgroup CUDA API call
+# counts equal the calls a program says it made.
+#
+# fake_libcuda_calls dlopens the stand-in libcuda.so.1 (tests/progs/
+# fake_libcuda.c) in its own cgroup, prints "ready PID" and waits for a file
+# while the daemon's /proc scan (every 10 s) finds and probes the library;
+# then it makes its calls, printing "CALL name ..." for each. Ground truth:
+# those lines, each name mapped to its kind by the driver table in
+# user/cuda_probes.c (the table the monitor probes from). Checked on pages
+# scraped with curl and parsed strictly, while the process lives and after
+# it exited (its entry folded), in both attach flavours (uprobe.multi and
+# classic uprobes); the library's own internal cuMemcpy call is not counted.
+# Also: idle, with no CUDA library mapped on the node, nothing is attached;
+# --no-cuda-uprobes says available 0 and exports no CUDA series.
+source "$(dirname "$0")/lib.sh"
+need_root
+source "$(dirname "$0")/monitor_lib.sh"
+FAKE_CALLS="$GPUIO_TESTS/fake_libcuda_calls"
+FAKE_LIB="$GPUIO_TESTS/fake_cuda/libcuda.so.1"
+for f in "$FAKE_CALLS" "$FAKE_LIB"; do
+  [ -e "$f" ] || fail "$f missing (make test-progs)"
+done
+chmod 0755 "$TMP"
+LIB_REAL=$(realpath "$FAKE_LIB")
+SRC=${GPUIO_SRC:-$(cd "$(dirname "$0")/.." && pwd)}
+
+# kinds of the driver functions, from the table the monitor probes from
+python3 - "$SRC/user/cuda_probes.c" > "$TMP/kinds.json" <<'PYEOF' || fail "cannot read the driver table"
+import json, re, sys
+src = open(sys.argv[1]).read()
+tab = src[src.index("static const struct cuda_fn drv_fns[]"):]
+tab = tab[:tab.index("};")]
+kinds = {}
+for m in re.finditer(r'\.name = "(\w+)", \.kind = GPUIO_API_(\w+)', tab):
+    kinds[m.group(1)] = m.group(2).lower()
+for m in re.finditer(r'DRV_COPY\("(\w+)"', tab):
+    kinds[m.group(1)] = "memcpy"
+assert len(kinds) > 30, kinds
+json.dump(kinds, sys.stdout)
+PYEOF
+
+# processes mapping a CUDA library right now (other tests may run meanwhile)
+cuda_mapped() { { grep -lsE '/libcuda(rt)?\.so' /proc/[0-9]*/maps 2>/dev/null || true; } | head -3; }
+mon_links() { bpftool link show 2>/dev/null | grep -cE 'mon_cuda' || true; }
+
+# ---- idle: no CUDA library mapped anywhere -> nothing attached
+before=$(cuda_mapped)
+mon_start --window 0 --listen 127.0.0.1:$MON_PORT --top-k 200
+sleep 0.5
+scrape "$TMP/idle.txt"
+after=$(cuda_mapped)
+grep -q '^gpuio_gpu_cuda_uprobes_available 1' "$TMP/idle.txt" || fail "CUDA call counts not available"
+if [ -z "$before" ] && [ -z "$after" ]; then
+  grep -q '^gpuio_gpu_cuda_libraries_probed 0' "$TMP/idle.txt" ||
+    fail "libraries probed while no process maps a CUDA library"
+  if command -v bpftool >/dev/null; then
+    [ "$(mon_links)" = 0 ] || { bpftool link show; fail "uprobe links while idle"; }
+  fi
+  echo "ok   idle: no CUDA library mapped, no library probed, no uprobe link"
+else
+  echo "note: idle check skipped: a CUDA library is mapped elsewhere ($before $after)"
+fi
+mon_stop
+
+run_calls() {   # run_calls TAG MODE: one daemon, one program in its cgroup, two scrapes
+  local tag=$1 mode=$2 cg pid
+  cg=$(mk_cgroup "gpuio-cuda-$tag-$$")
+  GPUIO_MONITOR_CUDA_MODE=$mode mon_start --window 0 --listen 127.0.0.1:$MON_PORT --top-k 200
+  grep -q "CUDA call counts: $mode" "$TMP/monitor.log" ||
+    { cat "$TMP/monitor.log"; fail "$tag: not in $mode mode"; }
+  rm -f "$TMP/go"
+  sh -c 'echo $$ > "$1/cgroup.procs" && shift && exec "$@"' sh "$cg" \
+    "$FAKE_CALLS" "$FAKE_LIB" --wait "$TMP/go" --linger 3000 >"$TMP/calls-$tag.out" 2>&1 &
+  pid=$!
+  MON_EXTRA_CLEANUP="kill $pid 2>/dev/null || true; ${MON_EXTRA_CLEANUP:-}"
+  for _ in $(seq 100); do grep -q '^ready' "$TMP/calls-$tag.out" && break; sleep 0.1; done
+  grep -q '^ready' "$TMP/calls-$tag.out" || fail "$tag: the program never got ready"
+  # the next scan (<= 10 s) finds the library through /proc/PID/maps
+  for _ in $(seq 300); do grep -qF "$LIB_REAL: " "$TMP/monitor.log" && break; sleep 0.1; done
+  grep -qF "$LIB_REAL: 11 functions" "$TMP/monitor.log" ||
+    { cat "$TMP/monitor.log"; fail "$tag: the library was not probed (11 functions)"; }
+  comm=$(cat "/proc/$pid/comm")
+  touch "$TMP/go"
+  for _ in $(seq 100); do [ "$(grep -c '^CALL' "$TMP/calls-$tag.out")" = 11 ] && break; sleep 0.1; done
+  sleep 0.3
+  scrape "$TMP/$tag-live.txt"                  # the process is still there (--linger)
+  wait "$pid" || fail "$tag: fake_libcuda_calls failed"
+  sleep 1.5                                    # a refresh tick folds the exited process
+  scrape "$TMP/$tag-exit.txt"
+  python3 - "$TMP/kinds.json" "$TMP/calls-$tag.out" "/${cg#$CGV2/}" "$comm" \
+      "$TMP/$tag-live.txt.json" "$TMP/$tag-exit.txt.json" "$tag" <<'PYEOF' || fail "$tag: CUDA call counts differ from the calls made"
+import collections, json, sys
+kinds = json.load(open(sys.argv[1]))
+cg, comm, tag = sys.argv[3], sys.argv[4], sys.argv[7]
+truth = collections.Counter()
+for l in open(sys.argv[2]):
+    if l.startswith("CALL "):
+        truth[kinds[l.split()[1]]] += 1
+assert sum(truth.values()) == 11, truth
+bad = 0
+def check(cond, msg):
+    global bad
+    print(("ok   " if cond else "FAIL ") + msg)
+    bad += not cond
+for page in sys.argv[5:7]:
+    m = json.load(open(page))
+    when = "live" if "live" in page else "exited"
+    for fam, lab in (("gpuio_process_cuda_calls_total", f'cgroup="{cg}",comm="{comm}"'),
+                     ("gpuio_cgroup_cuda_calls_total", f'cgroup="{cg}"')):
+        got = collections.Counter()
+        for k, v in m.items():
+            if k.startswith(fam + "{") and lab + "," in k.replace("}", ",", 1) and v:
+                api = k.split('api="')[1].split('"')[0]
+                kind = k.split('kind="')[1].split('"')[0]
+                got[(api, kind)] += int(v)
+        want = collections.Counter({("driver", k): n for k, n in truth.items()})
+        check(got == want, f"{tag} {when}: {fam}{{{lab}}} {dict(got)} == calls made {dict(want)}")
+    check(m.get('gpuio_monitor_map_full_total{map="cuda_process"}') == 0, f"{tag} {when}: no CUDA map full")
+sys.exit(1 if bad else 0)
+PYEOF
+  mon_stop
+  if command -v bpftool >/dev/null; then
+    for _ in $(seq 100); do [ "$(mon_links)" = 0 ] && break; sleep 0.1; done
+    [ "$(mon_links)" = 0 ] || fail "$tag: CUDA uprobe links left after SIGTERM"
+  fi
+}
+run_calls multi uprobe.multi
+run_calls classic uprobe
+
+# ---- --no-cuda-uprobes: off, said so, no CUDA series
+mon_start --window 0 --listen 127.0.0.1:$MON_PORT --no-cuda-uprobes
+scrape "$TMP/off.txt"
+grep -q '^gpuio_gpu_cuda_uprobes_available 0' "$TMP/off.txt" || fail "--no-cuda-uprobes: available is not 0"
+grep -q 'cuda_calls_total' "$TMP/off.txt" && fail "--no-cuda-uprobes: CUDA series exported"
+grep -q 'CUDA call counts: off (--no-cuda-uprobes)' "$TMP/monitor.log" || fail "--no-cuda-uprobes not said"
+mon_stop
+echo "PASS: per-process and per-cgroup CUDA call counts equal the calls made (uprobe.multi and classic; live and folded); idle attaches nothing; --no-cuda-uprobes"
