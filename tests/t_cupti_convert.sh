@@ -59,12 +59,13 @@ main=$(cat "$TMP/main.path")
 [ "$main" = "$TMP/cupti.$(basename "$main" | cut -d. -f2).gpuio" ] || fail "side file name $main"
 
 python3 - "$main" "$LONG" <<'PY' || fail "main side file content"
-import sys, gpu_records as g
+import os, sys, gpu_records as g
 hdr, recs = g.read(sys.argv[1])
 long_name = sys.argv[2]
 pid = hdr["tracer_pid"]
 assert hdr["version"] == 1 and hdr["abi_version"] == 1, hdr
-assert hdr["header_size"] == 2024 and hdr["target"] == "cupti pid %d" % pid, hdr
+ns = os.stat("/proc/self/ns/pid").st_ino   # same namespace as the collector
+assert hdr["header_size"] == 2024 and hdr["target"] == "cupti pid %d pidns %d" % (pid, ns), hdr
 assert hdr["monotonic_ns"] > 0 and hdr["realtime_ns"] > hdr["monotonic_ns"], hdr
 
 def info(state, dropped, records):

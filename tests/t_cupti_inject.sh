@@ -53,7 +53,7 @@ path, how = sys.argv[1], int(sys.argv[2])
 hdr, recs = g.read(path)
 pid = hdr["tracer_pid"]
 assert os.path.basename(path) in ("cupti.%d.gpuio" % pid, "cupti.%d.1.gpuio" % pid), path
-assert hdr["target"] == "cupti pid %d" % pid, hdr
+assert hdr["target"] == "cupti pid %d pidns %d" % (pid, os.stat("/proc/self/ns/pid").st_ino), hdr
 assert len(recs) == 1, [r["type_name"] for r in recs]
 r = recs[0]
 assert r["type_name"] == "gpu_info" and r["state"] == g.GPU_UNAVAILABLE and r["how"] == how, r
