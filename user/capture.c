@@ -387,6 +387,71 @@ static int fill(struct gpuio_cap_reader *r, size_t want)
 	return r->len - r->pos >= want;
 }
 
+int gpuio_rec__sanitize(unsigned char *rec)
+{
+	struct gpuio_hdr *h = (void *)rec;
+
+	switch (h->type) {
+	case GPUIO_REC_PATH: {
+		struct gpuio_path_event *p = (void *)rec;
+
+		if (p->len > h->size - offsetof(struct gpuio_path_event, data))
+			return -EBADMSG;
+		break;
+	}
+	case GPUIO_REC_PROC: {
+		struct gpuio_proc_event *p = (void *)rec;
+		size_t room = h->size - offsetof(struct gpuio_proc_event, args);
+
+		/* a record larger than its struct: never past the declared array */
+		if (room > sizeof(p->args))
+			room = sizeof(p->args);
+		if (p->args_len > room)
+			p->args_len = (__u32)room;
+		break;
+	}
+	case GPUIO_REC_STATS:
+		if (h->size < sizeof(struct gpuio_stats_event)) {
+			struct gpuio_stats_event st;
+
+			gpuio_stats__from_record(h, &st);
+			memcpy(rec, &st, sizeof(st));
+		}
+		break;
+	case GPUIO_REC_GPU_KERNEL: {
+		struct gpuio_gpu_kernel *k = (void *)rec;
+		size_t room = h->size - offsetof(struct gpuio_gpu_kernel, name);
+
+		if (room > sizeof(k->name))
+			room = sizeof(k->name);
+		if (k->name_len > room)
+			k->name_len = (__u16)room;
+		break;
+	}
+	case GPUIO_REC_NVTX: {
+		struct gpuio_nvtx_range *n = (void *)rec;
+		size_t room = h->size - offsetof(struct gpuio_nvtx_range, name);
+
+		if (room > sizeof(n->name))
+			room = sizeof(n->name);
+		if (n->name_len > room)
+			n->name_len = (__u16)room;
+		break;
+	}
+	case GPUIO_REC_GPU_SYM: {
+		struct gpuio_gpu_sym *y = (void *)rec;
+		size_t room = h->size - offsetof(struct gpuio_gpu_sym, name);
+
+		if (room > sizeof(y->name))
+			room = sizeof(y->name);
+		if (y->name_len > room)
+			y->name_len = (__u16)room;
+		break;
+	}
+	}
+	return 0;
+}
+
 int gpuio_cap_reader__next(struct gpuio_cap_reader *r, const struct gpuio_hdr **rec)
 {
 	struct gpuio_hdr h;
@@ -425,39 +490,12 @@ int gpuio_cap_reader__next(struct gpuio_cap_reader *r, const struct gpuio_hdr **
 	memcpy(r->rec.b, r->buf + r->pos, h.size);
 	memset(r->rec.b + h.size, 0, 16 < sizeof(r->rec) - h.size ? 16 : sizeof(r->rec) - h.size);
 	r->pos += h.size;
-	if (h.type == GPUIO_REC_PATH) {
-		struct gpuio_path_event *p = (void *)r->rec.b;
-		if (p->len > h.size - offsetof(struct gpuio_path_event, data)) {
-			snprintf(r->error, sizeof(r->error),
-				 "corrupt path record at offset %llu (len %u > size %u)",
-				 (unsigned long long)(r->buf_off + r->pos - h.size), p->len, h.size);
-			return -EBADMSG;
-		}
-	} else if (h.type == GPUIO_REC_PROC) {
-		struct gpuio_proc_event *p = (void *)r->rec.b;
-		size_t room = h.size - offsetof(struct gpuio_proc_event, args);
-		if (p->args_len > room)
-			p->args_len = (__u32)room;
-	} else if (h.type == GPUIO_REC_STATS && h.size < sizeof(struct gpuio_stats_event)) {
-		struct gpuio_stats_event st;
-
-		gpuio_stats__from_record(&r->rec.h, &st);
-		memcpy(r->rec.b, &st, sizeof(st));
-	} else if (h.type == GPUIO_REC_GPU_KERNEL) {
-		struct gpuio_gpu_kernel *k = (void *)r->rec.b;
-		size_t room = h.size - offsetof(struct gpuio_gpu_kernel, name);
-		if (k->name_len > room)
-			k->name_len = (__u16)room;
-	} else if (h.type == GPUIO_REC_NVTX) {
-		struct gpuio_nvtx_range *n = (void *)r->rec.b;
-		size_t room = h.size - offsetof(struct gpuio_nvtx_range, name);
-		if (n->name_len > room)
-			n->name_len = (__u16)room;
-	} else if (h.type == GPUIO_REC_GPU_SYM) {
-		struct gpuio_gpu_sym *y = (void *)r->rec.b;
-		size_t room = h.size - offsetof(struct gpuio_gpu_sym, name);
-		if (y->name_len > room)
-			y->name_len = (__u16)room;
+	if (gpuio_rec__sanitize(r->rec.b) < 0) {
+		snprintf(r->error, sizeof(r->error),
+			 "corrupt path record at offset %llu (len %u > size %u)",
+			 (unsigned long long)(r->buf_off + r->pos - h.size),
+			 ((struct gpuio_path_event *)r->rec.b)->len, h.size);
+		return -EBADMSG;
 	}
 	*rec = &r->rec.h;
 	return 1;

@@ -119,6 +119,15 @@ void gpuio_stats__from_record(const struct gpuio_hdr *h, struct gpuio_stats_even
  */
 char *gpuio_path__string(const struct gpuio_path_event *p, size_t *len_out);
 
+/*
+ * Make a whole record (hdr.size bytes, in a buffer of GPUIO_REC_SIZE_MAX)
+ * safe to read: length fields clamped to the record and to their arrays,
+ * old stats records expanded. -EBADMSG for a path longer than its record.
+ * The reader does this to every record; code reading records in place
+ * calls it on a copy.
+ */
+int gpuio_rec__sanitize(unsigned char *rec);
+
 /* Minimum valid size of a known record type, 0 for unknown types. */
 size_t gpuio_rec_min_size(__u16 type);
 

@@ -2334,19 +2334,12 @@ static int pass_meta_fast(struct exp_model *x)
 			return -EAGAIN;
 		h = (const void *)(x->p2_buf + x->p2_pos);
 		x->rec_off = x->p2_off - (x->p2_len - x->p2_pos);
-		if (h->type == GPUIO_REC_PATH) {
-			const struct gpuio_path_event *p = (const void *)h;
-
-			if (p->len > h->size - offsetof(struct gpuio_path_event, data))
-				return -EAGAIN;
-		} else if (h->type == GPUIO_REC_PROC) {
-			/* the reader clamps args_len to the record: do it on a copy */
-			struct gpuio_proc_event *p = (void *)copy.b;
-			size_t room = h->size - offsetof(struct gpuio_proc_event, args);
-
+		if (h->type == GPUIO_REC_PATH || h->type == GPUIO_REC_PROC ||
+		    h->type == GPUIO_REC_STATS) {
+			/* what the reader does to every record, on a copy */
 			memcpy(copy.b, h, h->size);
-			if (p->args_len > room)
-				p->args_len = (uint32_t)room;
+			if (gpuio_rec__sanitize(copy.b) < 0)
+				return -EAGAIN;
 			h = &copy.h;
 		}
 		err = meta_record(x, h);

@@ -740,18 +740,9 @@ static int read_new(struct gpuio_stream *s, bool *more)
 			memset(rec.b + h.size, 0, sizeof(rec) - h.size < 16 ? sizeof(rec) - h.size : 16);
 			pos += h.size;
 			s->st.records++;
-			if (h.type == GPUIO_REC_PROC) {
-				struct gpuio_proc_event *p = (void *)rec.b;
-				size_t room = h.size - offsetof(struct gpuio_proc_event, args);
-
-				if (p->args_len > room)
-					p->args_len = (uint32_t)room;
-			} else if (h.type == GPUIO_REC_PATH) {
-				struct gpuio_path_event *p = (void *)rec.b;
-
-				if (p->len > h.size - offsetof(struct gpuio_path_event, data))
-					return -EBADMSG;
-			}
+			/* what the reader does to every record */
+			if (gpuio_rec__sanitize(rec.b) < 0)
+				return -EBADMSG;
 			if (h.type == GPUIO_REC_PROC)
 				s->names_ver++;
 			/* GPU records: counted, collector status and drops kept for the
