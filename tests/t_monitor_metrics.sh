@@ -199,10 +199,14 @@ mon_stop
 cat "$TMP/monitor.log"
 # (trampoline programs are freed after an RCU tasks grace period: seconds under load)
 if command -v bpftool >/dev/null && ! pgrep -f 'gpuio monitor' >/dev/null; then
+  # (to a file first: with pipefail, grep -q quitting early SIGPIPEs bpftool
+  # and the pipeline reads as "not found" while the program is still there)
   for _ in $(seq 300); do
-    bpftool prog show 2>/dev/null | grep -q 'name mon_sys_enter' || break
+    bpftool prog show >"$TMP/progs" 2>/dev/null || true
+    grep -q 'name mon_sys_enter' "$TMP/progs" || break
     sleep 0.1
   done
-  bpftool prog show 2>/dev/null | grep -q 'name mon_sys_enter' && fail "monitor programs still loaded after SIGTERM"
+  bpftool prog show >"$TMP/progs" 2>/dev/null || true
+  grep -q 'name mon_sys_enter' "$TMP/progs" && fail "monitor programs still loaded after SIGTERM"
 fi
 echo "PASS: /metrics match fio per cgroup; strict format; loopback only; one instance; clean SIGTERM"
