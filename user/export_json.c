@@ -440,18 +440,12 @@ static int write_capture(struct jexp *x)
 	if (err)
 		return err;
 	err = pass_vfs(x);
-	if (err == -EBADMSG)
-		pr_err("%s: %s (the capture changed while it was being read?)", x->m->path,
-		       exp_model__error(x->m));
 	if (err)
-		return err;
+		return exp_model__said(x->m, err);
 	emit_disks(x);
 	err = emit_gpus(x);
-	if (err == -EBADMSG)
-		pr_err("%s: %s (the capture changed while it was being read?)", x->m->path,
-		       exp_model__error(x->m));
 	if (err)
-		return err;
+		return exp_model__said(x->m, err);
 	emit_info(x);
 	x->m->st.events = x->events - start;
 	return json_writer__error(x->w);

@@ -222,11 +222,19 @@ static struct dev_ent *dev_get(struct exp_model *x, uint32_t dev)
 	return &x->devs[*v];
 }
 
-/* PATH record -> the absolute path it names. */
-static int on_path(struct exp_model *x, const struct gpuio_path_event *p)
+int exp_model__said(const struct exp_model *x, int err)
 {
-	size_t out_len;
+	if (err == -EBADMSG)
+		pr_err("%s: %s (the capture changed while it was being read?)", x->path,
+		       exp_model__error(x));
+	return err;
+}
+
+int exp_paths__add(struct kmap *map, struct path_ent **paths, size_t *n, size_t *cap,
+		   const struct gpuio_path_event *p)
+{
 	struct path_ent *pe;
+	size_t out_len;
 	uint64_t *v;
 	char *s;
 	int rc;
@@ -234,22 +242,25 @@ static int on_path(struct exp_model *x, const struct gpuio_path_event *p)
 	s = gpuio_path__string(p, &out_len);
 	if (!s)
 		return -ENOMEM;
-	rc = kmap__upsert(&x->path_map, p->dev, p->ino, &v);
-	if (rc < 0 || (rc && exp_grow((void **)&x->paths, &x->cpaths, x->npaths + 1,
-				      sizeof(*x->paths)))) {
+	rc = kmap__upsert(map, p->dev, p->ino, &v);
+	if (rc < 0 || (rc && exp_grow((void **)paths, cap, *n + 1, sizeof(**paths)))) {
 		free(s);
 		return -ENOMEM;
 	}
-	if (rc) {
-		*v = x->npaths++;
-		pe = &x->paths[*v];
-	} else {
-		pe = &x->paths[*v];      /* later records win */
-		free(pe->s);
-	}
+	if (rc)
+		*v = (*n)++;
+	else
+		free((*paths)[*v].s);   /* later records win */
+	pe = &(*paths)[*v];
 	pe->s = s;
 	pe->len = (uint32_t)out_len;
 	return 0;
+}
+
+/* PATH record -> the absolute path it names. */
+static int on_path(struct exp_model *x, const struct gpuio_path_event *p)
+{
+	return exp_paths__add(&x->path_map, &x->paths, &x->npaths, &x->cpaths, p);
 }
 
 static bool comm_set(const char comm[16])

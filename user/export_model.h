@@ -112,6 +112,13 @@ struct path_ent {
 	uint32_t len;
 };
 
+/* Print why a pass failed when the capture went bad under us; returns err. */
+struct exp_model;
+int exp_model__said(const struct exp_model *x, int err);
+/* (dev, ino) -> the path a PATH record names, in map + paths (later records win). */
+int exp_paths__add(struct kmap *map, struct path_ent **paths, size_t *n, size_t *cap,
+		   const struct gpuio_path_event *p);
+
 enum { RANK_NONE, RANK_FORK, RANK_ATTACH, RANK_EXEC };
 
 struct proc_ent {

@@ -294,18 +294,12 @@ static int write_capture(struct pexp *x)
 	if (err)
 		return err;
 	err = pass_vfs(x);
-	if (err == -EBADMSG)
-		pr_err("%s: %s (the capture changed while it was being read?)", x->m->path,
-		       exp_model__error(x->m));
 	if (err)
-		return err;
+		return exp_model__said(x->m, err);
 	emit_disks(x);
 	err = emit_gpus(x);
-	if (err == -EBADMSG)
-		pr_err("%s: %s (the capture changed while it was being read?)", x->m->path,
-		       exp_model__error(x->m));
 	if (err)
-		return err;
+		return exp_model__said(x->m, err);
 	emit_info(x);
 	x->m->st.events = pftrace__packets(x->p) - start;
 	return pftrace__error(x->p);

@@ -395,30 +395,7 @@ static int dev_get(struct rpt_model *m, uint32_t dev, struct rpt_dev **out)
 /* PATH record: "leaf\0parent\0..top" components or a plain path. */
 static int on_path(struct rpt_model *m, const struct gpuio_path_event *p)
 {
-	size_t out_len;
-	struct path_ent *pe;
-	uint64_t *v;
-	char *s;
-	int rc;
-
-	s = gpuio_path__string(p, &out_len);
-	if (!s)
-		return -ENOMEM;
-	rc = kmap__upsert(&m->path_map, p->dev, p->ino, &v);
-	if (rc < 0 || (rc && exp_grow((void **)&m->paths, &m->cpaths, m->npaths + 1,
-				      sizeof(*m->paths)))) {
-		free(s);
-		return -ENOMEM;
-	}
-	if (rc) {
-		*v = m->npaths++;
-	} else {
-		free(m->paths[*v].s);      /* later records win */
-	}
-	pe = &m->paths[*v];
-	pe->s = s;
-	pe->len = (uint32_t)out_len;
-	return 0;
+	return exp_paths__add(&m->path_map, &m->paths, &m->npaths, &m->cpaths, p);
 }
 
 static void note_time(struct rpt_model *m, uint64_t ts, uint64_t end)
