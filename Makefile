@@ -16,13 +16,24 @@ LDLIBS     += -lmicrohttpd -lpthread
 BPF_CFLAGS := -O2 -g -target bpf -D__TARGET_ARCH_$(ARCH) -I$(BUILD) -Ibpf \
               -Wall -Wno-unused-function $(BPF_EXTRA)
 
-BPF_SRCS   := $(wildcard bpf/*.bpf.c)
-BPF_HDRS   := $(wildcard bpf/*.h)
-BPF_OBJS   := $(patsubst bpf/%.bpf.c,$(BUILD)/%.bpf.o,$(BPF_SRCS))
-SKELS      := $(patsubst bpf/%.bpf.c,$(BUILD)/%.skel.h,$(BPF_SRCS))
-USER_SRCS  := $(wildcard user/*.c)
+# bpf/<layer>/NAME.bpf.c -> build/NAME.bpf.o -> build/NAME.skel.h (names are unique)
+BPF_SRCS   := $(wildcard bpf/*/*.bpf.c)
+BPF_HDRS   := $(wildcard bpf/*.h bpf/*/*.h)
+BPF_OBJS   := $(patsubst %.bpf.c,$(BUILD)/%.bpf.o,$(notdir $(BPF_SRCS)))
+SKELS      := $(patsubst %.bpf.c,$(BUILD)/%.skel.h,$(notdir $(BPF_SRCS)))
+vpath %.bpf.c $(sort $(dir $(BPF_SRCS)))
+
+# user/: the commands (user/main.c, user/cmd/) over libgpuio.a (everything else:
+# lib, trace, capture, model, export, report, monitor, gpu), which the tests,
+# the unit tests and the fuzzers link too.
+USER_SRCS  := $(wildcard user/*.c user/*/*.c)
 USER_OBJS  := $(patsubst user/%.c,$(BUILD)/user/%.o,$(USER_SRCS))
-USER_HDRS  := $(wildcard user/*.h) bpf/gpuio_abi.h
+CMD_SRCS   := user/main.c $(wildcard user/cmd/*.c)
+CMD_OBJS   := $(patsubst user/%.c,$(BUILD)/user/%.o,$(CMD_SRCS))
+LIB_SRCS   := $(filter-out $(CMD_SRCS),$(USER_SRCS))
+LIB_OBJS   := $(patsubst user/%.c,$(BUILD)/user/%.o,$(LIB_SRCS))
+LIBGPUIO   := $(BUILD)/libgpuio.a
+USER_HDRS  := $(wildcard user/*/*.h) $(BPF_HDRS)
 
 .SECONDARY:
 .PHONY: all deps install uninstall check test bench demo vmtest clean fuzz
@@ -45,17 +56,21 @@ $(BUILD)/vmlinux.h: | $(BUILD)/.deps-build
 		echo "gpuio: no /sys/kernel/btf/vmlinux; using vmlinux/vmlinux.h"; cp vmlinux/vmlinux.h $@; \
 	fi
 
-$(BUILD)/%.bpf.o: bpf/%.bpf.c $(BPF_HDRS) $(BUILD)/vmlinux.h
+$(BUILD)/%.bpf.o: %.bpf.c $(BPF_HDRS) $(BUILD)/vmlinux.h
 	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
 $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< > $@.tmp && mv $@.tmp $@
 
 $(BUILD)/user/%.o: user/%.c $(USER_HDRS) $(SKELS) | $(BUILD)/.deps-build
-	@mkdir -p $(BUILD)/user
+	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
 
-$(BUILD)/gpuio: $(USER_OBJS)
+$(LIBGPUIO): $(LIB_OBJS)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(BUILD)/gpuio: $(CMD_OBJS) $(LIBGPUIO)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 
 install: $(BUILD)/gpuio

@@ -22,7 +22,7 @@ enum gpuio_rec_type {
 	GPUIO_REC_PROC    = 4,  /* struct gpuio_proc_event: fork/exec/exit/name */
 	GPUIO_REC_STATS   = 5,  /* struct gpuio_stats_event: counters snapshot */
 	GPUIO_REC_DEVNAME = 6,  /* struct gpuio_devname_event: disk dev -> name */
-	/* GPU side: CUPTI collector (cupti/) and CUDA API uprobes (bpf/cuda.bpf.h) */
+	/* GPU side: CUPTI collector (cupti/) and CUDA API uprobes (bpf/trace/cuda.bpf.h) */
 	GPUIO_REC_GPU_INFO     = 7,  /* struct gpuio_gpu_info: collector state, clock */
 	GPUIO_REC_GPU_KERNEL   = 8,  /* struct gpuio_gpu_kernel (name: variable) */
 	GPUIO_REC_GPU_MEMCPY   = 9,  /* struct gpuio_gpu_memcpy */
@@ -45,7 +45,7 @@ struct gpuio_hdr {
 	__u64 ts;
 };
 
-/* Calls traced at the VFS layer. Names in user/calls.c. */
+/* Calls traced at the VFS layer. Names in user/model/calls.c. */
 enum gpuio_call {
 	GPUIO_CALL_NONE = 0,
 	GPUIO_CALL_READ, GPUIO_CALL_WRITE, GPUIO_CALL_PREAD64, GPUIO_CALL_PWRITE64,

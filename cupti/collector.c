@@ -12,7 +12,7 @@
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include "capture.h"
+#include "capture/capture.h"
 #include "bufpool.h"
 #include "clock.h"
 #include "collector.h"

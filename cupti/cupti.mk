@@ -26,7 +26,7 @@ ifneq ($(CUPTI_HDR),)
 CUPTI_CFLAGS := $(CFLAGS) -fPIC -fvisibility=hidden -pthread \
                 -iquote cupti -I$(CUDA_HOME)/include -I$(dir $(CUPTI_HDR)) \
                 $(if $(CUPTI_SO),-DGPUIO_CUPTI_PATH='"$(realpath $(CUPTI_SO))"')
-CUPTI_HDRS   := $(wildcard cupti/*.h) bpf/gpuio_abi.h user/capture.h
+CUPTI_HDRS   := $(wildcard cupti/*.h) bpf/gpuio_abi.h user/capture/capture.h
 # everything but the exported entry points: tests and tools link these
 CUPTI_CORE   := cupti_api clock side_file convert bufpool collector log
 CUPTI_OBJS   := $(patsubst %,$(BUILD)/cupti/%.o,$(CUPTI_CORE))

@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include "capture.h"
+#include "capture/capture.h"
 #include "collector.h"
 #include "log.h"
 

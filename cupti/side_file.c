@@ -8,7 +8,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
-#include "capture.h"
+#include "capture/capture.h"
 #include "side_file.h"
 
 static uint64_t ns_of(clockid_t id)

@@ -2,7 +2,7 @@
 /*
  * side_file.h — the collector's output: DIR/cupti.PID.gpuio, a gpuio capture
  * of its own (struct gpuio_cap_header, then GPU records back to back) that
- * the tracer tails and merges into the main capture (user/gpu_ingest.h).
+ * the tracer tails and merges into the main capture (user/gpu/gpu_ingest.h).
  *
  * Records are staged in memory and written with whole records per write(),
  * so a reader tailing the file (or a SIGKILL) never sees half a record

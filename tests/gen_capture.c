@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * gen_capture — synthetic captures with known content, written with the real
- * capture writer (user/capture.c), for the exporter's tests, the fuzzer's
+ * capture writer (user/capture/capture.c), for the exporter's tests, the fuzzer's
  * seed corpus and speed measurements.
  *
  *   gen_capture MODE OUT.gpuio [N]
@@ -46,7 +46,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
-#include "capture.h"
+#include "capture/capture.h"
 
 #define BASE_NS   1000000000000ull     /* header monotonic anchor: 1000 s */
 #define REAL_NS   1700000000123456789ull

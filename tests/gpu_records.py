@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """tests/gpu_records.py — decode gpuio GPU records (bpf/gpuio_abi.h types 7..15)
-and the capture header (user/capture.h), independently of the C readers.
+and the capture header (user/capture/capture.h), independently of the C readers.
 
     python3 tests/gpu_records.py FILE            one JSON object per record
     python3 tests/gpu_records.py --layout        "struct.field offset" lines,

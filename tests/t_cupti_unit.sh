@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # CUPTI collector internals, without a GPU:
 #   - the Python decoder's struct layouts (tests/gpu_records.py) equal the C
-#     compiler's for bpf/gpuio_abi.h and user/capture.h (cupti_abi);
+#     compiler's for bpf/gpuio_abi.h and user/capture/capture.h (cupti_abi);
 #   - clock offset math with fake clocks (tightest window, signs, 0 stays 0);
 #   - API classification and the noise list;
 #   - CUPTI always gets a buffer (recycled; emergency ones when malloc fails);

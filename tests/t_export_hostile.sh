@@ -3,7 +3,7 @@
 # in paths, process/thread/disk names and the capture header export as valid
 # JSON (plain and gzip), and every name round-trips exactly: the decoded JSON
 # string equals the raw bytes the generator wrote, decoded by Python's own
-# bytes.decode("utf-8", "replace") — the rule user/json_writer.h documents
+# bytes.decode("utf-8", "replace") — the rule user/lib/json_writer.h documents
 # (one U+FFFD per maximal ill-formed subpart). Ground truth: gen_capture's
 # manifest, never the exporter.
 source "$(dirname "$0")/lib.sh"

@@ -6,7 +6,7 @@
 # control byte and invalid UTF-8 (0xff, 0xc3 0x28), plus valid non-ASCII.
 # `cat` reads the file to /dev/null, so with read(2) (its argv holds the name too, so the process name is
 # hostile as well). Ground truth: the bytes of the path as created. The
-# exporter's documented rule (user/json_writer.h) is escaping plus U+FFFD
+# exporter's documented rule (user/lib/json_writer.h) is escaping plus U+FFFD
 # per maximal ill-formed subpart, i.e. Python's bytes.decode("utf-8",
 # "replace"). Checks: the checker accepts the JSON (valid UTF-8, valid
 # JSON); some read slice's path equals the expected decoded string exactly,

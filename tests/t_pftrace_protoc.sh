@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Debian's protoc decodes gpuio's .pftrace against our trimmed schema
-# (user/proto/gpuio_trace.proto: Perfetto's field numbers) with no unknown
+# (user/export/proto/gpuio_trace.proto: Perfetto's field numbers) with no unknown
 # fields, and the decoded packets hold, field by field, what gen_capture's
 # "basic" capture holds: the clock snapshot (MONOTONIC + REALTIME from the
 # header, MONOTONIC primary), sequence flags and defaults, the process,
@@ -12,7 +12,7 @@ source "$(dirname "$0")/lib.sh"
 GEN="$GPUIO_TESTS/gen_capture"
 [ -x "$GEN" ] || fail "missing $GEN (run: make test-progs)"
 command -v protoc > /dev/null || skip "protoc not installed (apt-get install protobuf-compiler)"
-PROTO_DIR="$GPUIO_SRC/user/proto"
+PROTO_DIR="$GPUIO_SRC/user/export/proto"
 
 "$GEN" basic "$TMP/b.gpuio" > /dev/null || fail "gen_capture basic failed"
 "$GPUIO" convert -q "$TMP/b.gpuio" -o "$TMP/b.pftrace" || fail "convert failed"

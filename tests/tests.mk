@@ -4,25 +4,35 @@
 # `make fuzz` runs the fuzzer for FUZZ_SECONDS (default 600) instead of the
 # ~30 s of `make check`.
 
-GEN_CAPTURE_SRCS := tests/gen_capture.c user/capture.c
-$(BUILD)/tests/gen_capture: $(GEN_CAPTURE_SRCS) user/capture.h bpf/gpuio_abi.h
+GEN_CAPTURE_SRCS := tests/gen_capture.c user/capture/capture.c
+$(BUILD)/tests/gen_capture: $(GEN_CAPTURE_SRCS) user/capture/capture.h bpf/gpuio_abi.h
 	@mkdir -p $(BUILD)/tests
 	$(CC) $(CFLAGS) -Wno-override-init -o $@ $(GEN_CAPTURE_SRCS)
 
-FUZZ_SRCS   := tests/fuzz/fuzz_capture.c user/capture.c user/export_json.c user/export_model.c \
-               user/json_writer.c user/calls.c user/log.c user/cmd_info.c \
-               user/export_pftrace.c user/pftrace.c user/pb_writer.c user/out_file.c user/utf8.c \
-               user/cmd_report.c user/report_model.c user/report_text.c user/report_json.c \
-               user/report_html.c
-FUZZ_CFLAGS := -g -O1 -std=gnu11 -D_GNU_SOURCE -Wall -Ibpf -Iuser \
-               -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
+# The fuzzer links the reader, model, exporters and report from a copy of
+# libgpuio.a built with its instrumentation (the archive pulls in only what
+# the target reaches), plus the two commands it drives.
+FUZZ_LIB_SRCS := $(wildcard user/lib/*.c user/capture/*.c user/model/*.c user/export/*.c \
+                            user/report/*.c)
+FUZZ_LIB_OBJS := $(patsubst user/%.c,$(BUILD)/fuzz/%.o,$(FUZZ_LIB_SRCS))
+FUZZ_SRCS   := tests/fuzz/fuzz_capture.c user/cmd/cmd_info.c user/cmd/cmd_report.c
+FUZZ_CFLAGS := -g -O1 -std=gnu11 -D_GNU_SOURCE -Wall -I$(BUILD) -Ibpf -Iuser \
+               -fsanitize=address,undefined -fno-sanitize-recover=undefined
+FUZZ_HAVE   = [ -f "$$($(CLANG) -print-runtime-dir 2>/dev/null)/libclang_rt.fuzzer-$$(uname -m).a" ]
+$(BUILD)/fuzz/%.o: user/%.c $(USER_HDRS)
+	@mkdir -p $(dir $@)
+	@if $(FUZZ_HAVE); then echo "$(CLANG) -c $<  (fuzz)"; \
+		$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@; else touch $@; fi
+$(BUILD)/fuzz/libgpuio.a: $(FUZZ_LIB_OBJS)
+	@rm -f $@
+	@$(AR) rcs $@ $^
 # libFuzzer ships in libclang-rt-14-dev (scripts/install-deps.sh test): without
 # it the fuzzer is not built and t_fuzz_capture skips, saying why.
-$(BUILD)/tests/fuzz_capture: $(FUZZ_SRCS) $(USER_HDRS)
+$(BUILD)/tests/fuzz_capture: $(FUZZ_SRCS) $(USER_HDRS) $(BUILD)/fuzz/libgpuio.a
 	@mkdir -p $(BUILD)/tests
-	@if [ -f "$$($(CLANG) -print-runtime-dir 2>/dev/null)/libclang_rt.fuzzer-$$(uname -m).a" ]; then \
-		echo "$(CLANG) $(FUZZ_CFLAGS) -o $@ $(FUZZ_SRCS) -lz"; \
-		$(CLANG) $(FUZZ_CFLAGS) -o $@ $(FUZZ_SRCS) -lz; \
+	@if $(FUZZ_HAVE); then \
+		echo "$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $(FUZZ_SRCS) $(BUILD)/fuzz/libgpuio.a -lz"; \
+		$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $(FUZZ_SRCS) $(BUILD)/fuzz/libgpuio.a -lz; \
 	else \
 		echo "gpuio: libFuzzer not found (apt-get install libclang-rt-14-dev): $@ not built"; \
 	fi

@@ -2,7 +2,7 @@
 /* main.c — gpuio's command table: `gpuio COMMAND [ARGS]`. */
 #include <stdio.h>
 #include <string.h>
-#include "commands.h"
+#include "cmd/commands.h"
 
 #ifndef GPUIO_VERSION
 #define GPUIO_VERSION "0.1.0"

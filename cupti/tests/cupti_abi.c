@@ -7,7 +7,7 @@
  */
 #include <stddef.h>
 #include <stdio.h>
-#include "capture.h"
+#include "capture/capture.h"
 
 #define F(s, f) printf(#s "." #f " %zu\n", offsetof(struct s, f))
 #define Z(s) printf(#s ".sizeof %zu\n", sizeof(struct s))

@@ -49,7 +49,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "capture.h"
+#include "capture/capture.h"
 #include "collector.h"
 #include "fake_cupti.h"
 

@@ -26,7 +26,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include "bufpool.h"
-#include "capture.h"
+#include "capture/capture.h"
 #include "clock.h"
 #include "collector.h"
 #include "convert.h"

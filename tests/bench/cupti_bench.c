@@ -21,9 +21,9 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/stat.h>
-#include "capture.h"
+#include "capture/capture.h"
 #include "clock.h"
-#include "collector.h"
+#include "trace/ringbuf_drain.h"
 #include "fake_cupti.h"
 
 static char **names;

@@ -18,10 +18,10 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
-#include "capture.h"
-#include "commands.h"
-#include "export.h"
-#include "log.h"
+#include "capture/capture.h"
+#include "cmd/commands.h"
+#include "export/export.h"
+#include "lib/log.h"
 
 static int in_fd = -1;
 static char in_path[64], out_json[256], out_gz[256], out_pb[256], out_html[256];

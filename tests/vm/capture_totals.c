@@ -2,7 +2,7 @@
 /*
  * capture_totals — per-file and per-device totals of a gpuio capture, as plain
  * text lines that busybox sh (grep/sed) can compare.  Built statically for the
- * VM guest (tests/vm/vm.mk), linked with user/capture.c only: the call
+ * VM guest (tests/vm/vm.mk), linked with user/capture/capture.c only: the call
  * classification below is this file's own, so it checks gpuio's records
  * rather than reusing gpuio's helpers.
  *
@@ -53,7 +53,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "capture.h"
+#include "capture/capture.h"
 
 #define NCALL GPUIO_CALL_MAX
 

@@ -5,7 +5,7 @@
  * and the VM suite tests the tracer, not the daemon.
  */
 #include <stdio.h>
-#include "commands.h"
+#include "cmd/commands.h"
 
 int cmd_monitor(int argc, char **argv)
 {

@@ -17,7 +17,7 @@
 #
 # The deliberately broken tracer: build/vm/broken/gpuio-static is gpuio built
 # by a sub-make with BUILD=build/vm/broken BPF_EXTRA=-DGPUIO_BREAK_FENTRY
-# (bpf/vfs_func.bpf.h then adds 1 to every fexit/vfs_read return value), packed
+# (bpf/trace/vfs_func.bpf.h then adds 1 to every fexit/vfs_read return value), packed
 # into build/vm/initramfs-broken.cpio.  tests/t_vm_modes.sh boots it and
 # requires the fentry checks -- and only they -- to fail on the byte count.
 
@@ -75,8 +75,7 @@ $(VM_INITRD_BENCH): tests/vm/mkinitramfs.sh tests/vm/init tests/vm/bench-guest.s
 
 # The tracer itself, statically linked for the guest (no libbpf/libelf there).
 # Without the monitor daemon (its libmicrohttpd pulls GnuTLS into a static link).
-STATIC_OBJS := $(filter-out $(BUILD)/user/cmd_monitor.o $(BUILD)/user/monitor_%.o \
-                 $(BUILD)/user/http_metrics.o,$(USER_OBJS))
+STATIC_OBJS := $(filter-out $(BUILD)/user/cmd/cmd_monitor.o $(BUILD)/user/monitor/%.o,$(USER_OBJS))
 $(BUILD)/gpuio-static: $(STATIC_OBJS) tests/vm/no_monitor.c
 	$(CC) $(CFLAGS) -static $(STATIC_OBJS) tests/vm/no_monitor.c -o $@ $(filter-out -lmicrohttpd,$(LDLIBS))
 
@@ -89,9 +88,9 @@ $(VM_BROKEN)/gpuio-static: FORCE
 FORCE:
 
 # Guest-side capture summarizer (tests/vm/capture_totals.c + the capture reader).
-$(VM_DIR)/capture_totals: tests/vm/capture_totals.c user/capture.c user/capture.h bpf/gpuio_abi.h | $(BUILD)/.deps-build
+$(VM_DIR)/capture_totals: tests/vm/capture_totals.c user/capture/capture.c user/capture/capture.h bpf/gpuio_abi.h | $(BUILD)/.deps-build
 	@mkdir -p $(VM_DIR)
-	$(CC) $(VM_CFLAGS) -static -Iuser -Ibpf tests/vm/capture_totals.c user/capture.c -o $@
+	$(CC) $(VM_CFLAGS) -static -Iuser -Ibpf tests/vm/capture_totals.c user/capture/capture.c -o $@
 
 # The harness's own libbpf program (kept out of bpf/, which the top Makefile
 # compiles wholesale).  CO-RE relocates it against the guest's BTF.

@@ -1,0 +1,445 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * vfs.bpf.h — the VFS layer's logic, independent of how it is hooked.
+ *
+ * A hook variant (syscall tracepoints here; fentry/kprobe elsewhere) decodes
+ * its arguments into vfs_begin() at entry and calls vfs_end() at return.
+ * Per-thread state lives in task storage (cheaper than a hash keyed by tid).
+ */
+#ifndef GPUIO_VFS_BPF_H
+#define GPUIO_VFS_BPF_H
+#include "lib/common.bpf.h"
+
+#define S_IFMT_  00170000
+#define S_IFREG_ 0100000
+#define S_IFBLK_ 0060000
+
+/* In-flight call of one thread. */
+struct call_state {
+	__u64 ts;
+	__u64 file;          /* struct file * of fd, to read f_pos at return */
+	__u64 file2;
+	__s64 offset;        /* explicit offset or f_pos at entry; -1 none */
+	__s64 offset2;
+	__u64 requested;
+	__u64 ino, ino2;
+	__u32 dev, dev2;
+	__s32 fd, fd2;
+	__u32 seq;           /* number of this thread's current/last call */
+	__u32 misses;        /* pages added to the page cache during the call */
+	__u32 flags;
+	__u16 call;          /* enum gpuio_call, NONE when idle */
+	__u8 ftype, ftype2;
+	__u8 implicit_pos;   /* offset(s) come from f_pos: fix up at return */
+	__u8 implicit_pos2;
+	__u8 hook;           /* the hook that began the call must end it */
+	__u8 traced;         /* the task is in the traced set (cached) */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct call_state);
+} calls SEC(".maps");
+
+/* Paths already sent, so a file opened a million times is named once. */
+struct path_key { __u64 ino; __u32 dev; __u32 pad; };
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, struct path_key);
+	__type(value, __u8);
+} paths_sent SEC(".maps");
+
+/* Scratch for the path walk: room past GPUIO_PATH_MAX for the last name. */
+struct path_scratch {
+	struct gpuio_path_event ev;
+	char spill[256];
+};
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct path_scratch);
+} path_buf SEC(".maps");
+
+static __always_inline struct call_state *call_state_get(bool create)
+{
+	struct call_state *cs;
+
+	cs = bpf_task_storage_get(&calls, bpf_get_current_task_btf(), NULL,
+				  create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
+	if (!cs && create)
+		stat_inc(GPUIO_STAT_MAP_FULL_TASK);
+	return cs;
+}
+
+/* The file behind fd in the current task, NULL when none. */
+static __always_inline struct file *fd_to_file(int fd)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct fdtable *fdt;
+	struct file **arr;
+	struct file *f = NULL;
+
+	if (fd < 0)
+		return NULL;
+	fdt = BPF_CORE_READ(task, files, fdt);
+	if (!fdt || (unsigned int)fd >= BPF_CORE_READ(fdt, max_fds))
+		return NULL;
+	arr = BPF_CORE_READ(fdt, fd);
+	bpf_probe_read_kernel(&f, sizeof(f), &arr[fd]);
+	return f;
+}
+
+struct file_id { __u64 ino; __u32 dev; __u8 ftype; };
+
+static __always_inline bool file_ident(struct file *f, struct file_id *id)
+{
+	struct inode *inode;
+	umode_t mode;
+
+	if (!f)
+		return false;
+	inode = BPF_CORE_READ(f, f_inode);
+	if (!inode)
+		return false;
+	mode = BPF_CORE_READ(inode, i_mode);
+	id->ino = BPF_CORE_READ(inode, i_ino);
+	id->dev = inode_dev(inode);
+	id->ftype = (mode & S_IFMT_) >> 12;
+	return true;
+}
+
+/*
+ * The same two lookups with plain loads instead of probe_read helpers
+ * (~10 helper calls per event): the task is a trusted BTF pointer and
+ * bpf_rdonly_cast (6.2+) makes the file one. Used by the tp_btf syscall
+ * variant; kernels without the kfunc refuse that variant and the loader
+ * falls back to raw_tp, which uses the portable walk above.
+ */
+extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym __weak;
+
+static __always_inline struct file *fd_to_file_fast(int fd)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct files_struct *files = task->files;
+	struct fdtable *fdt;
+	struct file **arr;
+	struct file *f = NULL;
+
+	if (fd < 0 || !files)
+		return NULL;
+	fdt = files->fdt;
+	if (!fdt || (unsigned int)fd >= fdt->max_fds)
+		return NULL;
+	arr = fdt->fd;
+	bpf_probe_read_kernel(&f, sizeof(f), &arr[fd]);
+	return f;
+}
+
+static __always_inline bool file_ident_fast(struct file *fp, struct file_id *id)
+{
+	struct file *f;
+	struct inode *inode;
+
+	if (!fp)
+		return false;
+	f = bpf_rdonly_cast(fp, bpf_core_type_id_kernel(struct file));
+	inode = f->f_inode;
+	if (!inode)
+		return false;
+	id->ino = inode->i_ino;
+	id->dev = inode->i_sb->s_dev;
+	id->ftype = (inode->i_mode & S_IFMT_) >> 12;
+	return true;
+}
+
+/* Regular files and block devices by default; everything with --all-fds. */
+static __always_inline bool ftype_wanted(__u8 ftype)
+{
+	return all_fds || ftype == GPUIO_FT_REG || ftype == GPUIO_FT_BLK;
+}
+
+static __always_inline __s64 file_pos(__u64 file)
+{
+	return BPF_CORE_READ((struct file *)file, f_pos);
+}
+
+/*
+ * Emit (dev, ino) -> absolute path by walking dentries up to the root,
+ * crossing mounts. Names go leaf first, NUL separated; userspace reverses.
+ * The walk is a bpf_loop callback so the verifier checks one step, not 40.
+ */
+#define PATH_DEPTH 40
+struct walk_ctx {
+	struct path_scratch *s;
+	struct dentry *d;
+	struct vfsmount *vmnt;
+	struct mount *mnt;
+	__u32 off;
+	__u16 flags;
+	bool done;
+};
+
+static long path_step(__u32 i, void *arg)
+{
+	struct walk_ctx *w = arg;
+	/* locals, not w->x: CO-RE relocations must see only kernel types */
+	struct dentry *d = w->d, *parent, *mnt_root;
+	struct vfsmount *vmnt = w->vmnt;
+	struct mount *mnt = w->mnt, *mnt_parent;
+	const unsigned char *name;
+	__u32 off = w->off;
+	long n;
+
+	mnt_root = BPF_CORE_READ(vmnt, mnt_root);
+	if (d == mnt_root) {
+		mnt_parent = BPF_CORE_READ(mnt, mnt_parent);
+		if (mnt_parent == mnt)
+			goto done;              /* the root of the namespace */
+		w->d = BPF_CORE_READ(mnt, mnt_mountpoint);
+		w->mnt = mnt_parent;
+		w->vmnt = (struct vfsmount *)((char *)mnt_parent +
+					      bpf_core_field_offset(struct mount, mnt));
+		return 0;
+	}
+	parent = BPF_CORE_READ(d, d_parent);
+	if (parent == d)
+		goto done;                      /* root of a detached tree */
+	if (off >= GPUIO_PATH_MAX - 1) {
+		w->flags |= GPUIO_PATH_TRUNCATED;
+		goto done;
+	}
+	name = BPF_CORE_READ(d, d_name.name);
+	n = bpf_probe_read_kernel_str(&w->s->ev.data[off & (GPUIO_PATH_MAX - 1)], 256, name);
+	if (n <= 0)
+		goto done;
+	w->off = off + n;
+	w->d = parent;
+	return 0;
+done:
+	w->done = true;
+	return 1;
+}
+
+static __noinline void emit_path(struct file *f, const struct file_id *id,
+				 __u64 pid_tgid, __u64 ts)
+{
+	__u64 ino = id->ino;
+	__u32 dev = id->dev;
+	struct path_key key = { .ino = ino, .dev = dev };
+	struct walk_ctx w = {};
+	__u32 zero = 0, size, off;
+	__u8 one = 1;
+
+	if (!f || bpf_map_lookup_elem(&paths_sent, &key))
+		return;
+	w.s = bpf_map_lookup_elem(&path_buf, &zero);
+	if (!w.s)
+		return;
+	w.d = BPF_CORE_READ(f, f_path.dentry);
+	w.vmnt = BPF_CORE_READ(f, f_path.mnt);
+	w.mnt = (struct mount *)((char *)w.vmnt - bpf_core_field_offset(struct mount, mnt));
+	w.flags = GPUIO_PATH_COMPONENTS;
+	bpf_loop(PATH_DEPTH, path_step, &w, 0);
+	if (!w.done) {
+		w.flags |= GPUIO_PATH_TRUNCATED;
+		stat_inc(GPUIO_STAT_PATH_TRUNC);
+	}
+	off = w.off;
+	if (off > GPUIO_PATH_MAX)
+		off = GPUIO_PATH_MAX;
+	size = (offsetof(struct gpuio_path_event, data) + off + 7) & ~7u;
+	if (size > sizeof(w.s->ev))
+		size = sizeof(w.s->ev);
+	fill_hdr(&w.s->ev.hdr, GPUIO_REC_PATH, size, pid_tgid >> 32, (__u32)pid_tgid, ts);
+	w.s->ev.ino = ino;
+	w.s->ev.dev = dev;
+	w.s->ev.len = off;
+	w.s->ev.flags = w.flags;
+	/* zero the pad bytes up to the 8-byte boundary */
+	if (off < GPUIO_PATH_MAX)
+		w.s->ev.data[off & (GPUIO_PATH_MAX - 1)] = 0;
+	if (bpf_ringbuf_output(&events, &w.s->ev, size, BPF_RB_NO_WAKEUP) != 0) {
+		stat_inc(GPUIO_STAT_RB_DROP_PATH);
+		return;
+	}
+	bpf_map_update_elem(&paths_sent, &key, &one, BPF_ANY);
+}
+
+/* Total length of an iovec array in user memory (first 16 entries). */
+static __always_inline __u64 iov_total(__u64 uiov, __u64 cnt)
+{
+	struct iovec iov;
+	__u64 total = 0;
+	int i;
+
+	for (i = 0; i < 16; i++) {
+		if (i >= cnt)
+			break;
+		if (bpf_probe_read_user(&iov, sizeof(iov), (void *)(uiov + i * sizeof(iov))))
+			break;
+		total += iov.iov_len;
+	}
+	return total;
+}
+
+/*
+ * Is the current task traced? Filter first: most syscalls on a node are not
+ * ours. A task never leaves the traced set while it lives (exit removes the
+ * whole process, and its storage with it), so its task storage remembers a
+ * yes: the TGID hash is consulted once per thread, not once per call.
+ */
+static __always_inline bool current_traced(void)
+{
+	struct call_state *cs;
+
+	cs = bpf_task_storage_get(&calls, bpf_get_current_task_btf(), NULL, 0);
+	if (cs && cs->traced)
+		return true;
+	if (!tgid_traced(bpf_get_current_pid_tgid() >> 32))
+		return false;
+	cs = call_state_get(true);
+	if (cs)
+		cs->traced = 1;
+	return true;
+}
+
+/*
+ * Entry of a traced call. fd2 is the second file of two-file calls (-1 if
+ * none). offset < 0 with implicit set means "use the file position".
+ */
+struct vfs_args {
+	__u16 call;
+	__u8 hook;           /* which function-level hook began it (0: syscall) */
+	struct file *file;   /* known file (function hooks); else looked up by fd */
+	struct file *file2;
+	__s32 fd, fd2;
+	__s64 offset, offset2;
+	bool implicit, implicit2;
+	__u64 requested;
+	__u32 flags;
+};
+
+static __always_inline void vfs_begin(const struct vfs_args *a, const bool fast)
+{
+	struct call_state *cs;
+	struct file_id id = {}, id2 = {};
+	struct file *f = NULL, *f2 = NULL;
+	bool is_open = a->call == GPUIO_CALL_OPEN || a->call == GPUIO_CALL_OPENAT ||
+		       a->call == GPUIO_CALL_OPENAT2 || a->call == GPUIO_CALL_CREAT;
+
+	if (!is_open) {
+		f = a->file ? a->file : fast ? fd_to_file_fast(a->fd) : fd_to_file(a->fd);
+		if (!(fast ? file_ident_fast(f, &id) : file_ident(f, &id)))
+			f = NULL;
+		if (a->file2 || a->fd2 >= 0) {
+			f2 = a->file2 ? a->file2 : fast ? fd_to_file_fast(a->fd2) : fd_to_file(a->fd2);
+			if (!(fast ? file_ident_fast(f2, &id2) : file_ident(f2, &id2)))
+				f2 = NULL;
+		}
+		/* with no wanted file behind the call there is nothing to attribute */
+		if (!(f && ftype_wanted(id.ftype)) && !(f2 && ftype_wanted(id2.ftype)))
+			return;
+	}
+	cs = call_state_get(true);
+	if (!cs)
+		return;
+	/* a function hook nested in another traced call (splice internals,
+	 * kernel readers) belongs to the outer call */
+	if (a->hook && cs->call != GPUIO_CALL_NONE)
+		return;
+	cs->hook = a->hook;
+	cs->ts = bpf_ktime_get_ns();
+	cs->seq++;
+	cs->call = a->call;
+	cs->fd = a->fd;
+	cs->fd2 = a->fd2;
+	cs->requested = a->requested;
+	cs->flags = a->flags;
+	cs->misses = 0;
+	cs->file = (__u64)f;
+	cs->file2 = (__u64)f2;
+	cs->ino = id.ino;
+	cs->dev = id.dev;
+	cs->ftype = id.ftype;
+	cs->ino2 = id2.ino;
+	cs->dev2 = id2.dev;
+	cs->ftype2 = id2.ftype;
+	cs->implicit_pos = a->implicit && f;
+	cs->implicit_pos2 = a->implicit2 && f2;
+	cs->offset = cs->implicit_pos ? file_pos((__u64)f) : a->offset;
+	cs->offset2 = cs->implicit_pos2 ? file_pos((__u64)f2) : a->offset2;
+}
+
+static __always_inline void vfs_end(long ret, __u8 hook)
+{
+	struct gpuio_vfs_event *e;
+	struct call_state *cs;
+	struct file_id id = {};
+	struct file *f = NULL;
+	__u64 now, id_tgid;
+	__u16 call;
+
+	cs = call_state_get(false);
+	if (!cs || cs->call == GPUIO_CALL_NONE || cs->hook != hook)
+		return;
+	call = cs->call;
+	cs->call = GPUIO_CALL_NONE;
+	now = bpf_ktime_get_ns();
+	id_tgid = bpf_get_current_pid_tgid();
+
+	if (call == GPUIO_CALL_OPEN || call == GPUIO_CALL_OPENAT ||
+	    call == GPUIO_CALL_OPENAT2 || call == GPUIO_CALL_CREAT) {
+		/* failed opens have no file to name; see README limitations */
+		if (ret < 0)
+			return;
+		f = fd_to_file(ret);
+		if (!file_ident(f, &id) || !ftype_wanted(id.ftype))
+			return;
+		cs->fd = ret;
+		cs->ino = id.ino;
+		cs->dev = id.dev;
+		cs->ftype = id.ftype;
+		emit_path(f, &id, id_tgid, now);
+	}
+	/* for read/write-style calls the position moved by what was transferred */
+	if (cs->implicit_pos && ret > 0)
+		cs->offset = file_pos(cs->file) - ret;
+	if (cs->implicit_pos2 && ret > 0)
+		cs->offset2 = file_pos(cs->file2) - ret;
+	/* pipes and sockets have no position */
+	if (cs->offset < 0 || (cs->ftype != GPUIO_FT_REG && cs->ftype != GPUIO_FT_BLK))
+		cs->offset = -1;
+	if (cs->offset2 < 0 || (cs->ftype2 != GPUIO_FT_REG && cs->ftype2 != GPUIO_FT_BLK))
+		cs->offset2 = -1;
+
+	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (!e) {
+		stat_inc(GPUIO_STAT_RB_DROP_VFS);
+		return;
+	}
+	fill_hdr(&e->hdr, GPUIO_REC_VFS, sizeof(*e), id_tgid >> 32, (__u32)id_tgid, cs->ts);
+	e->dur_ns = now - cs->ts;
+	e->ret = ret;
+	e->requested = cs->requested;
+	e->offset = cs->offset;
+	e->offset2 = cs->offset2;
+	e->ino = cs->ino;
+	e->ino2 = cs->ino2;
+	e->dev = cs->dev;
+	e->dev2 = cs->dev2;
+	e->fd = cs->fd;
+	e->fd2 = cs->fd2;
+	e->seq = cs->seq;
+	e->cache_miss_pages = cs->misses;
+	e->flags = cs->flags;
+	e->call = call;
+	e->ftype = cs->ftype;
+	e->ftype2 = cs->ftype2;
+	bpf_ringbuf_submit(e, rb_wakeup_flag());
+}
+
+#endif

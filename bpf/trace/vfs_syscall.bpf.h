@@ -1,0 +1,201 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * vfs_syscall.bpf.h — VFS tracing at the syscall layer: sys_enter/sys_exit
+ * through tp_btf (best here: no tracefs, typed args), raw_tp, or the classic
+ * raw_syscalls tracepoints (needs tracefs). Only decoding lives here; the
+ * logic is vfs.bpf.h's.
+ */
+#ifndef GPUIO_VFS_SYSCALL_BPF_H
+#define GPUIO_VFS_SYSCALL_BPF_H
+#include "trace/vfs.bpf.h"
+
+#if defined(__TARGET_ARCH_x86)
+enum {
+	NR_read = 0, NR_write = 1, NR_open = 2, NR_close = 3, NR_pread64 = 17,
+	NR_pwrite64 = 18, NR_readv = 19, NR_writev = 20, NR_sendfile = 40,
+	NR_fsync = 74, NR_fdatasync = 75, NR_ftruncate = 77, NR_creat = 85,
+	NR_openat = 257, NR_splice = 275, NR_sync_file_range = 277,
+	NR_fallocate = 285, NR_preadv = 295, NR_pwritev = 296,
+	NR_copy_file_range = 326, NR_preadv2 = 327, NR_pwritev2 = 328,
+	NR_openat2 = 437,
+};
+#else
+#error "gpuio's syscall table is x86_64 only for now"
+#endif
+
+#define O_WRONLY_ 01
+#define O_CREAT_  0100
+#define O_TRUNC_  01000
+
+/* Cheap first cut: is this syscall one we trace at all? */
+static __always_inline bool nr_traced(long nr)
+{
+	switch (nr) {
+	case NR_read: case NR_write: case NR_open: case NR_close:
+	case NR_pread64: case NR_pwrite64: case NR_readv: case NR_writev:
+	case NR_sendfile: case NR_fsync: case NR_fdatasync: case NR_ftruncate:
+	case NR_creat: case NR_openat: case NR_splice: case NR_sync_file_range:
+	case NR_fallocate: case NR_preadv: case NR_pwritev:
+	case NR_copy_file_range: case NR_preadv2: case NR_pwritev2:
+	case NR_openat2:
+		return true;
+	}
+	return false;
+}
+
+static __always_inline __s64 user_loff(__u64 uptr)
+{
+	__s64 v = -1;
+
+	if (!uptr || bpf_probe_read_user(&v, sizeof(v), (void *)uptr))
+		return -1;
+	return v;
+}
+
+static __always_inline void sys_enter_decode(long nr, const __u64 *a, const bool fast)
+{
+	struct vfs_args v = { .fd = (int)a[0], .fd2 = -1, .offset = -1, .offset2 = -1 };
+
+	switch (nr) {
+	case NR_read:  v.call = GPUIO_CALL_READ;  goto implicit_count;
+	case NR_write: v.call = GPUIO_CALL_WRITE; goto implicit_count;
+	implicit_count:
+		v.requested = a[2];
+		v.implicit = true;
+		break;
+	case NR_pread64:  v.call = GPUIO_CALL_PREAD64;  goto explicit_count;
+	case NR_pwrite64: v.call = GPUIO_CALL_PWRITE64; goto explicit_count;
+	explicit_count:
+		v.requested = a[2];
+		v.offset = a[3];
+		break;
+	case NR_readv:  v.call = GPUIO_CALL_READV;  goto implicit_iov;
+	case NR_writev: v.call = GPUIO_CALL_WRITEV; goto implicit_iov;
+	implicit_iov:
+		v.requested = iov_total(a[1], a[2]);
+		v.implicit = true;
+		break;
+	case NR_preadv:   v.call = GPUIO_CALL_PREADV;   goto explicit_iov;
+	case NR_pwritev:  v.call = GPUIO_CALL_PWRITEV;  goto explicit_iov;
+	case NR_preadv2:  v.call = GPUIO_CALL_PREADV2;  goto explicit_iov;
+	case NR_pwritev2: v.call = GPUIO_CALL_PWRITEV2; goto explicit_iov;
+	explicit_iov:
+		v.requested = iov_total(a[1], a[2]);
+		v.offset = a[3];       /* x86_64: pos_l carries all 64 bits */
+		if (v.offset == -1 && (nr == NR_preadv2 || nr == NR_pwritev2))
+			v.implicit = true;
+		break;
+	case NR_open:   v.call = GPUIO_CALL_OPEN;   v.fd = -1; v.flags = a[1]; break;
+	case NR_creat:  v.call = GPUIO_CALL_CREAT;  v.fd = -1;
+		v.flags = O_CREAT_ | O_WRONLY_ | O_TRUNC_; break;
+	case NR_openat: v.call = GPUIO_CALL_OPENAT; v.fd = -1; v.flags = a[2]; break;
+	case NR_openat2: {
+		__u64 fl = 0;
+		bpf_probe_read_user(&fl, sizeof(fl), (void *)a[2]);   /* how->flags */
+		v.call = GPUIO_CALL_OPENAT2; v.fd = -1; v.flags = fl;
+		break;
+	}
+	case NR_close:     v.call = GPUIO_CALL_CLOSE;     break;
+	case NR_fsync:     v.call = GPUIO_CALL_FSYNC;     break;
+	case NR_fdatasync: v.call = GPUIO_CALL_FDATASYNC; break;
+	case NR_sync_file_range:
+		v.call = GPUIO_CALL_SYNC_FILE_RANGE;
+		v.offset = a[1]; v.requested = a[2]; v.flags = a[3];
+		break;
+	case NR_fallocate:
+		v.call = GPUIO_CALL_FALLOCATE;
+		v.flags = a[1]; v.offset = a[2]; v.requested = a[3];
+		break;
+	case NR_ftruncate:
+		v.call = GPUIO_CALL_FTRUNCATE;
+		v.requested = a[1];
+		break;
+	case NR_sendfile:   /* sendfile(out_fd, in_fd, *offset, count) */
+		v.call = GPUIO_CALL_SENDFILE;
+		v.fd = (int)a[1]; v.fd2 = (int)a[0];
+		v.offset = user_loff(a[2]);
+		v.implicit = !a[2];
+		v.implicit2 = true;
+		v.requested = a[3];
+		break;
+	case NR_copy_file_range: v.call = GPUIO_CALL_COPY_FILE_RANGE; goto two_files;
+	case NR_splice:          v.call = GPUIO_CALL_SPLICE;          goto two_files;
+	two_files:  /* (fd_in, *off_in, fd_out, *off_out, len, flags) */
+		v.fd2 = (int)a[2];
+		v.offset = user_loff(a[1]);
+		v.offset2 = user_loff(a[3]);
+		v.implicit = !a[1];
+		v.implicit2 = !a[3];
+		v.requested = a[4];
+		v.flags = a[5];
+		break;
+	default:
+		return;
+	}
+	vfs_begin(&v, fast);
+}
+
+SEC("?tp_btf/sys_enter")
+int BPF_PROG(vfs_sys_enter_btf, struct pt_regs *regs, long id)
+{
+	__u64 a[6];
+
+	if (!nr_traced(id) || !current_traced())
+		return 0;
+	/* typed pointer: plain loads, no probe_read helpers */
+	a[0] = regs->di; a[1] = regs->si; a[2] = regs->dx;
+	a[3] = regs->r10; a[4] = regs->r8; a[5] = regs->r9;
+	sys_enter_decode(id, a, true);
+	return 0;
+}
+
+SEC("?tp_btf/sys_exit")
+int BPF_PROG(vfs_sys_exit_btf, struct pt_regs *regs, long ret)
+{
+	vfs_end(ret, 0);
+	return 0;
+}
+
+SEC("?raw_tp/sys_enter")
+int BPF_PROG(vfs_sys_enter_raw, struct pt_regs *regs, long id)
+{
+	__u64 a[6];
+
+	if (!nr_traced(id) || !current_traced())
+		return 0;
+	a[0] = BPF_CORE_READ(regs, di); a[1] = BPF_CORE_READ(regs, si);
+	a[2] = BPF_CORE_READ(regs, dx); a[3] = BPF_CORE_READ(regs, r10);
+	a[4] = BPF_CORE_READ(regs, r8); a[5] = BPF_CORE_READ(regs, r9);
+	sys_enter_decode(id, a, false);
+	return 0;
+}
+
+SEC("?raw_tp/sys_exit")
+int BPF_PROG(vfs_sys_exit_raw, struct pt_regs *regs, long ret)
+{
+	vfs_end(ret, 0);
+	return 0;
+}
+
+SEC("?tracepoint/raw_syscalls/sys_enter")
+int vfs_sys_enter_tp(struct trace_event_raw_sys_enter *ctx)
+{
+	__u64 a[6];
+	long id = ctx->id;
+
+	if (!nr_traced(id) || !current_traced())
+		return 0;
+	a[0] = ctx->args[0]; a[1] = ctx->args[1]; a[2] = ctx->args[2];
+	a[3] = ctx->args[3]; a[4] = ctx->args[4]; a[5] = ctx->args[5];
+	sys_enter_decode(id, a, false);
+	return 0;
+}
+
+SEC("?tracepoint/raw_syscalls/sys_exit")
+int vfs_sys_exit_tp(struct trace_event_raw_sys_exit *ctx)
+{
+	vfs_end(ctx->ret, 0);
+	return 0;
+}
+
+#endif

@@ -1,0 +1,514 @@
+// SPDX-License-Identifier: MIT
+/* capture.c — write and read the append-only capture file. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include "capture/capture.h"
+
+#define WBUF_SIZE (1u << 20)
+#define RBUF_SIZE (1u << 20)
+
+struct gpuio_cap_writer {
+	int fd;
+	int err;
+	size_t used;
+	__u64 records;
+	__u64 bytes;
+	unsigned char buf[WBUF_SIZE];
+};
+
+struct gpuio_cap_reader {
+	int fd;
+	struct gpuio_cap_header hdr;
+	__u64 data_start;        /* file offset of the first record */
+	__u64 buf_off;           /* file offset of buf[0] */
+	size_t pos, len;         /* consumed / filled bytes of buf */
+	__u64 truncated;
+	bool eof;
+	char error[160];
+	unsigned char buf[RBUF_SIZE];
+	/* a record is copied here so that it stays aligned and whole */
+	union { struct gpuio_hdr h; unsigned char b[GPUIO_REC_SIZE_MAX]; } rec;
+};
+
+static int write_all(int fd, const void *p, size_t n)
+{
+	const unsigned char *c = p;
+
+	while (n) {
+		ssize_t k = write(fd, c, n);
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (k == 0)
+			return -EIO;
+		c += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+int gpuio_cap_writer__create(const char *path, const struct gpuio_cap_header *hdr,
+			     uid_t owner_uid, gid_t owner_gid,
+			     struct gpuio_cap_writer **out)
+{
+	struct gpuio_cap_writer *w;
+	struct stat st;
+	int fd, err;
+
+	/* O_NOFOLLOW: an attacker's symlink in a shared directory is refused. */
+	fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return -EINVAL;
+	}
+	if (ftruncate(fd, 0) < 0) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	if (owner_uid != (uid_t)-1 && fchown(fd, owner_uid, owner_gid) < 0) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	w = calloc(1, sizeof(*w));
+	if (!w) {
+		close(fd);
+		return -ENOMEM;
+	}
+	w->fd = fd;
+	err = write_all(fd, hdr, sizeof(*hdr));
+	if (err) {
+		close(fd);
+		free(w);
+		return err;
+	}
+	w->bytes = sizeof(*hdr);
+	*out = w;
+	return 0;
+}
+
+int gpuio_cap_writer__flush(struct gpuio_cap_writer *w)
+{
+	int err;
+
+	if (!w->used)
+		return w->err;
+	err = write_all(w->fd, w->buf, w->used);
+	if (err && !w->err)
+		w->err = err;
+	w->used = 0;
+	return w->err;
+}
+
+int gpuio_cap_writer__append(struct gpuio_cap_writer *w, const void *rec, size_t len)
+{
+	if (w->err)
+		return w->err;
+	if (len > WBUF_SIZE)
+		return -E2BIG;
+	if (w->used + len > WBUF_SIZE && gpuio_cap_writer__flush(w))
+		return w->err;
+	memcpy(w->buf + w->used, rec, len);
+	w->used += len;
+	w->records++;
+	w->bytes += len;
+	return 0;
+}
+
+__u64 gpuio_cap_writer__records(const struct gpuio_cap_writer *w) { return w->records; }
+__u64 gpuio_cap_writer__bytes(const struct gpuio_cap_writer *w) { return w->bytes; }
+
+int gpuio_cap_writer__close(struct gpuio_cap_writer *w)
+{
+	int err;
+
+	if (!w)
+		return 0;
+	err = gpuio_cap_writer__flush(w);
+	if (fsync(w->fd) < 0 && !err && errno != EINVAL)
+		err = -errno;
+	if (close(w->fd) < 0 && !err)
+		err = -errno;
+	free(w);
+	return err;
+}
+
+const struct gpuio_drop_counter gpuio_drop_counters[] = {
+	{ GPUIO_STAT_RB_DROP_VFS, "rb_drop_vfs" },
+	{ GPUIO_STAT_RB_DROP_BLOCK, "rb_drop_block" },
+	{ GPUIO_STAT_RB_DROP_PATH, "rb_drop_path" },
+	{ GPUIO_STAT_RB_DROP_PROC, "rb_drop_proc" },
+	{ GPUIO_STAT_MAP_FULL_PID, "map_full_pid" },
+	{ GPUIO_STAT_MAP_FULL_RQ, "map_full_rq" },
+	{ GPUIO_STAT_MAP_FULL_TASK, "map_full_task" },
+	{ GPUIO_STAT_RB_DROP_CUDA, "rb_drop_cuda" },
+	{ GPUIO_STAT_CUDA_DEPTH, "cuda_too_deep" },
+};
+const size_t gpuio_ndrop_counters = sizeof(gpuio_drop_counters) / sizeof(gpuio_drop_counters[0]);
+
+__u64 gpuio_stats__dropped(const struct gpuio_stats_event *s)
+{
+	__u64 n = s->user[GPUIO_USTAT_WRITE_ERRORS];
+
+	for (size_t i = 0; i < gpuio_ndrop_counters; i++)
+		n += s->bpf[gpuio_drop_counters[i].idx];
+	return n;
+}
+
+void gpuio_stats__from_record(const struct gpuio_hdr *h, struct gpuio_stats_event *out)
+{
+	size_t nbpf, tail = sizeof(*out) - offsetof(struct gpuio_stats_event, user);
+
+	memset(out, 0, sizeof(*out));
+	if (h->size >= sizeof(*out)) {
+		memcpy(out, h, sizeof(*out));
+		return;
+	}
+	if (h->size < GPUIO_STATS_V1_SIZE)
+		return;
+	/* fewer BPF counters than this build knows: user[] and the rest follow them */
+	nbpf = (h->size - (sizeof(*out) - sizeof(out->bpf))) / sizeof(__u64);
+	memcpy(out, h, offsetof(struct gpuio_stats_event, bpf) + nbpf * sizeof(__u64));
+	memcpy(&out->user, (const unsigned char *)h + offsetof(struct gpuio_stats_event, bpf) +
+	       nbpf * sizeof(__u64), tail);
+	out->hdr.size = sizeof(*out);
+}
+
+char *gpuio_path__string(const struct gpuio_path_event *p, size_t *len_out)
+{
+	static const char ellipsis[] = "/\xe2\x80\xa6";   /* U+2026: cut at the top */
+	size_t len = p->len, out_len = 0;
+	char *s = malloc(len + sizeof(ellipsis) + 2);
+
+	if (!s)
+		return NULL;
+	if (!(p->flags & GPUIO_PATH_COMPONENTS)) {
+		memcpy(s, p->data, len);
+		out_len = len;
+		goto out;
+	}
+	/* "leaf\0parent\0...top\0": reverse into "/top/.../parent/leaf" */
+	if (p->flags & GPUIO_PATH_TRUNCATED) {
+		memcpy(s, ellipsis, sizeof(ellipsis) - 1);
+		out_len = sizeof(ellipsis) - 1;
+	}
+	for (size_t end = len; end > 0;) {
+		size_t start = end;
+
+		/* a trailing NUL ends the last (top) name; skip empty names */
+		if (p->data[end - 1] == 0) {
+			end--;
+			continue;
+		}
+		while (start > 0 && p->data[start - 1] != 0)
+			start--;
+		s[out_len++] = '/';
+		memcpy(s + out_len, p->data + start, end - start);
+		out_len += end - start;
+		end = start;
+	}
+	if (!out_len)
+		s[out_len++] = '/';
+out:
+	s[out_len] = 0;
+	*len_out = out_len;
+	return s;
+}
+
+size_t gpuio_rec_min_size(__u16 type)
+{
+	switch (type) {
+	case GPUIO_REC_VFS:     return sizeof(struct gpuio_vfs_event);
+	case GPUIO_REC_BLOCK:   return sizeof(struct gpuio_block_event);
+	case GPUIO_REC_PATH:    return offsetof(struct gpuio_path_event, data);
+	case GPUIO_REC_PROC:    return offsetof(struct gpuio_proc_event, args);
+	/* captures from before the CUDA counters hold 10 BPF counters: see expand_stats */
+	case GPUIO_REC_STATS:   return GPUIO_STATS_V1_SIZE;
+	case GPUIO_REC_DEVNAME: return sizeof(struct gpuio_devname_event);
+	case GPUIO_REC_GPU_INFO:     return sizeof(struct gpuio_gpu_info);
+	case GPUIO_REC_GPU_KERNEL:   return offsetof(struct gpuio_gpu_kernel, name);
+	case GPUIO_REC_GPU_MEMCPY:   return sizeof(struct gpuio_gpu_memcpy);
+	case GPUIO_REC_GPU_MEMSET:   return sizeof(struct gpuio_gpu_memset);
+	case GPUIO_REC_CUDA_API:     return sizeof(struct gpuio_cuda_api);
+	case GPUIO_REC_GPU_SYNC:     return sizeof(struct gpuio_gpu_sync);
+	case GPUIO_REC_NVTX:         return offsetof(struct gpuio_nvtx_range, name);
+	case GPUIO_REC_GPU_OVERHEAD: return sizeof(struct gpuio_gpu_overhead);
+	case GPUIO_REC_GPU_SYM:      return offsetof(struct gpuio_gpu_sym, name);
+	default:                return 0;
+	}
+}
+
+static ssize_t read_full(int fd, void *p, size_t n)
+{
+	size_t got = 0;
+
+	while (got < n) {
+		ssize_t k = read(fd, (char *)p + got, n - got);
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (k == 0)
+			break;
+		got += (size_t)k;
+	}
+	return (ssize_t)got;
+}
+
+int gpuio_cap_reader__open(const char *path, struct gpuio_cap_reader **out,
+			   char *err, size_t errlen)
+{
+	struct gpuio_cap_reader *r;
+	struct stat st;
+	ssize_t n;
+	int fd, e;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		e = -errno;
+		snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+		return e;
+	}
+	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+		snprintf(err, errlen, "%s is a directory, not a gpuio capture", path);
+		close(fd);
+		return -EISDIR;
+	}
+	r = calloc(1, sizeof(*r));
+	if (!r) {
+		close(fd);
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	r->fd = fd;
+	n = read_full(fd, &r->hdr, sizeof(r->hdr));
+	if (n < 0) {
+		snprintf(err, errlen, "cannot read %s: %s", path, strerror((int)-n));
+		e = (int)n;
+		goto fail;
+	}
+	if (n < (ssize_t)offsetof(struct gpuio_cap_header, hostname) ||
+	    memcmp(r->hdr.magic, GPUIO_CAP_MAGIC, 8) != 0) {
+		snprintf(err, errlen, "%s is not a gpuio capture (bad magic or too short)", path);
+		e = -EBADMSG;
+		goto fail;
+	}
+	if (r->hdr.version != GPUIO_CAP_VERSION) {
+		snprintf(err, errlen, "%s: capture format version %u, this gpuio reads version %u",
+			 path, r->hdr.version, GPUIO_CAP_VERSION);
+		e = -EPROTO;
+		goto fail;
+	}
+	if (r->hdr.header_size < sizeof(r->hdr) || r->hdr.header_size > (1u << 20) ||
+	    n < (ssize_t)sizeof(r->hdr)) {
+		snprintf(err, errlen, "%s: corrupt capture header (size %u)", path,
+			 r->hdr.header_size);
+		e = -EBADMSG;
+		goto fail;
+	}
+	/* strings in the header are used as C strings: force termination */
+	r->hdr.hostname[sizeof(r->hdr.hostname) - 1] = 0;
+	r->hdr.kernel[sizeof(r->hdr.kernel) - 1] = 0;
+	r->hdr.boot_id[sizeof(r->hdr.boot_id) - 1] = 0;
+	r->hdr.vfs_mode[sizeof(r->hdr.vfs_mode) - 1] = 0;
+	r->hdr.block_mode[sizeof(r->hdr.block_mode) - 1] = 0;
+	r->hdr.proc_mode[sizeof(r->hdr.proc_mode) - 1] = 0;
+	r->hdr.pagecache_mode[sizeof(r->hdr.pagecache_mode) - 1] = 0;
+	r->hdr.iouring_mode[sizeof(r->hdr.iouring_mode) - 1] = 0;
+	r->hdr.modes_detail[sizeof(r->hdr.modes_detail) - 1] = 0;
+	r->hdr.target[sizeof(r->hdr.target) - 1] = 0;
+	r->hdr.cmdline[sizeof(r->hdr.cmdline) - 1] = 0;
+	r->data_start = r->hdr.header_size;
+	if (gpuio_cap_reader__rewind(r) < 0) {
+		snprintf(err, errlen, "%s: cannot seek: %s", path, strerror(errno));
+		e = -errno;
+		goto fail;
+	}
+	*out = r;
+	return 0;
+fail:
+	close(fd);
+	free(r);
+	return e;
+}
+
+const struct gpuio_cap_header *gpuio_cap_reader__header(const struct gpuio_cap_reader *r)
+{
+	return &r->hdr;
+}
+
+int gpuio_cap_reader__rewind(struct gpuio_cap_reader *r)
+{
+	if (lseek(r->fd, (off_t)r->data_start, SEEK_SET) < 0)
+		return -errno;
+	r->buf_off = r->data_start;
+	r->pos = r->len = 0;
+	r->eof = false;
+	r->truncated = 0;
+	r->error[0] = 0;
+	return 0;
+}
+
+/* Make at least want bytes available at buf[pos]; false at end of file. */
+static int fill(struct gpuio_cap_reader *r, size_t want)
+{
+	ssize_t n;
+
+	if (r->len - r->pos >= want)
+		return 1;
+	if (r->eof)
+		return 0;
+	memmove(r->buf, r->buf + r->pos, r->len - r->pos);
+	r->buf_off += r->pos;
+	r->len -= r->pos;
+	r->pos = 0;
+	n = read_full(r->fd, r->buf + r->len, RBUF_SIZE - r->len);
+	if (n < 0)
+		return (int)n;
+	if ((size_t)n < RBUF_SIZE - r->len)
+		r->eof = true;
+	r->len += (size_t)n;
+	return r->len - r->pos >= want;
+}
+
+int gpuio_rec__sanitize(unsigned char *rec)
+{
+	struct gpuio_hdr *h = (void *)rec;
+
+	switch (h->type) {
+	case GPUIO_REC_PATH: {
+		struct gpuio_path_event *p = (void *)rec;
+
+		if (p->len > h->size - offsetof(struct gpuio_path_event, data))
+			return -EBADMSG;
+		break;
+	}
+	case GPUIO_REC_PROC: {
+		struct gpuio_proc_event *p = (void *)rec;
+		size_t room = h->size - offsetof(struct gpuio_proc_event, args);
+
+		/* a record larger than its struct: never past the declared array */
+		if (room > sizeof(p->args))
+			room = sizeof(p->args);
+		if (p->args_len > room)
+			p->args_len = (__u32)room;
+		break;
+	}
+	case GPUIO_REC_STATS:
+		if (h->size < sizeof(struct gpuio_stats_event)) {
+			struct gpuio_stats_event st;
+
+			gpuio_stats__from_record(h, &st);
+			memcpy(rec, &st, sizeof(st));
+		}
+		break;
+	case GPUIO_REC_GPU_KERNEL: {
+		struct gpuio_gpu_kernel *k = (void *)rec;
+		size_t room = h->size - offsetof(struct gpuio_gpu_kernel, name);
+
+		if (room > sizeof(k->name))
+			room = sizeof(k->name);
+		if (k->name_len > room)
+			k->name_len = (__u16)room;
+		break;
+	}
+	case GPUIO_REC_NVTX: {
+		struct gpuio_nvtx_range *n = (void *)rec;
+		size_t room = h->size - offsetof(struct gpuio_nvtx_range, name);
+
+		if (room > sizeof(n->name))
+			room = sizeof(n->name);
+		if (n->name_len > room)
+			n->name_len = (__u16)room;
+		break;
+	}
+	case GPUIO_REC_GPU_SYM: {
+		struct gpuio_gpu_sym *y = (void *)rec;
+		size_t room = h->size - offsetof(struct gpuio_gpu_sym, name);
+
+		if (room > sizeof(y->name))
+			room = sizeof(y->name);
+		if (y->name_len > room)
+			y->name_len = (__u16)room;
+		break;
+	}
+	}
+	return 0;
+}
+
+int gpuio_cap_reader__next(struct gpuio_cap_reader *r, const struct gpuio_hdr **rec)
+{
+	struct gpuio_hdr h;
+	size_t min;
+	int ok;
+
+	if (r->error[0])
+		return -EBADMSG;
+	ok = fill(r, sizeof(h));
+	if (ok < 0) {
+		snprintf(r->error, sizeof(r->error), "read error: %s", strerror(-ok));
+		return -EBADMSG;
+	}
+	if (!ok) {
+		r->truncated = r->len - r->pos;
+		return 0;
+	}
+	memcpy(&h, r->buf + r->pos, sizeof(h));
+	min = gpuio_rec_min_size(h.type);
+	if (h.type == 0 || h.size < sizeof(h) || h.size > GPUIO_REC_SIZE_MAX ||
+	    (min && h.size < min) || (h.size & 7) != 0) {
+		snprintf(r->error, sizeof(r->error),
+			 "corrupt record at offset %llu (type %u, size %u)",
+			 (unsigned long long)(r->buf_off + r->pos), h.type, h.size);
+		return -EBADMSG;
+	}
+	ok = fill(r, h.size);
+	if (ok < 0) {
+		snprintf(r->error, sizeof(r->error), "read error: %s", strerror(-ok));
+		return -EBADMSG;
+	}
+	if (!ok) {
+		r->truncated = r->len - r->pos;
+		return 0;
+	}
+	memcpy(r->rec.b, r->buf + r->pos, h.size);
+	memset(r->rec.b + h.size, 0, 16 < sizeof(r->rec) - h.size ? 16 : sizeof(r->rec) - h.size);
+	r->pos += h.size;
+	if (gpuio_rec__sanitize(r->rec.b) < 0) {
+		snprintf(r->error, sizeof(r->error),
+			 "corrupt path record at offset %llu (len %u > size %u)",
+			 (unsigned long long)(r->buf_off + r->pos - h.size),
+			 ((struct gpuio_path_event *)r->rec.b)->len, h.size);
+		return -EBADMSG;
+	}
+	*rec = &r->rec.h;
+	return 1;
+}
+
+__u64 gpuio_cap_reader__truncated(const struct gpuio_cap_reader *r) { return r->truncated; }
+__u64 gpuio_cap_reader__offset(const struct gpuio_cap_reader *r) { return r->buf_off + r->pos; }
+const char *gpuio_cap_reader__error(const struct gpuio_cap_reader *r) { return r->error; }
+
+void gpuio_cap_reader__close(struct gpuio_cap_reader *r)
+{
+	if (!r)
+		return;
+	close(r->fd);
+	free(r);
+}

@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: MIT
+/*
+ * cmd_merge.c — `gpuio merge A.gpuio B.gpuio ... -o job.pftrace|job.json`:
+ * several hosts' captures on one timeline.
+ *
+ * Clocks: every capture's events are CLOCK_MONOTONIC of its own host, and
+ * its header holds a (REALTIME, MONOTONIC) pair read together. The first
+ * capture's MONOTONIC is the output's clock; capture i is moved by
+ *     offset_i = (real_i - mono_i) - (real_0 - mono_0)
+ * so that events meet where the hosts' wall clocks say they happened (as good
+ * as the hosts' NTP sync). Each host is a group of processes: pids and tids
+ * are moved by (i + 1) * 10,000,000 (readable: host 2's pid 4242 is 20004242)
+ * and process, disk and info names are prefixed "HOST: " (HOST#i when two
+ * captures name the same host). The offsets are printed and written into each
+ * host's "gpuio trace info" (host_index, pid_offset, clock_offset_ns).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cmd/commands.h"
+#include "export/export.h"
+#include "model/model.h"
+#include "trace/launch.h"
+#include "lib/log.h"
+
+#define MAX_CAPTURES    50      /* pid offsets stay below the synthetic ranges */
+#define PID_STRIDE      10000000u
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: gpuio merge CAPTURE CAPTURE... -o OUTPUT\n\n"
+"Put several hosts' captures (.gpuio) on one timeline: clocks aligned through\n"
+"each capture's REALTIME/MONOTONIC pair, each host a group of processes\n"
+"(pids + N x 10,000,000, names prefixed with the host name).\n\n"
+"options:\n"
+"  -o, --output FILE   .pftrace or .json, + .gz for gzip (required)\n"
+"  -q, --quiet         print errors only\n"
+"  -h, --help          this text\n\n"
+"Start the traces together with `gpuio trace --start-at HH:MM:SS` on every host.\n\n"
+"example:\n"
+"  gpuio merge node1.gpuio node2.gpuio -o job.pftrace\n");
+}
+
+/* "host: " for capture i; "host#i: " when another capture names the same host */
+static char *host_prefix(struct exp_model *const *m, int n, int i, const char *name)
+{
+	bool dup = false;
+	char *p;
+
+	for (int k = 0; k < n; k++)
+		if (k != i && !strcmp(name, m[k]->hdr->hostname))
+			dup = true;
+	if (asprintf(&p, dup ? "%s#%d: " : "%s: ", name[0] ? name : "host", i + 1) < 0)
+		return NULL;
+	return p;
+}
+
+int cmd_merge(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	struct gpuio_export_opts eo = { .owner_uid = (uid_t)-1, .owner_gid = (gid_t)-1 };
+	struct exp_model *m[MAX_CAPTURES] = { 0 };
+	char *prefix[MAX_CAPTURES] = { 0 };
+	const char *output = NULL;
+	int c, n, err = 0, rc = GPUIO_EXIT_ERROR;
+	uint32_t disks = 0, lanes = 0, gpus = 0, gtids = 0, glanes = 0;
+	uint64_t events = 0, bytes = 0;
+	int64_t d0;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":o:qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			output = optarg;
+			break;
+		case 'q':
+			if (gpuio_log_verbosity > GPUIO_LOG_ERROR)
+				gpuio_log_verbosity = GPUIO_LOG_ERROR;
+			break;
+		case 'h':
+			usage(stdout);
+			return GPUIO_EXIT_OK;
+		case ':':
+			pr_err("merge: option %s needs an argument (e.g. -o job.pftrace)",
+			       argv[optind - 1]);
+			return GPUIO_EXIT_USAGE;
+		default:
+			pr_err("merge: unknown option '%s' (try `gpuio merge --help`)",
+			       argv[optind - 1]);
+			return GPUIO_EXIT_USAGE;
+		}
+	}
+	n = argc - optind;
+	if (n < 1) {
+		pr_err("merge: which captures? usage: gpuio merge A.gpuio B.gpuio ... -o OUT.pftrace");
+		return GPUIO_EXIT_USAGE;
+	}
+	if (n > MAX_CAPTURES) {
+		pr_err("merge: at most %d captures at once (got %d)", MAX_CAPTURES, n);
+		return GPUIO_EXIT_USAGE;
+	}
+	if (!output || !strcmp(output, "-") || !gpuio_export__is_output_name(output)) {
+		pr_err("merge: give -o NAME.pftrace or NAME.json (+ .gz)");
+		return GPUIO_EXIT_USAGE;
+	}
+	gpuio_sudo_ids(&eo.owner_uid, &eo.owner_gid);
+
+	/* headers first: the clock of capture 0 and the host names */
+	for (int i = 0; i < n; i++) {
+		m[i] = calloc(1, sizeof(*m[i]));
+		if (!m[i]) {
+			pr_err("out of memory");
+			goto out;
+		}
+		m[i]->p2_fd = -1;       /* freed below even if never loaded */
+	}
+	for (int i = 0; i < n; i++) {
+		struct exp_remap map = { 0 };
+		const struct gpuio_cap_header *h;
+		char errbuf[320];
+		struct gpuio_cap_reader *r;
+
+		/* the clock offset needs the header before the model is built */
+		err = gpuio_cap_reader__open(argv[optind + i], &r, errbuf, sizeof(errbuf));
+		if (err) {
+			pr_err("%s%s", errbuf, exp_open_hint(err));
+			goto out;
+		}
+		h = gpuio_cap_reader__header(r);
+		if (i == 0)
+			d0 = (int64_t)(h->realtime_ns - h->monotonic_ns);
+		map.ts_shift = (int64_t)(h->realtime_ns - h->monotonic_ns) - d0;
+		gpuio_cap_reader__close(r);
+		map.pid_offset = (uint32_t)(i + 1) * PID_STRIDE;
+		map.disk_base = disks;
+		map.uring_base = lanes;
+		map.gpu_base = gpus;
+		map.gtid_base = gtids;
+		map.ghost_base = glanes;
+		map.host = (uint32_t)i;
+		map.prefix = "?";       /* set below, once every host name is known */
+		if (i > 0)
+			map.ts_base = m[0]->map.ts_base;
+		err = exp_model__load(m[i], argv[optind + i], &map);
+		if (err)
+			goto out;
+		disks += (uint32_t)m[i]->ndisks;
+		lanes += (uint32_t)m[i]->nulanes;
+		gpus += (uint32_t)m[i]->gpu.ndevs;
+		gtids += m[i]->gpu.nlane_tids;
+		glanes += (uint32_t)m[i]->gpu.nglanes;
+	}
+	for (int i = 0; i < n; i++) {
+		prefix[i] = host_prefix(m, n, i, m[i]->hdr->hostname);
+		if (!prefix[i]) {
+			pr_err("out of memory");
+			goto out;
+		}
+		m[i]->map.prefix = prefix[i];
+		pr_info("%s: host %.*s, pids + %u, clock offset %+.6f s (%+lld ns)%s",
+			argv[optind + i], (int)strlen(prefix[i]) - 2, prefix[i], m[i]->map.pid_offset,
+			(double)m[i]->map.ts_shift / 1e9, (long long)m[i]->map.ts_shift,
+			i == 0 ? " (the reference clock)" : "");
+	}
+	if (gpuio_export__is_pftrace_name(output))
+		err = gpuio_export_pftrace_models(m, n, output, &eo, &events, &bytes);
+	else
+		err = gpuio_export_json_models(m, n, output, &eo, &events, &bytes);
+	if (err)
+		goto out;
+	pr_info("wrote %s: %d captures, %llu %s", output, n, (unsigned long long)events,
+		gpuio_export__is_pftrace_name(output) ? "packets" : "events");
+	rc = GPUIO_EXIT_OK;
+out:
+	for (int i = 0; i < n && i < MAX_CAPTURES; i++) {
+		if (m[i])
+			exp_model__free(m[i]);
+		free(m[i]);
+		free(prefix[i]);
+	}
+	return rc;
+}

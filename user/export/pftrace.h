@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pftrace.h — Perfetto's native trace format: a stream of TracePackets.
+ *
+ * The writer owns one packet sequence (trusted_packet_sequence_id 1). A
+ * trace starts (pftrace__start) with a packet that has
+ * SEQ_INCREMENTAL_STATE_CLEARED, trace_packet_defaults {timestamp_clock_id:
+ * MONOTONIC} and a ClockSnapshot declaring MONOTONIC (and the REALTIME read
+ * with it) with MONOTONIC as the primary trace clock: without it Perfetto
+ * drops every event. Every later packet carries SEQ_NEEDS_INCREMENTAL_STATE.
+ * Event names, categories, debug-annotation names and repeated string values
+ * are interned: an entry rides the packet that first uses it; iids only grow
+ * (Perfetto forbids reusing an iid for another string in one trace), and a
+ * table that grows too big is dropped by clearing the incremental state.
+ *
+ * Packets are built whole in memory and handed to the out_file whole, so the
+ * file is valid at every packet boundary. Field numbers are those of
+ * Perfetto's public protos (protos/perfetto/trace/...); user/proto/
+ * gpuio_trace.proto is our trimmed copy, used by the tests to decode.
+ */
+#ifndef GPUIO_PFTRACE_H
+#define GPUIO_PFTRACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "model/model.h"
+#include "lib/out_file.h"
+
+/*
+ * Track uuids: (output id << 3 | kind), from the ids the JSON export uses
+ * (so both exports and the streamed one name a track alike).
+ */
+#define PFT_UUID(id, kind) (((uint64_t)(id) << 3) | (kind))
+enum {
+	PFT_PROCESS = 1,        /* pid */
+	PFT_THREAD,             /* tid */
+	PFT_URING,              /* io_uring lane tid */
+	PFT_DISK,               /* disk pid */
+	PFT_LANE,               /* disk lane tid */
+	PFT_COUNTER,            /* disk pid << 1 | 0 read, 1 write */
+	PFT_INFO,               /* info pid */
+};
+
+struct pftrace;
+
+int pftrace__new(struct pftrace **out);
+void pftrace__free(struct pftrace *p);
+
+/*
+ * Begin a self-contained trace on o (which the caller keeps and closes):
+ * the clock snapshot packet, fresh interning. mono/real: a CLOCK_MONOTONIC
+ * and CLOCK_REALTIME pair read together.
+ */
+int pftrace__start(struct pftrace *p, struct out_file *o, uint64_t mono_ns, uint64_t real_ns);
+/* Hand buffered packets to the out_file; with sync, make them readable now. */
+int pftrace__flush(struct pftrace *p, bool sync);
+/* Flush and forget the out_file (before the caller closes it). */
+int pftrace__detach(struct pftrace *p);
+int pftrace__error(const struct pftrace *p);
+uint64_t pftrace__packets(const struct pftrace *p);
+uint64_t pftrace__bytes(const struct pftrace *p);       /* uncompressed */
+/* Incremented by every pftrace__start(): descriptors are due again. */
+uint32_t pftrace__generation(const struct pftrace *p);
+
+/* Track descriptors. Names are any bytes (made valid UTF-8). */
+void pftrace__process(struct pftrace *p, uint64_t uuid, uint32_t pid, const char *name,
+		      size_t len);
+void pftrace__thread(struct pftrace *p, uint64_t uuid, uint32_t pid, uint32_t tid,
+		     const char *name, size_t len);
+/* A plain track; parent 0: top level; explicit: children ordered by rank; rank < 0: none */
+void pftrace__track(struct pftrace *p, uint64_t uuid, uint64_t parent, const char *name,
+		    size_t len, bool explicit_children, int64_t rank);
+void pftrace__counter_track(struct pftrace *p, uint64_t uuid, uint64_t parent,
+			    const char *name, const char *unit);
+
+/* Track events. cat and name are interned (static strings are cached by address). */
+struct pftrace_flows {
+	const uint64_t *out;    /* flow_ids: flows that start here */
+	size_t nout;
+	const uint64_t *in;     /* terminating_flow_ids: flows that end here */
+	size_t nin;
+};
+void pftrace__slice_begin(struct pftrace *p, uint64_t ts, uint64_t track, const char *cat,
+			  const char *name, bool name_static, const struct exp_args *a,
+			  const struct pftrace_flows *f);
+void pftrace__slice_end(struct pftrace *p, uint64_t ts, uint64_t track);
+void pftrace__instant(struct pftrace *p, uint64_t ts, uint64_t track, const char *cat,
+		      const char *name, const struct exp_args *a);
+void pftrace__counter(struct pftrace *p, uint64_t ts, uint64_t track, double v);
+
+#endif /* GPUIO_PFTRACE_H */

@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cuda_probes.h — CUDA API uprobes: attach the generic entry/return programs
+ * of bpf/trace/cuda.bpf.h to every known CUDA function of a library file
+ * (libcudart.so*, libcuda.so*), find such libraries in /proc/PID/maps, and
+ * name kernel launch stubs from the process's ELF symbols.
+ *
+ * A uprobe is attached to the file (inode) for every process (pid -1): it
+ * also fires in processes that map the library later; the BPF side keeps
+ * only traced processes. Each library file is attached once.
+ */
+#ifndef GPUIO_CUDA_PROBES_H
+#define GPUIO_CUDA_PROBES_H
+#include <stdbool.h>
+#include <sys/types.h>
+#include <linux/types.h>
+
+struct gpuio_loader;
+struct gpuio_cap_writer;
+struct cuda_probes;
+
+/* Library kinds, as cuda_probes__scan_pid reports them (bit mask). */
+#define CUDA_LIB_RT  0x1   /* libcudart.so* */
+#define CUDA_LIB_DRV 0x2   /* libcuda.so* (the driver) */
+
+/* One known CUDA function a library file exports (cuda_lib_funcs). */
+struct cuda_lib_func {
+	unsigned long off;         /* file offset: what a uprobe takes */
+	unsigned long seg_lo;      /* file offsets of the executable segment ... */
+	unsigned long seg_hi;      /* ... holding it: [seg_lo, seg_hi) */
+	__u8 kind;                 /* enum gpuio_api_kind */
+	char name[48];             /* exported name (with its _ptds / _ptsz suffix) */
+	const void *fn;            /* its table entry (cuda_probes.c's own use) */
+};
+#define CUDA_LIB_FUNCS_MAX 1024
+
+/* CUDA_LIB_RT / CUDA_LIB_DRV from a path's file name, 0 for neither. */
+int cuda_lib_kind(const char *path);
+/*
+ * The known CUDA functions (the tables in cuda_probes.c) that the ELF file
+ * open at fd exports, for lib_kind CUDA_LIB_RT or CUDA_LIB_DRV; aliases
+ * (one address, several names) once. Fills at most max. Returns the count
+ * or -errno. Shared by the tracer (cuda_probes__attach_lib) and the monitor.
+ */
+int cuda_lib_funcs(int fd, int lib_kind, struct cuda_lib_func *out, int max);
+
+/*
+ * A uprobe.multi link (BPF_LINK_CREATE by hand: libbpf 1.1 predates it) of
+ * prog_fd on n file offsets of path with their cookies; ret: return probes;
+ * pid <= 0: every process. Returns the link fd or -errno.
+ */
+int cuda_uprobe_multi_link(int prog_fd, const char *path, const unsigned long *offs,
+			   const __u64 *cookies, int n, bool ret, pid_t pid);
+
+/* -ENOTSUP when the loader left the cuda layer off. */
+int cuda_probes__new(struct gpuio_loader *l, struct cuda_probes **out);
+/*
+ * Attach to the CUDA functions path exports (kind from its name unless
+ * lib_kind is given: CUDA_LIB_RT / CUDA_LIB_DRV, 0 = by name). pid -1 = every
+ * process. Returns the number of functions attached, 0 when this file is
+ * attached already, or -errno.
+ */
+int cuda_probes__attach_lib(struct cuda_probes *cp, const char *path, int lib_kind, pid_t pid);
+/*
+ * Attach to the CUDA libraries pid maps (new ones only). Returns the
+ * CUDA_LIB_* mask of the libraries pid maps (attached now or before), or
+ * -errno (-ESRCH when the process is gone). cp NULL: only report.
+ */
+int cuda_probes__scan_pid(struct cuda_probes *cp, pid_t pid);
+/*
+ * Before launching exe (a path, or a name looked up in $PATH): attach to
+ * the CUDA libraries it links (DT_NEEDED via RPATH/RUNPATH, LD_LIBRARY_PATH,
+ * the ld.so cache) and to the driver libcuda.so.1 that libcudart will
+ * dlopen, so calls made before the first rescan are seen. Returns the number
+ * of libraries attached.
+ */
+int cuda_probes__attach_for_exec(struct cuda_probes *cp, const char *exe);
+int cuda_probes__nlibs(const struct cuda_probes *cp);
+int cuda_probes__nfuncs(const struct cuda_probes *cp);
+void cuda_probes__free(struct cuda_probes *cp);
+
+/*
+ * Name addr (a launch's host stub) from pid's ELF symbols and append a
+ * GPUIO_REC_GPU_SYM record. Returns 0, or -errno when it cannot be named
+ * (process gone, address not in a file, no symbol).
+ */
+int cuda_probes__emit_sym(struct gpuio_cap_writer *w, pid_t pid, __u64 addr, __u64 ts);
+/* Drop the symbol tables cached by cuda_probes__emit_sym. */
+void cuda_probes__sym_cache_free(void);
+
+#endif

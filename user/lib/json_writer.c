@@ -1,0 +1,374 @@
+// SPDX-License-Identifier: MIT
+/* json_writer.c — buffered JSON text out, plain or gzip. See json_writer.h. */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+#include "lib/json_writer.h"
+#include "lib/utf8.h"
+
+#define JW_BUF_SIZE (256u << 10)
+/* room one escaped byte can take: "\u00XX" is 6, U+FFFD is 3 */
+#define JW_MAX_EXPAND 8
+
+struct json_writer {
+	int fd;
+	bool own_fd;
+	gzFile gz;
+	int err;
+	size_t len;
+	uint64_t bytes;
+	char buf[JW_BUF_SIZE];
+};
+
+static int write_all(int fd, const char *p, size_t n)
+{
+	while (n) {
+		ssize_t k = write(fd, p, n);
+
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (k == 0)
+			return -EIO;
+		p += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+/* zlib reports file errors as Z_ERRNO with errno set; anything else is EIO. */
+static int gz_err(gzFile gz)
+{
+	int zerr = Z_OK;
+
+	gzerror(gz, &zerr);
+	if (zerr == Z_ERRNO)
+		return errno ? -errno : -EIO;
+	if (zerr == Z_MEM_ERROR)
+		return -ENOMEM;
+	return -EIO;
+}
+
+static void flush_buf(struct json_writer *w)
+{
+	if (!w->len || w->err) {
+		w->len = 0;
+		return;
+	}
+	if (w->gz) {
+		size_t off = 0;
+
+		while (off < w->len) {
+			unsigned chunk = (unsigned)(w->len - off);
+			int k;
+
+			errno = 0;
+			k = gzwrite(w->gz, w->buf + off, chunk);
+			if (k <= 0) {
+				w->err = gz_err(w->gz);
+				break;
+			}
+			off += (size_t)k;
+		}
+	} else {
+		w->err = write_all(w->fd, w->buf, w->len);
+	}
+	w->len = 0;
+}
+
+int json_writer__new(int fd, bool gz, bool own_fd, struct json_writer **out)
+{
+	struct json_writer *w = calloc(1, sizeof(*w));
+	int dfd;
+
+	if (!w)
+		return -ENOMEM;
+	w->fd = fd;
+	w->own_fd = own_fd;
+	if (gz) {
+		/* zlib closes the fd it is given: give it a copy, keep ours to fsync */
+		dfd = dup(fd);
+		if (dfd < 0) {
+			free(w);
+			return -errno;
+		}
+		/* level 3: most of level 6's ratio on JSON at about twice the speed */
+		w->gz = gzdopen(dfd, "wb3");
+		if (!w->gz) {
+			close(dfd);
+			free(w);
+			return -ENOMEM;
+		}
+		gzbuffer(w->gz, JW_BUF_SIZE);
+	}
+	*out = w;
+	return 0;
+}
+
+int json_writer__error(const struct json_writer *w)
+{
+	return w->err;
+}
+
+uint64_t json_writer__bytes(const struct json_writer *w)
+{
+	return w->bytes;
+}
+
+int json_writer__close(struct json_writer *w)
+{
+	int err;
+
+	if (!w)
+		return 0;
+	flush_buf(w);
+	if (w->gz) {
+		int zr;
+
+		errno = 0;
+		zr = gzclose(w->gz);
+		if (zr != Z_OK && !w->err)
+			w->err = zr == Z_ERRNO && errno ? -errno : -EIO;
+	}
+	if (w->own_fd) {
+		/* the caller renames the file into place next: make it durable first */
+		if (fsync(w->fd) < 0 && !w->err && errno != EINVAL && errno != EROFS)
+			w->err = -errno;
+		if (close(w->fd) < 0 && !w->err)
+			w->err = -errno;
+	}
+	err = w->err;
+	free(w);
+	return err;
+}
+
+static inline char *reserve(struct json_writer *w, size_t n)
+{
+	if (w->len + n > JW_BUF_SIZE)
+		flush_buf(w);
+	return w->buf + w->len;
+}
+
+void json_writer__raw(struct json_writer *w, const char *s, size_t n)
+{
+	w->bytes += n;
+	while (n) {
+		size_t room, k;
+
+		if (w->len == JW_BUF_SIZE)
+			flush_buf(w);
+		room = JW_BUF_SIZE - w->len;
+		k = n < room ? n : room;
+		memcpy(w->buf + w->len, s, k);
+		w->len += k;
+		s += k;
+		n -= k;
+	}
+}
+
+void json_writer__puts(struct json_writer *w, const char *s)
+{
+	json_writer__raw(w, s, strlen(s));
+}
+
+void json_writer__putc(struct json_writer *w, char c)
+{
+	*reserve(w, 1) = c;
+	w->len++;
+	w->bytes++;
+}
+
+void json_writer__printf(struct json_writer *w, const char *fmt, ...)
+{
+	char small[512], *p = small;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(small, sizeof(small), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n >= sizeof(small)) {
+		p = malloc((size_t)n + 1);
+		if (!p) {
+			if (!w->err)
+				w->err = -ENOMEM;
+			return;
+		}
+		va_start(ap, fmt);
+		vsnprintf(p, (size_t)n + 1, fmt, ap);
+		va_end(ap);
+	}
+	json_writer__raw(w, p, (size_t)n);
+	if (p != small)
+		free(p);
+}
+
+void json_writer__str(struct json_writer *w, const void *sv, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *s = sv;
+	size_t i = 0, before;
+	char *o;
+
+	json_writer__putc(w, '"');
+	while (i < n) {
+		unsigned char c = s[i];
+		size_t run = i;
+
+		/* copy a run of plain ASCII at once */
+		while (run < n && s[run] >= 0x20 && s[run] < 0x80 && s[run] != '"' && s[run] != '\\')
+			run++;
+		if (run > i) {
+			json_writer__raw(w, (const char *)s + i, run - i);
+			i = run;
+			continue;
+		}
+		o = reserve(w, JW_MAX_EXPAND);
+		before = w->len;
+		if (c == '"' || c == '\\') {
+			o[0] = '\\';
+			o[1] = (char)c;
+			w->len += 2;
+			i++;
+		} else if (c < 0x20) {
+			const char *esc = c == '\n' ? "\\n" : c == '\t' ? "\\t" : c == '\r' ? "\\r" :
+					  c == '\b' ? "\\b" : c == '\f' ? "\\f" : NULL;
+			if (esc) {
+				memcpy(o, esc, 2);
+				w->len += 2;
+			} else {
+				memcpy(o, "\\u00", 4);
+				o[4] = hex[c >> 4];
+				o[5] = hex[c & 15];
+				w->len += 6;
+			}
+			i++;
+		} else {
+			size_t bad = 0, k = utf8_seq_len(s + i, n - i, &bad);
+
+			if (k) {
+				memcpy(o, s + i, k);
+				w->len += k;
+				i += k;
+			} else {
+				memcpy(o, "\xef\xbf\xbd", 3);   /* U+FFFD */
+				w->len += 3;
+				i += bad;
+			}
+		}
+		w->bytes += w->len - before;
+	}
+	json_writer__putc(w, '"');
+}
+
+void json_writer__strn(struct json_writer *w, const char *s, size_t max)
+{
+	json_writer__str(w, s, strnlen(s, max));
+}
+
+void json_writer__cstr(struct json_writer *w, const char *s)
+{
+	json_writer__str(w, s, strlen(s));
+}
+
+size_t json_fmt_u64(char *buf, uint64_t v)
+{
+	char tmp[24];
+	size_t n = 0, i;
+
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	for (i = 0; i < n; i++)
+		buf[i] = tmp[n - 1 - i];
+	buf[n] = 0;
+	return n;
+}
+
+size_t json_fmt_us(char *buf, int64_t ns)
+{
+	/* negate in unsigned arithmetic: INT64_MIN has no positive int64 */
+	uint64_t u = ns < 0 ? 0 - (uint64_t)ns : (uint64_t)ns;
+	size_t n = 0;
+	unsigned frac = (unsigned)(u % 1000);
+
+	if (ns < 0)
+		buf[n++] = '-';
+	n += json_fmt_u64(buf + n, u / 1000);
+	buf[n++] = '.';
+	buf[n++] = (char)('0' + frac / 100);
+	buf[n++] = (char)('0' + frac / 10 % 10);
+	buf[n++] = (char)('0' + frac % 10);
+	buf[n] = 0;
+	return n;
+}
+
+void json_writer__u64(struct json_writer *w, uint64_t v)
+{
+	char b[24];
+
+	json_writer__raw(w, b, json_fmt_u64(b, v));
+}
+
+void json_writer__s64(struct json_writer *w, int64_t v)
+{
+	char b[24];
+	size_t n = 0;
+
+	if (v < 0)
+		b[n++] = '-';
+	n += json_fmt_u64(b + n, v < 0 ? 0 - (uint64_t)v : (uint64_t)v);
+	json_writer__raw(w, b, n);
+}
+
+void json_writer__bool(struct json_writer *w, bool v)
+{
+	json_writer__puts(w, v ? "true" : "false");
+}
+
+void json_writer__us(struct json_writer *w, int64_t ns)
+{
+	char b[32];
+
+	json_writer__raw(w, b, json_fmt_us(b, ns));
+}
+
+void json_writer__f3(struct json_writer *w, double v)
+{
+	if (!isfinite(v))
+		v = 0;
+	json_writer__printf(w, "%.3f", v);
+}
+
+size_t json_utf8_cut(const void *sv, size_t n, size_t max)
+{
+	const unsigned char *s = sv;
+	size_t cut, steps = 0;
+
+	if (n <= max)
+		return n;
+	cut = max;
+	/* s[cut] is the first byte left out: do not leave its lead byte behind */
+	while (cut > 0 && steps < 3 && (s[cut] & 0xc0) == 0x80) {
+		cut--;
+		steps++;
+	}
+	if (steps && cut < max) {
+		size_t bad;
+
+		/* back off only over a real sequence; garbage is cut where it is */
+		if (utf8_seq_len(s + cut, n - cut, &bad) == 0)
+			return max;
+	}
+	return cut;
+}

@@ -1,0 +1,546 @@
+// SPDX-License-Identifier: MIT
+/*
+ * monitor_recorder.c — the flight recorder. See monitor_recorder.h.
+ *
+ * Memory is fixed at start: a ring of fixed-size slots for VFS, block and
+ * GPU records (time-window eviction from the head, and the oldest evicted
+ * early — counted — when the byte cap is reached first), plus direct-mapped
+ * tables of the naming records (paths, process names) that the window's
+ * events refer to but that the kernel sends only once. A dump writes a
+ * capture of the window (names first), exports it with the existing
+ * exporters and deletes the capture.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "gpuio.skel.h"
+#include "capture/capture.h"
+#include "export/export.h"
+#include "lib/keyset.h"
+#include "trace/loader.h"
+#include "lib/log.h"
+#include "monitor/monitor_agg.h"
+#include "monitor/monitor_recorder.h"
+#include "trace/procfs.h"
+
+#define SLOT 192                 /* VFS 120, block 96, CUDA API 128 bytes */
+#define PATH_SLOTS 8192
+#define PATH_REC_MAX 1024        /* longer paths are named from /proc at dump */
+#define PROC_SLOTS 4096
+
+struct slot { union { struct gpuio_hdr h; char b[SLOT]; }; };
+
+struct monitor_recorder {
+	struct monitor_recorder_opts o;
+	char dump_dir[PATH_MAX];
+	struct gpuio_loader *l;
+	struct ring_buffer *rb;
+	struct slot *ring;
+	size_t nslots, head, count;
+	struct gpuio_path_event *paths[PATH_SLOTS];
+	struct gpuio_proc_event *procs;          /* PROC_SLOTS, hdr.type 0 = empty */
+	monitor_recorder_event_fn fn;
+	void *fn_ctx;
+	__u64 *percpu;
+	int ncpus;
+	unsigned seq;
+	/* counters */
+	__u64 received, evicted_early, skipped, names_skipped, dumps, dump_errors;
+	__u64 last_dump_bytes, last_dump_events;
+	double last_dump_secs;
+};
+
+static __u64 mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static void expire(struct monitor_recorder *r, __u64 now)
+{
+	__u64 cutoff = now > r->o.window_ns ? now - r->o.window_ns : 0;
+
+	while (r->count && r->ring[r->head].h.ts < cutoff) {
+		r->head = (r->head + 1) % r->nslots;
+		r->count--;
+	}
+}
+
+static void ring_put(struct monitor_recorder *r, const void *rec, size_t len)
+{
+	size_t at;
+
+	if (r->count == r->nslots) {
+		/* the byte cap before the window: the oldest goes, counted */
+		r->head = (r->head + 1) % r->nslots;
+		r->count--;
+		r->evicted_early++;
+	}
+	at = (r->head + r->count) % r->nslots;
+	memcpy(r->ring[at].b, rec, len);
+	r->count++;
+}
+
+static __u32 path_slot(__u32 dev, __u64 ino)
+{
+	return (__u32)(((ino ^ ((__u64)dev << 32)) * 0x9E3779B97F4A7C15ull) >> 40) & (PATH_SLOTS - 1);
+}
+
+static void keep_path(struct monitor_recorder *r, const struct gpuio_path_event *p)
+{
+	struct gpuio_path_event **s = &r->paths[path_slot(p->dev, p->ino)];
+
+	if (p->hdr.size > PATH_REC_MAX) {
+		r->names_skipped++;
+		return;
+	}
+	if (!*s || (*s)->hdr.size < p->hdr.size) {
+		void *n = realloc(*s, PATH_REC_MAX);
+
+		if (!n) {
+			r->names_skipped++;
+			return;
+		}
+		*s = n;
+	}
+	memcpy(*s, p, p->hdr.size);
+}
+
+static void keep_proc(struct monitor_recorder *r, const struct gpuio_proc_event *p)
+{
+	struct gpuio_proc_event *s = &r->procs[(p->hdr.tid * 2654435761u >> 20) & (PROC_SLOTS - 1)];
+
+	/* the latest name-bearing record per thread; an exit names nothing new */
+	if (p->kind == GPUIO_PROC_EXIT)
+		return;
+	memcpy(s, p, p->hdr.size < sizeof(*s) ? p->hdr.size : sizeof(*s));
+}
+
+static int handle(void *ctx, void *data, size_t size)
+{
+	struct monitor_recorder *r = ctx;
+	const struct gpuio_hdr *h = data;
+
+	if (size < sizeof(*h) || h->size > size || h->size < sizeof(*h))
+		return 0;
+	r->received++;
+	switch (h->type) {
+	case GPUIO_REC_PATH:
+		keep_path(r, data);
+		return 0;
+	case GPUIO_REC_PROC:
+		keep_proc(r, data);
+		return 0;
+	default:
+		if (h->size > SLOT) {
+			r->skipped++;
+			return 0;
+		}
+		ring_put(r, data, h->size);
+		if (r->fn)
+			r->fn(r->fn_ctx, h);
+		return 0;
+	}
+}
+
+int monitor_recorder__open(const struct monitor_recorder_opts *o, struct monitor_recorder **out)
+{
+	struct gpuio_loader_opts lo = { 0 };
+	struct monitor_recorder *r;
+	int err;
+
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	r->o = *o;
+	if (!realpath(o->dump_dir, r->dump_dir)) {
+		err = -errno;
+		pr_err("--dump-dir %s: %s", o->dump_dir, strerror(errno));
+		free(r);
+		return err;
+	}
+	r->nslots = o->max_bytes / sizeof(struct slot);
+	if (r->nslots < 1024)
+		r->nslots = 1024;
+	r->ring = calloc(r->nslots, sizeof(struct slot));
+	r->procs = calloc(PROC_SLOTS, sizeof(*r->procs));
+	r->ncpus = libbpf_num_possible_cpus();
+	r->percpu = calloc(r->ncpus > 0 ? r->ncpus : 1, sizeof(__u64));
+	if (!r->ring || !r->procs || !r->percpu) {
+		monitor_recorder__free(r);
+		return -ENOMEM;
+	}
+	lo.trace_all = true;
+	lo.self_tgid = (__u32)getpid();
+	lo.ringbuf_bytes = o->ringbuf_bytes;
+	err = gpuio_loader__open(&lo, &r->l);
+	if (err) {
+		r->l = NULL;
+		monitor_recorder__free(r);
+		return err;
+	}
+	r->rb = ring_buffer__new(bpf_map__fd(r->l->skel->maps.events), handle, r, NULL);
+	if (!r->rb) {
+		monitor_recorder__free(r);
+		return -ENOMEM;
+	}
+	*out = r;
+	return 0;
+}
+
+void monitor_recorder__on_event(struct monitor_recorder *r, monitor_recorder_event_fn fn, void *ctx)
+{
+	r->fn = fn;
+	r->fn_ctx = ctx;
+}
+
+int monitor_recorder__poll(struct monitor_recorder *r, int timeout_ms)
+{
+	int n = ring_buffer__poll(r->rb, timeout_ms);
+
+	if (n < 0 && n != -EINTR)
+		return n;
+	/* wakeups are batched in the kernel: take what waits every period */
+	n = ring_buffer__consume(r->rb);
+	if (n < 0 && n != -EINTR)
+		return n;
+	expire(r, mono_ns());
+	return 0;
+}
+
+const char *monitor_recorder__modes(const struct monitor_recorder *r)
+{
+	static char buf[128];
+
+	snprintf(buf, sizeof(buf), "vfs=%s block=%s proc=%s pagecache=%s", r->l->vfs_mode,
+		 r->l->block_mode, r->l->proc_mode, r->l->pagecache_mode);
+	return buf;
+}
+
+/* ------------------------------------------------------------------ dump */
+
+static void clock_anchor(__u64 *real, __u64 *mono)
+{
+	struct timespec a, b, rt;
+
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	clock_gettime(CLOCK_REALTIME, &rt);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	*mono = ((__u64)a.tv_sec * 1000000000ull + a.tv_nsec + (__u64)b.tv_sec * 1000000000ull + b.tv_nsec) / 2;
+	*real = (__u64)rt.tv_sec * 1000000000ull + rt.tv_nsec;
+}
+
+static void fill_header(struct monitor_recorder *r, struct gpuio_cap_header *h)
+{
+	struct utsname u;
+	FILE *f;
+
+	memset(h, 0, sizeof(*h));
+	memcpy(h->magic, GPUIO_CAP_MAGIC, 8);
+	h->version = GPUIO_CAP_VERSION;
+	h->header_size = sizeof(*h);
+	h->abi_version = GPUIO_ABI_VERSION;
+	h->tracer_pid = (__u32)getpid();
+	h->ncpus = (__u32)r->ncpus;
+	h->flags = GPUIO_CAPF_ALL;
+	clock_anchor(&h->realtime_ns, &h->monotonic_ns);
+	gethostname(h->hostname, sizeof(h->hostname) - 1);
+	if (uname(&u) == 0)
+		snprintf(h->kernel, sizeof(h->kernel), "%s %s", u.release, u.version);
+	f = fopen("/proc/sys/kernel/random/boot_id", "re");
+	if (f) {
+		if (fgets(h->boot_id, sizeof(h->boot_id), f))
+			h->boot_id[strcspn(h->boot_id, "\n")] = 0;
+		fclose(f);
+	}
+	snprintf(h->vfs_mode, sizeof(h->vfs_mode), "%s", r->l->vfs_mode);
+	snprintf(h->block_mode, sizeof(h->block_mode), "%s", r->l->block_mode);
+	snprintf(h->proc_mode, sizeof(h->proc_mode), "%s", r->l->proc_mode);
+	snprintf(h->pagecache_mode, sizeof(h->pagecache_mode), "%s", r->l->pagecache_mode);
+	snprintf(h->iouring_mode, sizeof(h->iouring_mode), "%s", r->l->iouring_mode);
+	snprintf(h->modes_detail, sizeof(h->modes_detail), "%s", r->l->detail);
+	snprintf(h->target, sizeof(h->target), "monitor flight recorder (all, last %.3gs)",
+		 r->o.window_ns / 1e9);
+	snprintf(h->cmdline, sizeof(h->cmdline), "%s", r->o.cmdline ? r->o.cmdline : "gpuio monitor");
+}
+
+static void read_stats(struct monitor_recorder *r, __u64 *out)
+{
+	int fd = bpf_map__fd(r->l->skel->maps.stats);
+
+	for (__u32 i = 0; i < GPUIO_STAT_MAX; i++) {
+		out[i] = 0;
+		if (bpf_map_lookup_elem(fd, &i, r->percpu) != 0)
+			continue;
+		for (int c = 0; c < r->ncpus; c++)
+			out[i] += r->percpu[c];
+	}
+}
+
+struct dumpfile { char name[NAME_MAX + 1]; time_t mtime; off_t size; };
+
+static int by_newest(const void *a, const void *b)
+{
+	const struct dumpfile *x = a, *y = b;
+
+	return x->mtime != y->mtime ? (x->mtime < y->mtime ? 1 : -1) : strcmp(y->name, x->name);
+}
+
+/* Keep the newest `keep` dumps within dir_max_bytes (the newest always). */
+static void prune(struct monitor_recorder *r)
+{
+	struct dumpfile *v = NULL;
+	size_t n = 0, cap = 0;
+	struct dirent *de;
+	__u64 total = 0;
+	DIR *d = opendir(r->dump_dir);
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		struct stat st;
+
+		if (strncmp(de->d_name, "gpuio-dump-", 11) ||
+		    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode))
+			continue;
+		if (n == cap) {
+			struct dumpfile *nv = realloc(v, (cap = cap ? cap * 2 : 64) * sizeof(*v));
+			if (!nv)
+				break;
+			v = nv;
+		}
+		snprintf(v[n].name, sizeof(v[n].name), "%s", de->d_name);
+		v[n].mtime = st.st_mtime;
+		v[n].size = st.st_size;
+		n++;
+	}
+	qsort(v, n, sizeof(*v), by_newest);
+	for (size_t i = 0; i < n; i++) {
+		total += (__u64)v[i].size;
+		if (i > 0 && (i >= r->o.keep || total > r->o.dir_max_bytes)) {
+			if (unlinkat(dirfd(d), v[i].name, 0) == 0)
+				pr_info("monitor: removed old dump %s/%s (--dump-keep %u, --dump-max-bytes)",
+					r->dump_dir, v[i].name, r->o.keep);
+		}
+	}
+	closedir(d);
+	free(v);
+}
+
+int monitor_recorder__dump(struct monitor_recorder *r, const char *reason, char *out, size_t outlen)
+{
+	struct keyset *tids = keyset__new(16), *files = keyset__new(16), *named = keyset__new(16);
+	struct gpuio_export_opts eo = { .owner_uid = (uid_t)-1, .owner_gid = (gid_t)-1 };
+	struct gpuio_export_stats es = { 0 };
+	struct gpuio_cap_writer *w = NULL;
+	struct gpuio_cap_header hdr;
+	struct gpuio_stats_event st;
+	__u32 devs[64];
+	size_t ndevs = 0;
+	char cap[PATH_MAX + 32], stamp[32];
+	__u64 t0 = mono_ns(), cutoff, events = 0;
+	time_t now = time(NULL);
+	struct tm tm;
+	int err;
+
+	if (!tids || !files || !named) {
+		err = -ENOMEM;
+		goto out;
+	}
+	/* what is still in the ring buffer belongs in the window */
+	ring_buffer__consume(r->rb);
+	expire(r, t0);
+	cutoff = t0 > r->o.window_ns ? t0 - r->o.window_ns : 0;
+	localtime_r(&now, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
+	snprintf(out, outlen, "%s/gpuio-dump-%s-%u-%s.%s", r->dump_dir, stamp, ++r->seq, reason,
+		 r->o.format);
+	snprintf(cap, sizeof(cap), "%s/.gpuio-dump-%d.gpuio", r->dump_dir, (int)getpid());
+	fill_header(r, &hdr);
+	err = gpuio_cap_writer__create(cap, &hdr, (uid_t)-1, (gid_t)-1, &w);
+	if (err) {
+		pr_err("monitor: cannot write %s: %s", cap, strerror(-err));
+		goto out;
+	}
+	/* pass 1: who and what the window's events name */
+	for (size_t i = 0; i < r->count; i++) {
+		const struct slot *s = &r->ring[(r->head + i) % r->nslots];
+
+		if (s->h.ts < cutoff)
+			continue;
+		keyset__test_and_add(tids, s->h.pid, s->h.tid);
+		if (s->h.type == GPUIO_REC_VFS) {
+			const struct gpuio_vfs_event *e = (const void *)s;
+
+			keyset__test_and_add(files, e->dev, e->ino);
+			if (e->fd2 >= 0)
+				keyset__test_and_add(files, e->dev2, e->ino2);
+		} else if (s->h.type == GPUIO_REC_BLOCK) {
+			const struct gpuio_block_event *b = (const void *)s;
+			size_t k;
+
+			if (b->ino)
+				keyset__test_and_add(files, b->file_dev, b->ino);
+			for (k = 0; k < ndevs && devs[k] != b->dev; k++)
+				;
+			if (k == ndevs && ndevs < 64 && b->dev)
+				devs[ndevs++] = b->dev;
+		}
+	}
+	for (size_t i = 0; i < PROC_SLOTS; i++) {
+		struct gpuio_proc_event p = r->procs[i];
+
+		if (!p.hdr.type || !keyset__contains(tids, p.hdr.pid, p.hdr.tid))
+			continue;
+		if (p.hdr.ts < cutoff)
+			p.hdr.ts = cutoff;
+		keyset__test_and_add(named, p.hdr.pid, ((__u64)1 << 63) | p.hdr.tid);
+		gpuio_cap_writer__append(w, &p, p.hdr.size);
+	}
+	for (size_t i = 0; i < PATH_SLOTS; i++) {
+		struct gpuio_path_event *p = r->paths[i];
+		__u64 ts;
+
+		if (!p || !keyset__contains(files, p->dev, p->ino))
+			continue;
+		ts = p->hdr.ts;
+		if (p->hdr.ts < cutoff)
+			p->hdr.ts = cutoff;
+		keyset__test_and_add(named, p->dev, p->ino);
+		gpuio_cap_writer__append(w, p, p->hdr.size);
+		p->hdr.ts = ts;
+	}
+	for (size_t k = 0; k < ndevs; k++)
+		procfs_emit_devname(w, devs[k], cutoff);
+	/* pass 2: the events, naming from /proc what the kernel named before
+	 * the daemon started (or what the tables forgot) */
+	for (size_t i = 0; i < r->count; i++) {
+		const struct slot *s = &r->ring[(r->head + i) % r->nslots];
+
+		if (s->h.ts < cutoff)
+			continue;
+		gpuio_cap_writer__append(w, s, s->h.size);
+		events++;
+		if (s->h.tid && !keyset__test_and_add(named, s->h.pid, ((__u64)1 << 63) | s->h.tid))
+			procfs_emit_thread_name(w, (pid_t)s->h.pid, (pid_t)s->h.tid, s->h.ts);
+		if (s->h.type == GPUIO_REC_VFS) {
+			const struct gpuio_vfs_event *e = (const void *)s;
+
+			if ((e->dev || e->ino) && !keyset__test_and_add(named, e->dev, e->ino))
+				procfs_emit_fd_path(w, (pid_t)e->hdr.pid, (pid_t)e->hdr.tid, e->fd,
+						    e->dev, e->ino, e->hdr.ts);
+		}
+	}
+	memset(&st, 0, sizeof(st));
+	st.hdr.type = GPUIO_REC_STATS;
+	st.hdr.size = sizeof(st);
+	st.hdr.ts = t0;
+	read_stats(r, st.bpf);
+	st.records = gpuio_cap_writer__records(w) + 1;
+	st.final = 1;
+	gpuio_cap_writer__append(w, &st, sizeof(st));
+	err = gpuio_cap_writer__close(w);
+	w = NULL;
+	if (err) {
+		pr_err("monitor: cannot write %s: %s", cap, strerror(-err));
+		goto out;
+	}
+	err = gpuio_export(cap, out, &eo, &es);
+	if (err)
+		goto out;
+	r->last_dump_events = events;
+	r->last_dump_bytes = es.output_bytes;
+	r->last_dump_secs = (mono_ns() - t0) / 1e9;
+	prune(r);
+out:
+	if (w)
+		gpuio_cap_writer__close(w);
+	unlink(cap);
+	keyset__free(tids);
+	keyset__free(files);
+	keyset__free(named);
+	if (err)
+		r->dump_errors++;
+	else
+		r->dumps++;
+	return err;
+}
+
+void monitor_recorder__metrics(struct mon_buf *b, void *ctx)
+{
+	struct monitor_recorder *r = ctx;
+	__u64 st[GPUIO_STAT_MAX];
+	size_t names = 0;
+
+	for (size_t i = 0; i < PATH_SLOTS; i++)
+		names += r->paths[i] != NULL;
+	read_stats(r, st);
+	mon_buf__printf(b, "# HELP gpuio_recorder_events Events in the flight recorder's window.\n"
+			"# TYPE gpuio_recorder_events gauge\ngpuio_recorder_events %zu\n", r->count);
+	mon_buf__printf(b, "# HELP gpuio_recorder_capacity_events Events the recorder's memory holds.\n"
+			"# TYPE gpuio_recorder_capacity_events gauge\ngpuio_recorder_capacity_events %zu\n",
+			r->nslots);
+	mon_buf__printf(b, "# HELP gpuio_recorder_window_seconds The recorder's window.\n"
+			"# TYPE gpuio_recorder_window_seconds gauge\ngpuio_recorder_window_seconds %.3f\n",
+			r->o.window_ns / 1e9);
+	mon_buf__printf(b, "# HELP gpuio_recorder_memory_bytes Memory of the ring and the name tables.\n"
+			"# TYPE gpuio_recorder_memory_bytes gauge\ngpuio_recorder_memory_bytes %zu\n",
+			r->nslots * sizeof(struct slot) + PROC_SLOTS * sizeof(*r->procs) +
+			names * PATH_REC_MAX);
+	mon_buf__printf(b, "# HELP gpuio_recorder_received_total Records received from the kernel.\n"
+			"# TYPE gpuio_recorder_received_total counter\ngpuio_recorder_received_total %llu\n",
+			(unsigned long long)r->received);
+	mon_buf__printf(b, "# HELP gpuio_recorder_lost_total Events lost, by reason (ring buffer full in the kernel; evicted before the window ended because the memory cap was reached; too large).\n"
+			"# TYPE gpuio_recorder_lost_total counter\n"
+			"gpuio_recorder_lost_total{reason=\"ringbuf_vfs\"} %llu\n"
+			"gpuio_recorder_lost_total{reason=\"ringbuf_block\"} %llu\n"
+			"gpuio_recorder_lost_total{reason=\"ringbuf_path\"} %llu\n"
+			"gpuio_recorder_lost_total{reason=\"ringbuf_proc\"} %llu\n"
+			"gpuio_recorder_lost_total{reason=\"request_map_full\"} %llu\n"
+			"gpuio_recorder_lost_total{reason=\"task_storage\"} %llu\n"
+			"gpuio_recorder_lost_total{reason=\"memory_cap\"} %llu\n"
+			"gpuio_recorder_lost_total{reason=\"too_large\"} %llu\n"
+			"gpuio_recorder_lost_total{reason=\"name_too_long\"} %llu\n",
+			(unsigned long long)st[GPUIO_STAT_RB_DROP_VFS],
+			(unsigned long long)st[GPUIO_STAT_RB_DROP_BLOCK],
+			(unsigned long long)st[GPUIO_STAT_RB_DROP_PATH],
+			(unsigned long long)st[GPUIO_STAT_RB_DROP_PROC],
+			(unsigned long long)st[GPUIO_STAT_MAP_FULL_RQ],
+			(unsigned long long)st[GPUIO_STAT_MAP_FULL_TASK],
+			(unsigned long long)r->evicted_early, (unsigned long long)r->skipped,
+			(unsigned long long)r->names_skipped);
+	mon_buf__printf(b, "# HELP gpuio_recorder_dumps_total Dumps written (result=error: failed).\n"
+			"# TYPE gpuio_recorder_dumps_total counter\n"
+			"gpuio_recorder_dumps_total{result=\"ok\"} %llu\n"
+			"gpuio_recorder_dumps_total{result=\"error\"} %llu\n",
+			(unsigned long long)r->dumps, (unsigned long long)r->dump_errors);
+	mon_buf__printf(b, "# HELP gpuio_recorder_last_dump_seconds Time the last dump took.\n"
+			"# TYPE gpuio_recorder_last_dump_seconds gauge\ngpuio_recorder_last_dump_seconds %.3f\n",
+			r->last_dump_secs);
+}
+
+void monitor_recorder__free(struct monitor_recorder *r)
+{
+	if (!r)
+		return;
+	ring_buffer__free(r->rb);
+	gpuio_loader__destroy(r->l);
+	for (size_t i = 0; i < PATH_SLOTS; i++)
+		free(r->paths[i]);
+	free(r->ring);
+	free(r->procs);
+	free(r->percpu);
+	free(r);
+}

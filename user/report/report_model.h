@@ -1,0 +1,303 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * report_model.h — what `gpuio report` knows about a capture, built by
+ * streaming over it (user/report/report_model.c) and rendered as text, JSON or HTML
+ * (report_text.c, report_json.c, report_html.c).
+ *
+ * Memory is bounded by files, threads, devices, histograms and GPU records,
+ * never by the number of VFS or block events:
+ *  - pass 1 streams every record into per-file / per-thread / per-device
+ *    aggregates and fixed-size timelines (buckets that double in width as the
+ *    capture gets longer), and keeps the GPU intervals (kernels, copies,
+ *    memsets, CUDA sync calls: proportional to GPU records only);
+ *  - the GPU intervals are sorted and merged per (process, device) into busy
+ *    time and idle gaps;
+ *  - pass 2 (only when there are gaps) streams the VFS records again and clips
+ *    each blocking call of a GPU process to the gaps it overlaps. A gap keeps
+ *    at most RPT_GAP_SEGS_MAX host segments; past that, segments of one
+ *    category closer than a growing tolerance are merged (the gap is then
+ *    marked approximate), so memory stays bounded by the gaps.
+ *
+ * Times in the model are CLOCK_MONOTONIC ns like the records; renderers show
+ * them as µs relative to the capture's monotonic anchor (the exports' ts) and
+ * as wall-clock through the header's REALTIME/MONOTONIC pair.
+ */
+#ifndef GPUIO_REPORT_MODEL_H
+#define GPUIO_REPORT_MODEL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "capture/capture.h"
+#include "model/model.h"     /* struct kmap, exp_grow */
+
+/* log-linear latency histogram: 4 buckets per power of two, 2^0 .. 2^40 ns */
+#define RPT_LAT_SUB      4
+#define RPT_LAT_BUCKETS  (RPT_LAT_SUB + 39 * RPT_LAT_SUB)
+/* log2 histograms (request sizes in bytes; device latencies in µs) */
+#define RPT_LOG2_BUCKETS 40
+/* timeline buckets (the width doubles when the capture outgrows them) */
+#define RPT_TL_BUCKETS   120
+#define RPT_TL_WIDTH0    1000000ull       /* 1 ms */
+#define RPT_FILE_PIDS    4
+#define RPT_GAP_SEGS_MAX 4096
+#define RPT_TOP_GAPS     10
+#define RPT_GAP_FILES    3
+#define RPT_CKPT_MIN_BYTES (1ull << 20)   /* a write burst this big, then fsync/close */
+#define RPT_SMALL_FILE   (1ull << 20)
+#define RPT_PAGE         4096ull
+
+enum rpt_pattern { RPT_PAT_SEQ, RPT_PAT_STRIDED, RPT_PAT_RANDOM, RPT_PAT_N };
+
+/* What a process's host threads were doing while its GPU idled; the order is
+ * the priority when several threads do different things at once. */
+enum rpt_cause {
+	RPT_CAUSE_READ,         /* blocked in file reads */
+	RPT_CAUSE_WRITE,        /* writes, fsync, fdatasync, sync_file_range (checkpoints) */
+	RPT_CAUSE_OTHER_IO,     /* opens, closes, other traced file calls */
+	RPT_CAUSE_CUDA_SYNC,    /* CUDA synchronization calls */
+	RPT_CAUSE_NONE,         /* none of the above: compute, Python, waiting... */
+	RPT_CAUSE_N
+};
+extern const char *const rpt_cause_names[RPT_CAUSE_N];
+
+struct rpt_hist {               /* log-linear latency histogram (ns) */
+	uint64_t n, sum, min, max;
+	uint32_t *b;            /* RPT_LAT_BUCKETS, allocated at the 2nd sample */
+	uint64_t first;         /* the one sample before b exists */
+};
+
+struct rpt_file {
+	uint32_t dev;
+	uint64_t ino;
+	uint64_t rbytes, wbytes, rops, wops;
+	uint64_t opens, closes, syncs, other_ops, errors;
+	uint64_t rtime, wtime, otime;   /* ns in read / write / other calls */
+	struct rpt_hist lat;            /* read and write calls */
+	struct rpt_hist rlat;           /* read calls only (staging evidence) */
+	uint64_t pages, hit_pages, miss_pages;  /* buffered reads */
+	uint64_t direct_rbytes;
+	uint64_t extent;                /* largest end offset read or written */
+	uint64_t pat[RPT_PAT_N];        /* transitions between a thread's calls */
+	uint32_t size_hist[RPT_LOG2_BUCKETS];
+	uint32_t pids[RPT_FILE_PIDS];
+	uint32_t npids;                 /* distinct pids seen (first few kept) */
+	uint64_t blk_rbytes, blk_wbytes, blk_reqs, blk_svc_ns;
+	uint64_t first_ts, last_ts;
+	bool all_direct_opens, any_open;
+	/* write burst not yet closed by fsync/close (checkpoint detection) */
+	uint64_t burst_start, burst_end, burst_bytes;
+	uint32_t burst_pid, burst_tid, burst_writes;
+	/* pass 2 */
+	uint64_t gpu_idle_read_ns, gpu_idle_miss_pages;
+	const char *path;               /* set by rpt_model__finish */
+	uint32_t path_len;
+};
+
+struct rpt_stream {             /* one thread's position in one file */
+	uint64_t last_off, last_end;
+	int64_t last_stride;
+};
+
+struct rpt_thread {
+	uint32_t pid, tid;
+	char comm[16];
+	uint64_t first_ts, last_ts;
+	uint64_t io_ns, read_ns, write_ns, other_ns, cuda_sync_ns;
+	uint64_t rbytes, wbytes, rops, wops, calls;
+};
+
+struct rpt_proc {
+	uint32_t pid, ppid;
+	char comm[16];
+	char args[200];
+	uint64_t first_ts, last_ts, exit_ts;
+	bool exited;
+	uint64_t rbytes, wbytes;
+	uint32_t nthreads;
+	bool gpu;
+};
+
+struct rpt_series {             /* a timeline (see struct rpt_model.tl_*) */
+	double v[RPT_TL_BUCKETS];
+};
+
+struct rpt_dev {
+	uint32_t dev;
+	char name[32];
+	uint64_t ops[5], bytes[5];      /* by enum gpuio_blk_op */
+	uint64_t wb_bytes, meta_bytes, sync_ops, errors;
+	uint64_t q_sum, s_sum;
+	uint32_t q_hist[RPT_LOG2_BUCKETS];  /* queue time, log2 µs */
+	uint32_t s_hist[RPT_LOG2_BUCKETS];  /* service time, log2 µs */
+	uint64_t inflight_ns;           /* sum of insert..complete: mean depth */
+	struct rpt_series *rd, *wr, *depth;
+};
+
+struct rpt_gpu_iv {             /* one GPU activity or CUDA sync call */
+	uint64_t s, e;
+	uint32_t pid, dev;              /* dev: device, or tid for sync calls */
+	uint8_t kind;                   /* 0 kernel, 1 memcpy, 2 memset */
+};
+
+struct rpt_seg {                /* host activity clipped to a gap */
+	uint64_t s, e;
+	uint32_t file;                  /* files[] index + 1 for reads, 0 none */
+	uint8_t cause;
+};
+
+struct rpt_gap {
+	uint64_t s, e;
+	uint32_t gpu;                   /* gpus[] index */
+	uint32_t nsegs, csegs;
+	struct rpt_seg *segs;
+	bool approx;
+	uint64_t cause_ns[RPT_CAUSE_N];
+	int top;                        /* index in top_gaps, -1 */
+};
+
+struct rpt_gap_file {
+	uint32_t file;                  /* files[] index + 1 */
+	uint64_t ns;
+};
+
+struct rpt_gpu {                /* one device as one process sees it */
+	uint32_t pid, device;
+	uint64_t first, last;           /* first activity start, last end */
+	uint64_t busy_ns, kernels, copies, memsets, copy_bytes;
+	uint64_t kernel_ns, copy_ns;
+	uint64_t idle_ns, ngaps;
+	uint64_t cause_ns[RPT_CAUSE_N];
+	size_t gap0, ngap;              /* its gaps in model.gaps */
+	struct rpt_series *busy;        /* busy fraction over time */
+	struct rpt_series *cause[RPT_CAUSE_N];  /* idle ns by cause over time */
+};
+
+struct rpt_ckpt {
+	uint32_t pid, tid, file;        /* file: files[] index */
+	uint64_t s, e, bytes, writes;
+	uint64_t gpu_lost_ns;           /* GPU idle of the process's devices in [s, e) */
+	bool synced;                    /* ended by fsync/fdatasync/sync_file_range, not close */
+};
+
+struct rpt_reco {
+	char kind[24];                  /* "stage", "loader", "shard", "async_checkpoint" */
+	char text[400];                 /* what to do */
+	char evidence[600];             /* the numbers behind it */
+};
+
+struct rpt_opts {
+	unsigned top;                   /* files per ranking, 0: all */
+	bool no_gpu_pass;               /* testing aid: skip pass 2 */
+};
+
+struct rpt_model {
+	const char *path;
+	struct gpuio_cap_reader *r;
+	const struct gpuio_cap_header *hdr;
+	uint64_t file_size;
+	struct rpt_opts opt;
+
+	/* counts and summary */
+	uint64_t records, counts[GPUIO_REC_GPU_SYM + 1];
+	uint64_t first_ts, last_ts;     /* over records with a ts (ends included) */
+	uint64_t vfs_rbytes, vfs_wbytes, vfs_rops, vfs_wops, vfs_calls, vfs_errors;
+	uint64_t blk_rbytes, blk_wbytes, blk_rops, blk_wops, blk_reqs;
+	uint64_t pages, hit_pages, miss_pages;
+	struct gpuio_stats_event stats;
+	bool have_stats;
+	uint64_t truncated, trunc_offset;
+	struct gpuio_gpu_info gpu_info; /* the last one */
+	uint64_t gpu_infos, cupti_dropped, gpu_write_errors;
+	uint64_t unresolved;            /* files without a path record */
+
+	/* tables */
+	struct kmap file_map;           /* (dev, ino) -> files[] */
+	struct rpt_file *files;
+	size_t nfiles, cfiles;
+	struct kmap stream_map;         /* (file, tid) -> streams[] */
+	struct rpt_stream *streams;
+	size_t nstreams, cstreams;
+	struct kmap fd_map;             /* (pid, fd) -> open flags + 1 (0: closed) */
+	struct kmap thread_map;         /* (pid, tid) -> threads[] */
+	struct rpt_thread *threads;
+	size_t nthreads, cthreads;
+	struct kmap proc_map;           /* (pid, 0) -> procs[] */
+	struct rpt_proc *procs;
+	size_t nprocs, cprocs;
+	struct kmap dev_map;            /* (dev, 0) -> devs[] */
+	struct rpt_dev *devs;
+	size_t ndevs, cdevs;
+	struct kmap path_map;           /* (dev, ino) -> paths[] */
+	struct path_ent *paths;
+	size_t npaths, cpaths;
+
+	/* timelines: bucket i covers [tl_t0 + i*tl_width, +tl_width) */
+	uint64_t tl_t0, tl_width;
+	struct rpt_series **series;
+	size_t nseries, cseries;
+	struct rpt_series *tl_rbytes, *tl_wbytes, *tl_reads_inflight;
+
+	/* GPU */
+	struct rpt_gpu_iv *gpu_ivs;     /* device activity, merged now and then */
+	size_t ngpu_ivs, cgpu_ivs, gpu_compact_at;
+	struct kmap gpu_map;            /* (pid, device) -> gpus[] */
+	struct rpt_gpu_iv *syncs;       /* CUDA sync calls (dev = tid) */
+	size_t nsyncs, csyncs;
+	struct rpt_gpu *gpus;
+	size_t ngpus, cgpus;
+	struct rpt_gap *gaps;
+	size_t ngaps, cgaps;
+	size_t top_gaps[RPT_TOP_GAPS];
+	size_t ntop_gaps;
+	struct rpt_gap_file top_gap_files[RPT_TOP_GAPS][RPT_GAP_FILES];
+	uint64_t gpu_idle_ns, gpu_span_ns, gpu_busy_ns;
+	uint64_t cause_ns[RPT_CAUSE_N];
+	uint64_t gap_reads_ns;          /* sum of read overlaps with gaps (concurrency) */
+	bool gaps_approx;
+
+	/* checkpoints */
+	struct rpt_ckpt *ckpts;
+	size_t nckpts, cckpts;
+
+	/* small files, recommendations */
+	uint64_t small_files, small_bytes, read_files, small_rops;
+	struct rpt_reco recos[8];
+	size_t nrecos;
+
+	char err[320];
+};
+
+/* Open path and build the whole model. Returns 0 or -errno with the reason
+ * in m->err (bad magic, corrupt record at offset N, ...). */
+int rpt_model__load(struct rpt_model *m, const char *path, const struct rpt_opts *opt);
+void rpt_model__free(struct rpt_model *m);
+
+/* Dropped events of any kind (BPF, capture writes, CUPTI); false: unknown */
+bool rpt_model__dropped(const struct rpt_model *m, uint64_t *n);
+uint64_t rpt_model__duration(const struct rpt_model *m);
+
+/* percentile (0..1) of a histogram, ns (the bucket's midpoint) */
+uint64_t rpt_hist__pct(const struct rpt_hist *h, double q);
+enum rpt_pattern rpt_file__pattern(const struct rpt_file *f, uint64_t *single);
+/* buffered-read page-cache hit ratio, -1 when no buffered reads */
+double rpt_ratio(uint64_t hit, uint64_t all);
+
+/* Time formatting: µs relative to the anchor (the exports' ts) and UTC. */
+int64_t rpt_ts_rel_ns(const struct rpt_model *m, uint64_t t);
+void rpt_fmt_wall(const struct rpt_model *m, uint64_t t, char *buf, size_t len);
+void rpt_fmt_bytes(uint64_t b, char *buf, size_t len);
+void rpt_fmt_dur(uint64_t ns, char *buf, size_t len);
+uint64_t rpt_thread__wall(const struct rpt_model *m, const struct rpt_thread *t);
+const char *rpt_proc_comm(const struct rpt_model *m, uint32_t pid);
+const char *rpt_pattern_name(enum rpt_pattern p);
+
+/* Files ranked: indices into m->files (sorted by read+write time, then the
+ * top `top` by bytes and by ops appended when not yet in); *n on return. */
+size_t *rpt_model__ranked_files(const struct rpt_model *m, unsigned top, size_t *n);
+
+/* Renderers. out: stdout (NULL path) or a file. Return 0 or -errno. */
+int rpt_text__print(const struct rpt_model *m, const struct rpt_opts *opt);
+int rpt_json__write(struct rpt_model *const *models, int n, const struct rpt_opts *opt);
+int rpt_html__write(const struct rpt_model *m, const struct rpt_opts *opt, const char *out);
+
+#endif /* GPUIO_REPORT_MODEL_H */

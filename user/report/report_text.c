@@ -1,0 +1,509 @@
+// SPDX-License-Identifier: MIT
+/*
+ * report_text.c — `gpuio report` for a terminal: warnings and headline
+ * findings first, then recommendations with their evidence, then the detail
+ * sections (summary, GPU, checkpoints, files, devices, threads).
+ *
+ * Timestamps are printed as "ts=<µs>" — the same time base as the JSON and
+ * Perfetto exports (µs after the capture's monotonic anchor) — and as UTC.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "model/calls.h"
+#include "report/report_model.h"
+
+#define B(v, buf) (rpt_fmt_bytes((v), buf, sizeof(buf)), buf)
+#define D(v, buf) (rpt_fmt_dur((v), buf, sizeof(buf)), buf)
+
+static const char *const cause_text[RPT_CAUSE_N] = {
+	"blocked in file reads", "in writes/fsync (checkpoints)", "in other file calls",
+	"in CUDA synchronization", "none of these (compute, Python, waits)",
+};
+
+/* "ts=1234.567us (2026-01-02T03:04:05.123456Z)" */
+static const char *at(const struct rpt_model *m, uint64_t t, char *buf, size_t len)
+{
+	int64_t rel = rpt_ts_rel_ns(m, t);
+	char wall[48];
+
+	rpt_fmt_wall(m, t, wall, sizeof(wall));
+	snprintf(buf, len, "ts=%s%" PRId64 ".%03" PRId64 "us (%s)", rel < 0 ? "-" : "",
+		 (rel < 0 ? -rel : rel) / 1000, (rel < 0 ? -rel : rel) % 1000, wall);
+	return buf;
+}
+
+/* Header strings hold anything: control bytes as '?' on a terminal. */
+static void put_clean(const char *s, size_t max)
+{
+	for (size_t i = 0; i < max && s[i]; i++)
+		putchar((unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' : s[i]);
+}
+
+static void put_path(const struct rpt_file *f, size_t max)
+{
+	size_t n = f->path_len;
+
+	if (n > max) {
+		fputs("...", stdout);
+		put_clean(f->path + n - (max - 3), max - 3);
+	} else {
+		put_clean(f->path, n);
+	}
+}
+
+static double pct(uint64_t a, uint64_t b)
+{
+	return b ? 100.0 * (double)a / (double)b : 0;
+}
+
+static void warnings(const struct rpt_model *m)
+{
+	uint64_t d;
+	bool known = rpt_model__dropped(m, &d);
+
+	if (!known)
+		printf("!! drops unknown: the capture has no stats record (tracer killed?); "
+		       "counts below may be incomplete\n");
+	else if (d)
+		printf("!! LOSSY CAPTURE: %" PRIu64 " events lost (ring buffer/maps %" PRIu64
+		       ", capture write errors %" PRIu64 ", CUPTI dropped %" PRIu64
+		       "): totals below undercount\n",
+		       d, (uint64_t)(d - m->stats.user[GPUIO_USTAT_WRITE_ERRORS] - m->cupti_dropped -
+				     m->gpu_write_errors),
+		       (uint64_t)m->stats.user[GPUIO_USTAT_WRITE_ERRORS],
+		       m->cupti_dropped + m->gpu_write_errors);
+	if (m->truncated)
+		printf("!! capture cut short at offset %" PRIu64 " (%" PRIu64
+		       " bytes of a partial record ignored): the report covers what was written\n",
+		       m->trunc_offset, m->truncated);
+	else if (known && !m->stats.final)
+		printf("!! no final stats record: the tracer did not end cleanly\n");
+	if (m->gaps_approx)
+		printf("!! some GPU idle gaps held too many host calls: their split is approximate "
+		       "(merged within a tolerance)\n");
+	if (!m->records)
+		printf("!! the capture holds no records\n");
+}
+
+static void headlines(const struct rpt_model *m)
+{
+	char a[32], b[32], c[32];
+	bool any = false;
+
+	printf("\nHEADLINES\n");
+	for (size_t i = 0; i < m->ngpus; i++) {
+		const struct rpt_gpu *g = &m->gpus[i];
+		uint64_t span = g->last - g->first;
+		static const char *const short_cause[RPT_CAUSE_N] = {
+			"file reads", "writes/fsync", "other file calls", "CUDA sync",
+			"outside traced calls",
+		};
+
+		printf("  * GPU %u of pid %u (%s): busy %.1f%% of %s; idle %s:", g->device, g->pid,
+		       rpt_proc_comm(m, g->pid), pct(g->busy_ns, span), D(span, a), D(g->idle_ns, b));
+		for (int k = 0; k < RPT_CAUSE_N; k++)
+			if (g->cause_ns[k])
+				printf(" %s %s (%.0f%%)%s", short_cause[k], D(g->cause_ns[k], c),
+				       pct(g->cause_ns[k], g->idle_ns), k < RPT_CAUSE_NONE ? ";" : "");
+		printf("\n");
+		any = true;
+	}
+	if (m->vfs_rops) {
+		printf("  * reads: %s in %" PRIu64 " calls", B(m->vfs_rbytes, a), m->vfs_rops);
+		if (m->pages)
+			printf(", page-cache hit ratio %.1f%%", 100 * rpt_ratio(m->hit_pages, m->pages));
+		printf("; from the device: %s\n", B(m->blk_rbytes, b));
+		any = true;
+	}
+	if (m->vfs_wops) {
+		printf("  * writes: %s in %" PRIu64 " calls; to the device: %s\n",
+		       B(m->vfs_wbytes, a), m->vfs_wops, B(m->blk_wbytes, b));
+		any = true;
+	}
+	if (m->nckpts) {
+		uint64_t bytes = 0, lost = 0;
+
+		for (size_t i = 0; i < m->nckpts; i++) {
+			bytes += m->ckpts[i].bytes;
+			lost += m->ckpts[i].gpu_lost_ns;
+		}
+		printf("  * %zu checkpoint(s): %s written then synced/closed", m->nckpts,
+		       B(bytes, a));
+		if (m->ngpus)
+			printf("; GPU idle %s during them", D(lost, b));
+		printf("\n");
+		any = true;
+	}
+	if (m->small_files >= 10 && m->small_files * 4 >= m->read_files)
+		printf("  * %" PRIu64 " of %" PRIu64 " files read are small (< 1 MiB) and read once\n",
+		       m->small_files, m->read_files), any = true;
+	printf("  * %zu recommendation(s)%s\n", m->nrecos, m->nrecos ? " below" :
+	       any ? ": nothing crossed a threshold" : "");
+}
+
+static void recos(const struct rpt_model *m)
+{
+	if (!m->nrecos)
+		return;
+	printf("\nRECOMMENDATIONS\n");
+	for (size_t i = 0; i < m->nrecos; i++)
+		printf("  %zu. [%s] %s\n     evidence: %s\n", i + 1, m->recos[i].kind,
+		       m->recos[i].text, m->recos[i].evidence);
+}
+
+static void summary(const struct rpt_model *m)
+{
+	const struct gpuio_cap_header *h = m->hdr;
+	char a[32], b[32], c[64];
+	uint64_t d;
+
+	printf("\nSUMMARY\n");
+	printf("  capture     %s (%s), host ", m->path, B(m->file_size, a));
+	put_clean(h->hostname, sizeof(h->hostname));
+	printf(", target ");
+	put_clean(h->target, sizeof(h->target));
+	printf("\n  time        %s for %s\n", m->first_ts ? at(m, m->first_ts, c, sizeof(c)) : "-",
+	       D(rpt_model__duration(m), b));
+	printf("  time base   ts = us after MONOTONIC %" PRIu64 " ns (as in the exports)\n",
+	       (uint64_t)h->monotonic_ns);
+	printf("  tasks       %zu processes, %zu threads\n", m->nprocs, m->nthreads);
+	printf("  VFS         read %s in %" PRIu64 " calls, write %s in %" PRIu64 " calls, "
+	       "%" PRIu64 " calls in all (%" PRIu64 " failed)\n", B(m->vfs_rbytes, a), m->vfs_rops,
+	       B(m->vfs_wbytes, b), m->vfs_wops, m->vfs_calls, m->vfs_errors);
+	printf("  block       read %s in %" PRIu64 " requests, write %s in %" PRIu64 " requests\n",
+	       B(m->blk_rbytes, a), m->blk_rops, B(m->blk_wbytes, b), m->blk_wops);
+	if (m->pages)
+		printf("  page cache  hit ratio %.1f%% (buffered reads touched %" PRIu64 " pages, %"
+		       PRIu64 " pages added by misses)\n", 100 * rpt_ratio(m->hit_pages, m->pages),
+		       m->pages, m->miss_pages);
+	else
+		printf("  page cache  no buffered reads\n");
+	printf("  attach      vfs=%.16s block=%.16s proc=%.16s pagecache=%.16s io_uring=%.16s\n",
+	       h->vfs_mode, h->block_mode, h->proc_mode, h->pagecache_mode, h->iouring_mode);
+	if (rpt_model__dropped(m, &d))
+		printf("  drops       %" PRIu64 " (measured)%s\n", d,
+		       m->stats.final ? "" : "; no final stats");
+	else
+		printf("  drops       unknown (no stats record)\n");
+	printf("  records     %" PRIu64 " (vfs %" PRIu64 ", block %" PRIu64 ", gpu %" PRIu64
+	       "), %" PRIu64 " files without a path\n", m->records, m->counts[GPUIO_REC_VFS],
+	       m->counts[GPUIO_REC_BLOCK],
+	       m->counts[GPUIO_REC_GPU_KERNEL] + m->counts[GPUIO_REC_GPU_MEMCPY] +
+	       m->counts[GPUIO_REC_GPU_MEMSET] + m->counts[GPUIO_REC_CUDA_API] +
+	       m->counts[GPUIO_REC_GPU_SYNC] + m->counts[GPUIO_REC_NVTX],
+	       m->unresolved);
+}
+
+static void gpu(const struct rpt_model *m)
+{
+	char a[32], b[32], c[96];
+
+	printf("\nGPU\n");
+	if (!m->ngpus) {
+		if (m->gpu_infos && m->gpu_info.state == GPUIO_GPU_UNAVAILABLE)
+			printf("  collector unavailable: %.128s\n", m->gpu_info.reason);
+		else
+			printf("  no GPU activity records in this capture (trace a CUDA program with "
+			       "the CUPTI collector to see GPU idle time explained)\n");
+		return;
+	}
+	printf("  busy = union of kernels, copies and memsets between the first and last activity;\n"
+	       "  idle gaps split by what the process's host threads did (first match wins:\n"
+	       "  reads > writes/fsync > other file calls > CUDA sync > none)\n");
+	for (size_t i = 0; i < m->ngpus; i++) {
+		const struct rpt_gpu *g = &m->gpus[i];
+		uint64_t span = g->last - g->first;
+
+		printf("  GPU %u pid %u (%s): busy %.1f%% (%s of %s from %s)\n", g->device, g->pid,
+		       rpt_proc_comm(m, g->pid), pct(g->busy_ns, span), D(g->busy_ns, a),
+		       D(span, b), at(m, g->first, c, sizeof(c)));
+		printf("    %" PRIu64 " kernels, %" PRIu64 " copies, %" PRIu64 " memsets; %" PRIu64
+		       " idle gaps, %s idle\n", g->kernels, g->copies, g->memsets, g->ngaps,
+		       D(g->idle_ns, a));
+		for (int k = 0; k < RPT_CAUSE_N; k++)
+			if (g->cause_ns[k])
+				printf("      %-40s %12s  %5.1f%% of idle\n", cause_text[k],
+				       D(g->cause_ns[k], a), pct(g->cause_ns[k], g->idle_ns));
+	}
+	if (m->ntop_gaps) {
+		printf("  largest idle gaps:\n");
+		for (size_t i = 0; i < m->ntop_gaps; i++) {
+			const struct rpt_gap *gp = &m->gaps[m->top_gaps[i]];
+			bool first = true;
+
+			printf("    %-10s GPU %u pid %u at %s%s\n", D(gp->e - gp->s, a),
+			       m->gpus[gp->gpu].device, m->gpus[gp->gpu].pid,
+			       at(m, gp->s, c, sizeof(c)), gp->approx ? " (approx.)" : "");
+			printf("      ");
+			for (int k = 0; k < RPT_CAUSE_N; k++)
+				if (gp->cause_ns[k]) {
+					printf("%s%s %s", first ? "" : ", ", rpt_cause_names[k],
+					       D(gp->cause_ns[k], b));
+					first = false;
+				}
+			printf("\n");
+			for (int j = 0; j < RPT_GAP_FILES; j++) {
+				const struct rpt_gap_file *gf = &m->top_gap_files[i][j];
+
+				if (!gf->ns)
+					break;
+				printf("      reading %s: ", D(gf->ns, a));
+				put_path(&m->files[gf->file - 1], 90);
+				printf("\n");
+			}
+		}
+	}
+	{
+		bool hdr = false;
+
+		for (size_t i = 0; i < m->nfiles; i++) {
+			const struct rpt_file *f = &m->files[i];
+
+			if (!f->gpu_idle_read_ns)
+				continue;
+			if (!hdr)
+				printf("  files read while the GPU idled (time overlapping gaps, "
+				       "page-cache misses of those reads):\n");
+			hdr = true;
+			printf("    %12s %8" PRIu64 " pages missed  ", D(f->gpu_idle_read_ns, a),
+			       f->gpu_idle_miss_pages);
+			put_path(f, 90);
+			printf("\n");
+		}
+	}
+}
+
+static void ckpts(const struct rpt_model *m)
+{
+	char a[32], b[32], c[96];
+
+	printf("\nCHECKPOINTS (write bursts >= 1 MiB ended by fsync/close)\n");
+	if (!m->nckpts) {
+		printf("  none\n");
+		return;
+	}
+	for (size_t i = 0; i < m->nckpts && i < 50; i++) {
+		const struct rpt_ckpt *k = &m->ckpts[i];
+		uint64_t dur = k->e - k->s;
+
+		printf("  %s  %s in %" PRIu64 " writes, %s, %.1f MiB/s, pid %u tid %u",
+		       at(m, k->s, c, sizeof(c)), B(k->bytes, a), k->writes, D(dur, b),
+		       dur ? (double)k->bytes / 1048576.0 / ((double)dur / 1e9) : 0, k->pid, k->tid);
+		if (m->ngpus)
+			printf(", GPU idle %s", D(k->gpu_lost_ns, a));
+		printf(", then %s\n    ", k->synced ? "fsync" : "close");
+		put_path(&m->files[k->file], 100);
+		printf("\n");
+	}
+	if (m->nckpts > 50)
+		printf("  ... %zu more (see --json)\n", m->nckpts - 50);
+}
+
+static void size_dist(const struct rpt_file *f)
+{
+	bool first = true;
+
+	for (int i = 0; i < RPT_LOG2_BUCKETS; i++) {
+		char a[32];
+
+		if (!f->size_hist[i])
+			continue;
+		rpt_fmt_bytes(i ? 1ull << (i - 1) : 0, a, sizeof(a));
+		printf("%s%s%s:%u", first ? "" : " ", i > 1 ? ">=" : "", a, f->size_hist[i]);
+		first = false;
+	}
+}
+
+static void files(const struct rpt_model *m, const struct rpt_opts *opt)
+{
+	char a[32], b[32], c[32], d[32], e[32], g[32];
+	size_t n, *idx = rpt_model__ranked_files(m, opt->top, &n);
+
+	printf("\nFILES (%zu of %zu: top %u by time, bytes and ops; --files all for every file)\n",
+	       n, m->nfiles, opt->top);
+	for (size_t k = 0; k < n; k++) {
+		const struct rpt_file *f = &m->files[idx[k]];
+		uint64_t single;
+		enum rpt_pattern p = rpt_file__pattern(f, &single);
+
+		printf("  ");
+		put_path(f, 110);
+		printf("\n    read %s/%" PRIu64 " ops, write %s/%" PRIu64 " ops, %" PRIu64 " opens, "
+		       "%s in calls; latency mean %s p50 %s p99 %s\n", B(f->rbytes, a), f->rops,
+		       B(f->wbytes, b), f->wops, f->opens, D(f->rtime + f->wtime + f->otime, c),
+		       D(f->lat.n ? f->lat.sum / f->lat.n : 0, d), D(rpt_hist__pct(&f->lat, 0.5), e),
+		       D(rpt_hist__pct(&f->lat, 0.99), g));
+		printf("    pattern %s", single ? (f->rops + f->wops ? "single transfer" : "-") :
+		       rpt_pattern_name(p));
+		if (!single)
+			printf(" (seq %" PRIu64 ", strided %" PRIu64 ", random %" PRIu64 ")",
+			       f->pat[0], f->pat[1], f->pat[2]);
+		if (f->pages)
+			printf("; page cache hit %.1f%%", 100 * rpt_ratio(f->hit_pages, f->pages));
+		else if (f->direct_rbytes)
+			printf("; O_DIRECT reads");
+		printf("; sizes ");
+		size_dist(f);
+		printf("\n    pids");
+		for (uint32_t i = 0; i < f->npids && i < RPT_FILE_PIDS; i++)
+			printf(" %u(%s)", f->pids[i], rpt_proc_comm(m, f->pids[i]));
+		if (f->npids > RPT_FILE_PIDS)
+			printf(" +more");
+		if (f->blk_reqs)
+			printf("; device: %" PRIu64 " requests, %s read, %s written, mean service %s",
+			       f->blk_reqs, B(f->blk_rbytes, a), B(f->blk_wbytes, b),
+			       D(f->blk_svc_ns / f->blk_reqs, c));
+		printf("\n");
+	}
+	free(idx);
+	if (m->small_files)
+		printf("  small files: %" PRIu64 " of %" PRIu64 " files read are < 1 MiB and read once "
+		       "(%s in %" PRIu64 " reads)\n", m->small_files, m->read_files,
+		       B(m->small_bytes, a), m->small_rops);
+}
+
+static void hist_rows(const uint32_t *h, const char *unit)
+{
+	uint32_t max = 0;
+	int lo = -1, hi = -1;
+
+	for (int i = 0; i < RPT_LOG2_BUCKETS; i++)
+		if (h[i]) {
+			if (lo < 0)
+				lo = i;
+			hi = i;
+			if (h[i] > max)
+				max = h[i];
+		}
+	for (int i = lo; i >= 0 && i <= hi; i++) {
+		uint64_t a = i ? 1ull << (i - 1) : 0, b = i ? (1ull << i) - 1 : 0;
+		int w = max ? (int)((uint64_t)h[i] * 40 / max) : 0;
+
+		printf("      %10" PRIu64 " -> %-10" PRIu64 " %s : %-8u |%.*s%*s|\n", a, b, unit, h[i],
+		       w, "****************************************", 40 - w, "");
+	}
+}
+
+static void devices(const struct rpt_model *m)
+{
+	char a[32], b[32], c[32];
+	bool any = false;
+
+	printf("\nDEVICES\n");
+	for (size_t i = 0; i < m->ndevs; i++) {
+		const struct rpt_dev *d = &m->devs[i];
+		uint64_t reqs = 0, peak_i = 0, dur = rpt_model__duration(m);
+		double peak = 0;
+
+		for (int k = 0; k < 5; k++)
+			reqs += d->ops[k];
+		if (!reqs)
+			continue;
+		any = true;
+		for (unsigned k = 0; k < RPT_TL_BUCKETS; k++)
+			if (d->rd->v[k] + d->wr->v[k] > peak) {
+				peak = d->rd->v[k] + d->wr->v[k];
+				peak_i = k;
+			}
+		printf("  %s: %" PRIu64 " requests; read %s (%" PRIu64 "), write %s (%" PRIu64
+		       "), flush %" PRIu64 ", discard %" PRIu64 "; reads %.1f%% of bytes\n",
+		       d->name, reqs, B(d->bytes[GPUIO_BLK_READ], a), d->ops[GPUIO_BLK_READ],
+		       B(d->bytes[GPUIO_BLK_WRITE], b), d->ops[GPUIO_BLK_WRITE],
+		       d->ops[GPUIO_BLK_FLUSH], d->ops[GPUIO_BLK_DISCARD],
+		       pct(d->bytes[GPUIO_BLK_READ], d->bytes[GPUIO_BLK_READ] + d->bytes[GPUIO_BLK_WRITE]));
+		printf("    writeback %.1f%% of written bytes, metadata/journal %s; mean queue %s, "
+		       "mean service %s; mean queue depth %.2f over the capture\n",
+		       pct(d->wb_bytes, d->bytes[GPUIO_BLK_WRITE]), B(d->meta_bytes, a),
+		       D(d->q_sum / reqs, b), D(d->s_sum / reqs, c),
+		       dur ? (double)d->inflight_ns / (double)dur : 0);
+		printf("    peak throughput %.1f MiB/s in the %s window at ts=%.3fus\n",
+		       peak / 1048576.0 / ((double)m->tl_width / 1e9), D(m->tl_width, a),
+		       (double)(m->tl_t0 + peak_i * m->tl_width - m->hdr->monotonic_ns) / 1e3);
+		printf("    queue time (insert -> issue):\n");
+		hist_rows(d->q_hist, "us");
+		printf("    service time (issue -> complete):\n");
+		hist_rows(d->s_hist, "us");
+	}
+	if (!any)
+		printf("  no block requests\n");
+}
+
+static int cmp_thread_io(const void *pa, const void *pb, void *arg)
+{
+	const struct rpt_model *m = arg;
+	const struct rpt_thread *a = &m->threads[*(const size_t *)pa];
+	const struct rpt_thread *b = &m->threads[*(const size_t *)pb];
+
+	return a->io_ns > b->io_ns ? -1 : a->io_ns < b->io_ns;
+}
+
+static void threads(const struct rpt_model *m, const struct rpt_opts *opt)
+{
+	char a[32], b[32], c[32], d[32], e[32], g[32], i2[32];
+	size_t *idx = malloc((m->nthreads + 1) * sizeof(*idx)), lim;
+	double peak = 0;
+	unsigned peak_i = 0;
+
+	printf("\nTHREADS (time in traced I/O calls vs the rest of the thread's wall time)\n");
+	if (!idx)
+		return;
+	for (size_t i = 0; i < m->nthreads; i++)
+		idx[i] = i;
+	if (m->nthreads)
+		qsort_r(idx, m->nthreads, sizeof(*idx), cmp_thread_io, (void *)m);
+	lim = opt->top && opt->top < m->nthreads ? opt->top : m->nthreads;
+	printf("  %7s %7s %-15s %10s %10s %6s %10s %10s %10s %10s %10s\n", "pid", "tid", "comm",
+	       "wall", "io", "io%", "read", "write", "other io", "cuda sync", "read bytes");
+	for (size_t k = 0; k < lim; k++) {
+		const struct rpt_thread *t = &m->threads[idx[k]];
+		uint64_t wall = rpt_thread__wall(m, t);
+
+		printf("  %7u %7u %-15.15s %10s %10s %5.1f%% %10s %10s %10s %10s %10s\n", t->pid,
+		       t->tid, t->comm[0] ? t->comm : rpt_proc_comm(m, t->pid), D(wall, a),
+		       D(t->io_ns, b), pct(t->io_ns, wall), D(t->read_ns, c), D(t->write_ns, d),
+		       D(t->other_ns, e), D(t->cuda_sync_ns, g), B(t->rbytes, i2));
+	}
+	if (lim < m->nthreads)
+		printf("  ... %zu more threads\n", m->nthreads - lim);
+	free(idx);
+	for (unsigned k = 0; k < RPT_TL_BUCKETS; k++)
+		if (m->tl_reads_inflight->v[k] > peak) {
+			peak = m->tl_reads_inflight->v[k];
+			peak_i = k;
+		}
+	if (peak > 0) {
+		uint64_t dur = rpt_model__duration(m), rt = 0;
+
+		for (size_t i = 0; i < m->nthreads; i++)
+			rt += m->threads[i].read_ns;
+		printf("  reads in flight: %.2f on average while the capture ran, peak %.2f in the "
+		       "%s window at ts=%.3fus\n", dur ? (double)rt / (double)dur : 0,
+		       peak / (double)m->tl_width, D(m->tl_width, a),
+		       (double)(m->tl_t0 + peak_i * m->tl_width - m->hdr->monotonic_ns) / 1e3);
+	}
+	{
+		size_t readers = 0;
+
+		for (size_t i = 0; i < m->nthreads; i++)
+			readers += m->threads[i].rops > 0;
+		printf("  %zu thread(s) in %zu process(es) read files\n", readers, m->nprocs);
+	}
+}
+
+int rpt_text__print(const struct rpt_model *m, const struct rpt_opts *opt)
+{
+	printf("gpuio report: %s\n", m->path);
+	warnings(m);
+	headlines(m);
+	recos(m);
+	summary(m);
+	gpu(m);
+	ckpts(m);
+	files(m, opt);
+	devices(m);
+	threads(m, opt);
+	return fflush(stdout) ? -errno : 0;
+}

@@ -1,0 +1,421 @@
+// SPDX-License-Identifier: MIT
+/*
+ * loader.c — the attach-mode ladder. Each layer lists its variants best
+ * first; a variant is kept when the kernel loads and attaches all of its
+ * programs. A refused variant is recorded with the kernel's reason and the
+ * next one is tried, so one binary runs on many kernels and says which
+ * mode it used and why (gpuio trace -v, and the capture header).
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <linux/btf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include "gpuio.skel.h"
+#include "trace/loader.h"
+#include "lib/log.h"
+
+#define MAX_PROGS 20
+
+/* A program name prefixed "?func:" loads only where the kernel has func. */
+struct variant {
+	const char *mode;              /* as reported, e.g. "sys:tp_btf" */
+	const char *family;            /* as forced by --vfs-mode */
+	bool needs_tracefs;
+	const char *progs[MAX_PROGS];
+	unsigned int expected_attach;  /* set on its programs before load (0: libbpf's) */
+};
+
+struct layer {
+	const char *name;
+	bool optional;                 /* the trace goes on without it */
+	struct variant v[6];
+	bool manual;                   /* loaded here, attached by its module (per library) */
+};
+
+enum { L_PROC, L_VFS, L_BLOCK, L_PAGECACHE, L_IOURING, L_CUDA, L_COUNT };
+
+#define FN_PROGS(e, x) \
+	"vfs_read_" e, "vfs_read_" x, "vfs_write_" e, "vfs_write_" x, \
+	"?vfs_readv:vfs_readv_" e, "?vfs_readv:vfs_readv_" x, \
+	"?vfs_writev:vfs_writev_" e, "?vfs_writev:vfs_writev_" x, \
+	"?vfs_iter_read:vfs_iter_read_" e, "?vfs_iter_read:vfs_iter_read_" x, \
+	"?vfs_iter_write:vfs_iter_write_" e, "?vfs_iter_write:vfs_iter_write_" x, \
+	"vfs_fsync_" e, "vfs_fsync_" x, "vfs_open_" e, "vfs_open_" x, \
+	"?filp_close:vfs_close_" e, "?filp_close:vfs_close_" x
+
+static const struct layer layers[L_COUNT] = {
+	[L_PROC] = { "proc", false, {
+		{ "tp_btf", NULL, false, { "proc_fork_btf", "proc_exec_btf", "proc_exit_btf", "proc_rename_btf" } },
+		{ "raw_tp", NULL, false, { "proc_fork_raw", "proc_exec_raw", "proc_exit_raw", "proc_rename_raw" } },
+	} },
+	[L_VFS] = { "vfs", false, {
+		{ "fentry", "fentry", false, { FN_PROGS("fentry", "fexit") } },
+		{ "kprobe", "kprobe", false, { FN_PROGS("kp", "krp") } },
+		{ "sys:tp_btf", "syscall", false, { "vfs_sys_enter_btf", "vfs_sys_exit_btf" } },
+		{ "sys:raw_tp", "syscall", false, { "vfs_sys_enter_raw", "vfs_sys_exit_raw" } },
+		{ "sys:tracepoint", "syscall", true, { "vfs_sys_enter_tp", "vfs_sys_exit_tp" } },
+	} },
+	[L_BLOCK] = { "block", true, {
+		{ "tp_btf", NULL, false, { "blk_bio_queue_btf", "blk_rq_insert_btf", "blk_rq_issue_btf", "blk_rq_complete_btf" } },
+		{ "raw_tp", NULL, false, { "blk_bio_queue_raw", "blk_rq_insert_raw", "blk_rq_issue_raw", "blk_rq_complete_raw" } },
+	} },
+	[L_PAGECACHE] = { "pagecache", true, {
+		{ "tp_btf", NULL, false, { "pc_add_btf", "pc_dirty_btf" } },
+		{ "raw_tp", NULL, false, { "pc_add_raw", "pc_dirty_raw" } },
+	} },
+	[L_IOURING] = { "io_uring", true, {
+		{ "tp_btf", NULL, false, { "uring_submit_btf", "uring_complete_cqe_btf" } },
+		{ "tp_btf:v1", NULL, false, { "uring_submit_btf", "uring_complete_args_btf" } },
+		{ "tp_btf:v0", NULL, false, { "uring_submit_sqe_btf", "uring_complete_args_btf" } },
+	} },
+	/* attached per library file by user/gpu/cuda_probes.c (--no-cuda-uprobes: off) */
+	[L_CUDA] = { "cuda", true, {
+		/* BPF_TRACE_UPROBE_MULTI (48; libbpf 1.1's headers predate it) */
+		{ "uprobe.multi", NULL, false, { "cuda_multi_entry", "cuda_multi_return" },
+		  .expected_attach = 48 },
+		{ "uprobe", NULL, false, { "cuda_api_entry", "cuda_api_return" } },
+	}, .manual = true },
+};
+
+/* Program name of a table entry ("?func:name" -> name). */
+static const char *prog_name(const char *entry)
+{
+	const char *c;
+
+	if (entry[0] != '?')
+		return entry;
+	c = strchr(entry, ':');
+	return c ? c + 1 : entry + 1;
+}
+
+/* Is an optional entry's kernel function present (in vmlinux BTF)? */
+static bool prog_available(const char *entry)
+{
+	static struct btf *vmlinux;
+	char func[64];
+	const char *c;
+
+	if (entry[0] != '?')
+		return true;
+	c = strchr(entry, ':');
+	if (!c || (size_t)(c - entry - 1) >= sizeof(func))
+		return false;
+	snprintf(func, sizeof(func), "%.*s", (int)(c - entry - 1), entry + 1);
+	if (!vmlinux)
+		vmlinux = btf__load_vmlinux_btf();
+	if (!vmlinux)
+		return false;
+	return btf__find_by_name_kind(vmlinux, func, BTF_KIND_FUNC) > 0;
+}
+
+const char *gpuio_loader__vfs_modes(void)
+{
+	return "fentry, kprobe, syscall";
+}
+
+static int nvariants(const struct layer *ly)
+{
+	int n = 0;
+
+	while (n < 6 && ly->v[n].mode)
+		n++;
+	return n;
+}
+
+/* libbpf's messages during a load attempt, to learn which program failed. */
+static char load_log[16384];
+static size_t load_log_len;
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	va_list ap2;
+	int n;
+
+	va_copy(ap2, ap);
+	/* keep only libbpf's per-program warnings, not verifier dumps */
+	if (level == LIBBPF_WARN && load_log_len < sizeof(load_log) - 1 &&
+	    strncmp(fmt, "libbpf: prog '", 14) == 0 && !strstr(fmt, "LOAD LOG")) {
+		n = vsnprintf(load_log + load_log_len, sizeof(load_log) - load_log_len, fmt, ap);
+		if (n > 0)
+			load_log_len += (size_t)n;
+		if (load_log_len >= sizeof(load_log))
+			load_log_len = sizeof(load_log) - 1;
+	}
+	/* libbpf's own log is for -vv: -v states the outcome in one line per layer */
+	if (gpuio_log_verbosity > GPUIO_LOG_DEBUG)
+		vfprintf(stderr, fmt, ap2);
+	va_end(ap2);
+	return 0;
+}
+
+/* Which layer owns program name, or -1. */
+static int prog_layer(const char *name, const int *choice)
+{
+	for (int l = 0; l < L_COUNT; l++) {
+		if (choice[l] >= nvariants(&layers[l]))
+			continue;
+		for (int p = 0; p < MAX_PROGS && layers[l].v[choice[l]].progs[p]; p++)
+			if (!strcmp(prog_name(layers[l].v[choice[l]].progs[p]), name))
+				return l;
+	}
+	return -1;
+}
+
+/* The first program libbpf blamed in its log, and the reason it gave. */
+static int failed_layer(const int *choice, char *why, size_t whylen)
+{
+	char *line = load_log, *next;
+
+	for (; line && *line; line = next) {
+		char name[64], *q, *end, *reason;
+		int l;
+
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = 0;
+		/* "libbpf: prog 'NAME': BPF program load failed: REASON" */
+		q = strstr(line, "prog '");
+		reason = strstr(line, "failed");
+		if (!q || !reason)
+			continue;
+		q += 6;
+		end = strchr(q, '\'');
+		if (!end || (size_t)(end - q) >= sizeof(name))
+			continue;
+		snprintf(name, sizeof(name), "%.*s", (int)(end - q), q);
+		l = prog_layer(name, choice);
+		if (l < 0)
+			continue;
+		reason = strstr(reason, ": ");
+		snprintf(why, whylen, "%s: %s", name, reason ? reason + 2 : "load failed");
+		return l;
+	}
+	return -1;
+}
+
+/* --vfs-mode takes a family (fentry, kprobe, syscall) or an exact mode. */
+static bool vfs_mode_matches(const struct variant *v, const char *forced)
+{
+	return !strcmp(v->family, forced) || !strcmp(v->mode, forced);
+}
+
+static void add_detail(struct gpuio_loader *l, const char *fmt, ...)
+{
+	size_t used = strlen(l->detail);
+	va_list ap;
+
+	if (used >= sizeof(l->detail) - 2)
+		return;
+	if (used)
+		l->detail[used++] = ';', l->detail[used++] = ' ', l->detail[used] = 0;
+	va_start(ap, fmt);
+	vsnprintf(l->detail + used, sizeof(l->detail) - used, fmt, ap);
+	va_end(ap);
+}
+
+static int ensure_tracefs(void)
+{
+	struct stat st;
+
+	if (stat("/sys/kernel/tracing/events", &st) == 0 ||
+	    stat("/sys/kernel/debug/tracing/events", &st) == 0)
+		return 0;
+	if (mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL) < 0)
+		return -errno;
+	pr_debug("mounted tracefs at /sys/kernel/tracing");
+	return 0;
+}
+
+static void detach_all(struct gpuio_loader *l)
+{
+	for (int i = 0; i < l->nlinks; i++)
+		bpf_link__destroy(l->links[i]);
+	l->nlinks = 0;
+	gpuio_bpf__destroy(l->skel);
+	l->skel = NULL;
+}
+
+/* One attempt with the current choices. Returns 0, or the failing layer + 1. */
+static int try_load(struct gpuio_loader *l, const struct gpuio_loader_opts *o, int *choice,
+		    char *why, size_t whylen)
+{
+	struct bpf_program *prog;
+	int err, lay;
+
+	l->skel = gpuio_bpf__open();
+	if (!l->skel) {
+		snprintf(why, whylen, "cannot open BPF object: %s", strerror(errno));
+		return -1;
+	}
+	l->skel->rodata->trace_all = o->trace_all;
+	l->skel->rodata->all_fds = o->all_fds;
+	l->skel->rodata->self_tgid = o->self_tgid;
+	l->skel->rodata->wakeup_bytes = o->ringbuf_bytes / 16;
+	bpf_map__set_max_entries(l->skel->maps.events, (__u32)o->ringbuf_bytes);
+
+	for (lay = 0; lay < L_COUNT; lay++) {
+		const struct variant *v;
+
+		if (choice[lay] >= nvariants(&layers[lay]))
+			continue;          /* optional layer turned off */
+		v = &layers[lay].v[choice[lay]];
+		if (v->needs_tracefs && ensure_tracefs() < 0) {
+			snprintf(why, whylen, "tracefs not mounted and cannot be mounted");
+			return lay + 1;
+		}
+		for (int p = 0; p < MAX_PROGS && v->progs[p]; p++) {
+			if (!prog_available(v->progs[p]))
+				continue;
+			prog = bpf_object__find_program_by_name(l->skel->obj, prog_name(v->progs[p]));
+			if (!prog) {
+				snprintf(why, whylen, "program %s missing from this build",
+					 prog_name(v->progs[p]));
+				return lay + 1;
+			}
+			bpf_program__set_autoload(prog, true);
+			if (v->expected_attach)
+				bpf_program__set_expected_attach_type(prog, v->expected_attach);
+		}
+	}
+
+	load_log_len = 0;
+	load_log[0] = 0;
+	err = gpuio_bpf__load(l->skel);
+	if (err) {
+		if (gpuio_log_verbosity > GPUIO_LOG_DEBUG)
+			pr_debug("load attempt failed; libbpf said: %s", load_log);
+		lay = failed_layer(choice, why, whylen);
+		if (lay < 0) {
+			snprintf(why, whylen, "BPF load failed: %s", strerror(-err));
+			return -1;
+		}
+		return lay + 1;
+	}
+	for (lay = 0; lay < L_COUNT; lay++) {
+		const struct variant *v;
+
+		if (choice[lay] >= nvariants(&layers[lay]) || layers[lay].manual)
+			continue;
+		v = &layers[lay].v[choice[lay]];
+		for (int p = 0; p < MAX_PROGS && v->progs[p]; p++) {
+			struct bpf_link *link;
+
+			if (!prog_available(v->progs[p]))
+				continue;
+			prog = bpf_object__find_program_by_name(l->skel->obj, prog_name(v->progs[p]));
+			link = bpf_program__attach(prog);
+			if (!link) {
+				snprintf(why, whylen, "attach %s: %s", prog_name(v->progs[p]),
+					 strerror(errno));
+				return lay + 1;
+			}
+			if (l->nlinks < (int)(sizeof(l->links) / sizeof(l->links[0])))
+				l->links[l->nlinks++] = link;
+		}
+	}
+	return 0;
+}
+
+int gpuio_loader__open(const struct gpuio_loader_opts *o, struct gpuio_loader **out)
+{
+	static struct gpuio_loader loader;
+	struct gpuio_loader *l = &loader;
+	int choice[L_COUNT] = { 0 };
+	char why[256];
+	int rc;
+
+	memset(l, 0, sizeof(*l));
+	libbpf_set_print(libbpf_print);
+	if (o->no_cuda_uprobes) {
+		choice[L_CUDA] = nvariants(&layers[L_CUDA]);
+	} else if (getenv("GPUIO_CUDA_UPROBE_MODE")) {
+		/* tests: exercise the older kernels' flavour on a new kernel */
+		while (choice[L_CUDA] < nvariants(&layers[L_CUDA]) &&
+		       strcmp(layers[L_CUDA].v[choice[L_CUDA]].mode, getenv("GPUIO_CUDA_UPROBE_MODE")))
+			choice[L_CUDA]++;
+	}
+	if (access("/sys/kernel/btf/vmlinux", R_OK) != 0) {
+		pr_err("this kernel has no BTF (/sys/kernel/btf/vmlinux is missing): gpuio needs a kernel "
+		       "built with CONFIG_DEBUG_INFO_BTF=y (all major distributions since 2021 ship one)");
+		return -ENOTSUP;
+	}
+	if (o->vfs_mode) {
+		bool known = false;
+
+		for (int i = 0; i < nvariants(&layers[L_VFS]); i++) {
+			if (vfs_mode_matches(&layers[L_VFS].v[i], o->vfs_mode)) {
+				if (!known)
+					choice[L_VFS] = i;
+				known = true;
+			}
+		}
+		if (!known) {
+			pr_err("unknown --vfs-mode '%s' (one of: %s)", o->vfs_mode, gpuio_loader__vfs_modes());
+			return -EINVAL;
+		}
+	}
+
+	for (int attempt = 0; attempt < 16; attempt++) {
+		int lay;
+
+		why[0] = 0;
+		rc = try_load(l, o, choice, why, sizeof(why));
+		if (rc == 0)
+			break;
+		detach_all(l);
+		if (rc < 0) {
+			pr_err("%s", why);
+			return -EPERM;
+		}
+		lay = rc - 1;
+		add_detail(l, "%s %s refused: %s", layers[lay].name,
+			   layers[lay].v[choice[lay]].mode, why);
+		pr_debug("%s mode %s refused: %s", layers[lay].name,
+			 layers[lay].v[choice[lay]].mode, why);
+		choice[lay]++;
+		/* a forced VFS mode must not silently fall to another one */
+		while (lay == L_VFS && o->vfs_mode && choice[lay] < nvariants(&layers[lay]) &&
+		       !vfs_mode_matches(&layers[lay].v[choice[lay]], o->vfs_mode))
+			choice[lay]++;
+		if (choice[lay] >= nvariants(&layers[lay]) && !layers[lay].optional) {
+			if (lay == L_VFS && o->vfs_mode)
+				pr_err("--vfs-mode=%s is not available on this kernel: %s "
+				       "(omit --vfs-mode to use the best mode that works)", o->vfs_mode, why);
+			else
+				pr_err("cannot trace the %s layer on this kernel: %s", layers[lay].name, why);
+			return -EPERM;
+		}
+		if (choice[lay] >= nvariants(&layers[lay]))
+			pr_warn("%s layer off: no attach mode works here (%s)", layers[lay].name, why);
+	}
+	if (rc != 0) {
+		pr_err("could not load gpuio's BPF programs after several attempts");
+		return -EPERM;
+	}
+#define MODE(dst, lay) snprintf(l->dst, sizeof(l->dst), "%s", \
+		choice[lay] < nvariants(&layers[lay]) ? layers[lay].v[choice[lay]].mode : "off")
+	MODE(vfs_mode, L_VFS);
+	MODE(block_mode, L_BLOCK);
+	MODE(proc_mode, L_PROC);
+	MODE(pagecache_mode, L_PAGECACHE);
+	MODE(iouring_mode, L_IOURING);
+	MODE(cuda_mode, L_CUDA);
+#undef MODE
+	if (!l->detail[0])
+		snprintf(l->detail, sizeof(l->detail), "best mode of every layer accepted");
+	*out = l;
+	return 0;
+}
+
+void gpuio_loader__destroy(struct gpuio_loader *l)
+{
+	if (l)
+		detach_all(l);
+}

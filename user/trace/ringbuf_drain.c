@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: MIT
+/* collector.c — ring buffer -> capture file. See collector.h. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "gpuio.skel.h"
+#include "trace/ringbuf_drain.h"
+#include "gpu/cuda_probes.h"
+#include "lib/keyset.h"
+#include "lib/log.h"
+#include "trace/procfs.h"
+
+struct gpuio_collector {
+	struct gpuio_loader *l;
+	struct gpuio_cap_writer *w;
+	struct ring_buffer *rb;
+	struct keyset *paths;      /* (dev, ino) named in the capture */
+	struct keyset *tids;       /* (pid, tid) named in the capture */
+	struct keyset *devs;       /* disks named in the capture */
+	struct keyset *stubs;      /* (pid, launch stub address) named or tried */
+	int ncpus;
+	__u64 *percpu;
+	__u64 vfs, block, cuda;
+	__u64 ustats[GPUIO_USTAT_MAX];
+	int write_err;
+};
+
+static __u64 mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ull + (__u64)ts.tv_nsec;
+}
+
+static void append(struct gpuio_collector *c, const void *rec, size_t len)
+{
+	int err = gpuio_cap_writer__append(c->w, rec, len);
+
+	if (err) {
+		c->ustats[GPUIO_USTAT_WRITE_ERRORS]++;
+		if (!c->write_err) {
+			c->write_err = err;
+			pr_err("cannot write the capture: %s (events from now on are lost and counted)",
+			       strerror(-err));
+		}
+	}
+}
+
+/* A file the kernel did not name (opened before the trace, or inherited). */
+static void name_file(struct gpuio_collector *c, const struct gpuio_hdr *h, int fd,
+		      __u32 dev, __u64 ino)
+{
+	if (fd < 0 || (!ino && !dev) || keyset__test_and_add(c->paths, dev, ino))
+		return;
+	if (procfs_emit_fd_path(c->w, (pid_t)h->pid, (pid_t)h->tid, fd, dev, ino, h->ts) != 0)
+		c->ustats[GPUIO_USTAT_PATH_UNRESOLVED]++;
+}
+
+static void name_thread(struct gpuio_collector *c, const struct gpuio_hdr *h)
+{
+	if (!h->tid || keyset__test_and_add(c->tids, h->pid, h->tid))
+		return;
+	procfs_emit_thread_name(c->w, (pid_t)h->pid, (pid_t)h->tid, h->ts);
+}
+
+static int handle(void *ctx, void *data, size_t size)
+{
+	struct gpuio_collector *c = ctx;
+	const struct gpuio_hdr *h = data;
+
+	if (size < sizeof(*h) || h->size > size) {
+		c->ustats[GPUIO_USTAT_WRITE_ERRORS]++;
+		return 0;
+	}
+	switch (h->type) {
+	case GPUIO_REC_PATH: {
+		const struct gpuio_path_event *p = data;
+
+		keyset__test_and_add(c->paths, p->dev, p->ino);
+		append(c, data, h->size);
+		return 0;
+	}
+	case GPUIO_REC_PROC: {
+		const struct gpuio_proc_event *p = data;
+
+		if (p->kind == GPUIO_PROC_FORK || p->kind == GPUIO_PROC_THREAD ||
+		    p->kind == GPUIO_PROC_EXEC)
+			keyset__test_and_add(c->tids, h->pid, h->tid);
+		append(c, data, h->size);
+		return 0;
+	}
+	case GPUIO_REC_VFS: {
+		const struct gpuio_vfs_event *e = data;
+
+		c->vfs++;
+		/* store first: a name found now is valid for this event too */
+		append(c, data, h->size);
+		name_thread(c, h);
+		name_file(c, h, e->fd, e->dev, e->ino);
+		if (e->fd2 >= 0)
+			name_file(c, h, e->fd2, e->dev2, e->ino2);
+		return 0;
+	}
+	case GPUIO_REC_BLOCK: {
+		const struct gpuio_block_event *b = data;
+
+		c->block++;
+		append(c, data, h->size);
+		if (b->dev && !keyset__test_and_add(c->devs, b->dev, 0))
+			procfs_emit_devname(c->w, b->dev, h->ts);
+		/* a file read by page faults (mmap, exec) was never opened: /proc maps names it */
+		if (b->ino && h->pid && !keyset__test_and_add(c->paths, b->file_dev, b->ino) &&
+		    procfs_emit_mapped_path(c->w, (pid_t)h->pid, b->file_dev, b->ino, h->ts) != 0)
+			c->ustats[GPUIO_USTAT_PATH_UNRESOLVED]++;
+		if (h->pid)
+			name_thread(c, h);
+		return 0;
+	}
+	case GPUIO_REC_CUDA_API: {
+		const struct gpuio_cuda_api *a = data;
+
+		c->cuda++;
+		append(c, data, h->size);
+		name_thread(c, h);
+		/* a runtime launch's func is the host stub: its ELF symbol is the
+		 * kernel's name (the driver's CUfunction is an opaque handle) */
+		if (a->func && a->source == GPUIO_API_UPROBE_RT && a->kind == GPUIO_API_LAUNCH &&
+		    !keyset__test_and_add(c->stubs, h->pid, a->func) &&
+		    cuda_probes__emit_sym(c->w, (pid_t)h->pid, a->func, h->ts) != 0)
+			pr_debug("launch stub %#llx of pid %u: no symbol", (unsigned long long)a->func,
+				 h->pid);
+		return 0;
+	}
+	default:
+		append(c, data, h->size);
+		return 0;
+	}
+}
+
+int gpuio_collector__new(struct gpuio_loader *l, struct gpuio_cap_writer *w,
+			 struct gpuio_collector **out)
+{
+	struct gpuio_collector *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return -ENOMEM;
+	c->l = l;
+	c->w = w;
+	c->ncpus = libbpf_num_possible_cpus();
+	c->percpu = calloc(c->ncpus > 0 ? c->ncpus : 1, sizeof(__u64));
+	c->paths = keyset__new(18);
+	c->tids = keyset__new(16);
+	c->devs = keyset__new(8);
+	c->stubs = keyset__new(12);
+	c->rb = ring_buffer__new(bpf_map__fd(l->skel->maps.events), handle, c, NULL);
+	if (!c->percpu || !c->paths || !c->tids || !c->devs || !c->stubs || !c->rb) {
+		gpuio_collector__free(c);
+		return -ENOMEM;
+	}
+	*out = c;
+	return 0;
+}
+
+int gpuio_collector__poll(struct gpuio_collector *c, int timeout_ms)
+{
+	int n = ring_buffer__poll(c->rb, timeout_ms);
+
+	if (n < 0 && n != -EINTR)
+		return n;
+	/* the BPF side wakes us only past a threshold (batched wakeups): take
+	 * whatever waits every period, or a slow workload's records would sit
+	 * in the kernel until the end (and be lost to a SIGKILL) */
+	n = ring_buffer__consume(c->rb);
+	if (n < 0 && n != -EINTR)
+		return n;
+	/* records reach the file every poll: a SIGKILL loses at most one period */
+	gpuio_cap_writer__flush(c->w);
+	return 0;
+}
+
+int gpuio_collector__drain(struct gpuio_collector *c)
+{
+	int n = ring_buffer__consume(c->rb);
+
+	gpuio_cap_writer__flush(c->w);
+	return n < 0 ? n : 0;
+}
+
+static void read_stats(struct gpuio_collector *c, __u64 *out)
+{
+	int fd = bpf_map__fd(c->l->skel->maps.stats);
+
+	for (__u32 i = 0; i < GPUIO_STAT_MAX; i++) {
+		out[i] = 0;
+		if (bpf_map_lookup_elem(fd, &i, c->percpu) != 0)
+			continue;
+		for (int cpu = 0; cpu < c->ncpus; cpu++)
+			out[i] += c->percpu[cpu];
+	}
+}
+
+int gpuio_collector__write_stats(struct gpuio_collector *c, bool final)
+{
+	struct gpuio_stats_event ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.hdr.type = GPUIO_REC_STATS;
+	ev.hdr.size = sizeof(ev);
+	ev.hdr.ts = mono_ns();
+	read_stats(c, ev.bpf);
+	memcpy(ev.user, c->ustats, sizeof(ev.user));
+	ev.records = gpuio_cap_writer__records(c->w) + 1;
+	ev.final = final;
+	append(c, &ev, sizeof(ev));
+	return gpuio_cap_writer__flush(c->w);
+}
+
+void gpuio_collector__totals(struct gpuio_collector *c, struct gpuio_collector_totals *t)
+{
+	memset(t, 0, sizeof(*t));
+	read_stats(c, t->stats);
+	memcpy(t->ustats, c->ustats, sizeof(t->ustats));
+	t->records = gpuio_cap_writer__records(c->w);
+	t->vfs = c->vfs;
+	t->block = c->block;
+	t->cuda = c->cuda;
+	t->dropped = c->ustats[GPUIO_USTAT_WRITE_ERRORS];
+	for (size_t i = 0; i < gpuio_ndrop_counters; i++)
+		t->dropped += t->stats[gpuio_drop_counters[i].idx];
+}
+
+struct keyset *gpuio_collector__named(struct gpuio_collector *c)
+{
+	return c->paths;
+}
+
+bool gpuio_collector__targets_gone(struct gpuio_collector *c)
+{
+	__u32 key;
+	int err = bpf_map_get_next_key(bpf_map__fd(c->l->skel->maps.traced), NULL, &key);
+
+	/* libbpf 1.x returns -errno (and sets errno) */
+	return err == -ENOENT || (err == -1 && errno == ENOENT);
+}
+
+void gpuio_collector__free(struct gpuio_collector *c)
+{
+	if (!c)
+		return;
+	ring_buffer__free(c->rb);
+	keyset__free(c->paths);
+	keyset__free(c->tids);
+	keyset__free(c->devs);
+	keyset__free(c->stubs);
+	cuda_probes__sym_cache_free();
+	free(c->percpu);
+	free(c);
+}
