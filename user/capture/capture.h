@@ -55,6 +55,13 @@ struct gpuio_cap_header {
 /* Largest record any reader accepts. */
 #define GPUIO_REC_SIZE_MAX ((unsigned)sizeof(struct gpuio_path_event))
 
+/*
+ * A header for a new capture: format, version, tracer pid, ncpus, flags
+ * (GPUIO_CAPF_*), the clock anchor (lib/clock.h), host, kernel and boot id.
+ * The writer fills in its attach modes, target and command line.
+ */
+void gpuio_cap_header__init(struct gpuio_cap_header *h, __u32 ncpus, __u32 flags);
+
 struct gpuio_cap_writer;
 struct gpuio_cap_reader;
 
