@@ -62,7 +62,7 @@ static int expand(const char *arg, char ***list, size_t *n, size_t *cap)
 			if (l < 7 || strcmp(de->d_name + l - 6, ".gpuio"))
 				continue;
 			if (asprintf(&p, "%s/%s", arg, de->d_name) < 0 ||
-			    exp_grow((void **)list, cap, *n + 1, sizeof(**list))) {
+			    array_grow((void **)list, cap, *n + 1, sizeof(**list))) {
 				closedir(d);
 				return -ENOMEM;
 			}
@@ -76,7 +76,7 @@ static int expand(const char *arg, char ***list, size_t *n, size_t *cap)
 		qsort(*list + first, *n - first, sizeof(**list), cmp_str);
 		return 0;
 	}
-	if (exp_grow((void **)list, cap, *n + 1, sizeof(**list)))
+	if (array_grow((void **)list, cap, *n + 1, sizeof(**list)))
 		return -ENOMEM;
 	(*list)[*n] = strdup(arg);
 	if (!(*list)[*n])

@@ -184,7 +184,7 @@ static uint64_t hash_bytes(unsigned kind, const void *sv, size_t n)
 	}
 	for (; i < n; i++)
 		h = (h ^ s[i]) * 0x100000001b3ull;
-	return exp_mix64(h);
+	return hash_mix64(h);
 }
 
 static void intern_clear(struct pftrace *p)

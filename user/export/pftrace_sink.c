@@ -100,7 +100,7 @@ static void emit_vfs(struct pexp *x, const struct gpuio_vfs_event *e)
 	exp_model__vfs(m, e, &v, &x->args);
 	track = v.async ? PFT_UUID(v.tid, PFT_URING) : PFT_UUID(v.tid, PFT_THREAD);
 	f.nout = v.nflows;
-	if (exp_grow((void **)&x->flows, &x->cflows, f.nout, sizeof(*x->flows)))
+	if (array_grow((void **)&x->flows, &x->cflows, f.nout, sizeof(*x->flows)))
 		f.nout = x->cflows;     /* out of memory: fewer arrows, not a failure */
 	f.out = x->flows;
 	for (size_t k = 0; k < f.nout; k++)
@@ -191,7 +191,7 @@ static void emit_gslice(struct pexp *x, const struct exp_gslice *o)
 		PFT_UUID(o->tid, PFT_THREAD);
 	if (o->nflows) {
 		f.nout = o->nflows;
-		if (exp_grow((void **)&x->flows, &x->cflows, f.nout, sizeof(*x->flows)))
+		if (array_grow((void **)&x->flows, &x->cflows, f.nout, sizeof(*x->flows)))
 			f.nout = x->cflows;     /* out of memory: fewer arrows, not a failure */
 		for (size_t k = 0; k < f.nout; k++)
 			x->flows[k] = exp_gpu_flow_id(o->fkey, (uint32_t)k + 1);

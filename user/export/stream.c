@@ -160,7 +160,7 @@ static int pendq__push(struct pendq *q, const struct gpuio_hdr *h, struct pend *
 {
 	struct pend *e;
 
-	if (exp_grow((void **)&q->a, &q->cap, q->n + 1, sizeof(*q->a)))
+	if (array_grow((void **)&q->a, &q->cap, q->n + 1, sizeof(*q->a)))
 		return -ENOMEM;
 	e = &q->a[q->n++];
 	memset(e, 0, offsetof(struct pend, r));
@@ -387,7 +387,7 @@ static struct sdisk *disk_of(struct gpuio_stream *s, uint32_t dev)
 	if (rc < 0)
 		return NULL;
 	if (rc) {
-		if (exp_grow((void **)&s->disks, &s->cdisks, s->ndisks + 1, sizeof(*s->disks)))
+		if (array_grow((void **)&s->disks, &s->cdisks, s->ndisks + 1, sizeof(*s->disks)))
 			return NULL;
 		memset(&s->disks[s->ndisks], 0, sizeof(s->disks[0]));
 		s->disks[s->ndisks].dev = dev;
@@ -472,7 +472,7 @@ static void emit_vfs(struct gpuio_stream *s, const struct gpuio_vfs_event *e)
 		if (kmap__upsert(&s->uring, e->hdr.pid, 0, &pv) < 0)
 			goto nomem;
 		if (!*pv) {
-			if (exp_grow((void **)&s->uring_lanes, &s->curing, s->nuring + 1,
+			if (array_grow((void **)&s->uring_lanes, &s->curing, s->nuring + 1,
 				     sizeof(*s->uring_lanes)))
 				goto nomem;
 			memset(&s->uring_lanes[s->nuring], 0, sizeof(s->uring_lanes[0]));
@@ -496,7 +496,7 @@ static void emit_vfs(struct gpuio_stream *s, const struct gpuio_vfs_event *e)
 		*fv = (s->round << 32) | 0xffffffffu;
 	}
 	if (n && n != 0xffffffffu) {
-		if (exp_grow((void **)&s->fids, &s->cfids, n, sizeof(*s->fids)))
+		if (array_grow((void **)&s->fids, &s->cfids, n, sizeof(*s->fids)))
 			goto nomem;
 		for (uint32_t k = 0; k < n; k++)
 			s->fids[k] = exp_flow_id(&s->m, e->hdr.tid, e->seq, k + 1);
@@ -656,8 +656,8 @@ int gpuio_stream__open(const char *capture_path, const char *out_path,
 	}
 	s->rbuf = malloc(RBUF_SIZE);
 	/* both queues at their bound from the start: memory does not creep up */
-	if (s->rbuf && (exp_grow((void **)&s->prev.a, &s->prev.cap, PEND_MAX, sizeof(struct pend)) ||
-			exp_grow((void **)&s->next.a, &s->next.cap, PEND_MAX, sizeof(struct pend)))) {
+	if (s->rbuf && (array_grow((void **)&s->prev.a, &s->prev.cap, PEND_MAX, sizeof(struct pend)) ||
+			array_grow((void **)&s->next.a, &s->next.cap, PEND_MAX, sizeof(struct pend)))) {
 		free(s->rbuf);
 		s->rbuf = NULL;
 	}

@@ -36,6 +36,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include "capture/capture.h"
+#include "lib/kmap.h"
 #include "export/export.h"
 
 #define EXP_INFO_PID        0x3fffffffu
@@ -83,27 +84,6 @@ struct exp_args {
 	struct exp_arg a[EXP_ARGS_MAX];
 	char scratch[4096];
 };
-
-/* ---- (u64, u64) -> u64 open-addressing map ---- */
-
-struct kslot {
-	uint64_t a, b;
-	uint64_t val;
-	uint32_t used;
-};
-
-struct kmap {
-	struct kslot *slots;
-	size_t cap, n;          /* cap is a power of two */
-};
-
-uint64_t *kmap__get(const struct kmap *m, uint64_t a, uint64_t b);
-/* Find or insert (a, b): 1 and a zeroed *val when new, 0 when present, -ENOMEM. */
-int kmap__upsert(struct kmap *m, uint64_t a, uint64_t b, uint64_t **val);
-void kmap__free(struct kmap *m);
-/* Grow a dynamic array so that it holds at least need elements. */
-int exp_grow(void **arr, size_t *cap, size_t need, size_t elem);
-uint64_t exp_mix64(uint64_t x);
 
 /* ---- tables built in pass 1 ---- */
 

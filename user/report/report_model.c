@@ -230,7 +230,7 @@ static int series_new(struct rpt_model *m, struct rpt_series **out)
 {
 	struct rpt_series *s = calloc(1, sizeof(*s));
 
-	if (!s || exp_grow((void **)&m->series, &m->cseries, m->nseries + 1,
+	if (!s || array_grow((void **)&m->series, &m->cseries, m->nseries + 1,
 			   sizeof(*m->series))) {
 		free(s);
 		return -ENOMEM;
@@ -305,7 +305,7 @@ static int file_get(struct rpt_model *m, uint32_t dev, uint64_t ino, struct rpt_
 	if (rc < 0)
 		return rc;
 	if (rc) {
-		if (exp_grow((void **)&m->files, &m->cfiles, m->nfiles + 1, sizeof(*m->files)))
+		if (array_grow((void **)&m->files, &m->cfiles, m->nfiles + 1, sizeof(*m->files)))
 			return -ENOMEM;
 		memset(&m->files[m->nfiles], 0, sizeof(m->files[0]));
 		m->files[m->nfiles].dev = dev;
@@ -324,7 +324,7 @@ static int proc_get(struct rpt_model *m, uint32_t pid, struct rpt_proc **out)
 	if (rc < 0)
 		return rc;
 	if (rc) {
-		if (exp_grow((void **)&m->procs, &m->cprocs, m->nprocs + 1, sizeof(*m->procs)))
+		if (array_grow((void **)&m->procs, &m->cprocs, m->nprocs + 1, sizeof(*m->procs)))
 			return -ENOMEM;
 		memset(&m->procs[m->nprocs], 0, sizeof(m->procs[0]));
 		m->procs[m->nprocs].pid = pid;
@@ -345,7 +345,7 @@ static int thread_get(struct rpt_model *m, uint32_t pid, uint32_t tid, uint64_t 
 	if (rc < 0)
 		return rc;
 	if (rc) {
-		if (exp_grow((void **)&m->threads, &m->cthreads, m->nthreads + 1,
+		if (array_grow((void **)&m->threads, &m->cthreads, m->nthreads + 1,
 			     sizeof(*m->threads)))
 			return -ENOMEM;
 		memset(&m->threads[m->nthreads], 0, sizeof(m->threads[0]));
@@ -378,7 +378,7 @@ static int dev_get(struct rpt_model *m, uint32_t dev, struct rpt_dev **out)
 	if (rc < 0)
 		return rc;
 	if (rc) {
-		if (exp_grow((void **)&m->devs, &m->cdevs, m->ndevs + 1, sizeof(*m->devs)))
+		if (array_grow((void **)&m->devs, &m->cdevs, m->ndevs + 1, sizeof(*m->devs)))
 			return -ENOMEM;
 		d = &m->devs[m->ndevs];
 		memset(d, 0, sizeof(*d));
@@ -435,7 +435,7 @@ static int file_pattern(struct rpt_model *m, struct rpt_file *f, uint32_t tid, i
 	if (rc < 0)
 		return rc;
 	if (rc) {
-		if (exp_grow((void **)&m->streams, &m->cstreams, m->nstreams + 1,
+		if (array_grow((void **)&m->streams, &m->cstreams, m->nstreams + 1,
 			     sizeof(*m->streams)))
 			return -ENOMEM;
 		*v = m->nstreams++;
@@ -464,7 +464,7 @@ static int ckpt_close(struct rpt_model *m, struct rpt_file *f, uint64_t end, boo
 	struct rpt_ckpt *c;
 
 	if (f->burst_bytes >= RPT_CKPT_MIN_BYTES) {
-		if (exp_grow((void **)&m->ckpts, &m->cckpts, m->nckpts + 1, sizeof(*m->ckpts)))
+		if (array_grow((void **)&m->ckpts, &m->cckpts, m->nckpts + 1, sizeof(*m->ckpts)))
 			return -ENOMEM;
 		c = &m->ckpts[m->nckpts++];
 		memset(c, 0, sizeof(*c));
@@ -789,7 +789,7 @@ static int gpu_get(struct rpt_model *m, uint32_t pid, uint32_t dev, struct rpt_g
 	if (rc < 0)
 		return rc;
 	if (rc) {
-		if (exp_grow((void **)&m->gpus, &m->cgpus, m->ngpus + 1, sizeof(*m->gpus)))
+		if (array_grow((void **)&m->gpus, &m->cgpus, m->ngpus + 1, sizeof(*m->gpus)))
 			return -ENOMEM;
 		g = &m->gpus[m->ngpus];
 		memset(g, 0, sizeof(*g));
@@ -848,7 +848,7 @@ static int gpu_iv_add(struct rpt_model *m, struct rpt_gpu_iv **arr, size_t *n, s
 
 	note_time(m, s, e);
 	tl_fit(m, e);
-	if (exp_grow((void **)arr, cap, *n + 1, sizeof(**arr)))
+	if (array_grow((void **)arr, cap, *n + 1, sizeof(**arr)))
 		return -ENOMEM;
 	v = &(*arr)[(*n)++];
 	v->s = s;
@@ -1036,7 +1036,7 @@ static int gpu_build(struct rpt_model *m)
 			if (j > i) {
 				struct rpt_gap *gp;
 
-				if (exp_grow((void **)&m->gaps, &m->cgaps, m->ngaps + 1,
+				if (array_grow((void **)&m->gaps, &m->cgaps, m->ngaps + 1,
 					     sizeof(*m->gaps)))
 					return -ENOMEM;
 				gp = &m->gaps[m->ngaps++];
@@ -1285,7 +1285,7 @@ static int gaps_resolve(struct rpt_model *m)
 		uint64_t prev = gp->s;
 		size_t n = 0;
 
-		if (exp_grow((void **)&ed, &ced, 2 * (size_t)gp->nsegs + 1, sizeof(*ed))) {
+		if (array_grow((void **)&ed, &ced, 2 * (size_t)gp->nsegs + 1, sizeof(*ed))) {
 			rc = -ENOMEM;
 			break;
 		}
@@ -1466,7 +1466,7 @@ static int name_files(struct rpt_model *m)
 					   f->dev & 0xfffff, (unsigned long long)f->ino);
 
 			/* kept in paths[] so that rpt_model__free frees it */
-			if (exp_grow((void **)&m->paths, &m->cpaths, m->npaths + 1,
+			if (array_grow((void **)&m->paths, &m->cpaths, m->npaths + 1,
 				     sizeof(*m->paths)))
 				return -ENOMEM;
 			pe = &m->paths[m->npaths++];

@@ -28,7 +28,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "capture/capture.h"
-#include "model/model.h"     /* struct kmap, exp_grow */
+#include "model/model.h"     /* struct kmap, array_grow */
 
 /* log-linear latency histogram: 4 buckets per power of two, 2^0 .. 2^40 ns */
 #define RPT_LAT_SUB      4

@@ -1,0 +1,338 @@
+// SPDX-License-Identifier: MIT
+/*
+ * events.c — what the writers show for processes, threads, VFS calls, block
+ * requests and disk counters: names, slices and their args.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include "model/calls.h"
+#include "model/model.h"
+#include "lib/json_writer.h"
+#include "model/model_priv.h"
+
+
+/* What calls.c says about each call, looked up once per export. */
+enum { CF_OPEN = 1, CF_ASYNC = 2, CF_MOVES = 4, CF_TWO = 8, CF_READ = 16 };
+
+/* ---- names ---- */
+
+/* comm of a process: its best PROC record, else its main thread, else any thread. */
+static const char *proc_comm(struct exp_model *x, const struct proc_ent *p, char *buf,
+			     size_t len)
+{
+	uint64_t *v;
+
+	if (comm_set(p->comm)) {
+		snprintf(buf, len, "%.16s", p->comm);
+		return buf;
+	}
+	v = kmap__get(&x->thread_map, p->pid, p->pid);
+	if (v && x->threads[*v].has_comm) {
+		snprintf(buf, len, "%.16s", x->threads[*v].comm);
+		return buf;
+	}
+	for (size_t i = 0; i < x->nthreads; i++) {
+		if (x->threads[i].pid == p->pid && x->threads[i].has_comm) {
+			snprintf(buf, len, "%.16s", x->threads[i].comm);
+			return buf;
+		}
+	}
+	snprintf(buf, len, "pid %u", p->pid);
+	return buf;
+}
+
+size_t exp_model__proc_name(struct exp_model *x, const struct proc_ent *p, char *name,
+			    size_t len)
+{
+	char comm[32];
+	size_t n, plen = strlen(x->map.prefix);
+
+	proc_comm(x, p, comm, sizeof(comm));
+	n = (size_t)snprintf(name, len, "%s%s", x->map.prefix, comm);
+	if (n >= len)
+		n = len - 1;
+	if (p->args_len && n + 2 < len) {
+		n += (size_t)snprintf(name + n, len - n, ": ");
+		for (uint32_t k = 0; k < p->args_len && n < len - 1; k++)
+			name[n++] = p->args[k] ? p->args[k] : ' ';
+		name[n] = 0;
+	}
+	return json_utf8_cut(name, n, EXP_PROC_NAME_MAX + plen);
+}
+
+const char *exp_model__thread_name(struct exp_model *x, const struct proc_ent *p,
+				   const struct thread_ent *t, char buf[32], size_t *len)
+{
+	if (t->has_comm) {
+		*len = strnlen(t->comm, 16);
+		return t->comm;
+	}
+	proc_comm(x, p, buf, 32);
+	*len = strnlen(buf, 16);
+	return buf;
+}
+
+void exp_model__disk_name(const struct dev_ent *d, char *buf, size_t len)
+{
+	if (d->named && d->name[0])
+		snprintf(buf, len, "%.32s", d->name);
+	else
+		snprintf(buf, len, "%u:%u", d->dev >> 20, d->dev & 0xfffff);
+}
+
+/* ---- events ---- */
+
+/*
+ * The path of (dev, ino); names non-files; counts what it cannot name in
+ * *unresolved (VFS calls and block requests apart: requests also carry
+ * file-system metadata and mmap'ed files that no call named).
+ */
+static void path_arg(struct exp_model *x, struct exp_args *a, const char *key, uint32_t dev,
+		     uint64_t ino, unsigned ftype, __u64 *unresolved)
+{
+	uint64_t *v = kmap__get(&x->path_map, dev, ino);
+	const char *kind = NULL;
+	char buf[96];
+
+	if (v) {
+		/* pass 1 is over: the path table does not change while writing */
+		arg_str(a, key, x->paths[*v].s, x->paths[*v].len, true);
+		a->a[a->n - 1].stable = !x->online;
+		return;
+	}
+	if (ftype == GPUIO_FT_FIFO)
+		kind = "pipe";
+	else if (ftype == GPUIO_FT_SOCK)
+		kind = "socket";
+	else if (ftype == 0)
+		kind = "anon";
+	if (kind) {
+		snprintf(buf, sizeof(buf), "%s:[%llu]", kind, (unsigned long long)ino);
+	} else {
+		snprintf(buf, sizeof(buf), "?dev=%u:%u,ino=%llu", dev >> 20, dev & 0xfffff,
+			 (unsigned long long)ino);
+		(*unresolved)++;
+	}
+	arg_copy(a, key, buf, true);
+}
+
+static void ftype_arg(struct exp_args *a, const char *k, unsigned ftype)
+{
+	const char *name;
+	char buf[16];
+
+	if (ftype == GPUIO_FT_REG)
+		return;
+	name = gpuio_ftype__name(ftype);
+	if (!name) {
+		snprintf(buf, sizeof(buf), "type%u", ftype);
+		arg_copy(a, k, buf, true);
+		return;
+	}
+	arg_str(a, k, name, strlen(name), true);
+	a->a[a->n - 1].stable = true;
+}
+
+static uint8_t call_flags(unsigned call)
+{
+	static uint8_t table[GPUIO_CALL_MAX];
+	static bool done;
+
+	if (call >= GPUIO_CALL_MAX)
+		return (gpuio_call__is_open(call) ? CF_OPEN : 0) |
+		       (gpuio_call__is_async(call) ? CF_ASYNC : 0) |
+		       (gpuio_call__moves_bytes(call) ? CF_MOVES : 0) |
+		       (gpuio_call__two_files(call) ? CF_TWO : 0) |
+		       (gpuio_call__is_read(call) ? CF_READ : 0);
+	if (!done) {
+		for (unsigned c = 0; c < GPUIO_CALL_MAX; c++)
+			table[c] = (gpuio_call__is_open(c) ? CF_OPEN : 0) |
+				   (gpuio_call__is_async(c) ? CF_ASYNC : 0) |
+				   (gpuio_call__moves_bytes(c) ? CF_MOVES : 0) |
+				   (gpuio_call__two_files(c) ? CF_TWO : 0) |
+				   (gpuio_call__is_read(c) ? CF_READ : 0);
+		done = true;
+	}
+	return table[call];
+}
+
+void exp_model__vfs(struct exp_model *x, const struct gpuio_vfs_event *e, struct exp_vfs *o,
+		    struct exp_args *a)
+{
+	unsigned call = e->call;
+	const char *name = gpuio_call__name(call);
+	uint8_t cf = call_flags(call);
+	bool is_open = cf & CF_OPEN, failed = e->ret < 0;
+	bool async = cf & CF_ASYNC;
+	uint32_t tid = e->hdr.tid;
+	uint64_t *fv = NULL;
+	char buf[160];
+
+	args_reset(a);
+	/* io_uring lanes were laid out in pass 1, in VFS record order */
+	if (async && !x->online) {
+		while (x->async_next < x->nasyncs &&
+		       x->asyncs[x->async_next].ordinal < x->vfs_ordinal)
+			x->async_next++;
+		if (x->async_next < x->nasyncs &&
+		    x->asyncs[x->async_next].ordinal == x->vfs_ordinal)
+			tid = x->asyncs[x->async_next].lane_tid;
+	}
+	o->nflows = 0;
+	o->ftid = e->hdr.tid;
+	o->fseq = e->seq;
+	if (e->seq && !x->online) {
+		fv = flow_get(x, e->hdr.tid, e->seq);
+		/* one source per bind_id: a repeated (tid, seq) gets no second arrow */
+		if (fv && !(*fv & FLOW_VFS_SEEN)) {
+			*fv |= FLOW_VFS_SEEN;
+			o->nflows = FLOW_COUNT(*fv);
+		}
+	}
+	if (name) {
+		o->name = name;
+	} else {
+		snprintf(o->namebuf, sizeof(o->namebuf), "call_%u", call);
+		o->name = o->namebuf;
+	}
+	o->ts = e->hdr.ts;
+	o->dur = e->dur_ns > INT64_MAX ? INT64_MAX : e->dur_ns;
+	o->pid = exp_pid(x, e->hdr.pid);
+	/* lane tids are already unique trace-wide (uring_base) */
+	o->tid = tid == e->hdr.tid ? exp_pid(x, tid) : tid;
+	o->async = async;
+
+	/* a failed open has no file: nothing to name */
+	if (!(is_open && failed && !e->ino && !e->dev))
+		path_arg(x, a, "path", e->dev, e->ino, e->ftype, &x->st.unresolved_paths);
+	if (is_open) {
+		if (!failed)
+			arg_s64(a, "fd", e->ret);
+	} else if (e->fd >= 0) {
+		arg_s64(a, "fd", e->fd);
+	}
+	if (cf & CF_MOVES) {
+		if (!failed)
+			arg_s64(a, "bytes", e->ret);
+		arg_u64(a, "requested", e->requested);
+	}
+	if (call == GPUIO_CALL_FTRUNCATE || call == GPUIO_CALL_FALLOCATE ||
+	    call == GPUIO_CALL_SYNC_FILE_RANGE)
+		arg_u64(a, "length", e->requested);
+	if (e->offset >= 0)
+		arg_s64(a, "offset", e->offset);
+	if (failed) {
+		uint64_t en = 0 - (uint64_t)e->ret;
+
+		arg_u64(a, "errno", en);
+		arg_copy(a, "error", en <= 4095 ? gpuio_errno__name((int)en, buf, sizeof(buf)) : "E?",
+			 true);
+	}
+	if ((cf & CF_READ) && !async && x->cache_known)
+		arg_u64(a, "cache_miss_pages", e->cache_miss_pages);
+	if (is_open)
+		arg_copy(a, "flags", gpuio_open_flags__str(e->flags, buf, sizeof(buf)), true);
+	else if (call == GPUIO_CALL_SYNC_FILE_RANGE)
+		arg_copy(a, "flags", gpuio_sfr_flags__str(e->flags, buf, sizeof(buf)), true);
+	else if (call == GPUIO_CALL_FALLOCATE && e->flags)
+		arg_copy(a, "mode", gpuio_fallocate_mode__str(e->flags, buf, sizeof(buf)), true);
+	else if (call == GPUIO_CALL_SPLICE && e->flags)
+		arg_copy(a, "flags", gpuio_splice_flags__str(e->flags, buf, sizeof(buf)), true);
+	if (!(is_open && failed && !e->ino && !e->dev))
+		ftype_arg(a, "ftype", e->ftype);
+	if (cf & CF_TWO) {
+		path_arg(x, a, "path2", e->dev2, e->ino2, e->ftype2, &x->st.unresolved_paths);
+		if (e->fd2 >= 0)
+			arg_s64(a, "fd2", e->fd2);
+		if (e->offset2 >= 0)
+			arg_s64(a, "offset2", e->offset2);
+		ftype_arg(a, "ftype2", e->ftype2);
+	}
+	if (async)
+		arg_u64(a, "tid", exp_pid(x, e->hdr.tid));
+	x->st.vfs++;
+	x->vfs_ordinal++;
+}
+
+void exp_model__block(struct exp_model *x, const struct blk_ent *b, size_t disk,
+		      const char *dname, struct exp_block *o, struct exp_args *a)
+{
+	uint64_t *fv = b->seq && !x->online ? kmap__get(&x->flow_map, b->tid, b->seq) : NULL;
+	char buf[96];
+
+	args_reset(a);
+	o->name = gpuio_blk_op__name(b->op);
+	o->ts = b->ts;
+	o->end = blk_end(b);
+	o->pid = exp_disk_pid(x, disk);
+	o->tid = exp_lane_tid(x, disk, b->lane);
+	o->flow_k = 0;
+	o->ftid = b->tid;
+	o->fseq = b->seq;
+	if (fv && (*fv & FLOW_VFS_SEEN)) {
+		*fv += FLOW_BOUND_ONE;
+		o->flow_k = (uint32_t)(*fv >> 32);
+		x->st.flows++;
+	} else if (b->seq && !x->online) {
+		x->st.dangling_flows++;
+	}
+	arg_copy(a, "dev", dname, true);
+	arg_str(a, "op", o->name, strlen(o->name), true);
+	a->a[a->n - 1].stable = true;
+	arg_copy(a, "flags", gpuio_rq_flags__str(b->flags, buf, sizeof(buf)), true);
+	arg_u64(a, "sector", b->sector);
+	arg_u64(a, "bytes", b->bytes);
+	arg_us(a, "queue_us", (int64_t)(b->issue - b->ts));
+	arg_us(a, "service_us", (int64_t)(b->complete - b->issue));
+	if (b->pid)
+		arg_u64(a, "pid", exp_pid(x, b->pid));
+	if (b->tid)
+		arg_u64(a, "tid", exp_pid(x, b->tid));
+	if (b->ino)
+		path_arg(x, a, "path", b->file_dev, b->ino, GPUIO_FT_REG,
+			 &x->st.unresolved_block_paths);
+	arg_bool(a, "writeback", b->attr & GPUIO_BA_WRITEBACK);
+	/* the device's own pages: filesystem metadata, journal, raw I/O */
+	if (b->attr & GPUIO_BA_BDEV_PAGE)
+		arg_bool(a, "metadata", true);
+	if (b->error)
+		arg_s64(a, "error", b->error);
+	x->st.block++;
+}
+
+bool exp_model__next_counter(struct exp_model *x, const struct dev_ent *dev,
+			     struct exp_counter_it *it, uint64_t *t, double *rd, double *wr)
+{
+	double scale = 1e9 / (double)x->bucket_ns / 1048576.0;
+
+	if (it->done)
+		return false;
+	while (it->k < x->nbuckets) {
+		size_t k = it->k++;
+		double r = dev->bucket_bytes[k * 2] * scale, w = dev->bucket_bytes[k * 2 + 1] * scale;
+		char rs[48], ws[48];
+
+		/* compare what would be printed: no change, no event */
+		snprintf(rs, sizeof(rs), "%.3f", r);
+		snprintf(ws, sizeof(ws), "%.3f", w);
+		r = strtod(rs, NULL);
+		w = strtod(ws, NULL);
+		if (k && r == it->last_r && w == it->last_w)
+			continue;
+		it->last_r = r;
+		it->last_w = w;
+		*t = x->t0 + k * x->bucket_ns;
+		*rd = r;
+		*wr = w;
+		return true;
+	}
+	it->done = true;
+	*t = x->t0 + x->nbuckets * x->bucket_ns;
+	*rd = *wr = 0;
+	return true;
+}

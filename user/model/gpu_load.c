@@ -1,0 +1,444 @@
+// SPDX-License-Identifier: MIT
+/*
+ * gpu_load.c — pass 1 of the GPU records: one compact entry per kernel,
+ * copy, memset, CUDA call, sync, NVTX range; names interned, tracks and
+ * correlations indexed.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include "model/model.h"
+#include "model/model_priv.h"
+
+/* ---- GPU: pass 1 ---- */
+
+const char *const memcpy_kind_names[11] = {
+	"unknown", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA", "AtoD", "DtoA", "DtoD", "HtoH", "PtoP",
+};
+const char *const memcpy_slice_names[11] = {
+	"memcpy", "memcpy HtoD", "memcpy DtoH", "memcpy HtoA", "memcpy AtoH", "memcpy AtoA",
+	"memcpy AtoD", "memcpy DtoA", "memcpy DtoD", "memcpy HtoH", "memcpy PtoP",
+};
+const char *const mem_kind_names[8] = {
+	"unknown", "pageable", "pinned", "device", "array", "managed", "device_static",
+	"managed_static",
+};
+const char *const api_source_names[5] = {
+	"unknown", "runtime", "driver", "uprobe_runtime", "uprobe_driver",
+};
+const char *const api_kind_names[8] = {
+	"other", "launch", "memcpy", "memset", "sync", "graph_launch", "malloc", "free",
+};
+const char *const sync_names[5] = {
+	"synchronize", "event synchronize", "stream wait event", "stream synchronize",
+	"context synchronize",
+};
+const char *const object_kind_names[6] = {
+	"unknown", "process", "thread", "device", "context", "stream",
+};
+
+bool is_uprobe(unsigned source)
+{
+	return source == GPUIO_API_UPROBE_RT || source == GPUIO_API_UPROBE_DRV;
+}
+
+/* "cudaLaunchKernel_v7000", "__cudaLaunchKernel", "cuMemcpy_ptds" -> the bare name */
+static size_t api_norm(const char *s, size_t n, char *out)
+{
+	bool cut = true;
+
+	while (n && *s == '_')
+		s++, n--;
+	memcpy(out, s, n);
+	while (cut) {
+		size_t k = n;
+
+		cut = false;
+		if (n > 5 && (!memcmp(out + n - 5, "_ptsz", 5) || !memcmp(out + n - 5, "_ptds", 5))) {
+			n -= 5;
+			cut = true;
+			continue;
+		}
+		while (k && out[k - 1] >= '0' && out[k - 1] <= '9')
+			k--;
+		if (k < n && k >= 2 && out[k - 1] == 'v' && out[k - 2] == '_') {
+			n = k - 2;
+			cut = true;
+		}
+	}
+	out[n] = 0;
+	return n;
+}
+
+/* The index of string s in gpu.strs (added when new); api: also its bare name. */
+static int gstr_intern(struct exp_gpu *g, const char *s, size_t n, bool api, uint32_t *out)
+{
+	uint64_t h = 0xcbf29ce484222325ull, *v;
+	uint32_t idx;
+	char *c;
+	int rc;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
+	rc = kmap__upsert(&g->str_map, h, n, &v);
+	if (rc < 0)
+		return -ENOMEM;
+	if (!rc) {
+		*out = (uint32_t)*v;
+		return 0;
+	}
+	if (array_grow((void **)&g->strs, &g->cstrs, g->nstrs + 1, sizeof(*g->strs)))
+		return -ENOMEM;
+	c = malloc(n + 1);
+	if (!c)
+		return -ENOMEM;
+	memcpy(c, s, n);
+	c[n] = 0;
+	idx = (uint32_t)g->nstrs++;
+	*v = idx;
+	g->strs[idx] = (struct gstr){ .s = c, .len = (uint32_t)n, .norm = idx };
+	if (api) {
+		char norm[64];
+		size_t k = api_norm(s, n < sizeof(norm) - 1 ? n : sizeof(norm) - 1, norm);
+		uint32_t ni;
+
+		if (k != n || memcmp(norm, s, n)) {
+			if (gstr_intern(g, norm, k, false, &ni))
+				return -ENOMEM;
+			g->strs[idx].norm = g->strs[ni].norm;
+		}
+	}
+	*out = idx;
+	return 0;
+}
+
+static struct gpu_dev *gdev_get(struct exp_gpu *g, uint32_t device, uint32_t *idx)
+{
+	uint64_t *v;
+	int rc = kmap__upsert(&g->dev_map, device, 0, &v);
+
+	if (rc < 0)
+		return NULL;
+	if (rc) {
+		if (array_grow((void **)&g->devs, &g->cdevs, g->ndevs + 1, sizeof(*g->devs)))
+			return NULL;
+		memset(&g->devs[g->ndevs], 0, sizeof(g->devs[0]));
+		g->devs[g->ndevs].device = device;
+		*v = g->ndevs++;
+	}
+	*idx = (uint32_t)*v;
+	return &g->devs[*v];
+}
+
+static int gtrack_get(struct exp_gpu *g, uint32_t device, uint32_t pid, uint64_t stream,
+		      uint8_t what, uint32_t *out)
+{
+	uint64_t *v;
+	uint32_t di;
+	int rc;
+
+	rc = kmap__upsert(&g->track_map, (uint64_t)device << 32 | pid,
+			  stream ^ ((uint64_t)what << 62), &v);
+	if (rc < 0)
+		return -ENOMEM;
+	if (rc) {
+		struct gpu_track *t;
+
+		if (!gdev_get(g, device, &di) ||
+		    array_grow((void **)&g->tracks, &g->ctracks, g->ntracks + 1, sizeof(*g->tracks)))
+			return -ENOMEM;
+		t = &g->tracks[g->ntracks];
+		memset(t, 0, sizeof(*t));
+		t->device = device;
+		t->pid = pid;
+		t->stream = stream;
+		t->what = what;
+		t->dev_idx = di;
+		*v = g->ntracks++;
+	}
+	*out = (uint32_t)*v;
+	return 0;
+}
+
+int gact_add(struct exp_model *x, uint64_t ts, uint64_t end, uint32_t device, uint32_t pid,
+		    uint64_t stream, uint8_t what)
+{
+	struct exp_gpu *g = &x->gpu;
+	struct gact_ent *a;
+	uint32_t track;
+	int err;
+
+	err = gtrack_get(g, device, pid, stream, what, &track);
+	if (err)
+		return err;
+	if (array_grow((void **)&g->acts, &g->cacts, g->nacts + 1, sizeof(*g->acts)))
+		return -ENOMEM;
+	a = &g->acts[g->nacts++];
+	a->off = x->rec_off;
+	a->ts = ts;
+	a->end = end > ts ? end : ts;
+	a->track = track;
+	a->lane = 0;
+	g->devs[g->tracks[track].dev_idx].nact++;
+	return 0;
+}
+
+/* A correlation id seen: by an activity (name: its kernel + 1) or an API call (src). */
+static int gcorr_add(struct exp_gpu *g, uint32_t pid, uint32_t corr, bool act, uint32_t name,
+		     uint32_t src)
+{
+	struct gcorr_ent *c;
+
+	if (!corr)
+		return 0;
+	if (array_grow((void **)&g->corr, &g->ccorr, g->ncorr + 1, sizeof(*g->corr)))
+		return -ENOMEM;
+	c = &g->corr[g->ncorr];
+	c->key = (uint64_t)pid << 32 | corr;
+	c->nact = act;
+	c->bound = (uint32_t)g->ncorr;     /* capture order, until collapsed */
+	c->src = src;
+	c->name = name;
+	g->ncorr++;
+	return 0;
+}
+
+/* Bytes of a variable-size name that the record really holds, cut at a NUL. */
+size_t rec_name_len(const struct gpuio_hdr *h, size_t name_off, const char *name,
+			   size_t len, size_t max)
+{
+	size_t room = h->size > name_off ? h->size - name_off : 0;
+
+	if (len > room)
+		len = room;
+	if (len > max)
+		len = max;
+	return strnlen(name, len);
+}
+
+static int on_gpu_act(struct exp_model *x, const struct gpuio_hdr *h)
+{
+	struct exp_gpu *g = &x->gpu;
+	uint64_t end, stream, ctx, *v;
+	uint32_t device, corr, name = 0;
+	int err;
+
+	if (h->type == GPUIO_REC_GPU_KERNEL) {
+		const struct gpuio_gpu_kernel *k = (const void *)h;
+		size_t n = rec_name_len(h, offsetof(struct gpuio_gpu_kernel, name), k->name,
+					k->name_len, GPUIO_GPU_NAME_MAX);
+
+		end = k->end_ns, stream = k->stream, ctx = k->context;
+		corr = k->correlation, device = k->device;
+		if (n) {
+			err = gstr_intern(g, k->name, n, false, &name);
+			if (err)
+				return err;
+			name++;
+		}
+		g->kernels++;
+	} else if (h->type == GPUIO_REC_GPU_MEMCPY) {
+		const struct gpuio_gpu_memcpy *c = (const void *)h;
+
+		end = c->end_ns, stream = c->stream, ctx = c->context;
+		corr = c->correlation, device = c->device;
+		g->memcpys++;
+	} else {
+		const struct gpuio_gpu_memset *s = (const void *)h;
+
+		end = s->end_ns, stream = s->stream, ctx = s->context;
+		corr = s->correlation, device = s->device;
+		g->memsets++;
+	}
+	err = gact_add(x, h->ts, end, device, h->pid, stream, GT_STREAM);
+	if (!err)
+		err = gcorr_add(g, h->pid, corr, true, name, 0);
+	/* which GPU a context is on: for syncs that name only their context */
+	if (!err && kmap__upsert(&g->ctx_map, h->pid, ctx, &v) < 0)
+		err = -ENOMEM;
+	else if (!err)
+		*v = device;
+	return err;
+}
+
+static int ghost_add(struct exp_model *x, const struct gpuio_hdr *h, uint64_t end, uint32_t tid,
+		     struct ghost_ent **out)
+{
+	struct exp_gpu *g = &x->gpu;
+	struct ghost_ent *e;
+	int err;
+
+	if (tid) {
+		err = note_thread(x, h->pid, tid, NULL);
+		if (err)
+			return err;
+	}
+	if (array_grow((void **)&g->hosts, &g->chosts, g->nhosts + 1, sizeof(*g->hosts)))
+		return -ENOMEM;
+	e = &g->hosts[g->nhosts++];
+	memset(e, 0, sizeof(*e));
+	e->off = x->rec_off;
+	e->ts = h->ts;
+	e->end = end > h->ts ? end : h->ts;
+	e->pid = h->pid;
+	e->tid = tid;
+	e->type = (uint8_t)h->type;
+	*out = e;
+	return 0;
+}
+
+static int on_cuda_api(struct exp_model *x, const struct gpuio_cuda_api *c)
+{
+	struct exp_gpu *g = &x->gpu;
+	struct ghost_ent *e;
+	uint32_t name;
+	int err;
+
+	err = gstr_intern(g, c->name, strnlen(c->name, sizeof(c->name)), true, &name);
+	if (!err)
+		err = ghost_add(x, &c->hdr, c->end_ns, c->hdr.tid ? c->hdr.tid : c->hdr.pid, &e);
+	if (err)
+		return err;
+	e->name = name;
+	e->source = c->source;
+	e->kind = c->kind;
+	g->api++;
+	if (is_uprobe(c->source)) {
+		if (array_grow((void **)&g->ups, &g->cups, g->nups + 1, sizeof(*g->ups)))
+			return -ENOMEM;
+		g->ups[g->nups] = (struct gup_ent){ .bytes = c->bytes, .stream = c->stream,
+						    .func = c->func, .memcpy_kind = c->memcpy_kind };
+		e->aux = (uint32_t)++g->nups;
+		return 0;
+	}
+	return gcorr_add(g, c->hdr.pid, c->correlation, false, 0, (uint32_t)g->nhosts);
+}
+
+static int on_gpu_host(struct exp_model *x, const struct gpuio_hdr *h)
+{
+	struct exp_gpu *g = &x->gpu;
+	struct ghost_ent *e;
+
+	if (h->type == GPUIO_REC_NVTX) {
+		g->nvtx++;
+		return ghost_add(x, h, ((const struct gpuio_nvtx_range *)h)->end_ns,
+				 h->tid ? h->tid : h->pid, &e);
+	}
+	if (h->type == GPUIO_REC_GPU_SYNC) {
+		/* no thread: the layout looks for its API call, else its GPU */
+		g->syncs++;
+		return ghost_add(x, h, ((const struct gpuio_gpu_sync *)h)->end_ns, h->tid, &e);
+	}
+	{
+		const struct gpuio_gpu_overhead *o = (const void *)h;
+
+		g->overheads++;
+		if (!h->tid && o->object_kind == 3 /* CUPTI_ACTIVITY_OBJECT_DEVICE */)
+			return gact_add(x, h->ts, o->end_ns, (uint32_t)o->object_id, h->pid, 0,
+					GT_OVERHEAD);
+		return ghost_add(x, h, o->end_ns, h->tid ? h->tid : h->pid, &e);
+	}
+}
+
+static int on_gpu_sym(struct exp_model *x, const struct gpuio_gpu_sym *y)
+{
+	size_t n = rec_name_len(&y->hdr, offsetof(struct gpuio_gpu_sym, name), y->name, y->name_len,
+				GPUIO_GPU_NAME_MAX);
+	uint64_t *v;
+	uint32_t name;
+	int err;
+
+	if (!n)
+		return 0;
+	err = gstr_intern(&x->gpu, y->name, n, false, &name);
+	if (err)
+		return err;
+	if (kmap__upsert(&x->gpu.sym_map, y->hdr.pid, y->addr, &v) < 0)
+		return -ENOMEM;
+	*v = name;
+	return 0;
+}
+
+/* The latest status of each collector (counters in it are cumulative). */
+int on_gpu_info(struct exp_model *x, const struct gpuio_gpu_info *i)
+{
+	struct exp_gpu *g = &x->gpu;
+	struct gcoll *c;
+	uint64_t *v;
+	int rc = kmap__upsert(&g->coll_map, i->hdr.pid, 0, &v);
+
+	if (rc < 0)
+		return -ENOMEM;
+	if (rc) {
+		if (array_grow((void **)&g->colls, &g->ccolls, g->ncolls + 1, sizeof(*g->colls)))
+			return -ENOMEM;
+		memset(&g->colls[g->ncolls], 0, sizeof(g->colls[0]));
+		snprintf(g->colls[g->ncolls].key, sizeof(g->colls[0].key), "%u", i->hdr.pid);
+		*v = g->ncolls++;
+	}
+	c = &g->colls[*v];
+	c->info = *i;
+	c->nrec++;
+	/* the reason an UNAVAILABLE record gave stays when a FINAL one follows */
+	if (i->reason[0]) {
+		memcpy(c->reason, i->reason, sizeof(i->reason));
+		c->reason[sizeof(i->reason)] = 0;
+	}
+	return 0;
+}
+
+/* One GPU record of pass 1. */
+int gpu_record(struct exp_model *x, const struct gpuio_hdr *h)
+{
+	x->gpu.any = true;
+	switch (h->type) {
+	case GPUIO_REC_GPU_INFO:
+		return on_gpu_info(x, (const void *)h);
+	case GPUIO_REC_GPU_KERNEL:
+	case GPUIO_REC_GPU_MEMCPY:
+	case GPUIO_REC_GPU_MEMSET:
+		return on_gpu_act(x, h);
+	case GPUIO_REC_CUDA_API:
+		return on_cuda_api(x, (const void *)h);
+	case GPUIO_REC_GPU_SYNC:
+	case GPUIO_REC_NVTX:
+	case GPUIO_REC_GPU_OVERHEAD:
+		return on_gpu_host(x, h);
+	case GPUIO_REC_GPU_SYM:
+		return on_gpu_sym(x, (const void *)h);
+	default:
+		return 0;
+	}
+}
+
+void gpu_free(struct exp_gpu *g)
+{
+	for (size_t i = 0; i < g->nstrs; i++)
+		free(g->strs[i].s);
+	for (size_t i = 0; i < g->ndevs; i++)
+		free(g->devs[i].busy);
+	free(g->strs);
+	free(g->devs);
+	free(g->acts);
+	free(g->hosts);
+	free(g->ups);
+	free(g->corr);
+	free(g->tracks);
+	free(g->colls);
+	free(g->glanes);
+	free(g->dev_order);
+	free(g->aorder);
+	free(g->horder);
+	kmap__free(&g->track_map);
+	kmap__free(&g->dev_map);
+	kmap__free(&g->str_map);
+	kmap__free(&g->sym_map);
+	kmap__free(&g->ctx_map);
+	kmap__free(&g->coll_map);
+	gcache__free(g->cache);
+	memset(g, 0, sizeof(*g));
+}

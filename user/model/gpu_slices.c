@@ -1,0 +1,446 @@
+// SPDX-License-Identifier: MIT
+/*
+ * gpu_slices.c — what the writers show for the GPU side: GPU and lane names,
+ * kernel/copy/memset/CUDA call/sync/NVTX slices with their args and flows,
+ * busy counters.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include "model/model.h"
+#include "model/model_priv.h"
+
+/* ---- GPU: output ---- */
+
+uint32_t exp_gpu_pid(const struct exp_model *m, size_t gpu)
+{
+	return EXP_GPU_PID_BASE + m->map.gpu_base + (uint32_t)gpu;
+}
+
+uint64_t exp_gpu_flow_id(uint64_t fkey, uint32_t k)
+{
+	uint64_t id = hash_mix64(exp_gpu_bind(fkey) ^ ((uint64_t)k * 0xc2b2ae3d27d4eb4full));
+
+	return id ? id : 1;
+}
+
+void exp_model__gpu_name(const struct gpu_dev *d, char *buf, size_t len)
+{
+	if (d->device == UINT32_MAX)
+		snprintf(buf, len, "GPU ?");
+	else
+		snprintf(buf, len, "GPU %u", d->device);
+}
+
+size_t exp_model__gpu_lane_name(const struct exp_model *m, const struct gpu_track *t,
+				uint32_t lane, char *buf, size_t len)
+{
+	const struct gpu_dev *d = &m->gpu.devs[t->dev_idx];
+	char gname[16];
+	int n;
+
+	exp_model__gpu_name(d, gname, sizeof(gname));
+	if (t->what == GT_SYNC)
+		n = snprintf(buf, len, "%s \xc2\xb7 sync", gname);
+	else if (t->what == GT_OVERHEAD)
+		n = snprintf(buf, len, "%s \xc2\xb7 CUPTI overhead", gname);
+	else
+		n = snprintf(buf, len, "%s \xc2\xb7 stream %llu", gname, (unsigned long long)t->stream);
+	/* stream ids are per process: say whose when several share the GPU */
+	if (d->npids > 1 && (size_t)n < len)
+		n += snprintf(buf + n, len - (size_t)n, " \xc2\xb7 pid %u", exp_pid(m, t->pid));
+	if (lane > 1 && (size_t)n < len)
+		n += snprintf(buf + n, len - (size_t)n, " \xc2\xb7 lane %u", lane);
+	return (size_t)n < len ? (size_t)n : len - 1;
+}
+
+size_t exp_model__ghost_lane_name(const struct ghost_lane *l, char *buf, size_t len)
+{
+	int n = snprintf(buf, len, "tid %u \xc2\xb7 CUDA overlap %u", l->tid, l->n);
+
+	return (size_t)n < len ? (size_t)n : len - 1;
+}
+
+int exp_model__gpu_rewind(struct exp_model *x)
+{
+	x->gpu.next = 0;
+	for (size_t i = 0; i < x->gpu.ncorr; i++)
+		x->gpu.corr[i].bound = 0;
+	x->gpu.flows = x->gpu.dangling_corr = 0;
+	return 0;
+}
+
+static const char *cuda_error_name(bool driver, int64_t r)
+{
+	static const struct { int code; const char *rt, *drv; } tab[] = {
+		{ 1, "cudaErrorInvalidValue", "CUDA_ERROR_INVALID_VALUE" },
+		{ 2, "cudaErrorMemoryAllocation", "CUDA_ERROR_OUT_OF_MEMORY" },
+		{ 3, "cudaErrorInitializationError", "CUDA_ERROR_NOT_INITIALIZED" },
+		{ 4, "cudaErrorCudartUnloading", "CUDA_ERROR_DEINITIALIZED" },
+		{ 35, "cudaErrorInsufficientDriver", NULL },
+		{ 100, "cudaErrorNoDevice", "CUDA_ERROR_NO_DEVICE" },
+		{ 101, "cudaErrorInvalidDevice", "CUDA_ERROR_INVALID_DEVICE" },
+		{ 201, "cudaErrorDeviceUninitialized", "CUDA_ERROR_INVALID_CONTEXT" },
+		{ 209, "cudaErrorNoKernelImageForDevice", "CUDA_ERROR_NO_BINARY_FOR_GPU" },
+		{ 400, "cudaErrorInvalidResourceHandle", "CUDA_ERROR_INVALID_HANDLE" },
+		{ 500, "cudaErrorNotFound", "CUDA_ERROR_NOT_FOUND" },
+		{ 600, "cudaErrorNotReady", "CUDA_ERROR_NOT_READY" },
+		{ 700, "cudaErrorIllegalAddress", "CUDA_ERROR_ILLEGAL_ADDRESS" },
+		{ 701, "cudaErrorLaunchOutOfResources", "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES" },
+		{ 702, "cudaErrorLaunchTimeout", "CUDA_ERROR_LAUNCH_TIMEOUT" },
+		{ 719, "cudaErrorLaunchFailure", "CUDA_ERROR_LAUNCH_FAILED" },
+		{ 999, "cudaErrorUnknown", "CUDA_ERROR_UNKNOWN" },
+	};
+
+	for (size_t i = 0; i < sizeof(tab) / sizeof(tab[0]); i++)
+		if (tab[i].code == r)
+			return driver ? tab[i].drv : tab[i].rt;
+	return NULL;
+}
+
+static void gname_copy(struct exp_gslice *o, const char *s, size_t n, const char *dflt)
+{
+	n = strnlen(s, n);
+	if (n >= sizeof(o->namebuf))
+		n = sizeof(o->namebuf) - 1;
+	if (!n) {
+		o->name = dflt;
+		o->name_static = true;
+		return;
+	}
+	memcpy(o->namebuf, s, n);
+	o->namebuf[n] = 0;
+	o->name = o->namebuf;
+	o->name_static = false;
+}
+
+static void gslice_times(struct exp_gslice *o, uint64_t ts, uint64_t end)
+{
+	o->ts = ts;
+	o->dur = end > ts ? end - ts : 0;
+	if (o->dur > INT64_MAX)
+		o->dur = INT64_MAX;
+}
+
+/* The arrow into an activity, when its API call is in the capture. */
+static void gact_flow(struct exp_model *x, struct exp_gslice *o, uint32_t pid, uint32_t corr)
+{
+	struct gcorr_ent *c = (struct gcorr_ent *)gcorr_find(&x->gpu, pid, corr);
+
+	o->fkey = (uint64_t)exp_pid(x, pid) << 32 | corr;
+	if (c && c->src) {
+		o->flow_k = ++c->bound;
+		x->gpu.flows++;
+	} else if (corr) {
+		x->gpu.dangling_corr++;
+	}
+}
+
+static const char *overhead_name(uint32_t kind)
+{
+	switch (kind) {
+	case 1: return "CUPTI overhead: driver compiler";
+	case 1u << 16: return "CUPTI overhead: buffer flush";
+	case 2u << 16: return "CUPTI overhead: instrumentation";
+	case 3u << 16: return "CUPTI overhead: resource";
+	case 4u << 16: return "CUPTI overhead: module loading";
+	case 5u << 16: return "CUPTI overhead: lazy function loading";
+	case 6u << 16: return "CUPTI overhead: command buffer full";
+	default: return "CUPTI overhead";
+	}
+}
+
+static void gpu_overhead_args(struct exp_gslice *o, const struct gpuio_gpu_overhead *v,
+			      struct exp_args *a)
+{
+	o->name = overhead_name(v->kind);
+	o->name_static = true;
+	arg_u64(a, "kind", v->kind);
+	ARG_NAME(a, "object_kind", object_kind_names, v->object_kind);
+	arg_u64(a, "object_id", v->object_id);
+}
+
+static void gpu_act_slice(struct exp_model *x, const struct gact_ent *e, const struct gpuio_hdr *h,
+			  struct exp_gslice *o, struct exp_args *a)
+{
+	const struct gpu_track *t = &x->gpu.tracks[e->track];
+	char buf[64];
+
+	o->track = EXP_GS_GPULANE;
+	o->pid = exp_gpu_pid(x, x->gpu.devs[t->dev_idx].index);
+	o->tid = t->tid0 + e->lane - 1;
+	gslice_times(o, e->ts, e->end);
+	switch (h->type) {
+	case GPUIO_REC_GPU_KERNEL: {
+		const struct gpuio_gpu_kernel *k = (const void *)h;
+
+		o->cat = "gpu";
+		gname_copy(o, k->name, rec_name_len(h, offsetof(struct gpuio_gpu_kernel, name), k->name,
+						    k->name_len, GPUIO_GPU_NAME_MAX), "kernel");
+		gact_flow(x, o, h->pid, k->correlation);
+		arg_u64(a, "device", k->device);
+		arg_u64(a, "stream", k->stream);
+		arg_u64(a, "context", k->context);
+		arg_u64(a, "correlation", k->correlation);
+		arg_u64(a, "pid", exp_pid(x, h->pid));
+		snprintf(buf, sizeof(buf), "%ux%ux%u", k->grid[0], k->grid[1], k->grid[2]);
+		arg_copy(a, "grid", buf, true);
+		snprintf(buf, sizeof(buf), "%ux%ux%u", k->block[0], k->block[1], k->block[2]);
+		arg_copy(a, "block", buf, true);
+		arg_u64(a, "static_smem_bytes", k->static_smem);
+		arg_u64(a, "dynamic_smem_bytes", k->dynamic_smem);
+		arg_u64(a, "registers_per_thread", k->registers);
+		if (k->flags & GPUIO_GK_NAME_TRUNCATED)
+			arg_bool(a, "name_truncated", true);
+		break;
+	}
+	case GPUIO_REC_GPU_MEMCPY: {
+		const struct gpuio_gpu_memcpy *c = (const void *)h;
+		const char *n = NAME_OF(memcpy_slice_names, c->kind);
+
+		o->cat = "gpu";
+		o->name = n ? n : "memcpy";
+		o->name_static = true;
+		gact_flow(x, o, h->pid, c->correlation);
+		arg_u64(a, "bytes", c->bytes);
+		ARG_NAME(a, "kind", memcpy_kind_names, c->kind);
+		ARG_NAME(a, "src_kind", mem_kind_names, c->src_kind);
+		ARG_NAME(a, "dst_kind", mem_kind_names, c->dst_kind);
+		if (o->dur)
+			arg_f3(a, "throughput_GBps", (double)c->bytes / (double)o->dur);
+		arg_bool(a, "async", c->flags & GPUIO_GM_ASYNC);
+		arg_u64(a, "device", c->device);
+		if ((c->flags & GPUIO_GM_PEER) || c->dst_device != c->device) {
+			arg_u64(a, "src_device", c->device);
+			arg_u64(a, "dst_device", c->dst_device);
+		}
+		arg_u64(a, "stream", c->stream);
+		arg_u64(a, "context", c->context);
+		arg_u64(a, "correlation", c->correlation);
+		arg_u64(a, "pid", exp_pid(x, h->pid));
+		break;
+	}
+	case GPUIO_REC_GPU_MEMSET: {
+		const struct gpuio_gpu_memset *s = (const void *)h;
+
+		o->cat = "gpu";
+		o->name = "memset";
+		o->name_static = true;
+		gact_flow(x, o, h->pid, s->correlation);
+		arg_u64(a, "bytes", s->bytes);
+		arg_u64(a, "value", s->value);
+		ARG_NAME(a, "mem_kind", mem_kind_names, s->mem_kind);
+		arg_bool(a, "async", s->flags & GPUIO_GM_ASYNC);
+		arg_u64(a, "device", s->device);
+		arg_u64(a, "stream", s->stream);
+		arg_u64(a, "context", s->context);
+		arg_u64(a, "correlation", s->correlation);
+		arg_u64(a, "pid", exp_pid(x, h->pid));
+		break;
+	}
+	case GPUIO_REC_GPU_SYNC: {
+		const struct gpuio_gpu_sync *s = (const void *)h;
+		const char *n = NAME_OF(sync_names, s->type);
+
+		o->cat = "cuda_sync";
+		o->name = n ? n : "synchronize";
+		o->name_static = true;
+		ARG_NAME(a, "type", sync_names, s->type);
+		arg_u64(a, "stream", s->stream);
+		arg_u64(a, "context", s->context);
+		arg_u64(a, "correlation", s->correlation);
+		arg_u64(a, "pid", exp_pid(x, h->pid));
+		break;
+	}
+	default: {
+		const struct gpuio_gpu_overhead *v = (const void *)h;
+
+		o->cat = "cupti_overhead";
+		gpu_overhead_args(o, v, a);
+		arg_u64(a, "pid", exp_pid(x, h->pid));
+		break;
+	}
+	}
+}
+
+static void gpu_api_args(struct exp_model *x, const struct ghost_ent *e, uint32_t hidx,
+			 const struct gpuio_cuda_api *c, struct exp_gslice *o, struct exp_args *a)
+{
+	struct exp_gpu *g = &x->gpu;
+	const struct gup_ent *u = e->aux ? &g->ups[e->aux - 1] : NULL;
+	const struct gcorr_ent *ce = gcorr_find(g, c->hdr.pid, c->correlation);
+	bool driver = c->source == GPUIO_API_DRIVER || c->source == GPUIO_API_UPROBE_DRV;
+	uint64_t bytes = c->bytes, stream = c->stream, func = c->func;
+	unsigned mk = c->memcpy_kind;
+	const char *err;
+	uint64_t *sv;
+
+	o->cat = "cuda_api";
+	gname_copy(o, c->name, sizeof(c->name), "cuda_call");
+	/* a uprobe's view of the call fills what CUPTI does not carry */
+	if (u && (e->flags & GH_MERGED)) {
+		if (!bytes)
+			bytes = u->bytes;
+		if (!stream)
+			stream = u->stream;
+		if (!func)
+			func = u->func;
+		if (!mk)
+			mk = u->memcpy_kind;
+	}
+	if (ce && ce->src == hidx + 1 && ce->nact) {
+		o->nflows = ce->nact;
+		o->fkey = (uint64_t)exp_pid(x, c->hdr.pid) << 32 | c->correlation;
+	}
+	arg_s64(a, "ret", c->ret);
+	if (c->ret && (err = cuda_error_name(driver, c->ret)) != NULL)
+		arg_cstr(a, "error", err);
+	ARG_NAME(a, "source", api_source_names, c->source);
+	ARG_NAME(a, "kind", api_kind_names, c->kind);
+	if (c->correlation)
+		arg_u64(a, "correlation", c->correlation);
+	if (c->cbid)
+		arg_u64(a, "cbid", c->cbid);
+	if (bytes)
+		arg_u64(a, "bytes", bytes);
+	if (stream)
+		arg_u64(a, "stream", stream);
+	if (mk)
+		ARG_NAME(a, "memcpy_kind", memcpy_kind_names, mk);
+	if (c->kind == GPUIO_API_LAUNCH) {
+		const struct gstr *k = NULL;
+
+		if (ce && ce->name)
+			k = &g->strs[ce->name - 1];
+		else if (func && (sv = kmap__get(&g->sym_map, c->hdr.pid, func)) != NULL)
+			k = &g->strs[*sv];
+		if (k) {
+			arg_str(a, "kernel", k->s, k->len, true);
+			a->a[a->n - 1].stable = true;
+		}
+		if (func)
+			arg_hex(a, "func", func);
+	}
+	if (e->flags & GH_MERGED)
+		arg_bool(a, "uprobe", true);
+}
+
+static void gpu_host_slice(struct exp_model *x, uint32_t hidx, const struct gpuio_hdr *h,
+			   struct exp_gslice *o, struct exp_args *a)
+{
+	const struct ghost_ent *e = &x->gpu.hosts[hidx];
+
+	o->pid = exp_pid(x, e->pid);
+	if (e->lane_tid) {
+		o->track = EXP_GS_HOSTLANE;
+		o->tid = e->lane_tid;
+	} else {
+		o->track = EXP_GS_THREAD;
+		o->tid = exp_pid(x, e->tid);
+	}
+	gslice_times(o, e->ts, e->end);
+	switch (h->type) {
+	case GPUIO_REC_CUDA_API:
+		gpu_api_args(x, e, hidx, (const void *)h, o, a);
+		break;
+	case GPUIO_REC_NVTX: {
+		const struct gpuio_nvtx_range *r = (const void *)h;
+
+		o->cat = "nvtx";
+		gname_copy(o, r->name, rec_name_len(h, offsetof(struct gpuio_nvtx_range, name), r->name,
+						    r->name_len, sizeof(r->name)), "nvtx range");
+		arg_u64(a, "depth", r->depth);
+		break;
+	}
+	case GPUIO_REC_GPU_SYNC: {
+		const struct gpuio_gpu_sync *s = (const void *)h;
+		const char *n = NAME_OF(sync_names, s->type);
+
+		o->cat = "cuda_sync";
+		o->name = n ? n : "synchronize";
+		o->name_static = true;
+		ARG_NAME(a, "type", sync_names, s->type);
+		arg_u64(a, "stream", s->stream);
+		arg_u64(a, "context", s->context);
+		arg_u64(a, "correlation", s->correlation);
+		break;
+	}
+	default:
+		o->cat = "cupti_overhead";
+		gpu_overhead_args(o, (const void *)h, a);
+		break;
+	}
+}
+
+int exp_model__next_gpu(struct exp_model *x, struct exp_gslice *o, struct exp_args *a)
+{
+	struct exp_gpu *g = &x->gpu;
+	const struct gpuio_hdr *h;
+	size_t i;
+	int err;
+
+	if (g->next >= g->nacts + g->nhorder)
+		return 0;
+	i = g->next++;
+	args_reset(a);
+	o->nflows = o->flow_k = 0;
+	o->fkey = 0;
+	o->name_static = false;
+	if (i < g->nacts) {
+		const struct gact_ent *e = &g->acts[g->aorder[i]];
+		uint8_t what = g->tracks[e->track].what;
+
+		err = gread(x, e->off, what == GT_SYNC ? GPUIO_REC_GPU_SYNC :
+			    what == GT_OVERHEAD ? GPUIO_REC_GPU_OVERHEAD : 0, &h);
+		if (!err && what == GT_STREAM && (h->type < GPUIO_REC_GPU_KERNEL ||
+						  h->type > GPUIO_REC_GPU_MEMSET)) {
+			snprintf(x->p2_err, sizeof(x->p2_err), "the GPU record at offset %llu is no "
+				 "longer what it was", (unsigned long long)e->off);
+			err = -EBADMSG;
+		}
+		if (err)
+			return err;
+		gpu_act_slice(x, e, h, o, a);
+		return 1;
+	}
+	{
+		uint32_t hidx = g->horder[i - g->nacts];
+
+		err = gread(x, g->hosts[hidx].off, g->hosts[hidx].type, &h);
+		if (err)
+			return err;
+		gpu_host_slice(x, hidx, h, o, a);
+	}
+	return 1;
+}
+
+bool exp_model__next_gpu_counter(struct exp_model *x, const struct gpu_dev *d,
+				 struct exp_counter_it *it, uint64_t *t, double *v)
+{
+	const struct exp_gpu *g = &x->gpu;
+
+	if (it->done || !g->nbuckets)
+		return false;
+	while (it->k < g->nbuckets) {
+		size_t k = it->k++;
+		char s[48];
+		double f;
+
+		snprintf(s, sizeof(s), "%.3f", d->busy[k] / (double)g->bucket_ns);
+		f = strtod(s, NULL);
+		if (k && f == it->last_r)
+			continue;
+		it->last_r = f;
+		*t = g->t0 + k * g->bucket_ns;
+		*v = f;
+		return true;
+	}
+	it->done = true;
+	*t = g->t0 + g->nbuckets * g->bucket_ns;
+	*v = 0;
+	return true;
+}

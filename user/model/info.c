@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: MIT
+/*
+ * info.c — the "gpuio trace info" instant: the capture header, attach modes,
+ * record counts, drops, GPU collector status.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include "model/calls.h"
+#include "model/model.h"
+#include "model/model_priv.h"
+
+/* Events lost, as the tracer counts them (collector totals): BPF drops + failed writes. */
+static uint64_t total_dropped(const struct gpuio_stats_event *s)
+{
+	return gpuio_stats__dropped(s);
+}
+
+
+static const char *gpu_state_name(uint32_t s)
+{
+	return s == GPUIO_GPU_ON ? "on" : s == GPUIO_GPU_UNAVAILABLE ? "unavailable" :
+	       s == GPUIO_GPU_FINAL ? "final" : "unknown";
+}
+
+static const char *gpu_clock_name(uint32_t c)
+{
+	return c == GPUIO_GPU_CLOCK_MONOTONIC_CB ? "monotonic_callback" :
+	       c == GPUIO_GPU_CLOCK_OFFSET ? "offset" : "none";
+}
+
+#define GPU_INFO_PROCS 8        /* collectors listed one by one in the info */
+
+/* GPU drops: CUPTI's own and the collectors' failed writes (latest counts). */
+static void gpu_drops(const struct exp_gpu *g, uint64_t *cupti, uint64_t *werr)
+{
+	*cupti = *werr = 0;
+	for (size_t i = 0; i < g->ncolls; i++) {
+		*cupti += g->colls[i].info.cupti_dropped;
+		*werr += g->colls[i].info.write_errors;
+	}
+}
+
+static void gpu_info_args(struct exp_model *x, struct exp_args *a)
+{
+	const struct exp_gpu *g = &x->gpu;
+	struct exp_arg *d, *p;
+	uint64_t cupti, werr, st[4] = { 0 };
+	size_t listed = g->ncolls < GPU_INFO_PROCS ? g->ncolls : GPU_INFO_PROCS;
+
+	gpu_drops(g, &cupti, &werr);
+	for (size_t i = 0; i < g->ncolls; i++)
+		st[g->colls[i].info.state < 4 ? g->colls[i].info.state : 0]++;
+	d = arg_add(a, "gpu", EA_DICT);
+	d->len = 0;
+#define GARG(call) (call, d->len++)
+	GARG(arg_u64(a, "collectors", g->ncolls));
+	GARG(arg_u64(a, "collectors_on", st[GPUIO_GPU_ON]));
+	GARG(arg_u64(a, "collectors_unavailable", st[GPUIO_GPU_UNAVAILABLE]));
+	GARG(arg_u64(a, "collectors_final", st[GPUIO_GPU_FINAL]));
+	GARG(arg_u64(a, "cupti_dropped", cupti));
+	GARG(arg_u64(a, "collector_write_errors", werr));
+	p = arg_add(a, "processes", EA_DICT);
+	d->len++;
+	p->len = (uint32_t)listed;
+	for (size_t i = 0; i < listed; i++) {
+		const struct gcoll *c = &g->colls[i];
+		struct exp_arg *e = arg_add(a, c->key, EA_DICT);
+
+		e->len = 0;
+#define CARG(call) (call, e->len++)
+		CARG(arg_cstr(a, "state", gpu_state_name(c->info.state)));
+		if (c->reason[0])
+			CARG(arg_str(a, "reason", c->reason, strlen(c->reason), false));
+		CARG(arg_cstr(a, "how", c->info.how == GPUIO_GPU_HOW_LAUNCH ? "launch" :
+				  c->info.how == GPUIO_GPU_HOW_ATTACH ? "attach" : "unknown"));
+		CARG(arg_cstr(a, "clock", gpu_clock_name(c->info.clock)));
+		CARG(arg_s64(a, "offset_ns", c->info.offset_ns));
+		CARG(arg_u64(a, "uncertainty_ns", c->info.uncertainty_ns));
+		CARG(arg_u64(a, "cupti_dropped", c->info.cupti_dropped));
+		CARG(arg_u64(a, "records", c->info.records));
+		CARG(arg_u64(a, "write_errors", c->info.write_errors));
+		CARG(arg_u64(a, "cupti_version", c->info.cupti_version));
+		CARG(arg_s64(a, "cupti_error", c->info.cupti_error));
+#undef CARG
+	}
+	GARG(arg_u64(a, "processes_not_listed", g->ncolls - listed));
+	GARG(arg_u64(a, "devices", g->ndevs));
+	GARG(arg_u64(a, "kernels", g->kernels));
+	GARG(arg_u64(a, "memcpys", g->memcpys));
+	GARG(arg_u64(a, "memsets", g->memsets));
+	GARG(arg_u64(a, "api_calls", g->api));
+	GARG(arg_u64(a, "api_calls_merged", g->merged));
+	GARG(arg_u64(a, "nvtx_ranges", g->nvtx));
+	GARG(arg_u64(a, "syncs", g->syncs));
+	GARG(arg_u64(a, "overheads", g->overheads));
+	GARG(arg_u64(a, "flows", g->flows));
+	GARG(arg_u64(a, "dangling_correlations", g->dangling_corr));
+	GARG(arg_u64(a, "overlap_slices", g->overlap_slices));
+	GARG(arg_us(a, "busy_bucket_us", (int64_t)g->bucket_ns));
+#undef GARG
+}
+
+static void hdr_str(struct exp_args *a, const char *k, const char *s, size_t max)
+{
+	arg_str(a, k, s, strnlen(s, max), false);
+}
+
+void exp_model__info(struct exp_model *x, struct exp_args *a)
+{
+	const struct gpuio_cap_header *h = x->hdr;
+	const struct gpuio_stats_event *s = &x->stats;
+	uint64_t gcupti = 0, gwerr = 0;
+	bool complete;
+
+	args_reset(a);
+	complete = x->have_stats && s->final && !x->truncated;
+	x->st.capture_complete = complete;
+	x->st.drops_known = x->have_stats;
+	x->st.dropped = x->have_stats ? total_dropped(s) : 0;
+	if (x->gpu.any)
+		gpu_drops(&x->gpu, &gcupti, &gwerr);
+	/* what the GPU collectors lost counts as dropped like the rest */
+	if (x->have_stats)
+		x->st.dropped += gcupti + gwerr;
+
+	if (x->have_stats)
+		arg_u64(a, "dropped", x->st.dropped);
+	else
+		arg_null(a, "dropped");
+	arg_bool(a, "drops_known", x->have_stats);
+	/* a snapshot that is not the final one counts drops only up to its time */
+	arg_bool(a, "drops_final", x->have_stats && s->final);
+	if (x->have_stats) {
+		struct exp_arg *d = arg_add(a, "drops", EA_DICT);
+
+		for (size_t i = 0; i < gpuio_ndrop_counters; i++)
+			arg_u64(a, gpuio_drop_counters[i].name, s->bpf[gpuio_drop_counters[i].idx]);
+		arg_u64(a, "capture_write_errors", s->user[GPUIO_USTAT_WRITE_ERRORS]);
+		d->len = (uint32_t)gpuio_ndrop_counters + 1;
+		if (x->gpu.any) {
+			arg_u64(a, "cupti_dropped", gcupti);
+			arg_u64(a, "gpu_write_errors", gwerr);
+			d->len += 2;
+		}
+	} else {
+		arg_null(a, "drops");
+	}
+	arg_u64(a, "unresolved_paths", x->st.unresolved_paths);
+	arg_u64(a, "unresolved_block_paths", x->st.unresolved_block_paths);
+	if (x->have_stats)
+		arg_u64(a, "collector_unresolved_paths", s->user[GPUIO_USTAT_PATH_UNRESOLVED]);
+	else
+		arg_null(a, "collector_unresolved_paths");
+	if (x->have_stats)
+		arg_u64(a, "path_walks_truncated", s->bpf[GPUIO_STAT_PATH_TRUNC]);
+	else
+		arg_null(a, "path_walks_truncated");
+	hdr_str(a, "vfs_mode", h->vfs_mode, sizeof(h->vfs_mode));
+	hdr_str(a, "block_mode", h->block_mode, sizeof(h->block_mode));
+	hdr_str(a, "proc_mode", h->proc_mode, sizeof(h->proc_mode));
+	hdr_str(a, "pagecache_mode", h->pagecache_mode, sizeof(h->pagecache_mode));
+	hdr_str(a, "iouring_mode", h->iouring_mode, sizeof(h->iouring_mode));
+	hdr_str(a, "modes_detail", h->modes_detail, sizeof(h->modes_detail));
+	hdr_str(a, "hostname", h->hostname, sizeof(h->hostname));
+	hdr_str(a, "kernel", h->kernel, sizeof(h->kernel));
+	hdr_str(a, "boot_id", h->boot_id, sizeof(h->boot_id));
+	hdr_str(a, "target", h->target, sizeof(h->target));
+	hdr_str(a, "cmdline", h->cmdline, sizeof(h->cmdline));
+	arg_u64(a, "tracer_pid", h->tracer_pid);
+	arg_u64(a, "ncpus", h->ncpus);
+	arg_bool(a, "trace_all", h->flags & GPUIO_CAPF_ALL);
+	arg_bool(a, "all_fds", h->flags & GPUIO_CAPF_ALL_FDS);
+	arg_bool(a, "launched", h->flags & GPUIO_CAPF_LAUNCH);
+	arg_u64(a, "capture_version", h->version);
+	arg_u64(a, "abi_version", h->abi_version);
+	arg_u64(a, "monotonic_base_ns", h->monotonic_ns);
+	arg_u64(a, "realtime_base_ns", h->realtime_ns);
+	arg_bool(a, "capture_complete", complete);
+	arg_u64(a, "capture_truncated_bytes", x->truncated);
+	arg_u64(a, "records", x->records);
+	{
+		struct exp_arg *d = arg_add(a, "record_counts", EA_DICT);
+
+		arg_u64(a, "vfs", x->counts[GPUIO_REC_VFS]);
+		arg_u64(a, "block", x->counts[GPUIO_REC_BLOCK]);
+		arg_u64(a, "path", x->counts[GPUIO_REC_PATH]);
+		arg_u64(a, "proc", x->counts[GPUIO_REC_PROC]);
+		arg_u64(a, "stats", x->counts[GPUIO_REC_STATS]);
+		arg_u64(a, "devname", x->counts[GPUIO_REC_DEVNAME]);
+		arg_u64(a, "unknown", x->counts[0]);
+		d->len = 7;
+		if (x->gpu.any) {
+			static const char *const gnames[] = {
+				"gpu_info", "gpu_kernel", "gpu_memcpy", "gpu_memset", "cuda_api",
+				"gpu_sync", "nvtx", "gpu_overhead", "gpu_sym",
+			};
+
+			for (unsigned t = GPUIO_REC_GPU_INFO; t <= GPUIO_REC_GPU_SYM; t++)
+				arg_u64(a, gnames[t - GPUIO_REC_GPU_INFO], x->counts[t]);
+			d->len += GPUIO_REC_GPU_SYM - GPUIO_REC_GPU_INFO + 1;
+		}
+	}
+	arg_u64(a, "vfs_events", x->st.vfs);
+	arg_u64(a, "block_requests", x->st.block);
+	arg_u64(a, "flows", x->st.flows);
+	arg_u64(a, "dangling_block_refs", x->st.dangling_flows);
+	arg_us(a, "throughput_bucket_us", (int64_t)x->bucket_ns);
+	if (x->gpu.any)
+		gpu_info_args(x, a);
+	/* merged outputs: where this capture sits on the shared timeline */
+	if (x->map.prefix[0]) {
+		arg_u64(a, "host_index", x->map.host);
+		arg_u64(a, "pid_offset", x->map.pid_offset);
+		arg_s64(a, "clock_offset_ns", x->map.ts_shift);
+	}
+}
