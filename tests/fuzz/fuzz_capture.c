@@ -190,8 +190,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		gpuio_cap_reader__close(r);
 	}
 
-	gpuio_export_json(in_path, size & 1 ? out_gz : out_json, NULL, &st);
-	gpuio_export_pftrace(in_path, out_pb, NULL, &st);
+	gpuio_export(in_path, size & 1 ? out_gz : out_json, NULL, &st);
+	gpuio_export(in_path, out_pb, NULL, &st);
 	cmd_info(2, info_argv);
 	cmd_info(3, info_json_argv);
 	cmd_report(2, report_argv);

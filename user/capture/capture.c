@@ -512,3 +512,20 @@ void gpuio_cap_reader__close(struct gpuio_cap_reader *r)
 	close(r->fd);
 	free(r);
 }
+
+const char *gpuio_cap__open_hint(int err)
+{
+	switch (err) {
+	case -ENOENT:
+		return " (check the path: captures are the .gpuio files `gpuio trace` writes)";
+	case -EACCES:
+	case -EPERM:
+		return " (no permission: run as the capture's owner, or with sudo)";
+	case -EBADMSG:
+		return " (give the .gpuio capture, not an exported .json)";
+	case -EPROTO:
+		return " (convert it with the gpuio version that recorded it)";
+	default:
+		return "";
+	}
+}

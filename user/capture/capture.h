@@ -88,6 +88,8 @@ int gpuio_cap_writer__close(struct gpuio_cap_writer *w);
  */
 int gpuio_cap_reader__open(const char *path, struct gpuio_cap_reader **out,
 			   char *err, size_t errlen);
+/* What to do about an error of __open(), to append to its message ("" when nothing helps). */
+const char *gpuio_cap__open_hint(int err);
 const struct gpuio_cap_header *gpuio_cap_reader__header(const struct gpuio_cap_reader *r);
 /*
  * Next record: returns 1 and sets *rec (valid until the next call), 0 at the

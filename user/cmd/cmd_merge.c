@@ -132,7 +132,7 @@ int cmd_merge(int argc, char **argv)
 		/* the clock offset needs the header before the model is built */
 		err = gpuio_cap_reader__open(argv[optind + i], &r, errbuf, sizeof(errbuf));
 		if (err) {
-			pr_err("%s%s", errbuf, exp_open_hint(err));
+			pr_err("%s%s", errbuf, gpuio_cap__open_hint(err));
 			goto out;
 		}
 		h = gpuio_cap_reader__header(r);
@@ -171,10 +171,7 @@ int cmd_merge(int argc, char **argv)
 			(double)m[i]->map.ts_shift / 1e9, (long long)m[i]->map.ts_shift,
 			i == 0 ? " (the reference clock)" : "");
 	}
-	if (gpuio_export__is_pftrace_name(output))
-		err = gpuio_export_pftrace_models(m, n, output, &eo, &events, &bytes);
-	else
-		err = gpuio_export_json_models(m, n, output, &eo, &events, &bytes);
+	err = gpuio_export_models(m, n, output, &eo, &events, &bytes);
 	if (err)
 		goto out;
 	pr_info("wrote %s: %d captures, %llu %s", output, n, (unsigned long long)events,

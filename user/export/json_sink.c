@@ -60,18 +60,24 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "export/export.h"
+#include "export/formats.h"
+#include "export/output.h"
+#include "export/sink.h"
 #include "model/model.h"
 #include "lib/json_writer.h"
 #include "lib/log.h"
 
 struct jexp {
-	struct exp_model *m;
+	struct exp_sink s;      /* first: the walk's view */
 	struct json_writer *w;
 	bool first_event;
 	uint64_t events;
-	struct exp_args args;
 };
+
+static struct jexp *jexp_of(struct exp_sink *s)
+{
+	return (struct jexp *)s;
+}
 
 static void ev_start(struct jexp *x)
 {
@@ -91,13 +97,13 @@ static void key(struct jexp *x, bool *first, const char *k)
 
 static void ts_rel(struct jexp *x, uint64_t t)
 {
-	json_writer__us(x->w, exp_ts_rel(x->m, t));
+	json_writer__us(x->w, exp_ts_rel(x->s.m, t));
 }
 
 static void bind_id(struct jexp *x, uint32_t tid, uint32_t seq)
 {
 	json_writer__printf(x->w, ",\"bind_id\":\"0x%llx\"",
-			    (unsigned long long)(((uint64_t)exp_pid(x->m, tid) << 32) | seq));
+			    (unsigned long long)(((uint64_t)exp_pid(x->s.m, tid) << 32) | seq));
 }
 
 /* args[i..i+n) as the members of an object (a dict counts as one, its
@@ -145,49 +151,11 @@ static unsigned write_members(struct jexp *x, const struct exp_args *a, unsigned
 	return i - start;
 }
 
-static void write_args(struct jexp *x, const struct exp_args *a)
+static void write_args(struct jexp *x)
 {
 	json_writer__puts(x->w, ",\"args\":{");
-	write_members(x, a, 0, a->n);
+	write_members(x, &x->s.args, 0, x->s.args.n);
 	json_writer__puts(x->w, "}}");
-}
-
-static void emit_vfs(struct jexp *x, const struct gpuio_vfs_event *e)
-{
-	struct json_writer *w = x->w;
-	struct exp_vfs v;
-
-	exp_model__vfs(x->m, e, &v, &x->args);
-	ev_start(x);
-	json_writer__puts(w, "\"name\":\"");
-	json_writer__puts(w, v.name);
-	json_writer__puts(w, "\",\"cat\":\"vfs\",\"ph\":\"X\",\"ts\":");
-	ts_rel(x, v.ts);
-	json_writer__puts(w, ",\"dur\":");
-	json_writer__us(w, (int64_t)v.dur);
-	json_writer__puts(w, ",\"pid\":");
-	json_writer__u64(w, v.pid);
-	json_writer__puts(w, ",\"tid\":");
-	json_writer__u64(w, v.tid);
-	if (v.nflows) {
-		bind_id(x, v.ftid, v.fseq);
-		json_writer__puts(w, ",\"flow_out\":true");
-	}
-	write_args(x, &x->args);
-}
-
-/* Pass 2: the VFS events, streamed in capture order. */
-static int pass_vfs(struct jexp *x)
-{
-	const struct gpuio_vfs_event *e;
-	int rc;
-
-	while ((rc = exp_model__next_vfs(x->m, &e)) > 0) {
-		emit_vfs(x, e);
-		if (json_writer__error(x->w))
-			return json_writer__error(x->w);
-	}
-	return rc;
 }
 
 static void meta_name(struct jexp *x, const char *what, uint32_t pid, const uint32_t *tid,
@@ -212,74 +180,81 @@ static void meta_sort(struct jexp *x, const char *what, uint32_t pid, const uint
 	json_writer__printf(x->w, ",\"args\":{\"sort_index\":%llu}}", (unsigned long long)index);
 }
 
-static void emit_process_meta(struct jexp *x)
+static void j_process(struct exp_sink *s, uint32_t pid, const char *name, size_t len, uint64_t sort)
 {
-	struct exp_model *m = x->m;
-	char name[EXP_PROC_NAME_BUF], comm[32];
-	size_t t = 0;
-
-	/* threads are sorted by pid: walk both lists together */
-	for (size_t i = 0; i < m->nprocs; i++) {
-		struct proc_ent *p = &m->procs[i];
-		uint32_t pid = exp_pid(m, p->pid);
-		size_t n, idx = 0;
-
-		n = exp_model__proc_name(m, p, name, sizeof(name));
-		p->sort = (uint32_t)i + 1;
-		meta_name(x, "process_name", pid, NULL, name, n);
-		meta_sort(x, "process_sort_index", pid, NULL, p->sort);
-		for (; t < m->nthreads && m->threads[t].pid == p->pid; t++) {
-			const struct thread_ent *th = &m->threads[t];
-			uint32_t tid = exp_pid(m, th->tid);
-			size_t tl;
-			const char *tn = exp_model__thread_name(m, p, th, comm, &tl);
-
-			meta_name(x, "thread_name", pid, &tid, tn, tl);
-			meta_sort(x, "thread_sort_index", pid, &tid, idx++);
-		}
-		for (size_t l = 0; l < m->nulanes; l++) {
-			const struct lane_ent *le = &m->ulanes[l];
-
-			if (le->pid != p->pid)
-				continue;
-			n = (size_t)snprintf(name, sizeof(name), "io_uring lane %u", le->n);
-			meta_name(x, "thread_name", pid, &le->tid, name, n);
-			meta_sort(x, "thread_sort_index", pid, &le->tid, 100000 + le->n);
-		}
-		for (size_t l = 0; l < m->gpu.nglanes; l++) {
-			const struct ghost_lane *gl = &m->gpu.glanes[l];
-
-			if (gl->pid != p->pid)
-				continue;
-			n = exp_model__ghost_lane_name(gl, name, sizeof(name));
-			meta_name(x, "thread_name", pid, &gl->out_tid, name, n);
-			meta_sort(x, "thread_sort_index", pid, &gl->out_tid, 200000 + l);
-		}
-	}
+	meta_name(jexp_of(s), "process_name", pid, NULL, name, len);
+	meta_sort(jexp_of(s), "process_sort_index", pid, NULL, sort);
 }
 
-static void emit_block(struct jexp *x, const struct blk_ent *b, size_t disk, const char *dname)
+static void j_thread(struct exp_sink *s, uint32_t pid, uint32_t tid, const char *name, size_t len,
+		     uint64_t sort)
 {
-	struct json_writer *w = x->w;
-	struct exp_block o;
+	meta_name(jexp_of(s), "thread_name", pid, &tid, name, len);
+	meta_sort(jexp_of(s), "thread_sort_index", pid, &tid, sort);
+}
 
-	exp_model__block(x->m, b, disk, dname, &o, &x->args);
+static void j_vfs(struct exp_sink *s, const struct exp_vfs *v)
+{
+	struct jexp *x = jexp_of(s);
+	struct json_writer *w = x->w;
+
 	ev_start(x);
-	json_writer__printf(w, "\"name\":\"%s\",\"cat\":\"block\",\"ph\":\"X\",\"ts\":", o.name);
-	ts_rel(x, o.ts);
+	json_writer__puts(w, "\"name\":\"");
+	json_writer__puts(w, v->name);
+	json_writer__puts(w, "\",\"cat\":\"vfs\",\"ph\":\"X\",\"ts\":");
+	ts_rel(x, v->ts);
 	json_writer__puts(w, ",\"dur\":");
-	json_writer__us(w, (int64_t)(o.end - o.ts));
-	json_writer__printf(w, ",\"pid\":%u,\"tid\":%u", o.pid, o.tid);
-	if (o.flow_k) {
-		bind_id(x, o.ftid, o.fseq);
+	json_writer__us(w, (int64_t)v->dur);
+	json_writer__puts(w, ",\"pid\":");
+	json_writer__u64(w, v->pid);
+	json_writer__puts(w, ",\"tid\":");
+	json_writer__u64(w, v->tid);
+	if (v->nflows) {
+		bind_id(x, v->ftid, v->fseq);
+		json_writer__puts(w, ",\"flow_out\":true");
+	}
+	write_args(x);
+}
+
+static void j_disk(struct exp_sink *s, uint32_t pid, const char *name, size_t len,
+		   const char *dname, uint64_t sort)
+{
+	j_process(s, pid, name, len, sort);
+}
+
+static void j_disk_lane(struct exp_sink *s, uint32_t pid, uint32_t tid, uint32_t lane)
+{
+	char name[32];
+	int n = snprintf(name, sizeof(name), "lane %u", lane);
+
+	j_thread(s, pid, tid, name, (size_t)n, lane);
+}
+
+static void j_block(struct exp_sink *s, const struct exp_block *o)
+{
+	struct jexp *x = jexp_of(s);
+	struct json_writer *w = x->w;
+
+	ev_start(x);
+	json_writer__printf(w, "\"name\":\"%s\",\"cat\":\"block\",\"ph\":\"X\",\"ts\":", o->name);
+	ts_rel(x, o->ts);
+	json_writer__puts(w, ",\"dur\":");
+	json_writer__us(w, (int64_t)(o->end - o->ts));
+	json_writer__printf(w, ",\"pid\":%u,\"tid\":%u", o->pid, o->tid);
+	if (o->flow_k) {
+		bind_id(x, o->ftid, o->fseq);
 		json_writer__puts(w, ",\"flow_in\":true");
 	}
-	write_args(x, &x->args);
+	write_args(x);
 }
 
-static void emit_counter(struct jexp *x, const char *cname, uint32_t pid, uint64_t t,
-			 double rd, double wr)
+static void j_disk_counter(struct exp_sink *s, uint32_t pid, const char *dname, uint64_t t,
+			   double rd, double wr)
 {
+	struct jexp *x = jexp_of(s);
+	char cname[64];
+
+	snprintf(cname, sizeof(cname), "throughput %s", dname);
 	ev_start(x);
 	json_writer__puts(x->w, "\"name\":");
 	json_writer__cstr(x->w, cname);
@@ -292,42 +267,15 @@ static void emit_counter(struct jexp *x, const char *cname, uint32_t pid, uint64
 	json_writer__puts(x->w, "}}");
 }
 
-static void emit_disks(struct jexp *x)
+static void j_gpu(struct exp_sink *s, uint32_t pid, const char *name, size_t len,
+		  const char *gname, uint64_t sort)
 {
-	struct exp_model *m = x->m;
-	size_t i = 0;
-
-	for (size_t d = 0; d < m->ndisks; d++) {
-		struct dev_ent *dev = &m->devs[m->disk_order[d]];
-		uint32_t pid = exp_disk_pid(m, d);
-		char dname[48], pname[160], cname[64];
-		struct exp_counter_it it = { 0 };
-		double r, wr;
-		uint64_t t;
-
-		exp_model__disk_name(dev, dname, sizeof(dname));
-		snprintf(pname, sizeof(pname), "%sdisk %s", m->map.prefix, dname);
-		snprintf(cname, sizeof(cname), "throughput %s", dname);
-		meta_name(x, "process_name", pid, NULL, pname, strlen(pname));
-		meta_sort(x, "process_sort_index", pid, NULL, m->nprocs + 1 + d);
-		for (uint32_t l = 1; l <= dev->nlanes; l++) {
-			uint32_t tid = exp_lane_tid(m, d, l);
-			char lname[32];
-
-			snprintf(lname, sizeof(lname), "lane %u", l);
-			meta_name(x, "thread_name", pid, &tid, lname, strlen(lname));
-			meta_sort(x, "thread_sort_index", pid, &tid, l);
-		}
-		/* blks[] is sorted by disk, and disks are numbered in that order */
-		for (; i < m->nblks && m->blks[i].disk == d; i++)
-			emit_block(x, &m->blks[i], d, dname);
-		while (exp_model__next_counter(m, dev, &it, &t, &r, &wr))
-			emit_counter(x, cname, pid, t, r, wr);
-	}
+	j_process(s, pid, name, len, sort);
 }
 
-static void emit_gslice(struct jexp *x, const struct exp_gslice *o)
+static void j_gslice(struct exp_sink *s, const struct exp_gslice *o)
 {
+	struct jexp *x = jexp_of(s);
 	struct json_writer *w = x->w;
 
 	ev_start(x);
@@ -342,137 +290,71 @@ static void emit_gslice(struct jexp *x, const struct exp_gslice *o)
 		json_writer__printf(w, ",\"bind_id\":\"0x%llx\",\"%s\":true",
 				    (unsigned long long)exp_gpu_bind(o->fkey),
 				    o->nflows ? "flow_out" : "flow_in");
-	write_args(x, &x->args);
+	write_args(x);
 }
 
-/* GPUs: a pseudo-process each, a thread per stream lane, the slices, busy counters. */
-static int emit_gpus(struct jexp *x)
+static void j_gpu_counter(struct exp_sink *s, uint32_t pid, const char *gname, uint64_t t,
+			  double v)
 {
-	struct exp_model *m = x->m;
-	struct exp_gslice *o;
-	char name[160];
-	int rc;
+	struct jexp *x = jexp_of(s);
+	char name[64];
 
-	for (size_t k = 0; k < m->gpu.ndevs; k++) {
-		const struct gpu_dev *d = &m->gpu.devs[m->gpu.dev_order[k]];
-		uint32_t pid = exp_gpu_pid(m, k);
-		char gname[16];
-		int n;
-
-		exp_model__gpu_name(d, gname, sizeof(gname));
-		n = snprintf(name, sizeof(name), "%s%s", m->map.prefix, gname);
-		meta_name(x, "process_name", pid, NULL, name, (size_t)n);
-		meta_sort(x, "process_sort_index", pid, NULL, m->nprocs + m->ndisks + 1 + k);
-	}
-	for (size_t i = 0; i < m->gpu.ntracks; i++) {
-		const struct gpu_track *t = &m->gpu.tracks[i];
-		uint32_t pid = exp_gpu_pid(m, m->gpu.devs[t->dev_idx].index);
-
-		for (uint32_t l = 1; l <= t->nlanes; l++) {
-			uint32_t tid = t->tid0 + l - 1;
-			size_t n = exp_model__gpu_lane_name(m, t, l, name, sizeof(name));
-
-			meta_name(x, "thread_name", pid, &tid, name, n);
-			meta_sort(x, "thread_sort_index", pid, &tid, t->rank + l);
-		}
-	}
-	o = malloc(sizeof(*o));
-	if (!o)
-		return -ENOMEM;
-	exp_model__gpu_rewind(m);
-	while ((rc = exp_model__next_gpu(m, o, &x->args)) > 0) {
-		emit_gslice(x, o);
-		if (json_writer__error(x->w)) {
-			rc = json_writer__error(x->w);
-			break;
-		}
-	}
-	free(o);
-	if (rc < 0)
-		return rc;
-	for (size_t k = 0; k < m->gpu.ndevs; k++) {
-		const struct gpu_dev *d = &m->gpu.devs[m->gpu.dev_order[k]];
-		struct exp_counter_it it = { 0 };
-		char gname[16];
-		uint64_t t;
-		double v;
-
-		exp_model__gpu_name(d, gname, sizeof(gname));
-		snprintf(name, sizeof(name), "%s busy", gname);
-		while (exp_model__next_gpu_counter(m, d, &it, &t, &v)) {
-			ev_start(x);
-			json_writer__puts(x->w, "\"name\":");
-			json_writer__cstr(x->w, name);
-			json_writer__puts(x->w, ",\"cat\":\"gpu\",\"ph\":\"C\",\"ts\":");
-			ts_rel(x, t);
-			json_writer__printf(x->w, ",\"pid\":%u,\"args\":{\"fraction\":", exp_gpu_pid(m, k));
-			json_writer__f3(x->w, v);
-			json_writer__puts(x->w, "}}");
-		}
-	}
-	return 0;
+	snprintf(name, sizeof(name), "%s busy", gname);
+	ev_start(x);
+	json_writer__puts(x->w, "\"name\":");
+	json_writer__cstr(x->w, name);
+	json_writer__puts(x->w, ",\"cat\":\"gpu\",\"ph\":\"C\",\"ts\":");
+	ts_rel(x, t);
+	json_writer__printf(x->w, ",\"pid\":%u,\"args\":{\"fraction\":", pid);
+	json_writer__f3(x->w, v);
+	json_writer__puts(x->w, "}}");
 }
 
-static void emit_info(struct jexp *x)
+static void j_info(struct exp_sink *s, uint32_t pid, const char *name, size_t len, uint64_t sort)
 {
-	struct exp_model *m = x->m;
-	uint32_t pid = exp_info_pid(m);
-	char pname[96];
+	struct jexp *x = jexp_of(s);
 
-	exp_model__info(m, &x->args);
-	snprintf(pname, sizeof(pname), "%sgpuio", m->map.prefix);
-	meta_name(x, "process_name", pid, NULL, pname, strlen(pname));
-	meta_sort(x, "process_sort_index", pid, NULL, m->nprocs + m->ndisks + m->gpu.ndevs + 1);
+	j_process(s, pid, name, len, sort);
 	ev_start(x);
 	json_writer__printf(x->w, "\"name\":\"gpuio trace info\",\"cat\":\"gpuio\",\"ph\":\"i\","
 			    "\"s\":\"g\",\"ts\":0.000,\"pid\":%u,\"tid\":%u", pid, pid);
-	write_args(x, &x->args);
+	write_args(x);
 }
 
-/* One capture's events (after "[" or after another capture's). */
-static int write_capture(struct jexp *x)
+static int j_error(const struct exp_sink *s)
 {
-	uint64_t start = x->events;
-	int err;
-
-	emit_process_meta(x);
-	err = exp_model__rewind(x->m);
-	if (err)
-		return err;
-	err = pass_vfs(x);
-	if (err)
-		return exp_model__said(x->m, err);
-	emit_disks(x);
-	err = emit_gpus(x);
-	if (err)
-		return exp_model__said(x->m, err);
-	emit_info(x);
-	x->m->st.events = x->events - start;
-	return json_writer__error(x->w);
+	return json_writer__error(((const struct jexp *)s)->w);
 }
 
-bool gpuio_export__is_gz(const char *name)
+static uint64_t j_events(const struct exp_sink *s)
 {
-	size_t n = strlen(name);
-
-	return n > 3 && !strcmp(name + n - 3, ".gz");
+	return ((const struct jexp *)s)->events;
 }
 
-bool gpuio_export__is_json_name(const char *name)
-{
-	size_t n = strlen(name);
+static const struct exp_sink_ops json_ops = {
+	.process = j_process,
+	.thread = j_thread,
+	.proc_lane = j_thread,          /* a lane is a thread of its process in JSON */
+	.vfs = j_vfs,
+	.disk = j_disk,
+	.disk_lane = j_disk_lane,
+	.block = j_block,
+	.disk_counter = j_disk_counter,
+	.gpu = j_gpu,
+	.gpu_lane = j_thread,
+	.gslice = j_gslice,
+	.gpu_counter = j_gpu_counter,
+	.info = j_info,
+	.error = j_error,
+	.events = j_events,
+};
 
-	return (n > 5 && !strcmp(name + n - 5, ".json")) ||
-	       (n > 8 && !strcmp(name + n - 8, ".json.gz"));
-}
-
-int gpuio_export_json_models(struct exp_model *const *models, int n, const char *out_path,
-			     const struct gpuio_export_opts *opts, uint64_t *events,
-			     uint64_t *bytes)
+int json_sink__export(struct exp_model *const *models, int n, const char *out_path,
+		      const struct gpuio_export_opts *opts, uint64_t *events, uint64_t *bytes)
 {
 	const char *caps[64];
 	struct exp_output out;
-	struct jexp x = { 0 };
+	struct jexp x = { .s.ops = &json_ops };
 	bool to_stdout = !strcmp(out_path, "-");
 	int err;
 
@@ -493,8 +375,7 @@ int gpuio_export_json_models(struct exp_model *const *models, int n, const char 
 	x.first_event = true;
 	json_writer__puts(x.w, "[\n");
 	for (int i = 0; i < n && !err; i++) {
-		x.m = models[i];
-		err = write_capture(&x);
+		err = exp_walk(&x.s, models[i]);
 	}
 	json_writer__puts(x.w, "\n]\n");
 	if (bytes)
@@ -514,10 +395,4 @@ int gpuio_export_json_models(struct exp_model *const *models, int n, const char 
 	if (events)
 		*events = x.events;
 	return exp_output__commit(&out);
-}
-
-int gpuio_export_json(const char *capture_path, const char *out_path,
-		      const struct gpuio_export_opts *opts, struct gpuio_export_stats *st)
-{
-	return exp_model__export_one(capture_path, out_path, opts, st, gpuio_export_json_models);
 }

@@ -2,7 +2,7 @@
 /*
  * output.c — the output file of an export: OUT.tmp created (never through a
  * symlink, never over a capture), owned by sudo's caller, renamed into place
- * when whole; and the one-capture export entry.
+ * when whole; and the hint that says what to do when a write fails.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -11,26 +11,9 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
-#include "model/model.h"
+#include "capture/capture.h"
+#include "export/output.h"
 #include "lib/log.h"
-#include "model/model_priv.h"
-
-const char *exp_open_hint(int err)
-{
-	switch (err) {
-	case -ENOENT:
-		return " (check the path: captures are the .gpuio files `gpuio trace` writes)";
-	case -EACCES:
-	case -EPERM:
-		return " (no permission: run as the capture's owner, or with sudo)";
-	case -EBADMSG:
-		return " (give the .gpuio capture, not an exported .json)";
-	case -EPROTO:
-		return " (convert it with the gpuio version that recorded it)";
-	default:
-		return "";
-	}
-}
 
 const char *exp_write_hint(int err)
 {
@@ -148,28 +131,4 @@ void exp_output__abort(struct exp_output *o)
 		free(o->tmp);
 		o->tmp = NULL;
 	}
-}
-
-int exp_model__export_one(const char *capture_path, const char *out_path,
-			  const struct gpuio_export_opts *opts, struct gpuio_export_stats *st,
-			  exp_render_fn render)
-{
-	struct exp_model *m = calloc(1, sizeof(*m));
-	uint64_t bytes = 0;
-	int err;
-
-	if (!m) {
-		pr_err("out of memory");
-		return -ENOMEM;
-	}
-	err = exp_model__load(m, capture_path, NULL);
-	if (!err)
-		err = render(&m, 1, out_path, opts, NULL, &bytes);
-	if (!err && st) {
-		m->st.output_bytes = bytes;
-		*st = m->st;
-	}
-	exp_model__free(m);
-	free(m);
-	return err;
 }

@@ -15,6 +15,7 @@
 #include "lib/log.h"
 #include "lib/out_file.h"
 #include "export/pftrace.h"
+#include "export/output.h"
 #include "export/stream.h"
 
 #define RBUF_SIZE       (4u << 20)

@@ -115,7 +115,7 @@ int exp_model__load(struct exp_model *x, const char *capture_path, const struct 
 		x->map.prefix = "";
 	err = gpuio_cap_reader__open(capture_path, &x->r, errbuf, sizeof(errbuf));
 	if (err) {
-		pr_err("%s%s", errbuf, exp_open_hint(err));
+		pr_err("%s%s", errbuf, gpuio_cap__open_hint(err));
 		return err;
 	}
 	x->hdr = gpuio_cap_reader__header(x->r);

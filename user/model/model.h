@@ -37,7 +37,25 @@
 #include <sys/types.h>
 #include "capture/capture.h"
 #include "lib/kmap.h"
-#include "export/export.h"
+
+/* What an export wrote, counted by the model (gpuio_export() hands it out). */
+struct gpuio_export_stats {
+	__u64 records;          /* whole records read from the capture */
+	__u64 events;           /* JSON events written (metadata included); for
+				   protobuf: TracePackets */
+	__u64 vfs;              /* VFS slices */
+	__u64 block;            /* block request slices */
+	__u64 flows;            /* VFS -> block arrows (block slices bound) */
+	__u64 dangling_flows;   /* block requests naming a VFS call not in the capture */
+	__u64 unresolved_paths; /* VFS calls whose file had no PATH record */
+	__u64 unresolved_block_paths; /* block requests naming an unnamed inode */
+	__u64 processes, threads, disks, lanes;
+	__u64 truncated_bytes;  /* bytes of a partial record at the end (cut short) */
+	__u64 output_bytes;     /* uncompressed output bytes */
+	bool capture_complete;  /* final STATS record present and nothing cut */
+	bool drops_known;       /* a STATS record was present */
+	__u64 dropped;          /* valid when drops_known */
+};
 
 #define EXP_INFO_PID        0x3fffffffu
 #define EXP_DISK_PID_BASE   0x40000000u
@@ -495,43 +513,5 @@ bool exp_model__next_gpu_counter(struct exp_model *m, const struct gpu_dev *d,
 
 /* Args of the "gpuio trace info" instant (fills st.capture_complete etc). */
 void exp_model__info(struct exp_model *m, struct exp_args *a);
-
-/* Hints appended to error messages. */
-const char *exp_open_hint(int err);
-const char *exp_write_hint(int err);
-
-/*
- * Output file: OUT.tmp created (never through a symlink, never the capture
- * itself), chowned per opts; exp_output__commit() renames it into place.
- */
-struct exp_output {
-	const char *path;
-	char *tmp;
-	int fd;
-};
-int exp_output__open(struct exp_output *o, const char *out_path, const char *const *captures,
-		     int ncaptures, const struct gpuio_export_opts *opts);
-int exp_output__commit(struct exp_output *o);
-void exp_output__abort(struct exp_output *o);
-
-/*
- * Render loaded models, one after the other on one timeline, to out_path:
- * JSON (export_json.c) or Perfetto protobuf (export_pftrace.c), chosen by
- * the caller. *events: events written; *bytes: uncompressed output bytes.
- */
-int gpuio_export_json_models(struct exp_model *const *models, int n, const char *out_path,
-			     const struct gpuio_export_opts *opts, uint64_t *events,
-			     uint64_t *bytes);
-int gpuio_export_pftrace_models(struct exp_model *const *models, int n, const char *out_path,
-				const struct gpuio_export_opts *opts, uint64_t *events,
-				uint64_t *bytes);
-
-typedef int (*exp_render_fn)(struct exp_model *const *models, int n, const char *out_path,
-			     const struct gpuio_export_opts *opts, uint64_t *events,
-			     uint64_t *bytes);
-/* Load one capture and render it with render (either writer above). */
-int exp_model__export_one(const char *capture_path, const char *out_path,
-			  const struct gpuio_export_opts *opts, struct gpuio_export_stats *st,
-			  exp_render_fn render);
 
 #endif /* GPUIO_EXPORT_MODEL_H */

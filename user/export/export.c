@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: MIT
+/*
+ * export.c — capture -> trace: the format-neutral entry points. The format
+ * is chosen here, by the output's name, and nowhere else; the model is
+ * loaded once and handed to the format's sink (formats.h).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "export/export.h"
+#include "export/formats.h"
+#include "lib/log.h"
+#include "lib/parse.h"
+
+bool gpuio_export__is_gz(const char *name)
+{
+	return str_ends_with(name, ".gz");
+}
+
+bool gpuio_export__is_json_name(const char *name)
+{
+	return str_ends_with(name, ".json") || str_ends_with(name, ".json.gz");
+}
+
+bool gpuio_export__is_pftrace_name(const char *name)
+{
+	return str_ends_with(name, ".pftrace") || str_ends_with(name, ".pftrace.gz");
+}
+
+bool gpuio_export__is_output_name(const char *name)
+{
+	return gpuio_export__is_json_name(name) || gpuio_export__is_pftrace_name(name);
+}
+
+int gpuio_export_models(struct exp_model *const *models, int n, const char *out_path,
+			const struct gpuio_export_opts *opts, uint64_t *events, uint64_t *bytes)
+{
+	if (gpuio_export__is_pftrace_name(out_path))
+		return pftrace_sink__export(models, n, out_path, opts, events, bytes);
+	return json_sink__export(models, n, out_path, opts, events, bytes);
+}
+
+int gpuio_export(const char *capture_path, const char *out_path,
+		 const struct gpuio_export_opts *opts, struct gpuio_export_stats *st)
+{
+	struct exp_model *m = calloc(1, sizeof(*m));
+	uint64_t bytes = 0;
+	int err;
+
+	if (!m) {
+		pr_err("out of memory");
+		return -ENOMEM;
+	}
+	err = exp_model__load(m, capture_path, NULL);
+	if (!err)
+		err = gpuio_export_models(&m, 1, out_path, opts, NULL, &bytes);
+	if (!err && st) {
+		m->st.output_bytes = bytes;
+		*st = m->st;
+	}
+	exp_model__free(m);
+	free(m);
+	return err;
+}

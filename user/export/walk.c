@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: MIT
+/*
+ * walk.c — the one walk over a loaded model that every output format
+ * shares (sink.h): what is shown, in which order, with which names and sort
+ * indexes. The sinks decide only how it is written.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "export/sink.h"
+
+static void walk_processes(struct exp_sink *s, struct exp_model *m)
+{
+	char name[EXP_PROC_NAME_BUF], comm[32];
+	size_t t = 0;
+
+	/* threads are sorted by pid: walk both lists together */
+	for (size_t i = 0; i < m->nprocs; i++) {
+		struct proc_ent *p = &m->procs[i];
+		uint32_t pid = exp_pid(m, p->pid);
+		size_t n, idx = 0;
+
+		n = exp_model__proc_name(m, p, name, sizeof(name));
+		p->sort = (uint32_t)i + 1;
+		s->ops->process(s, pid, name, n, p->sort);
+		for (; t < m->nthreads && m->threads[t].pid == p->pid; t++) {
+			const struct thread_ent *th = &m->threads[t];
+			size_t tl;
+			const char *tn = exp_model__thread_name(m, p, th, comm, &tl);
+
+			s->ops->thread(s, pid, exp_pid(m, th->tid), tn, tl, idx++);
+		}
+		for (size_t l = 0; l < m->nulanes; l++) {
+			const struct lane_ent *le = &m->ulanes[l];
+
+			if (le->pid != p->pid)
+				continue;
+			n = (size_t)snprintf(name, sizeof(name), "io_uring lane %u", le->n);
+			s->ops->proc_lane(s, pid, le->tid, name, n, 100000 + le->n);
+		}
+		/* a thread's CUDA/NVTX slices that do not nest: io_uring-like lanes */
+		for (size_t l = 0; l < m->gpu.nglanes; l++) {
+			const struct ghost_lane *gl = &m->gpu.glanes[l];
+
+			if (gl->pid != p->pid)
+				continue;
+			n = exp_model__ghost_lane_name(gl, name, sizeof(name));
+			s->ops->proc_lane(s, pid, gl->out_tid, name, n, 200000 + l);
+		}
+	}
+}
+
+/* Pass 2: the VFS calls, streamed in capture order. */
+static int walk_vfs(struct exp_sink *s, struct exp_model *m)
+{
+	const struct gpuio_vfs_event *e;
+	struct exp_vfs v;
+	int rc;
+
+	while ((rc = exp_model__next_vfs(m, &e)) > 0) {
+		exp_model__vfs(m, e, &v, &s->args);
+		s->ops->vfs(s, &v);
+		if (s->ops->error(s))
+			return s->ops->error(s);
+	}
+	return rc;
+}
+
+static void walk_disks(struct exp_sink *s, struct exp_model *m)
+{
+	size_t i = 0;
+
+	for (size_t d = 0; d < m->ndisks; d++) {
+		struct dev_ent *dev = &m->devs[m->disk_order[d]];
+		uint32_t pid = exp_disk_pid(m, d);
+		struct exp_counter_it it = { 0 };
+		char dname[48], name[160];
+		struct exp_block o;
+		double r, w;
+		uint64_t t;
+		int n;
+
+		exp_model__disk_name(dev, dname, sizeof(dname));
+		n = snprintf(name, sizeof(name), "%sdisk %s", m->map.prefix, dname);
+		s->ops->disk(s, pid, name, (size_t)n, dname, m->nprocs + 1 + d);
+		for (uint32_t l = 1; l <= dev->nlanes; l++)
+			s->ops->disk_lane(s, pid, exp_lane_tid(m, d, l), l);
+		/* blks[] is sorted by disk, and disks are numbered in that order */
+		for (; i < m->nblks && m->blks[i].disk == d; i++) {
+			exp_model__block(m, &m->blks[i], d, dname, &o, &s->args);
+			s->ops->block(s, &o);
+		}
+		while (exp_model__next_counter(m, dev, &it, &t, &r, &w))
+			s->ops->disk_counter(s, pid, dname, t, r, w);
+	}
+}
+
+/* GPUs: a pseudo-process each, a lane per stream lane, the slices, busy counters. */
+static int walk_gpus(struct exp_sink *s, struct exp_model *m)
+{
+	struct exp_gslice *o;
+	char name[160], gname[16];
+	int rc;
+
+	for (size_t k = 0; k < m->gpu.ndevs; k++) {
+		const struct gpu_dev *d = &m->gpu.devs[m->gpu.dev_order[k]];
+		int n;
+
+		exp_model__gpu_name(d, gname, sizeof(gname));
+		n = snprintf(name, sizeof(name), "%s%s", m->map.prefix, gname);
+		s->ops->gpu(s, exp_gpu_pid(m, k), name, (size_t)n, gname,
+			    m->nprocs + m->ndisks + 1 + k);
+	}
+	for (size_t i = 0; i < m->gpu.ntracks; i++) {
+		const struct gpu_track *t = &m->gpu.tracks[i];
+		uint32_t pid = exp_gpu_pid(m, m->gpu.devs[t->dev_idx].index);
+
+		for (uint32_t l = 1; l <= t->nlanes; l++) {
+			size_t n = exp_model__gpu_lane_name(m, t, l, name, sizeof(name));
+
+			s->ops->gpu_lane(s, pid, t->tid0 + l - 1, name, n, t->rank + l);
+		}
+	}
+	o = malloc(sizeof(*o));
+	if (!o)
+		return -ENOMEM;
+	exp_model__gpu_rewind(m);
+	while ((rc = exp_model__next_gpu(m, o, &s->args)) > 0) {
+		s->ops->gslice(s, o);
+		if (s->ops->error(s)) {
+			rc = s->ops->error(s);
+			break;
+		}
+	}
+	free(o);
+	if (rc < 0)
+		return rc;
+	for (size_t k = 0; k < m->gpu.ndevs; k++) {
+		const struct gpu_dev *d = &m->gpu.devs[m->gpu.dev_order[k]];
+		struct exp_counter_it it = { 0 };
+		uint64_t t;
+		double v;
+
+		exp_model__gpu_name(d, gname, sizeof(gname));
+		while (exp_model__next_gpu_counter(m, d, &it, &t, &v))
+			s->ops->gpu_counter(s, exp_gpu_pid(m, k), gname, t, v);
+	}
+	return 0;
+}
+
+static void walk_info(struct exp_sink *s, struct exp_model *m)
+{
+	char name[96];
+	int n;
+
+	exp_model__info(m, &s->args);
+	n = snprintf(name, sizeof(name), "%sgpuio", m->map.prefix);
+	s->ops->info(s, exp_info_pid(m), name, (size_t)n,
+		     m->nprocs + m->ndisks + m->gpu.ndevs + 1);
+}
+
+int exp_walk(struct exp_sink *s, struct exp_model *m)
+{
+	uint64_t start = s->ops->events(s);
+	int err;
+
+	s->m = m;
+	walk_processes(s, m);
+	err = exp_model__rewind(m);
+	if (err)
+		return err;
+	err = walk_vfs(s, m);
+	if (err)
+		return exp_model__said(m, err);
+	walk_disks(s, m);
+	err = walk_gpus(s, m);
+	if (err)
+		return exp_model__said(m, err);
+	walk_info(s, m);
+	m->st.events = s->ops->events(s) - start;
+	return s->ops->error(s);
+}
