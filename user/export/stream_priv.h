@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * stream_priv.h — the live stream's state, shared by stream.c (the loop:
+ * read new records, emit in time order, rotate) and stream_emit.c (what
+ * each record becomes) and stream_files.c (output files, rotation).
+ */
+#ifndef GPUIO_EXPORT_STREAM_PRIV_H
+#define GPUIO_EXPORT_STREAM_PRIV_H
+
+#include "export/stream.h"
+#include "export/pftrace.h"
+#include "model/model.h"
+
+#define BUCKET_NS       100000000ull    /* throughput buckets: 100 ms */
+#define RING            64              /* buckets kept open: 6.4 s */
+#define FLOW_ROUNDS     2               /* a call binds requests this many pumps */
+
+/* Greedy lanes, online: a slice takes the lowest lane whose slices all ended
+ * by its start (so lanes never overlap whatever the arrival order). */
+struct olanes {
+	uint64_t *end;
+	uint32_t *tid;          /* output tid of each lane (io_uring lanes) */
+	uint32_t n, cap;
+};
+
+struct sdisk {
+	uint32_t dev;
+	uint32_t index;
+	struct olanes lanes;
+	double ring[RING][2];   /* bytes: read, write */
+	uint64_t base;          /* absolute bucket index of the oldest open bucket */
+	bool started, emitted;
+	double last_r, last_w;
+};
+
+struct pend {
+	uint8_t type;
+	uint32_t disk, lane, flow_k;
+	union {
+		struct gpuio_hdr h;
+		struct gpuio_vfs_event v;
+		struct gpuio_block_event b;
+	} r;
+};
+
+struct pendq {
+	struct pend *a;
+	size_t n, cap;
+};
+
+struct gpuio_stream {
+	struct gpuio_stream_opts o;
+	char *out_path;
+	char *base, *ext;       /* rotated names: BASE.NNNN.EXT */
+	bool gz;
+	int cap_fd;
+	struct gpuio_cap_header hdr;
+	uint64_t cap_off;
+	unsigned char *rbuf;
+	size_t rlen;
+
+	struct exp_model m;     /* names, paths, processes (online) */
+	struct exp_args args;
+	struct pftrace *p;
+	struct out_file *of;
+	uint64_t file_no, file_start_ns;
+	int err;
+
+	struct kmap desc;       /* (kind, id) -> generation << 32 | name hash */
+	struct kmap flows;      /* (tid, seq) -> round << 32 | requests bound */
+	struct kmap uring;      /* pid -> uring_lanes[] + 1 */
+	struct olanes *uring_lanes;
+	size_t nuring, curing;
+	uint32_t next_uring_tid;
+	struct sdisk *disks;
+	size_t ndisks, cdisks;
+	struct kmap disk_map;   /* dev -> disks[] + 1 */
+	struct pendq prev, next;
+	uint64_t round, latest_ns;
+	uint32_t names_ver;     /* PROC records seen: names may have changed */
+	uint64_t *fids;
+	size_t cfids;
+	struct gpuio_stream_stats st;
+};
+
+int pendq__push(struct pendq *q, const struct gpuio_hdr *h, struct pend **out);
+
+void counter_emit(struct gpuio_stream *s, struct sdisk *d, uint64_t k, double rb, double wb, bool force);
+
+void buckets_close(struct gpuio_stream *s, struct sdisk *d, uint64_t upto);
+
+int on_block(struct gpuio_stream *s, const struct gpuio_block_event *b);
+
+void emit_block(struct gpuio_stream *s, const struct pend *e);
+
+void emit_vfs(struct gpuio_stream *s, const struct gpuio_vfs_event *e);
+
+int flows_sweep(struct gpuio_stream *s);
+
+void emit_info(struct gpuio_stream *s);
+
+bool rotating(const struct gpuio_stream *s);
+
+int file_open(struct gpuio_stream *s, uint64_t now);
+
+int file_close(struct gpuio_stream *s);
+
+#endif /* GPUIO_EXPORT_STREAM_PRIV_H */
