@@ -508,7 +508,7 @@ static int gpu_busy(struct exp_gpu *g, const uint32_t *idx, size_t n)
 int gpu_layout(struct exp_model *x)
 {
 	struct exp_gpu *g = &x->gpu;
-	struct lanes lanes = { 0 };
+	struct exp_lanes lanes = { 0 };
 	uint32_t *idx = NULL, next_tid = 0;
 	size_t n = 0;
 	int err;
@@ -563,8 +563,8 @@ int gpu_layout(struct exp_model *x)
 		struct gpu_track *t = &g->tracks[a->track];
 
 		if (i == 0 || a->track != g->acts[idx[i - 1]].track)
-			lanes__reset(&lanes);
-		err = lanes__assign(&lanes, a->ts, a->end, &a->lane);
+			exp_lanes__reset(&lanes);
+		err = exp_lanes__assign(&lanes, a->ts, a->end, &a->lane);
 		if (err)
 			goto out;
 		if (a->lane > t->nlanes)
@@ -586,7 +586,7 @@ int gpu_layout(struct exp_model *x)
 	g->aorder = idx;
 	idx = NULL;
 out:
-	lanes__free(&lanes);
+	exp_lanes__free(&lanes);
 	free(idx);
 	return err;
 }

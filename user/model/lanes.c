@@ -44,13 +44,13 @@ struct lane_busy {
 	uint32_t lane;
 };
 
-void lanes__reset(struct lanes *l)
+void exp_lanes__reset(struct exp_lanes *l)
 {
 	l->nbusy = l->nfree = 0;
 	l->nlanes = 0;
 }
 
-void lanes__free(struct lanes *l)
+void exp_lanes__free(struct exp_lanes *l)
 {
 	free(l->busy);
 	free(l->free);
@@ -90,7 +90,7 @@ static void free_down(uint32_t *h, size_t n, size_t i)
 	}
 }
 
-int lanes__assign(struct lanes *l, uint64_t start, uint64_t end, uint32_t *lane)
+int exp_lanes__assign(struct exp_lanes *l, uint64_t start, uint64_t end, uint32_t *lane)
 {
 	size_t i;
 
@@ -140,7 +140,7 @@ static int cmp_dev_idx(const void *pa, const void *pb, void *arg)
 int layout_block(struct exp_model *x)
 {
 	uint64_t tmin = UINT64_MAX, tmax = 0, span;
-	struct lanes lanes = { 0 };
+	struct exp_lanes lanes = { 0 };
 	int err = 0;
 
 	/* disks with requests, numbered in dev_t order */
@@ -163,8 +163,8 @@ int layout_block(struct exp_model *x)
 		struct blk_ent *b = &x->blks[i];
 
 		if (i == 0 || b->disk != x->blks[i - 1].disk)
-			lanes__reset(&lanes);
-		err = lanes__assign(&lanes, b->ts, blk_end(b), &b->lane);
+			exp_lanes__reset(&lanes);
+		err = exp_lanes__assign(&lanes, b->ts, blk_end(b), &b->lane);
 		if (err)
 			goto out;
 		if (b->lane > x->devs[b->dev_idx].nlanes)
@@ -231,7 +231,7 @@ int layout_block(struct exp_model *x)
 		}
 	}
 out:
-	lanes__free(&lanes);
+	exp_lanes__free(&lanes);
 	return err;
 }
 
@@ -250,7 +250,7 @@ static int cmp_async(const void *pa, const void *pb, void *arg)
 /* io_uring requests overlap on their thread: give them lanes per process. */
 int layout_async(struct exp_model *x)
 {
-	struct lanes lanes = { 0 };
+	struct exp_lanes lanes = { 0 };
 	uint32_t *idx;
 	int err = 0;
 
@@ -267,9 +267,9 @@ int layout_async(struct exp_model *x)
 		uint32_t before, lane;
 
 		if (i == 0 || a->pid != x->asyncs[idx[i - 1]].pid)
-			lanes__reset(&lanes);
+			exp_lanes__reset(&lanes);
 		before = lanes.nlanes;
-		err = lanes__assign(&lanes, a->start, a->end, &lane);
+		err = exp_lanes__assign(&lanes, a->start, a->end, &lane);
 		if (err)
 			break;
 		if (lanes.nlanes > before) {
@@ -290,6 +290,6 @@ int layout_async(struct exp_model *x)
 		a->lane_tid = x->ulanes[x->nulanes - lanes.nlanes + lane - 1].tid;
 	}
 	free(idx);
-	lanes__free(&lanes);
+	exp_lanes__free(&lanes);
 	return err;
 }

@@ -39,15 +39,15 @@ int gpu_record(struct exp_model *x, const struct gpuio_hdr *h);
 void gpu_free(struct exp_gpu *g);
 int pass_meta(struct exp_model *x);
 uint64_t blk_end(const struct blk_ent *b);
-struct lanes {
+struct exp_lanes {
 	struct lane_busy *busy;
 	uint32_t *free;
 	size_t nbusy, cbusy, nfree, cfree;
 	uint32_t nlanes;
 };
-void lanes__reset(struct lanes *l);
-void lanes__free(struct lanes *l);
-int lanes__assign(struct lanes *l, uint64_t start, uint64_t end, uint32_t *lane);
+void exp_lanes__reset(struct exp_lanes *l);
+void exp_lanes__free(struct exp_lanes *l);
+int exp_lanes__assign(struct exp_lanes *l, uint64_t start, uint64_t end, uint32_t *lane);
 int layout_block(struct exp_model *x);
 int layout_async(struct exp_model *x);
 void gcache__free(struct gcache *c);

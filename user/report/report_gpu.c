@@ -1,0 +1,564 @@
+// SPDX-License-Identifier: MIT
+/*
+ * report_gpu.c — the GPU side of the report: busy intervals per GPU from the
+ * GPU records, the idle gaps between them, and what the host did during each
+ * gap (reads, writes and fsyncs, CUDA syncs, other).
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sys/stat.h>
+#include "model/calls.h"
+#include "report/report_model.h"
+#include "report/report_priv.h"
+
+static int gpu_get(struct rpt_model *m, uint32_t pid, uint32_t dev, struct rpt_gpu **out)
+{
+	struct rpt_gpu *g;
+	uint64_t *v;
+	int rc = kmap__upsert(&m->gpu_map, pid, dev, &v);
+
+	if (rc < 0)
+		return rc;
+	if (rc) {
+		if (array_grow((void **)&m->gpus, &m->cgpus, m->ngpus + 1, sizeof(*m->gpus)))
+			return -ENOMEM;
+		g = &m->gpus[m->ngpus];
+		memset(g, 0, sizeof(*g));
+		g->pid = pid;
+		g->device = dev;
+		if (rpt_series_new(m, &g->busy))
+			return -ENOMEM;
+		for (int c = 0; c < RPT_CAUSE_N; c++)
+			if (rpt_series_new(m, &g->cause[c]))
+				return -ENOMEM;
+		*v = m->ngpus++;
+	}
+	*out = &m->gpus[*v];
+	return 0;
+}
+
+static int cmp_iv(const void *pa, const void *pb)
+{
+	const struct rpt_gpu_iv *a = pa, *b = pb;
+
+	if (a->pid != b->pid)
+		return a->pid < b->pid ? -1 : 1;
+	if (a->dev != b->dev)
+		return a->dev < b->dev ? -1 : 1;
+	if (a->s != b->s)
+		return a->s < b->s ? -1 : 1;
+	return 0;
+}
+
+/* Sort the device intervals and merge those of one (pid, device) that overlap
+ * or touch: what is left is busy periods, separated by the idle gaps. */
+static void iv_compact(struct rpt_model *m)
+{
+	size_t o = 0;
+
+	if (m->ngpu_ivs)
+		qsort(m->gpu_ivs, m->ngpu_ivs, sizeof(*m->gpu_ivs), cmp_iv);
+	for (size_t i = 0; i < m->ngpu_ivs; i++) {
+		const struct rpt_gpu_iv *v = &m->gpu_ivs[i];
+		struct rpt_gpu_iv *c = o ? &m->gpu_ivs[o - 1] : NULL;
+
+		if (c && c->pid == v->pid && c->dev == v->dev && v->s <= c->e) {
+			if (v->e > c->e)
+				c->e = v->e;
+		} else {
+			m->gpu_ivs[o++] = *v;
+		}
+	}
+	m->ngpu_ivs = o;
+}
+
+static int gpu_iv_add(struct rpt_model *m, struct rpt_gpu_iv **arr, size_t *n, size_t *cap,
+		      uint64_t s, uint64_t e, uint32_t pid, uint32_t dev, uint8_t kind)
+{
+	struct rpt_gpu_iv *v;
+
+	rpt_note_time(m, s, e);
+	rpt_tl_fit(m, e);
+	if (array_grow((void **)arr, cap, *n + 1, sizeof(**arr)))
+		return -ENOMEM;
+	v = &(*arr)[(*n)++];
+	v->s = s;
+	v->e = e;
+	v->pid = pid;
+	v->dev = dev;
+	v->kind = kind;
+	return 0;
+}
+
+int rpt_on_gpu(struct rpt_model *m, const struct gpuio_hdr *h)
+{
+	struct rpt_gpu *g;
+	struct rpt_proc *p;
+	struct rpt_thread *t;
+	uint64_t end, *v;
+	uint32_t dev;
+	uint8_t kind;
+	int rc;
+
+	switch (h->type) {
+	case GPUIO_REC_GPU_INFO: {
+		const struct gpuio_gpu_info *g = (const void *)h;
+
+		m->gpu_info = *g;
+		m->gpu_infos++;
+		/* cumulative per collector (process): keep each one's last */
+		rc = kmap__upsert(&m->fd_map, (1ull << 40) | h->pid, 0, &v);
+		if (rc < 0)
+			return rc;
+		*v = g->cupti_dropped;
+		rc = kmap__upsert(&m->fd_map, (2ull << 40) | h->pid, 0, &v);
+		if (rc < 0)
+			return rc;
+		*v = g->write_errors;
+		return 0;
+	}
+	case GPUIO_REC_GPU_KERNEL:
+		end = ((const struct gpuio_gpu_kernel *)h)->end_ns;
+		dev = ((const struct gpuio_gpu_kernel *)h)->device;
+		kind = 0;
+		break;
+	case GPUIO_REC_GPU_MEMCPY:
+		end = ((const struct gpuio_gpu_memcpy *)h)->end_ns;
+		dev = ((const struct gpuio_gpu_memcpy *)h)->device;
+		kind = 1;
+		break;
+	case GPUIO_REC_GPU_MEMSET:
+		end = ((const struct gpuio_gpu_memset *)h)->end_ns;
+		dev = ((const struct gpuio_gpu_memset *)h)->device;
+		kind = 2;
+		break;
+	case GPUIO_REC_CUDA_API: {
+		const struct gpuio_cuda_api *a = (const void *)h;
+
+		if (a->kind != GPUIO_API_SYNC || a->end_ns < h->ts || !h->tid)
+			return 0;
+		rc = rpt_thread_get(m, h->pid, h->tid, h->ts, a->end_ns, &t);
+		if (rc)
+			return rc;
+		t->cuda_sync_ns += a->end_ns - h->ts;
+		return gpu_iv_add(m, &m->syncs, &m->nsyncs, &m->csyncs, h->ts, a->end_ns,
+				  h->pid, h->tid, 0);
+	}
+	case GPUIO_REC_GPU_SYNC: {
+		const struct gpuio_gpu_sync *s = (const void *)h;
+
+		if (s->end_ns < h->ts || !h->tid)
+			return 0;
+		return gpu_iv_add(m, &m->syncs, &m->nsyncs, &m->csyncs, h->ts, s->end_ns,
+				  h->pid, h->tid, 0);
+	}
+	default:
+		return 0;
+	}
+	if (end < h->ts)
+		return 0;       /* nonsense interval: not activity */
+	rc = rpt_proc_get(m, h->pid, &p);
+	if (rc)
+		return rc;
+	p->gpu = true;
+	rc = gpu_get(m, h->pid, dev, &g);
+	if (rc)
+		return rc;
+	if (!g->first || h->ts < g->first)
+		g->first = h->ts;
+	if (end > g->last)
+		g->last = end;
+	if (kind == 0) {
+		g->kernels++;
+		g->kernel_ns += end - h->ts;
+	} else if (kind == 1) {
+		g->copies++;
+		g->copy_ns += end - h->ts;
+		g->copy_bytes += ((const struct gpuio_gpu_memcpy *)h)->bytes;
+	} else {
+		g->memsets++;
+	}
+	rc = gpu_iv_add(m, &m->gpu_ivs, &m->ngpu_ivs, &m->cgpu_ivs, h->ts, end, h->pid, dev, kind);
+	if (rc)
+		return rc;
+	if (m->ngpu_ivs >= m->gpu_compact_at) {
+		/* back-to-back activity is one busy interval: memory follows the
+		 * idle gaps, not the number of kernels */
+		iv_compact(m);
+		m->gpu_compact_at = m->ngpu_ivs * 2 > (1u << 16) ? m->ngpu_ivs * 2 : (1u << 16);
+	}
+	return 0;
+}
+
+/* ---- GPU busy time and idle gaps ---- */
+
+int rpt_gpu_build(struct rpt_model *m)
+{
+	size_t i = 0;
+
+	iv_compact(m);
+	while (i < m->ngpu_ivs) {
+		struct rpt_gpu *g = &m->gpus[*kmap__get(&m->gpu_map, m->gpu_ivs[i].pid,
+							 m->gpu_ivs[i].dev)];
+		size_t j = i;
+
+		/* compacted: one interval per busy period, gaps in between */
+		g->gap0 = m->ngaps;
+		for (; j < m->ngpu_ivs && m->gpu_ivs[j].pid == g->pid &&
+		       m->gpu_ivs[j].dev == g->device; j++) {
+			const struct rpt_gpu_iv *v = &m->gpu_ivs[j];
+
+			g->busy_ns += v->e - v->s;
+			rpt_tl_span(m, g->busy, v->s, v->e, 1.0);
+			if (j > i) {
+				struct rpt_gap *gp;
+
+				if (array_grow((void **)&m->gaps, &m->cgaps, m->ngaps + 1,
+					     sizeof(*m->gaps)))
+					return -ENOMEM;
+				gp = &m->gaps[m->ngaps++];
+				memset(gp, 0, sizeof(*gp));
+				gp->s = m->gpu_ivs[j - 1].e;
+				gp->e = v->s;
+				gp->gpu = (uint32_t)(g - m->gpus);
+				gp->top = -1;
+				g->idle_ns += gp->e - gp->s;
+				g->ngaps++;
+			}
+		}
+		g->ngap = m->ngaps - g->gap0;
+		m->gpu_idle_ns += g->idle_ns;
+		m->gpu_busy_ns += g->busy_ns;
+		m->gpu_span_ns += g->last - g->first;
+		i = j;
+	}
+	/* the intervals are not needed any more */
+	free(m->gpu_ivs);
+	m->gpu_ivs = NULL;
+	m->ngpu_ivs = m->cgpu_ivs = 0;
+	/* the largest gaps, for the report's list (and their per-file detail) */
+	for (size_t k = 0; k < m->ngaps; k++) {
+		uint64_t len = m->gaps[k].e - m->gaps[k].s;
+		size_t pos = m->ntop_gaps;
+
+		while (pos > 0 && len > m->gaps[m->top_gaps[pos - 1]].e -
+					m->gaps[m->top_gaps[pos - 1]].s)
+			pos--;
+		if (pos >= RPT_TOP_GAPS)
+			continue;
+		if (m->ntop_gaps < RPT_TOP_GAPS)
+			m->ntop_gaps++;
+		memmove(&m->top_gaps[pos + 1], &m->top_gaps[pos],
+			(m->ntop_gaps - 1 - pos) * sizeof(m->top_gaps[0]));
+		m->top_gaps[pos] = k;
+	}
+	for (size_t k = 0; k < m->ntop_gaps; k++)
+		m->gaps[m->top_gaps[k]].top = (int)k;
+	return 0;
+}
+
+/* First gap of gpu g whose end is after t (gaps of one GPU are disjoint). */
+static size_t gap_first(const struct rpt_model *m, const struct rpt_gpu *g, uint64_t t)
+{
+	size_t lo = g->gap0, hi = g->gap0 + g->ngap;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (m->gaps[mid].e <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static int cmp_seg_key(const void *pa, const void *pb)
+{
+	const struct rpt_seg *a = pa, *b = pb;
+
+	if (a->cause != b->cause)
+		return a->cause < b->cause ? -1 : 1;
+	if (a->file != b->file)
+		return a->file < b->file ? -1 : 1;
+	return a->s < b->s ? -1 : a->s > b->s;
+}
+
+/* Too many host segments in one gap: merge those of one (cause, file) that
+ * touch, then those closer than a growing tolerance, then forget files. */
+static void gap_compact(struct rpt_model *m, struct rpt_gap *gp)
+{
+	uint64_t tol = 0;
+	bool by_file = true;
+
+	for (;;) {
+		size_t o = 0;
+
+		if (gp->nsegs)
+			qsort(gp->segs, gp->nsegs, sizeof(*gp->segs), cmp_seg_key);
+		for (size_t i = 0; i < gp->nsegs; i++) {
+			struct rpt_seg *c = &gp->segs[i];
+
+			if (o && gp->segs[o - 1].cause == c->cause &&
+			    gp->segs[o - 1].file == c->file && c->s <= gp->segs[o - 1].e + tol) {
+				if (c->e > gp->segs[o - 1].e)
+					gp->segs[o - 1].e = c->e;
+			} else {
+				gp->segs[o++] = *c;
+			}
+		}
+		gp->nsegs = (uint32_t)o;
+		if (gp->nsegs <= RPT_GAP_SEGS_MAX / 2)
+			break;
+		gp->approx = true;
+		m->gaps_approx = true;
+		if (tol > gp->e - gp->s && by_file) {
+			for (size_t i = 0; i < gp->nsegs; i++)
+				gp->segs[i].file = 0;
+			by_file = false;
+			tol = 0;
+			continue;
+		}
+		tol = tol ? tol * 2 : 1000;
+	}
+}
+
+static int gap_add(struct rpt_model *m, struct rpt_gap *gp, uint64_t s, uint64_t e,
+		   uint8_t cause, uint32_t file)
+{
+	struct rpt_seg *sg;
+
+	if (gp->nsegs >= RPT_GAP_SEGS_MAX)
+		gap_compact(m, gp);
+	if (gp->nsegs >= gp->csegs) {
+		uint32_t nc = gp->csegs ? gp->csegs * 2 : 8;
+		void *p = realloc(gp->segs, nc * sizeof(*gp->segs));
+
+		if (!p)
+			return -ENOMEM;
+		gp->segs = p;
+		gp->csegs = nc;
+	}
+	sg = &gp->segs[gp->nsegs++];
+	sg->s = s;
+	sg->e = e;
+	sg->cause = cause;
+	sg->file = file;
+	return 0;
+}
+
+/* Clip host interval [s, e) of pid to the idle gaps of pid's GPUs. Returns
+ * the total overlap (ns), or -ENOMEM as a negative value. */
+static int64_t host_clip(struct rpt_model *m, uint32_t pid, uint64_t s, uint64_t e,
+			 uint8_t cause, uint32_t file)
+{
+	int64_t total = 0;
+
+	if (e <= s)
+		return 0;
+	for (size_t gi = 0; gi < m->ngpus; gi++) {
+		const struct rpt_gpu *g = &m->gpus[gi];
+
+		if (g->pid != pid || e <= g->first || s >= g->last)
+			continue;
+		for (size_t k = gap_first(m, g, s); k < g->gap0 + g->ngap && m->gaps[k].s < e; k++) {
+			struct rpt_gap *gp = &m->gaps[k];
+			uint64_t a = s > gp->s ? s : gp->s, b = e < gp->e ? e : gp->e;
+
+			if (b <= a)
+				continue;
+			if (gap_add(m, gp, a, b, cause, file))
+				return -ENOMEM;
+			total += (int64_t)(b - a);
+		}
+	}
+	return total;
+}
+
+int rpt_pass2(struct rpt_model *m)
+{
+	const struct gpuio_hdr *h;
+	int rc;
+
+	rc = gpuio_cap_reader__rewind(m->r);
+	if (rc)
+		return rc;
+	while ((rc = gpuio_cap_reader__next(m->r, &h)) > 0) {
+		const struct gpuio_vfs_event *e = (const void *)h;
+		uint64_t *pv, *fv;
+		uint32_t file = 0;
+		enum rpt_cause c;
+		int64_t ov;
+
+		if (h->type != GPUIO_REC_VFS || gpuio_call__is_async(e->call))
+			continue;
+		pv = kmap__get(&m->proc_map, h->pid, 0);
+		if (!pv || !m->procs[*pv].gpu)
+			continue;
+		c = rpt_call_cause(e->call);
+		fv = (e->ino || e->dev) ? kmap__get(&m->file_map, e->dev, e->ino) : NULL;
+		if (fv)
+			file = (uint32_t)*fv + 1;
+		ov = host_clip(m, h->pid, h->ts, rpt_end_of(h->ts, e->dur_ns), c,
+			       c == RPT_CAUSE_READ ? file : 0);
+		if (ov < 0)
+			return (int)ov;
+		if (ov > 0 && c == RPT_CAUSE_READ) {
+			m->gap_reads_ns += (uint64_t)ov;
+			if (fv) {
+				m->files[*fv].gpu_idle_read_ns += (uint64_t)ov;
+				m->files[*fv].gpu_idle_miss_pages += e->cache_miss_pages;
+			}
+		}
+	}
+	if (rc < 0) {
+		snprintf(m->err, sizeof(m->err), "%s: %s (the capture changed while reading it)",
+			 m->path, gpuio_cap_reader__error(m->r));
+		return -EBADMSG;
+	}
+	for (size_t i = 0; i < m->nsyncs; i++) {
+		const struct rpt_gpu_iv *v = &m->syncs[i];
+
+		if (host_clip(m, v->pid, v->s, v->e, RPT_CAUSE_CUDA_SYNC, 0) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+struct edge {
+	uint64_t t;
+	int8_t d;
+	uint8_t cause;
+};
+
+static int cmp_edge(const void *pa, const void *pb)
+{
+	const struct edge *a = pa, *b = pb;
+
+	return a->t < b->t ? -1 : a->t > b->t;
+}
+
+static int cmp_gap_file(const void *pa, const void *pb)
+{
+	const struct rpt_gap_file *a = pa, *b = pb;
+
+	if (a->file != b->file)
+		return a->file < b->file ? -1 : 1;
+	return 0;
+}
+
+/* Split each gap into causes: at each instant the highest-priority cause
+ * among the host segments covering it, else "other". */
+int rpt_gaps_resolve(struct rpt_model *m)
+{
+	struct edge *ed = NULL;
+	size_t ced = 0;
+	int rc = 0;
+
+	for (size_t k = 0; k < m->ngaps; k++) {
+		struct rpt_gap *gp = &m->gaps[k];
+		struct rpt_gpu *g = &m->gpus[gp->gpu];
+		uint32_t cnt[RPT_CAUSE_N] = { 0 };
+		uint64_t prev = gp->s;
+		size_t n = 0;
+
+		if (array_grow((void **)&ed, &ced, 2 * (size_t)gp->nsegs + 1, sizeof(*ed))) {
+			rc = -ENOMEM;
+			break;
+		}
+		for (uint32_t i = 0; i < gp->nsegs; i++) {
+			ed[n++] = (struct edge){ gp->segs[i].s, 1, gp->segs[i].cause };
+			ed[n++] = (struct edge){ gp->segs[i].e, -1, gp->segs[i].cause };
+		}
+		ed[n++] = (struct edge){ gp->e, 0, RPT_CAUSE_NONE };
+		if (n)
+			qsort(ed, n, sizeof(*ed), cmp_edge);
+		for (size_t i = 0; i < n; i++) {
+			if (ed[i].t > prev) {
+				int c = 0;
+				uint64_t end = ed[i].t < gp->e ? ed[i].t : gp->e;
+
+				while (c < RPT_CAUSE_NONE && !cnt[c])
+					c++;
+				if (end > prev) {
+					gp->cause_ns[c] += end - prev;
+					rpt_tl_span(m, g->cause[c], prev, end, 1.0);
+				}
+				prev = ed[i].t;
+			}
+			if (ed[i].d > 0)
+				cnt[ed[i].cause]++;
+			else if (ed[i].d < 0 && cnt[ed[i].cause])
+				cnt[ed[i].cause]--;
+		}
+		for (int c = 0; c < RPT_CAUSE_N; c++) {
+			g->cause_ns[c] += gp->cause_ns[c];
+			m->cause_ns[c] += gp->cause_ns[c];
+		}
+		if (gp->top >= 0 && gp->nsegs) {
+			/* per-file read time in this gap: the few largest */
+			struct rpt_gap_file *tmp = calloc(gp->nsegs, sizeof(*tmp));
+			size_t nt = 0, o = 0;
+
+			if (!tmp) {
+				rc = -ENOMEM;
+				break;
+			}
+			for (uint32_t i = 0; i < gp->nsegs; i++)
+				if (gp->segs[i].cause == RPT_CAUSE_READ && gp->segs[i].file)
+					tmp[nt++] = (struct rpt_gap_file){ gp->segs[i].file,
+						gp->segs[i].e - gp->segs[i].s };
+			if (nt)
+				qsort(tmp, nt, sizeof(*tmp), cmp_gap_file);
+			for (size_t i = 0; i < nt; i++) {
+				if (o && tmp[o - 1].file == tmp[i].file)
+					tmp[o - 1].ns += tmp[i].ns;
+				else
+					tmp[o++] = tmp[i];
+			}
+			for (size_t i = 0; i < o; i++) {
+				struct rpt_gap_file *top = m->top_gap_files[gp->top];
+
+				for (int j = 0; j < RPT_GAP_FILES; j++) {
+					if (tmp[i].ns > top[j].ns) {
+						memmove(&top[j + 1], &top[j],
+							(RPT_GAP_FILES - 1 - j) * sizeof(*top));
+						top[j] = tmp[i];
+						break;
+					}
+				}
+			}
+			free(tmp);
+		}
+		free(gp->segs);
+		gp->segs = NULL;
+		gp->nsegs = gp->csegs = 0;
+	}
+	free(ed);
+	return rc;
+}
+
+/* GPU idle time of pid's devices inside [s, e). */
+uint64_t rpt_gpu_idle_in(const struct rpt_model *m, uint32_t pid, uint64_t s, uint64_t e)
+{
+	uint64_t total = 0;
+
+	for (size_t gi = 0; gi < m->ngpus; gi++) {
+		const struct rpt_gpu *g = &m->gpus[gi];
+
+		if (g->pid != pid)
+			continue;
+		for (size_t k = gap_first(m, g, s); k < g->gap0 + g->ngap && m->gaps[k].s < e; k++) {
+			uint64_t a = s > m->gaps[k].s ? s : m->gaps[k].s;
+			uint64_t b = e < m->gaps[k].e ? e : m->gaps[k].e;
+
+			if (b > a)
+				total += b - a;
+		}
+	}
+	return total;
+}

@@ -1,0 +1,555 @@
+// SPDX-License-Identifier: MIT
+/*
+ * report_load.c — pass 1 of the report: every record folded into files,
+ * processes, threads and devices (latencies, patterns, page-cache misses,
+ * checkpoints, block service).
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sys/stat.h>
+#include "model/calls.h"
+#include "report/report_model.h"
+#include "report/report_priv.h"
+
+/* ---- tables ---- */
+
+static int file_get(struct rpt_model *m, uint32_t dev, uint64_t ino, struct rpt_file **out)
+{
+	uint64_t *v;
+	int rc = kmap__upsert(&m->file_map, dev, ino, &v);
+
+	if (rc < 0)
+		return rc;
+	if (rc) {
+		if (array_grow((void **)&m->files, &m->cfiles, m->nfiles + 1, sizeof(*m->files)))
+			return -ENOMEM;
+		memset(&m->files[m->nfiles], 0, sizeof(m->files[0]));
+		m->files[m->nfiles].dev = dev;
+		m->files[m->nfiles].ino = ino;
+		*v = m->nfiles++;
+	}
+	*out = &m->files[*v];
+	return 0;
+}
+
+int rpt_proc_get(struct rpt_model *m, uint32_t pid, struct rpt_proc **out)
+{
+	uint64_t *v;
+	int rc = kmap__upsert(&m->proc_map, pid, 0, &v);
+
+	if (rc < 0)
+		return rc;
+	if (rc) {
+		if (array_grow((void **)&m->procs, &m->cprocs, m->nprocs + 1, sizeof(*m->procs)))
+			return -ENOMEM;
+		memset(&m->procs[m->nprocs], 0, sizeof(m->procs[0]));
+		m->procs[m->nprocs].pid = pid;
+		*v = m->nprocs++;
+	}
+	*out = &m->procs[*v];
+	return 0;
+}
+
+int rpt_thread_get(struct rpt_model *m, uint32_t pid, uint32_t tid, uint64_t ts,
+		      uint64_t end, struct rpt_thread **out)
+{
+	struct rpt_thread *t;
+	struct rpt_proc *p;
+	uint64_t *v;
+	int rc = kmap__upsert(&m->thread_map, pid, tid, &v);
+
+	if (rc < 0)
+		return rc;
+	if (rc) {
+		if (array_grow((void **)&m->threads, &m->cthreads, m->nthreads + 1,
+			     sizeof(*m->threads)))
+			return -ENOMEM;
+		memset(&m->threads[m->nthreads], 0, sizeof(m->threads[0]));
+		m->threads[m->nthreads].pid = pid;
+		m->threads[m->nthreads].tid = tid;
+		m->threads[m->nthreads].first_ts = ts;
+		*v = m->nthreads++;
+		rc = rpt_proc_get(m, pid, &p);
+		if (rc)
+			return rc;
+		p->nthreads++;
+		if (!p->first_ts || ts < p->first_ts)
+			p->first_ts = ts;
+	}
+	t = &m->threads[*v];
+	if (ts < t->first_ts)
+		t->first_ts = ts;
+	if (end > t->last_ts)
+		t->last_ts = end;
+	*out = t;
+	return 0;
+}
+
+static int dev_get(struct rpt_model *m, uint32_t dev, struct rpt_dev **out)
+{
+	struct rpt_dev *d;
+	uint64_t *v;
+	int rc = kmap__upsert(&m->dev_map, dev, 0, &v);
+
+	if (rc < 0)
+		return rc;
+	if (rc) {
+		if (array_grow((void **)&m->devs, &m->cdevs, m->ndevs + 1, sizeof(*m->devs)))
+			return -ENOMEM;
+		d = &m->devs[m->ndevs];
+		memset(d, 0, sizeof(*d));
+		d->dev = dev;
+		snprintf(d->name, sizeof(d->name), "%u:%u", dev >> 20, dev & 0xfffff);
+		if (rpt_series_new(m, &d->rd) || rpt_series_new(m, &d->wr) || rpt_series_new(m, &d->depth))
+			return -ENOMEM;
+		*v = m->ndevs++;
+	}
+	*out = &m->devs[*v];
+	return 0;
+}
+
+/* PATH record: "leaf\0parent\0..top" components or a plain path. */
+static int on_path(struct rpt_model *m, const struct gpuio_path_event *p)
+{
+	return exp_paths__add(&m->path_map, &m->paths, &m->npaths, &m->cpaths, p);
+}
+
+void rpt_note_time(struct rpt_model *m, uint64_t ts, uint64_t end)
+{
+	if (!ts)
+		return;
+	if (!m->first_ts || ts < m->first_ts)
+		m->first_ts = ts;
+	if (end > m->last_ts)
+		m->last_ts = end;
+}
+
+static void file_pid(struct rpt_file *f, uint32_t pid)
+{
+	unsigned n = f->npids < RPT_FILE_PIDS ? f->npids : RPT_FILE_PIDS;
+
+	for (unsigned i = 0; i < n; i++)
+		if (f->pids[i] == pid)
+			return;
+	if (f->npids < RPT_FILE_PIDS)
+		f->pids[f->npids] = pid;
+	/* beyond the kept few the count may repeat pids: "N+ processes" */
+	f->npids++;
+}
+
+/* The access pattern of one thread's successive transfers in f. */
+static int file_pattern(struct rpt_model *m, struct rpt_file *f, uint32_t tid, int64_t off,
+			uint64_t len)
+{
+	struct rpt_stream *st;
+	uint64_t *v;
+	int rc;
+
+	if (off < 0 || !len)
+		return 0;
+	rc = kmap__upsert(&m->stream_map, (uint64_t)(f - m->files), tid, &v);
+	if (rc < 0)
+		return rc;
+	if (rc) {
+		if (array_grow((void **)&m->streams, &m->cstreams, m->nstreams + 1,
+			     sizeof(*m->streams)))
+			return -ENOMEM;
+		*v = m->nstreams++;
+		st = &m->streams[*v];
+		st->last_stride = 0;
+	} else {
+		int64_t stride;
+
+		st = &m->streams[*v];
+		stride = off - (int64_t)st->last_off;
+		if ((uint64_t)off == st->last_end)
+			f->pat[RPT_PAT_SEQ]++;
+		else if (stride == st->last_stride && stride)
+			f->pat[RPT_PAT_STRIDED]++;
+		else
+			f->pat[RPT_PAT_RANDOM]++;
+		st->last_stride = stride;
+	}
+	st->last_off = (uint64_t)off;
+	st->last_end = (uint64_t)off + len;
+	return 0;
+}
+
+static int ckpt_close(struct rpt_model *m, struct rpt_file *f, uint64_t end, bool synced)
+{
+	struct rpt_ckpt *c;
+
+	if (f->burst_bytes >= RPT_CKPT_MIN_BYTES) {
+		if (array_grow((void **)&m->ckpts, &m->cckpts, m->nckpts + 1, sizeof(*m->ckpts)))
+			return -ENOMEM;
+		c = &m->ckpts[m->nckpts++];
+		memset(c, 0, sizeof(*c));
+		c->pid = f->burst_pid;
+		c->tid = f->burst_tid;
+		c->file = (uint32_t)(f - m->files);
+		c->s = f->burst_start;
+		c->e = end > f->burst_end ? end : f->burst_end;
+		c->bytes = f->burst_bytes;
+		c->writes = f->burst_writes;
+		c->synced = synced;
+	}
+	f->burst_bytes = 0;
+	f->burst_writes = 0;
+	return 0;
+}
+
+static bool call_is_sync(unsigned call)
+{
+	return call == GPUIO_CALL_FSYNC || call == GPUIO_CALL_FDATASYNC ||
+	       call == GPUIO_CALL_SYNC_FILE_RANGE;
+}
+
+/* Which idle cause a host call is. */
+enum rpt_cause rpt_call_cause(unsigned call)
+{
+	if (gpuio_call__is_read(call) || gpuio_call__two_files(call))
+		return RPT_CAUSE_READ;
+	if (gpuio_call__is_write(call) || call_is_sync(call) || call == GPUIO_CALL_FALLOCATE ||
+	    call == GPUIO_CALL_FTRUNCATE)
+		return RPT_CAUSE_WRITE;
+	return RPT_CAUSE_OTHER_IO;
+}
+
+/* One data transfer (read or write side of a call) on f. */
+static int file_xfer(struct rpt_model *m, struct rpt_file *f, const struct gpuio_vfs_event *e,
+		     bool rd, int64_t off, uint64_t bytes, uint64_t dur, uint64_t end)
+{
+	int rc = 0;
+
+	if (rd) {
+		f->rops++;
+		f->rbytes += bytes;
+		f->rtime += dur;
+		rc |= rpt_hist_add(&f->rlat, dur);
+	} else {
+		f->wops++;
+		f->wbytes += bytes;
+		f->wtime += dur;
+		if (bytes) {
+			if (!f->burst_bytes) {
+				f->burst_start = e->hdr.ts;
+				f->burst_pid = e->hdr.pid;
+				f->burst_tid = e->hdr.tid;
+			}
+			f->burst_bytes += bytes;
+			f->burst_writes++;
+			if (end > f->burst_end)
+				f->burst_end = end;
+		}
+	}
+	rc |= rpt_hist_add(&f->lat, dur);
+	f->size_hist[rpt_log2_idx(e->requested ? e->requested : bytes)]++;
+	if (off >= 0 && bytes && (uint64_t)off + bytes > f->extent)
+		f->extent = (uint64_t)off + bytes;
+	rc |= file_pattern(m, f, e->hdr.tid, off, bytes);
+	return rc ? -ENOMEM : 0;
+}
+
+static int on_vfs(struct rpt_model *m, const struct gpuio_vfs_event *e)
+{
+	const struct gpuio_hdr *h = &e->hdr;
+	unsigned call = e->call;
+	uint64_t end = rpt_end_of(h->ts, e->dur_ns), bytes;
+	bool async = gpuio_call__is_async(call), rd, wr;
+	struct rpt_thread *t;
+	struct rpt_proc *p;
+	struct rpt_file *f = NULL, *f2 = NULL;
+	int rc;
+
+	rpt_note_time(m, h->ts, end);
+	rc = rpt_thread_get(m, h->pid, h->tid, h->ts, end, &t);
+	if (rc || (rc = rpt_proc_get(m, h->pid, &p)))
+		return rc;
+	if (end > p->last_ts)
+		p->last_ts = end;
+	m->vfs_calls++;
+	t->calls++;
+	rd = gpuio_call__is_read(call);
+	wr = gpuio_call__is_write(call);
+	bytes = e->ret > 0 && gpuio_call__moves_bytes(call) ? (uint64_t)e->ret : 0;
+	if (e->ret < 0)
+		m->vfs_errors++;
+	if (!async) {
+		t->io_ns += e->dur_ns;
+		switch (rpt_call_cause(call)) {
+		case RPT_CAUSE_READ: t->read_ns += e->dur_ns; break;
+		case RPT_CAUSE_WRITE: t->write_ns += e->dur_ns; break;
+		default: t->other_ns += e->dur_ns; break;
+		}
+	}
+	if (e->ino || e->dev) {
+		rc = file_get(m, e->dev, e->ino, &f);
+		if (rc)
+			return rc;
+		if (!f->first_ts || h->ts < f->first_ts)
+			f->first_ts = h->ts;
+		if (end > f->last_ts)
+			f->last_ts = end;
+		file_pid(f, h->pid);
+		if (e->ret < 0)
+			f->errors++;
+	}
+	if (gpuio_call__two_files(call) && (e->ino2 || e->dev2)) {
+		size_t fi = f ? (size_t)(f - m->files) : 0;
+
+		rc = file_get(m, e->dev2, e->ino2, &f2);
+		if (rc)
+			return rc;
+		if (f)
+			f = &m->files[fi];      /* files[] may have moved */
+		file_pid(f2, h->pid);
+	}
+	if (rd || gpuio_call__two_files(call)) {
+		m->vfs_rops++;
+		m->vfs_rbytes += bytes;
+		t->rops++;
+		t->rbytes += bytes;
+		p->rbytes += bytes;
+		rpt_tl_point(m, m->tl_rbytes, end, (double)bytes);
+		rpt_tl_span(m, m->tl_reads_inflight, h->ts, end, 1.0);
+	} else if (wr) {
+		m->vfs_wops++;
+		m->vfs_wbytes += bytes;
+		t->wops++;
+		t->wbytes += bytes;
+		p->wbytes += bytes;
+		rpt_tl_point(m, m->tl_wbytes, end, (double)bytes);
+	}
+	if (!f)
+		goto dst;
+	if (rd || wr || gpuio_call__two_files(call)) {
+		rc = file_xfer(m, f, e, !wr, e->offset, bytes, e->dur_ns, end);
+		if (rc)
+			return rc;
+	} else {
+		f->otime += e->dur_ns;
+	}
+	if (rd && bytes) {
+		uint64_t *fl = e->fd >= 0 ? kmap__get(&m->fd_map, h->pid, (uint64_t)e->fd) : NULL;
+		bool direct = fl && *fl ? ((*fl - 1) & KERNEL_O_DIRECT) :
+			      (!fl && f->any_open && f->all_direct_opens);
+
+		if (direct) {
+			f->direct_rbytes += bytes;
+		} else {
+			uint64_t pages;
+
+			/* hits are counted per file at the end: readahead adds pages
+			 * that later calls read, so per-call misses overshoot */
+			if (e->offset >= 0)
+				pages = ((uint64_t)e->offset + bytes - 1) / RPT_PAGE -
+					(uint64_t)e->offset / RPT_PAGE + 1;
+			else
+				pages = (bytes + RPT_PAGE - 1) / RPT_PAGE;
+			f->pages += pages;
+			f->miss_pages += e->cache_miss_pages;
+		}
+	}
+	if (gpuio_call__is_open(call)) {
+		bool direct = e->flags & KERNEL_O_DIRECT;
+
+		f->all_direct_opens = f->any_open ? f->all_direct_opens && direct : direct;
+		f->any_open = true;
+		f->opens++;
+		if (e->ret >= 0) {
+			uint64_t *v;
+
+			rc = kmap__upsert(&m->fd_map, h->pid, (uint64_t)e->ret, &v);
+			if (rc < 0)
+				return rc;
+			*v = (uint64_t)e->flags + 1;
+		}
+	} else if (call == GPUIO_CALL_CLOSE) {
+		uint64_t *v = e->fd >= 0 ? kmap__get(&m->fd_map, h->pid, (uint64_t)e->fd) : NULL;
+
+		if (v)
+			*v = 0;
+		f->closes++;
+		rc = ckpt_close(m, f, end, false);
+		if (rc)
+			return rc;
+	} else if (call_is_sync(call)) {
+		f->syncs++;
+		rc = ckpt_close(m, f, end, true);
+		if (rc)
+			return rc;
+	} else if (!rd && !wr && !gpuio_call__two_files(call)) {
+		f->other_ops++;
+	}
+dst:
+	if (f2)
+		return file_xfer(m, f2, e, false, e->offset2, bytes, e->dur_ns, end);
+	return 0;
+}
+
+static int on_block(struct rpt_model *m, const struct gpuio_block_event *b)
+{
+	uint64_t q = 0, s = 0, infl;
+	unsigned op = b->op < 5 ? b->op : GPUIO_BLK_OTHER;
+	struct rpt_dev *d;
+	uint64_t *fv;
+	int rc;
+
+	rpt_note_time(m, b->hdr.ts, b->complete_ns > b->hdr.ts ? b->complete_ns : b->hdr.ts);
+	rc = dev_get(m, b->dev, &d);
+	if (rc)
+		return rc;
+	m->blk_reqs++;
+	d->ops[op]++;
+	d->bytes[op] += b->bytes;
+	if (op == GPUIO_BLK_READ) {
+		m->blk_rops++;
+		m->blk_rbytes += b->bytes;
+	} else if (op == GPUIO_BLK_WRITE) {
+		m->blk_wops++;
+		m->blk_wbytes += b->bytes;
+		if (b->attr & GPUIO_BA_WRITEBACK)
+			d->wb_bytes += b->bytes;
+	}
+	if (b->attr & GPUIO_BA_BDEV_PAGE)
+		d->meta_bytes += b->bytes;
+	if (b->rq_flags & GPUIO_RQ_SYNC)
+		d->sync_ops++;
+	if (b->error)
+		d->errors++;
+	if (!(b->attr & GPUIO_BA_NO_INSERT) && b->issue_ns > b->hdr.ts)
+		q = b->issue_ns - b->hdr.ts;
+	if (b->complete_ns > b->issue_ns)
+		s = b->complete_ns - b->issue_ns;
+	infl = b->complete_ns > b->hdr.ts ? b->complete_ns - b->hdr.ts : 0;
+	d->q_sum += q;
+	d->s_sum += s;
+	d->q_hist[rpt_log2_idx(q / 1000)]++;
+	d->s_hist[rpt_log2_idx(s / 1000)]++;
+	d->inflight_ns += infl;
+	if (op == GPUIO_BLK_READ)
+		rpt_tl_point(m, d->rd, b->complete_ns, b->bytes);
+	else if (op == GPUIO_BLK_WRITE)
+		rpt_tl_point(m, d->wr, b->complete_ns, b->bytes);
+	rpt_tl_span(m, d->depth, b->hdr.ts, b->hdr.ts + infl, 1.0);
+	fv = b->ino ? kmap__get(&m->file_map, b->file_dev, b->ino) : NULL;
+	if (fv) {
+		struct rpt_file *f = &m->files[*fv];
+
+		if (op == GPUIO_BLK_READ)
+			f->blk_rbytes += b->bytes;
+		else if (op == GPUIO_BLK_WRITE)
+			f->blk_wbytes += b->bytes;
+		f->blk_reqs++;
+		f->blk_svc_ns += s;
+	}
+	return 0;
+}
+
+static int on_proc(struct rpt_model *m, const struct gpuio_proc_event *e)
+{
+	const struct gpuio_hdr *h = &e->hdr;
+	struct rpt_thread *t;
+	struct rpt_proc *p;
+	int rc;
+
+	rpt_note_time(m, h->ts, h->ts);
+	rc = rpt_proc_get(m, h->pid, &p);
+	if (rc)
+		return rc;
+	if (e->kind == GPUIO_PROC_EXIT) {
+		p->exited = true;
+		p->exit_ts = h->ts;
+		if (h->ts > p->last_ts)
+			p->last_ts = h->ts;
+		return 0;
+	}
+	rc = rpt_thread_get(m, h->pid, h->tid, h->ts, h->ts, &t);
+	if (rc)
+		return rc;
+	p = &m->procs[*kmap__get(&m->proc_map, h->pid, 0)];
+	if (!p->first_ts || h->ts < p->first_ts)
+		p->first_ts = h->ts;
+	if (e->comm[0]) {
+		memcpy(t->comm, e->comm, sizeof(t->comm));
+		t->comm[15] = 0;
+		if (h->tid == h->pid || !p->comm[0]) {
+			memcpy(p->comm, e->comm, sizeof(p->comm));
+			p->comm[15] = 0;
+		}
+	}
+	if (e->kind == GPUIO_PROC_FORK)
+		p->ppid = e->ppid;
+	if ((e->kind == GPUIO_PROC_EXEC || e->kind == GPUIO_PROC_ATTACH) && e->args_len) {
+		size_t n = e->args_len, max = h->size - offsetof(struct gpuio_proc_event, args);
+
+		if (n > max)
+			n = max;
+		if (n > sizeof(p->args) - 1)
+			n = sizeof(p->args) - 1;
+		for (size_t i = 0; i < n; i++)
+			p->args[i] = e->args[i] ? e->args[i] : ' ';
+		p->args[n] = 0;
+		while (n && p->args[n - 1] == ' ')
+			p->args[--n] = 0;
+	}
+	return 0;
+}
+
+int rpt_pass1(struct rpt_model *m)
+{
+	const struct gpuio_hdr *h;
+	int rc;
+
+	while ((rc = gpuio_cap_reader__next(m->r, &h)) > 0) {
+		m->records++;
+		m->counts[h->type <= GPUIO_REC_GPU_SYM ? h->type : 0]++;
+		switch (h->type) {
+		case GPUIO_REC_VFS:
+			rc = on_vfs(m, (const void *)h);
+			break;
+		case GPUIO_REC_BLOCK:
+			rc = on_block(m, (const void *)h);
+			break;
+		case GPUIO_REC_PATH:
+			rc = on_path(m, (const void *)h);
+			break;
+		case GPUIO_REC_PROC:
+			rc = on_proc(m, (const void *)h);
+			break;
+		case GPUIO_REC_STATS:
+			gpuio_stats__from_record(h, &m->stats);
+			m->have_stats = true;
+			rc = 0;
+			break;
+		case GPUIO_REC_DEVNAME: {
+			const struct gpuio_devname_event *d = (const void *)h;
+			struct rpt_dev *dv;
+
+			rc = dev_get(m, d->dev, &dv);
+			if (!rc && d->name[0]) {
+				memcpy(dv->name, d->name, sizeof(dv->name));
+				dv->name[sizeof(dv->name) - 1] = 0;
+			}
+			break;
+		}
+		default:
+			rc = rpt_on_gpu(m, h);
+			break;
+		}
+		if (rc)
+			return rc;
+	}
+	if (rc < 0) {
+		snprintf(m->err, sizeof(m->err), "%s: %s; the capture is damaged from there on",
+			 m->path, gpuio_cap_reader__error(m->r));
+		return -EBADMSG;
+	}
+	m->truncated = gpuio_cap_reader__truncated(m->r);
+	m->trunc_offset = gpuio_cap_reader__offset(m->r);
+	return 0;
+}

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * report_priv.h — what the report model's own files share and no renderer
+ * may use: the pass-1 record handlers, the GPU idle attribution, the
+ * rankings and recommendations.
+ */
+#ifndef GPUIO_REPORT_PRIV_H
+#define GPUIO_REPORT_PRIV_H
+
+#include "report/report_model.h"
+
+
+#define KERNEL_O_DIRECT 040000   /* the kernel's value: records carry raw flags */
+
+uint64_t rpt_end_of(uint64_t ts, uint64_t dur);
+
+unsigned rpt_log2_idx(uint64_t v);
+
+int rpt_hist_add(struct rpt_hist *h, uint64_t v);
+
+void rpt_fmt_bytes(uint64_t b, char *buf, size_t len);
+
+int rpt_series_new(struct rpt_model *m, struct rpt_series **out);
+
+void rpt_tl_fit(struct rpt_model *m, uint64_t t);
+
+void rpt_tl_point(struct rpt_model *m, struct rpt_series *s, uint64_t t, double v);
+
+void rpt_tl_span(struct rpt_model *m, struct rpt_series *s, uint64_t a, uint64_t b, double w);
+
+int rpt_proc_get(struct rpt_model *m, uint32_t pid, struct rpt_proc **out);
+
+int rpt_thread_get(struct rpt_model *m, uint32_t pid, uint32_t tid, uint64_t ts, uint64_t end, struct rpt_thread **out);
+
+void rpt_note_time(struct rpt_model *m, uint64_t ts, uint64_t end);
+
+enum rpt_cause rpt_call_cause(unsigned call);
+
+int rpt_on_gpu(struct rpt_model *m, const struct gpuio_hdr *h);
+
+int rpt_pass1(struct rpt_model *m);
+
+int rpt_gpu_build(struct rpt_model *m);
+
+int rpt_pass2(struct rpt_model *m);
+
+int rpt_gaps_resolve(struct rpt_model *m);
+
+uint64_t rpt_gpu_idle_in(const struct rpt_model *m, uint32_t pid, uint64_t s, uint64_t e);
+
+int rpt_name_files(struct rpt_model *m);
+
+void rpt_recommend(struct rpt_model *m);
+
+void rpt_small_files(struct rpt_model *m);
+
+#endif /* GPUIO_REPORT_PRIV_H */

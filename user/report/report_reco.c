@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: MIT
+/*
+ * report_reco.c — rankings (files by time, bytes, operations) and
+ * recommendations, each with the evidence behind it.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sys/stat.h>
+#include "model/calls.h"
+#include "report/report_model.h"
+#include "report/report_priv.h"
+
+/* ---- ranking, names, recommendations ---- */
+
+static const struct rpt_model *rank_m;
+
+static int cmp_time(const void *pa, const void *pb)
+{
+	const struct rpt_file *a = &rank_m->files[*(const size_t *)pa];
+	const struct rpt_file *b = &rank_m->files[*(const size_t *)pb];
+	uint64_t x = a->rtime + a->wtime + a->otime, y = b->rtime + b->wtime + b->otime;
+
+	return x > y ? -1 : x < y;
+}
+
+static int cmp_bytes(const void *pa, const void *pb)
+{
+	const struct rpt_file *a = &rank_m->files[*(const size_t *)pa];
+	const struct rpt_file *b = &rank_m->files[*(const size_t *)pb];
+	uint64_t x = a->rbytes + a->wbytes, y = b->rbytes + b->wbytes;
+
+	return x > y ? -1 : x < y;
+}
+
+static int cmp_ops(const void *pa, const void *pb)
+{
+	const struct rpt_file *a = &rank_m->files[*(const size_t *)pa];
+	const struct rpt_file *b = &rank_m->files[*(const size_t *)pb];
+	uint64_t x = a->rops + a->wops + a->opens + a->closes + a->syncs + a->other_ops;
+	uint64_t y = b->rops + b->wops + b->opens + b->closes + b->syncs + b->other_ops;
+
+	return x > y ? -1 : x < y;
+}
+
+size_t *rpt_model__ranked_files(const struct rpt_model *m, unsigned top, size_t *n)
+{
+	size_t *all = malloc((m->nfiles + 1) * sizeof(*all));
+	size_t *out = malloc((m->nfiles + 1) * sizeof(*out));
+	unsigned char *in = calloc(m->nfiles + 1, 1);
+	size_t k = 0, lim = top && top < m->nfiles ? top : m->nfiles;
+	int (*cmps[])(const void *, const void *) = { cmp_time, cmp_bytes, cmp_ops };
+
+	if (!all || !out || !in) {
+		free(all);
+		free(out);
+		free(in);
+		*n = 0;
+		return NULL;
+	}
+	rank_m = m;
+	for (int c = 0; c < 3; c++) {
+		for (size_t i = 0; i < m->nfiles; i++)
+			all[i] = i;
+		if (m->nfiles)
+			qsort(all, m->nfiles, sizeof(*all), cmps[c]);
+		for (size_t i = 0; i < lim; i++)
+			if (!in[all[i]]) {
+				in[all[i]] = 1;
+				out[k++] = all[i];
+			}
+	}
+	/* shown by time, whatever ranking brought them in */
+	if (k)
+		qsort(out, k, sizeof(*out), cmp_time);
+	free(all);
+	free(in);
+	*n = k;
+	return out;
+}
+
+int rpt_name_files(struct rpt_model *m)
+{
+	for (size_t i = 0; i < m->nfiles; i++) {
+		struct rpt_file *f = &m->files[i];
+		uint64_t *v = kmap__get(&m->path_map, f->dev, f->ino);
+
+		if (v) {
+			f->path = m->paths[*v].s;
+			f->path_len = m->paths[*v].len;
+		} else {
+			char buf[80];
+			struct path_ent *pe;
+			int len = snprintf(buf, sizeof(buf), "?dev=%u:%u,ino=%llu", f->dev >> 20,
+					   f->dev & 0xfffff, (unsigned long long)f->ino);
+
+			/* kept in paths[] so that rpt_model__free frees it */
+			if (array_grow((void **)&m->paths, &m->cpaths, m->npaths + 1,
+				     sizeof(*m->paths)))
+				return -ENOMEM;
+			pe = &m->paths[m->npaths++];
+			pe->s = strdup(buf);
+			if (!pe->s)
+				return -ENOMEM;
+			pe->len = (uint32_t)len;
+			f->path = pe->s;
+			f->path_len = pe->len;
+			m->unresolved++;
+		}
+	}
+	return 0;
+}
+
+static struct rpt_reco *reco_new(struct rpt_model *m, const char *kind)
+{
+	struct rpt_reco *r;
+
+	if (m->nrecos >= sizeof(m->recos) / sizeof(m->recos[0]))
+		return NULL;
+	r = &m->recos[m->nrecos++];
+	memset(r, 0, sizeof(*r));
+	snprintf(r->kind, sizeof(r->kind), "%s", kind);
+	return r;
+}
+
+static size_t appendf(char *buf, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static size_t appendf(char *buf, size_t len, const char *fmt, ...)
+{
+	size_t used = strnlen(buf, len);
+	va_list ap;
+
+	if (used + 1 >= len)
+		return used;
+	va_start(ap, fmt);
+	vsnprintf(buf + used, len - used, fmt, ap);
+	va_end(ap);
+	return strnlen(buf, len);
+}
+
+void rpt_recommend(struct rpt_model *m)
+{
+	char a[32], b[32], c[32];
+	struct rpt_reco *r;
+
+	/* 1. the GPU idles on file reads that are not overlapped */
+	for (size_t gi = 0; gi < m->ngpus; gi++) {
+		const struct rpt_gpu *g = &m->gpus[gi];
+		uint64_t span = g->last - g->first, rd = g->cause_ns[RPT_CAUSE_READ];
+		double conc;
+
+		if (!span || rd * 10 < span)
+			continue;
+		conc = m->cause_ns[RPT_CAUSE_READ] ?
+		       (double)m->gap_reads_ns / (double)m->cause_ns[RPT_CAUSE_READ] : 0;
+		r = reco_new(m, "loader");
+		if (!r)
+			break;
+		rpt_fmt_dur(rd, a, sizeof(a));
+		rpt_fmt_dur(span, b, sizeof(b));
+		snprintf(r->text, sizeof(r->text), conc < 1.5 ?
+			 "GPU %u of pid %u (%s) waits for file reads that run one at a time: "
+			 "use more data-loader workers or prefetch the next batches" :
+			 "GPU %u of pid %u (%s) waits for file reads although several are in "
+			 "flight: prefetch further ahead or move the data to faster storage",
+			 g->device, g->pid, rpt_proc_comm(m, g->pid));
+		snprintf(r->evidence, sizeof(r->evidence),
+			 "GPU idle %s (%.1f%% of its %s active span) while host threads were "
+			 "blocked in file reads; %.2f reads in flight on average during those gaps",
+			 a, 100.0 * (double)rd / (double)span, b, conc);
+	}
+	/* 2. checkpoints stall the GPU */
+	if (m->nckpts && m->gpu_span_ns) {
+		uint64_t lost = 0, bytes = 0, dur = 0;
+
+		for (size_t i = 0; i < m->nckpts; i++) {
+			lost += m->ckpts[i].gpu_lost_ns;
+			bytes += m->ckpts[i].bytes;
+			dur += m->ckpts[i].e - m->ckpts[i].s;
+		}
+		if (lost * 20 >= m->gpu_span_ns && (r = reco_new(m, "async_checkpoint"))) {
+			rpt_fmt_dur(lost, a, sizeof(a));
+			rpt_fmt_bytes(bytes, b, sizeof(b));
+			rpt_fmt_dur(dur, c, sizeof(c));
+			snprintf(r->text, sizeof(r->text),
+				 "checkpoints stall the GPU: write them asynchronously (copy the state "
+				 "to host memory, write and fsync from a background thread or process)");
+			snprintf(r->evidence, sizeof(r->evidence),
+				 "%zu checkpoint(s), %s written in %s; GPU idle %s during them "
+				 "(%.1f%% of the GPU active span)", m->nckpts, b, c, a,
+				 100.0 * (double)lost / (double)m->gpu_span_ns);
+		}
+	}
+	/* 3. many small files, each read once */
+	if (m->small_files >= 64 && m->small_files * 2 >= m->read_files &&
+	    (r = reco_new(m, "shard"))) {
+		rpt_fmt_bytes(m->small_files ? m->small_bytes / m->small_files : 0, a, sizeof(a));
+		snprintf(r->text, sizeof(r->text),
+			 "many small files, each read once: pack them into larger shards "
+			 "(tar/WebDataset, TFRecord, HDF5, ...) of 100 MiB or more");
+		snprintf(r->evidence, sizeof(r->evidence),
+			 "%llu of %llu files read are under 1 MiB and read once (mean %s, %llu read "
+			 "calls); per-file opens and metadata dominate such loads",
+			 (unsigned long long)m->small_files, (unsigned long long)m->read_files, a,
+			 (unsigned long long)m->small_rops);
+	}
+	/* 4. hot, re-read files with device latency: stage them (tf-Darshan) */
+	{
+		size_t nf = 0;
+		char ev[600] = "";
+
+		for (size_t i = 0; i < m->nfiles && nf < 5; i++) {
+			const struct rpt_file *f = &m->files[i];
+			double reread = f->extent ? (double)f->rbytes / (double)f->extent : 0;
+			uint64_t miss_b = f->miss_pages * RPT_PAGE;
+			uint64_t svc = f->blk_reqs ? f->blk_svc_ns / f->blk_reqs : 0;
+
+			if (f->rbytes * 20 < m->vfs_rbytes || reread < 1.5 || !f->rops)
+				continue;
+			/* the cache did not keep it, or the device is slow for it */
+			if (!((double)miss_b >= 1.5 * (double)f->extent ||
+			      (f->blk_reqs && svc >= 2000000 && f->miss_pages)))
+				continue;
+			rpt_fmt_bytes(f->rbytes, a, sizeof(a));
+			rpt_fmt_dur(f->rlat.n ? f->rlat.sum / f->rlat.n : 0, b, sizeof(b));
+			appendf(ev, sizeof(ev), "%s%.*s: read %s (%.1fx its size), %.0f%% of pages "
+				"missed the cache, mean read %s, device service %.2f ms",
+				nf ? "; " : "", (int)(f->path_len < 120 ? f->path_len : 120), f->path,
+				a, reread, f->pages ? 100.0 * (1 - rpt_ratio(f->hit_pages, f->pages)) : 0,
+				b, (double)svc / 1e6);
+			nf++;
+		}
+		if (nf && (r = reco_new(m, "stage"))) {
+			snprintf(r->text, sizeof(r->text),
+				 "stage %zu hot, re-read file(s) to faster storage (local NVMe, tmpfs) "
+				 "or cache them in memory: they are read repeatedly from the device",
+				 nf);
+			snprintf(r->evidence, sizeof(r->evidence), "%s", ev);
+		}
+	}
+}
+
+void rpt_small_files(struct rpt_model *m)
+{
+	for (size_t i = 0; i < m->nfiles; i++) {
+		struct rpt_file *f = &m->files[i];
+
+		/* pages the buffered reads touched that no read had to add */
+		f->hit_pages = f->pages - (f->miss_pages < f->pages ? f->miss_pages : f->pages);
+		m->pages += f->pages;
+		m->hit_pages += f->hit_pages;
+		m->miss_pages += f->miss_pages;
+
+		if (!f->rops || !f->rbytes)
+			continue;
+		m->read_files++;
+		if (f->extent && f->extent < RPT_SMALL_FILE && f->rbytes <= f->extent) {
+			m->small_files++;
+			m->small_bytes += f->rbytes;
+			m->small_rops += f->rops;
+		}
+	}
+}
