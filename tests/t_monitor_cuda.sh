@@ -7,7 +7,7 @@
 # while the daemon's /proc scan (every 10 s) finds and probes the library;
 # then it makes its calls, printing "CALL name ..." for each. Ground truth:
 # those lines, each name mapped to its kind by the driver table in
-# user/gpu/cuda_probes.c (the table the monitor probes from). Checked on pages
+# user/gpu/cuda_funcs.c (the table the monitor probes from). Checked on pages
 # scraped with curl and parsed strictly, while the process lives and after
 # it exited (its entry folded), in both attach flavours (uprobe.multi and
 # classic uprobes); the library's own internal cuMemcpy call is not counted.
@@ -26,7 +26,7 @@ LIB_REAL=$(realpath "$FAKE_LIB")
 SRC=${GPUIO_SRC:-$(cd "$(dirname "$0")/.." && pwd)}
 
 # kinds of the driver functions, from the table the monitor probes from
-python3 - "$SRC/user/gpu/cuda_probes.c" > "$TMP/kinds.json" <<'PYEOF' || fail "cannot read the driver table"
+python3 - "$SRC/user/gpu/cuda_funcs.c" > "$TMP/kinds.json" <<'PYEOF' || fail "cannot read the driver table"
 import json, re, sys
 src = open(sys.argv[1]).read()
 tab = src[src.index("static const struct cuda_fn drv_fns[]"):]

@@ -18,6 +18,8 @@ bool proc_map__parse(char *line, struct proc_map *m)
 	m->lo = lo;
 	m->hi = hi;
 	m->offset = off;
+	m->maj = maj;
+	m->min = min;
 	m->dev = (maj << 20) | min;
 	m->ino = ino;
 	m->path = line + pos;

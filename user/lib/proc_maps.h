@@ -23,7 +23,8 @@ struct proc_map {
 	uint64_t lo, hi;        /* [lo, hi) */
 	uint64_t offset;        /* in the file */
 	char perms[5];          /* "r-xp" */
-	uint32_t dev;           /* the kernel's encoding: major << 20 | minor */
+	unsigned int maj, min;  /* the device */
+	uint32_t dev;           /* the same in the kernel's encoding: major << 20 | minor */
 	uint64_t ino;
 	const char *path;       /* "" for anonymous; "[heap]", "/lib/x.so (deleted)"... */
 };

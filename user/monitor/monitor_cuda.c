@@ -20,6 +20,7 @@
 #include "gpu/cuda_probes.h"
 #include "lib/keyset.h"
 #include "lib/log.h"
+#include "lib/proc_maps.h"
 
 #define MC_MAX_LIBS       64            /* library files probed (bounded) */
 #define MC_SCAN_NS        10000000000ull   /* processes new since the last scan */
@@ -262,37 +263,28 @@ out:
 /* The CUDA libraries pid maps: attach the ones not seen before. */
 static void scan_pid(struct monitor_cuda *mc, int pid)
 {
-	char fname[64], line[PATH_MAX + 256];
-	FILE *f;
+	char full[PATH_MAX + 32];
+	struct proc_maps it;
+	struct proc_map m;
+	int kind;
 
-	snprintf(fname, sizeof(fname), "/proc/%d/maps", pid);
-	f = fopen(fname, "re");
-	if (!f)
+	if (proc_maps__open(&it, pid))
 		return;
 	mc->maps_read++;
-	while (fgets(line, sizeof(line), f)) {
-		unsigned int maj, min;
-		unsigned long long ino;
-		char full[PATH_MAX + 32], perms[8];
-		char *path;
-		int kind, pos = 0;
-
-		/* start-end perms offset dev inode path: executable file mappings */
-		if (sscanf(line, "%*x-%*x %7s %*x %x:%x %llu %n", perms, &maj, &min, &ino, &pos) < 4 ||
-		    !pos || line[pos] != '/' || perms[2] != 'x')
+	while (proc_maps__next(&it, &m) > 0) {
+		/* executable file mappings */
+		if (!proc_map__is_file(&m) || m.perms[2] != 'x')
 			continue;
-		path = line + pos;
-		path[strcspn(path, "\n")] = 0;
-		kind = cuda_lib_kind(path);
-		if (!kind || strstr(path, " (deleted)"))
+		kind = cuda_lib_kind(m.path);
+		if (!kind || strstr(m.path, " (deleted)"))
 			continue;
-		if (keyset__test_and_add(mc->mapkeys, makedev(maj, min), ino))
+		if (keyset__test_and_add(mc->mapkeys, makedev(m.maj, m.min), m.ino))
 			continue;
 		/* the path is the process's view: go through its root (containers) */
-		snprintf(full, sizeof(full), "/proc/%d/root%s", pid, path);
+		snprintf(full, sizeof(full), "/proc/%d/root%s", pid, m.path);
 		attach_lib(mc, full, kind);
 	}
-	fclose(f);
+	proc_maps__close(&it);
 }
 
 static int proc_cmp(const void *a, const void *b)

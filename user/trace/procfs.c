@@ -12,6 +12,7 @@
 #include <sys/sysmacros.h>
 #include "lib/keyset.h"
 #include "trace/procfs.h"
+#include "lib/proc_maps.h"
 
 __u32 procfs_kdev(dev_t dev)
 {
@@ -176,28 +177,20 @@ int procfs_emit_fd_path(struct gpuio_cap_writer *w, pid_t pid, pid_t tid, int fd
 
 int procfs_emit_mapped_path(struct gpuio_cap_writer *w, pid_t pid, __u32 dev, __u64 ino, __u64 ts)
 {
-	char path[64], line[GPUIO_PATH_MAX + 128];
-	int rc = -ENOENT;
-	FILE *f;
+	struct proc_maps it;
+	struct proc_map m;
+	int rc = proc_maps__open(&it, pid);
 
-	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	while (fgets(line, sizeof(line), f)) {
-		unsigned int maj, min;
-		unsigned long long inode;
-		int name_at = 0;
-
-		/* "start-end perms offset MAJ:MIN INODE   PATH" (MAJ:MIN in hex) */
-		if (sscanf(line, "%*s %*s %*s %x:%x %llu %n", &maj, &min, &inode, &name_at) < 3 ||
-		    inode != ino || ((maj << 20) | min) != dev || !name_at || line[name_at] != '/')
+	if (rc)
+		return rc;
+	rc = -ENOENT;
+	while (proc_maps__next(&it, &m) > 0) {
+		if (m.ino != ino || m.dev != dev || !proc_map__is_file(&m))
 			continue;
-		line[strcspn(line, "\n")] = 0;
-		rc = emit_path(w, pid, pid, dev, ino, line + name_at, ts, NULL);
+		rc = emit_path(w, pid, pid, dev, ino, m.path, ts, NULL);
 		break;
 	}
-	fclose(f);
+	proc_maps__close(&it);
 	return rc;
 }
 
