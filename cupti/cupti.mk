@@ -29,7 +29,10 @@ CUPTI_CFLAGS := $(CFLAGS) -fPIC -fvisibility=hidden -pthread \
 CUPTI_HDRS   := $(wildcard cupti/*.h) bpf/gpuio_abi.h user/capture/capture.h
 # everything but the exported entry points: tests and tools link these
 CUPTI_CORE   := cupti_api clock side_file convert bufpool collector log
-CUPTI_OBJS   := $(patsubst %,$(BUILD)/cupti/%.o,$(CUPTI_CORE))
+# the capture header builder, the clock and whole writes, shared with the tracer
+CUPTI_SHARED := user/capture/header.c user/lib/clock.c user/lib/file_io.c
+CUPTI_OBJS   := $(patsubst %,$(BUILD)/cupti/%.o,$(CUPTI_CORE)) \
+                $(patsubst user/%.c,$(BUILD)/cupti/user/%.o,$(CUPTI_SHARED))
 CUPTI_TOBJS  := $(CUPTI_OBJS) $(BUILD)/cupti/fake_cupti.o
 CUPTI_TESTS  := $(patsubst %,$(BUILD)/tests/%,cupti_synth cupti_unit cupti_abi cupti_inject cupti_nvtx)
 
@@ -41,6 +44,10 @@ install: install-cupti
 
 $(BUILD)/cupti/%.o: cupti/%.c $(CUPTI_HDRS)
 	@mkdir -p $(BUILD)/cupti
+	$(CC) $(CUPTI_CFLAGS) -c $< -o $@
+
+$(BUILD)/cupti/user/%.o: user/%.c $(CUPTI_HDRS)
+	@mkdir -p $(dir $@)
 	$(CC) $(CUPTI_CFLAGS) -c $< -o $@
 
 $(BUILD)/cupti/fake_cupti.o: cupti/tests/fake_cupti.c cupti/tests/fake_cupti.h $(CUPTI_HDRS)

@@ -7,63 +7,16 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/stat.h>
-#include <sys/utsname.h>
 #include "capture/capture.h"
+#include "lib/file_io.h"
 #include "side_file.h"
-
-static uint64_t ns_of(clockid_t id)
-{
-	struct timespec t;
-
-	clock_gettime(id, &t);
-	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
-}
-
-/* (REALTIME, MONOTONIC) read together: the pair from the tightest window. */
-static void anchors(__u64 *real, __u64 *mono)
-{
-	uint64_t best = UINT64_MAX;
-	int i;
-
-	for (i = 0; i < 8; i++) {
-		uint64_t m0 = ns_of(CLOCK_MONOTONIC);
-		uint64_t r = ns_of(CLOCK_REALTIME);
-		uint64_t m1 = ns_of(CLOCK_MONOTONIC);
-
-		if (m1 - m0 < best) {
-			best = m1 - m0;
-			*real = r;
-			*mono = m0 + (m1 - m0) / 2;
-		}
-	}
-}
 
 static void fill_header(struct gpuio_cap_header *h, const char *target)
 {
-	struct utsname u;
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	struct stat ns;
-	int fd;
 
-	memset(h, 0, sizeof(*h));
-	memcpy(h->magic, GPUIO_CAP_MAGIC, sizeof(h->magic));
-	h->version = GPUIO_CAP_VERSION;
-	h->header_size = sizeof(*h);
-	anchors(&h->realtime_ns, &h->monotonic_ns);
-	h->tracer_pid = (__u32)getpid();
-	h->abi_version = GPUIO_ABI_VERSION;
-	h->ncpus = ncpu > 0 ? (__u32)ncpu : 0;
-	gethostname(h->hostname, sizeof(h->hostname) - 1);
-	if (uname(&u) == 0)
-		snprintf(h->kernel, sizeof(h->kernel), "%s %s", u.release, u.version);
-	fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		ssize_t n = read(fd, h->boot_id, sizeof(h->boot_id) - 1);
-
-		if (n > 0 && h->boot_id[n - 1] == '\n')
-			h->boot_id[n - 1] = 0;
-		close(fd);
-	}
+	gpuio_cap_header__init(h, ncpu > 0 ? (__u32)ncpu : 0, 0);
 	snprintf(h->target, sizeof(h->target), "%s", target);
 	/* our pid is the one of our pid namespace: say which, so a tracer in
 	 * another namespace (the host, for a container) can map it to its own */
@@ -73,24 +26,6 @@ static void fill_header(struct gpuio_cap_header *h, const char *target)
 		snprintf(h->target + l, sizeof(h->target) - l, " pidns %lu", (unsigned long)ns.st_ino);
 	}
 	snprintf(h->cmdline, sizeof(h->cmdline), "libgpuio-cupti");
-}
-
-static int write_all(int fd, const void *p, size_t n, size_t *done)
-{
-	*done = 0;
-	while (*done < n) {
-		ssize_t k = write(fd, (const char *)p + *done, n - *done);
-
-		if (k < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (k == 0)
-			return -ENOSPC;
-		*done += (size_t)k;
-	}
-	return 0;
 }
 
 static int open_and_head(struct side_file *f, const char *target)

@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include "capture/capture.h"
+#include "lib/file_io.h"
 
 #define WBUF_SIZE (1u << 20)
 #define RBUF_SIZE (1u << 20)
@@ -34,25 +35,6 @@ struct gpuio_cap_reader {
 	/* a record is copied here so that it stays aligned and whole */
 	union { struct gpuio_hdr h; unsigned char b[GPUIO_REC_SIZE_MAX]; } rec;
 };
-
-static int write_all(int fd, const void *p, size_t n)
-{
-	const unsigned char *c = p;
-
-	while (n) {
-		ssize_t k = write(fd, c, n);
-		if (k < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (k == 0)
-			return -EIO;
-		c += k;
-		n -= (size_t)k;
-	}
-	return 0;
-}
 
 int gpuio_cap_writer__create(const char *path, const struct gpuio_cap_header *hdr,
 			     uid_t owner_uid, gid_t owner_gid,
@@ -91,7 +73,7 @@ int gpuio_cap_writer__create(const char *path, const struct gpuio_cap_header *hd
 		return -ENOMEM;
 	}
 	w->fd = fd;
-	err = write_all(fd, hdr, sizeof(*hdr));
+	err = write_all(fd, hdr, sizeof(*hdr), NULL);
 	if (err) {
 		close(fd);
 		free(w);
@@ -108,7 +90,7 @@ int gpuio_cap_writer__flush(struct gpuio_cap_writer *w)
 
 	if (!w->used)
 		return w->err;
-	err = write_all(w->fd, w->buf, w->used);
+	err = write_all(w->fd, w->buf, w->used, NULL);
 	if (err && !w->err)
 		w->err = err;
 	w->used = 0;

@@ -33,6 +33,7 @@
 #include "monitor/monitor_nvml.h"
 #include "monitor/monitor_recorder.h"
 #include "monitor/monitor_trigger.h"
+#include "lib/clock.h"
 
 #ifndef GPUIO_VERSION
 #define GPUIO_VERSION "0.1.0"
@@ -67,13 +68,6 @@ static void on_signal(int sig)
 		stop_sig = sig;
 }
 
-static __u64 mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__u64)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
 
 static void usage(FILE *f)
 {
@@ -434,7 +428,7 @@ static int cmd_monitor_dump(int argc, char **argv)
 		pr_err("cannot signal the monitor (pid %ld): %s", pid, strerror(errno));
 		return GPUIO_EXIT_ERROR;
 	}
-	for (t0 = mono_ns(); mono_ns() - t0 < timeout; usleep(50000)) {
+	for (t0 = clock_mono_ns(); clock_mono_ns() - t0 < timeout; usleep(50000)) {
 		if (read_status(run_dir, what, sizeof(what)) == seq0)
 			continue;
 		if (!strncmp(what, "error: ", 7)) {
@@ -650,7 +644,7 @@ int cmd_monitor(int argc, char **argv)
 		} else {
 			usleep(200000);
 		}
-		now = mono_ns();
+		now = clock_mono_ns();
 		monitor_cuda__scan(d.cuda, now);     /* every 10 s; no-op in between */
 		if (now - last_tick >= tick_ns) {
 			struct monitor_agg_health h;

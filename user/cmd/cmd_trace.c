@@ -37,6 +37,7 @@
 #include "trace/procfs.h"
 #include "trace/start_at.h"
 #include "export/stream.h"
+#include "lib/clock.h"
 
 #define MAX_TARGETS 4096
 
@@ -162,35 +163,6 @@ static size_t parse_size(const char *s)
 	return p;
 }
 
-static __u64 mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__u64)ts.tv_sec * 1000000000ull + (__u64)ts.tv_nsec;
-}
-
-/* REALTIME/MONOTONIC read together: keep the tightest of several reads. */
-static void clock_anchor(__u64 *real, __u64 *mono)
-{
-	__u64 best = ~0ull;
-
-	for (int i = 0; i < 16; i++) {
-		struct timespec a, r, b;
-		__u64 ma, mb;
-
-		clock_gettime(CLOCK_MONOTONIC, &a);
-		clock_gettime(CLOCK_REALTIME, &r);
-		clock_gettime(CLOCK_MONOTONIC, &b);
-		ma = (__u64)a.tv_sec * 1000000000ull + a.tv_nsec;
-		mb = (__u64)b.tv_sec * 1000000000ull + b.tv_nsec;
-		if (mb - ma < best) {
-			best = mb - ma;
-			*mono = ma + (mb - ma) / 2;
-			*real = (__u64)r.tv_sec * 1000000000ull + r.tv_nsec;
-		}
-	}
-}
 
 static bool have_bpf_caps(void)
 {
@@ -231,44 +203,15 @@ static int check_writable(const char *path, const char *what)
 	return 0;
 }
 
-static void read_line(const char *path, char *buf, size_t len)
-{
-	FILE *f = fopen(path, "re");
-
-	buf[0] = 0;
-	if (!f)
-		return;
-	if (fgets(buf, (int)len, f))
-		buf[strcspn(buf, "\n")] = 0;
-	fclose(f);
-}
-
 static void fill_header(struct gpuio_cap_header *h, const struct gpuio_loader *l,
 			const struct trace_opts *o, int argc, char **argv)
 {
-	struct utsname u;
 	size_t used = 0;
 
-	memset(h, 0, sizeof(*h));
-	memcpy(h->magic, GPUIO_CAP_MAGIC, 8);
-	h->version = GPUIO_CAP_VERSION;
-	h->header_size = sizeof(*h);
-	h->abi_version = GPUIO_ABI_VERSION;
-	h->tracer_pid = (__u32)getpid();
-	h->ncpus = (__u32)libbpf_num_possible_cpus();
-	h->flags = (o->all ? GPUIO_CAPF_ALL : 0) | (o->all_fds ? GPUIO_CAPF_ALL_FDS : 0) |
-		   (o->cmd ? GPUIO_CAPF_LAUNCH : 0);
-	clock_anchor(&h->realtime_ns, &h->monotonic_ns);
-	gethostname(h->hostname, sizeof(h->hostname) - 1);
-	if (uname(&u) == 0)
-		snprintf(h->kernel, sizeof(h->kernel), "%s %s", u.release, u.version);
-	read_line("/proc/sys/kernel/random/boot_id", h->boot_id, sizeof(h->boot_id));
-	snprintf(h->vfs_mode, sizeof(h->vfs_mode), "%s", l->vfs_mode);
-	snprintf(h->block_mode, sizeof(h->block_mode), "%s", l->block_mode);
-	snprintf(h->proc_mode, sizeof(h->proc_mode), "%s", l->proc_mode);
-	snprintf(h->pagecache_mode, sizeof(h->pagecache_mode), "%s", l->pagecache_mode);
-	snprintf(h->iouring_mode, sizeof(h->iouring_mode), "%s", l->iouring_mode);
-	snprintf(h->modes_detail, sizeof(h->modes_detail), "%s", l->detail);
+	gpuio_cap_header__init(h, (__u32)libbpf_num_possible_cpus(),
+			       (o->all ? GPUIO_CAPF_ALL : 0) | (o->all_fds ? GPUIO_CAPF_ALL_FDS : 0) |
+			       (o->cmd ? GPUIO_CAPF_LAUNCH : 0));
+	gpuio_loader__describe(l, h);
 	if (o->all)
 		snprintf(h->target, sizeof(h->target), "all");
 	else if (o->cmd)
@@ -441,7 +384,7 @@ static int add_target(struct gpuio_loader *l, struct gpuio_cap_writer *w,
 	}
 	/* after the map insert: anything it does from now on is seen */
 	if (!procfs_alive(tgid) ||
-	    procfs_emit_process(w, tgid, all_fds, mono_ns(), gpuio_collector__named(c)) < 0) {
+	    procfs_emit_process(w, tgid, all_fds, clock_mono_ns(), gpuio_collector__named(c)) < 0) {
 		bpf_map_delete_elem(bpf_map__fd(l->skel->maps.traced), &key);
 		if (is_root_target) {
 			pr_err("process %d exited before gpuio could attach", tgid);
@@ -613,7 +556,7 @@ int cmd_trace(int argc, char **argv)
 			}
 		}
 		/* what the command inherits and keeps across exec (stdout to a file) */
-		procfs_emit_fds(w, child.pid, o.all_fds, true, mono_ns(), gpuio_collector__named(c));
+		procfs_emit_fds(w, child.pid, o.all_fds, true, clock_mono_ns(), gpuio_collector__named(c));
 		if (gpuio_launch__release(&child, o.cmd[0]) < 0) {
 			child.pid = -1;
 			rc = 127;
@@ -642,7 +585,7 @@ int cmd_trace(int argc, char **argv)
 			l->vfs_mode, l->block_mode, o.duration_ns ? " for " : "",
 			o.duration_ns ? o.duration_str : "");
 
-	start = last_stats = last_progress = mono_ns();
+	start = last_stats = last_progress = clock_mono_ns();
 	for (;;) {
 		__u64 now;
 
@@ -652,7 +595,7 @@ int cmd_trace(int argc, char **argv)
 			why_end = "error";
 			break;
 		}
-		now = mono_ns();
+		now = clock_mono_ns();
 		/* the poll flushed whole records to the capture: stream them on */
 		if (stream && gpuio_stream__pump(stream, now) < 0) {
 			gpuio_stream__close(stream, NULL);
@@ -762,7 +705,7 @@ int cmd_trace(int argc, char **argv)
 		if (tot.cuda)
 			snprintf(cuda, sizeof(cuda), ", %llu cuda", (unsigned long long)tot.cuda);
 	fprintf(stderr, "gpuio: %s after %.1fs: %llu events (%llu vfs, %llu block%s), %llu dropped -> %s"
-		" (capture %s)\n", why_end, (mono_ns() - start) / 1e9,
+		" (capture %s)\n", why_end, (clock_mono_ns() - start) / 1e9,
 		(unsigned long long)(tot.vfs + tot.block + tot.cuda), (unsigned long long)tot.vfs,
 		(unsigned long long)tot.block, cuda, (unsigned long long)tot.dropped,
 		o.no_export && !o.stream ? "no export" : o.output, o.capture);

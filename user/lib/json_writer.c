@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* json_writer.c — buffered JSON text out, plain or gzip. See json_writer.h. */
+/* json_writer.c — buffered JSON text out, through out_file (plain or gzip). See json_writer.h. */
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <zlib.h>
 #include "lib/json_writer.h"
+#include "lib/out_file.h"
 #include "lib/utf8.h"
 
 #define JW_BUF_SIZE (256u << 10)
@@ -16,97 +16,31 @@
 #define JW_MAX_EXPAND 8
 
 struct json_writer {
-	int fd;
-	bool own_fd;
-	gzFile gz;
+	struct out_file *o;     /* plain or gzip: the one byte sink (out_file.h) */
 	int err;
 	size_t len;
 	uint64_t bytes;
 	char buf[JW_BUF_SIZE];
 };
 
-static int write_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t k = write(fd, p, n);
-
-		if (k < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (k == 0)
-			return -EIO;
-		p += k;
-		n -= (size_t)k;
-	}
-	return 0;
-}
-
-/* zlib reports file errors as Z_ERRNO with errno set; anything else is EIO. */
-static int gz_err(gzFile gz)
-{
-	int zerr = Z_OK;
-
-	gzerror(gz, &zerr);
-	if (zerr == Z_ERRNO)
-		return errno ? -errno : -EIO;
-	if (zerr == Z_MEM_ERROR)
-		return -ENOMEM;
-	return -EIO;
-}
-
 static void flush_buf(struct json_writer *w)
 {
-	if (!w->len || w->err) {
-		w->len = 0;
-		return;
-	}
-	if (w->gz) {
-		size_t off = 0;
-
-		while (off < w->len) {
-			unsigned chunk = (unsigned)(w->len - off);
-			int k;
-
-			errno = 0;
-			k = gzwrite(w->gz, w->buf + off, chunk);
-			if (k <= 0) {
-				w->err = gz_err(w->gz);
-				break;
-			}
-			off += (size_t)k;
-		}
-	} else {
-		w->err = write_all(w->fd, w->buf, w->len);
-	}
+	if (w->len && !w->err)
+		w->err = out_file__write(w->o, w->buf, w->len);
 	w->len = 0;
 }
 
 int json_writer__new(int fd, bool gz, bool own_fd, struct json_writer **out)
 {
 	struct json_writer *w = calloc(1, sizeof(*w));
-	int dfd;
+	int err;
 
 	if (!w)
 		return -ENOMEM;
-	w->fd = fd;
-	w->own_fd = own_fd;
-	if (gz) {
-		/* zlib closes the fd it is given: give it a copy, keep ours to fsync */
-		dfd = dup(fd);
-		if (dfd < 0) {
-			free(w);
-			return -errno;
-		}
-		/* level 3: most of level 6's ratio on JSON at about twice the speed */
-		w->gz = gzdopen(dfd, "wb3");
-		if (!w->gz) {
-			close(dfd);
-			free(w);
-			return -ENOMEM;
-		}
-		gzbuffer(w->gz, JW_BUF_SIZE);
+	err = out_file__new(fd, gz, own_fd, &w->o);
+	if (err) {
+		free(w);
+		return err;
 	}
 	*out = w;
 	return 0;
@@ -129,21 +63,9 @@ int json_writer__close(struct json_writer *w)
 	if (!w)
 		return 0;
 	flush_buf(w);
-	if (w->gz) {
-		int zr;
-
-		errno = 0;
-		zr = gzclose(w->gz);
-		if (zr != Z_OK && !w->err)
-			w->err = zr == Z_ERRNO && errno ? -errno : -EIO;
-	}
-	if (w->own_fd) {
-		/* the caller renames the file into place next: make it durable first */
-		if (fsync(w->fd) < 0 && !w->err && errno != EINVAL && errno != EROFS)
-			w->err = -errno;
-		if (close(w->fd) < 0 && !w->err)
-			w->err = -errno;
-	}
+	err = out_file__close(w->o);
+	if (!w->err)
+		w->err = err;
 	err = w->err;
 	free(w);
 	return err;

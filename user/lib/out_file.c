@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <zlib.h>
+#include "lib/file_io.h"
 #include "lib/out_file.h"
 
 #define ZBUF_SIZE (256u << 10)
@@ -18,25 +19,14 @@ struct out_file {
 	unsigned char zbuf[];           /* only when gz */
 };
 
-static int write_all(struct out_file *o, const void *p, size_t n)
+/* Whole writes, counting what reached the file. */
+static int put(struct out_file *o, const void *p, size_t n)
 {
-	const char *c = p;
+	size_t done = 0;
+	int err = write_all(o->fd, p, n, &done);
 
-	while (n) {
-		ssize_t k = write(o->fd, c, n);
-
-		if (k < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (k == 0)
-			return -EIO;
-		c += k;
-		n -= (size_t)k;
-		o->file_bytes += (uint64_t)k;
-	}
-	return 0;
+	o->file_bytes += done;
+	return err;
 }
 
 int out_file__new(int fd, bool gz, bool own_fd, struct out_file **out)
@@ -69,7 +59,7 @@ static int deflate_out(struct out_file *o, int fl)
 		if (zr == Z_STREAM_ERROR)
 			return -EIO;
 		if (ZBUF_SIZE - o->zs.avail_out) {
-			int err = write_all(o, o->zbuf, ZBUF_SIZE - o->zs.avail_out);
+			int err = put(o, o->zbuf, ZBUF_SIZE - o->zs.avail_out);
 
 			if (err)
 				return err;
@@ -84,7 +74,7 @@ int out_file__write(struct out_file *o, const void *p, size_t n)
 		return o->err;
 	o->in_bytes += n;
 	if (!o->gz) {
-		o->err = write_all(o, p, n);
+		o->err = put(o, p, n);
 		return o->err;
 	}
 	while (n) {

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include "model/model.h"
 #include "model/model_priv.h"
+#include "lib/file_io.h"
 
 struct gcache;
 void gcache__free(struct gcache *c);
@@ -50,24 +51,6 @@ void gcache__free(struct gcache *c)
 	if (c->fd >= 0)
 		close(c->fd);
 	free(c);
-}
-
-static ssize_t pread_full(int fd, void *buf, size_t n, uint64_t off)
-{
-	size_t got = 0;
-
-	while (got < n) {
-		ssize_t k = pread(fd, (char *)buf + got, n - got, (off_t)(off + got));
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0)
-			return -errno;
-		if (k == 0)
-			break;
-		got += (size_t)k;
-	}
-	return (ssize_t)got;
 }
 
 /* The record at off, checked against what pass 1 saw (type; 0: any GPU record). */

@@ -32,6 +32,7 @@
 #include "monitor/monitor_agg.h"
 #include "monitor/monitor_recorder.h"
 #include "trace/procfs.h"
+#include "lib/clock.h"
 
 #define SLOT 192                 /* VFS 120, block 96, CUDA API 128 bytes */
 #define PATH_SLOTS 8192
@@ -60,13 +61,6 @@ struct monitor_recorder {
 	double last_dump_secs;
 };
 
-static __u64 mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__u64)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
 
 static void expire(struct monitor_recorder *r, __u64 now)
 {
@@ -216,7 +210,7 @@ int monitor_recorder__poll(struct monitor_recorder *r, int timeout_ms)
 	n = ring_buffer__consume(r->rb);
 	if (n < 0 && n != -EINTR)
 		return n;
-	expire(r, mono_ns());
+	expire(r, clock_mono_ns());
 	return 0;
 }
 
@@ -231,46 +225,10 @@ const char *monitor_recorder__modes(const struct monitor_recorder *r)
 
 /* ------------------------------------------------------------------ dump */
 
-static void clock_anchor(__u64 *real, __u64 *mono)
-{
-	struct timespec a, b, rt;
-
-	clock_gettime(CLOCK_MONOTONIC, &a);
-	clock_gettime(CLOCK_REALTIME, &rt);
-	clock_gettime(CLOCK_MONOTONIC, &b);
-	*mono = ((__u64)a.tv_sec * 1000000000ull + a.tv_nsec + (__u64)b.tv_sec * 1000000000ull + b.tv_nsec) / 2;
-	*real = (__u64)rt.tv_sec * 1000000000ull + rt.tv_nsec;
-}
-
 static void fill_header(struct monitor_recorder *r, struct gpuio_cap_header *h)
 {
-	struct utsname u;
-	FILE *f;
-
-	memset(h, 0, sizeof(*h));
-	memcpy(h->magic, GPUIO_CAP_MAGIC, 8);
-	h->version = GPUIO_CAP_VERSION;
-	h->header_size = sizeof(*h);
-	h->abi_version = GPUIO_ABI_VERSION;
-	h->tracer_pid = (__u32)getpid();
-	h->ncpus = (__u32)r->ncpus;
-	h->flags = GPUIO_CAPF_ALL;
-	clock_anchor(&h->realtime_ns, &h->monotonic_ns);
-	gethostname(h->hostname, sizeof(h->hostname) - 1);
-	if (uname(&u) == 0)
-		snprintf(h->kernel, sizeof(h->kernel), "%s %s", u.release, u.version);
-	f = fopen("/proc/sys/kernel/random/boot_id", "re");
-	if (f) {
-		if (fgets(h->boot_id, sizeof(h->boot_id), f))
-			h->boot_id[strcspn(h->boot_id, "\n")] = 0;
-		fclose(f);
-	}
-	snprintf(h->vfs_mode, sizeof(h->vfs_mode), "%s", r->l->vfs_mode);
-	snprintf(h->block_mode, sizeof(h->block_mode), "%s", r->l->block_mode);
-	snprintf(h->proc_mode, sizeof(h->proc_mode), "%s", r->l->proc_mode);
-	snprintf(h->pagecache_mode, sizeof(h->pagecache_mode), "%s", r->l->pagecache_mode);
-	snprintf(h->iouring_mode, sizeof(h->iouring_mode), "%s", r->l->iouring_mode);
-	snprintf(h->modes_detail, sizeof(h->modes_detail), "%s", r->l->detail);
+	gpuio_cap_header__init(h, (__u32)r->ncpus, GPUIO_CAPF_ALL);
+	gpuio_loader__describe(r->l, h);
 	snprintf(h->target, sizeof(h->target), "monitor flight recorder (all, last %.3gs)",
 		 r->o.window_ns / 1e9);
 	snprintf(h->cmdline, sizeof(h->cmdline), "%s", r->o.cmdline ? r->o.cmdline : "gpuio monitor");
@@ -350,7 +308,7 @@ int monitor_recorder__dump(struct monitor_recorder *r, const char *reason, char 
 	__u32 devs[64];
 	size_t ndevs = 0;
 	char cap[PATH_MAX + 32], stamp[32];
-	__u64 t0 = mono_ns(), cutoff, events = 0;
+	__u64 t0 = clock_mono_ns(), cutoff, events = 0;
 	time_t now = time(NULL);
 	struct tm tm;
 	int err;
@@ -462,7 +420,7 @@ int monitor_recorder__dump(struct monitor_recorder *r, const char *reason, char 
 		goto out;
 	r->last_dump_events = events;
 	r->last_dump_bytes = es.output_bytes;
-	r->last_dump_secs = (mono_ns() - t0) / 1e9;
+	r->last_dump_secs = (clock_mono_ns() - t0) / 1e9;
 	prune(r);
 out:
 	if (w)

@@ -18,6 +18,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "gpuio.skel.h"
+#include "capture/capture.h"
 #include "trace/loader.h"
 #include "lib/log.h"
 
@@ -418,4 +419,14 @@ void gpuio_loader__destroy(struct gpuio_loader *l)
 {
 	if (l)
 		detach_all(l);
+}
+
+void gpuio_loader__describe(const struct gpuio_loader *l, struct gpuio_cap_header *h)
+{
+	snprintf(h->vfs_mode, sizeof(h->vfs_mode), "%s", l->vfs_mode);
+	snprintf(h->block_mode, sizeof(h->block_mode), "%s", l->block_mode);
+	snprintf(h->proc_mode, sizeof(h->proc_mode), "%s", l->proc_mode);
+	snprintf(h->pagecache_mode, sizeof(h->pagecache_mode), "%s", l->pagecache_mode);
+	snprintf(h->iouring_mode, sizeof(h->iouring_mode), "%s", l->iouring_mode);
+	snprintf(h->modes_detail, sizeof(h->modes_detail), "%s", l->detail);
 }

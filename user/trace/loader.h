@@ -10,6 +10,7 @@
 #include <linux/types.h>
 
 struct gpuio_bpf;
+struct gpuio_cap_header;
 
 struct gpuio_loader_opts {
 	bool trace_all;          /* -a */
@@ -36,6 +37,8 @@ struct gpuio_loader {
 /* Returns 0 or -errno with a one-line reason already printed. */
 int gpuio_loader__open(const struct gpuio_loader_opts *opts, struct gpuio_loader **out);
 void gpuio_loader__destroy(struct gpuio_loader *l);
+/* Write the attach mode of each layer, and why better ones were refused, into a capture header. */
+void gpuio_loader__describe(const struct gpuio_loader *l, struct gpuio_cap_header *h);
 /* Names of the VFS modes --vfs-mode accepts, for --help and errors. */
 const char *gpuio_loader__vfs_modes(void);
 

@@ -12,6 +12,7 @@
 #include "lib/keyset.h"
 #include "lib/log.h"
 #include "trace/procfs.h"
+#include "lib/clock.h"
 
 struct gpuio_collector {
 	struct gpuio_loader *l;
@@ -28,13 +29,6 @@ struct gpuio_collector {
 	int write_err;
 };
 
-static __u64 mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__u64)ts.tv_sec * 1000000000ull + (__u64)ts.tv_nsec;
-}
 
 static void append(struct gpuio_collector *c, const void *rec, size_t len)
 {
@@ -210,7 +204,7 @@ int gpuio_collector__write_stats(struct gpuio_collector *c, bool final)
 	memset(&ev, 0, sizeof(ev));
 	ev.hdr.type = GPUIO_REC_STATS;
 	ev.hdr.size = sizeof(ev);
-	ev.hdr.ts = mono_ns();
+	ev.hdr.ts = clock_mono_ns();
 	read_stats(c, ev.bpf);
 	memcpy(ev.user, c->ustats, sizeof(ev.user));
 	ev.records = gpuio_cap_writer__records(c->w) + 1;
