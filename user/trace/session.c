@@ -1,0 +1,496 @@
+// SPDX-License-Identifier: MIT
+/*
+ * session.c — one `gpuio trace` (session.h): setup, targets, the loop,
+ * the end, the export and the summary. Every resource lives in struct
+ * trace_session so that any step can fail and session_free() still
+ * releases exactly what was taken.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/wait.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "gpuio.skel.h"
+#include "capture/capture.h"
+#include "cmd/commands.h"
+#include "export/export.h"
+#include "export/stream.h"
+#include "gpu/cuda_probes.h"
+#include "gpu/cupti_launch.h"
+#include "gpu/gpu_watch.h"
+#include "lib/clock.h"
+#include "lib/log.h"
+#include "trace/cuda_spec.h"
+#include "trace/launch.h"
+#include "trace/loader.h"
+#include "trace/procfs.h"
+#include "trace/ringbuf_drain.h"
+#include "trace/session.h"
+#include "trace/start_at.h"
+
+#define MAX_TARGETS 4096
+
+struct trace_session {
+	const struct trace_opts *o;
+	struct gpuio_loader *l;
+	struct gpuio_cap_writer *w;
+	struct gpuio_collector *c;      /* ring buffer -> capture */
+	struct cuda_probes *cp;
+	struct gpu_watch *gw;
+	struct gpu_collect *gc;         /* CUPTI collectors' side files */
+	struct gpuio_stream *stream;
+	struct gpuio_launch child;
+	struct gpuio_cap_header hdr;
+	struct gpuio_collector_totals tot;
+	uid_t ouid;                     /* outputs belong to sudo's caller */
+	gid_t ogid;
+	const char *why_end;
+	int child_status;
+	__u64 start;
+};
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+static void fill_header(struct trace_session *s)
+{
+	const struct trace_opts *o = s->o;
+	struct gpuio_cap_header *h = &s->hdr;
+	size_t used = 0, dl;
+
+	gpuio_cap_header__init(h, (__u32)libbpf_num_possible_cpus(),
+			       (o->all ? GPUIO_CAPF_ALL : 0) | (o->all_fds ? GPUIO_CAPF_ALL_FDS : 0) |
+			       (o->cmd ? GPUIO_CAPF_LAUNCH : 0));
+	gpuio_loader__describe(s->l, h);
+	if (o->all)
+		snprintf(h->target, sizeof(h->target), "all");
+	else if (o->cmd)
+		snprintf(h->target, sizeof(h->target), "launch %s", o->cmd[0]);
+	else {
+		size_t t = (size_t)snprintf(h->target, sizeof(h->target), "pid");
+		for (int i = 0; i < o->npids && t < sizeof(h->target) - 12; i++)
+			t += (size_t)snprintf(h->target + t, sizeof(h->target) - t, "%s%d",
+					      i ? "," : " ", o->pids[i]);
+	}
+	for (int i = 0; i < o->argc && used < sizeof(h->cmdline) - 1; i++)
+		used += (size_t)snprintf(h->cmdline + used, sizeof(h->cmdline) - used, "%s%s",
+					 i ? " " : "", o->argv[i]);
+	dl = strlen(h->modes_detail);
+	if (s->cp)
+		snprintf(h->modes_detail + dl, sizeof(h->modes_detail) - dl,
+			 "; cuda uprobes: %d libs (%d functions) at start, more as loaded",
+			 cuda_probes__nlibs(s->cp), cuda_probes__nfuncs(s->cp));
+	else
+		snprintf(h->modes_detail + dl, sizeof(h->modes_detail) - dl, "; cuda uprobes: off%s",
+			 o->no_cuda_uprobes ? " (--no-cuda-uprobes)" : "");
+}
+
+/* The GPU side: CUDA uprobes on the libraries known now, the CUPTI collector, the watch. */
+static void gpu_setup(struct trace_session *s)
+{
+	const struct trace_opts *o = s->o;
+	struct gpu_watch_opts wo = { .trace_all = o->all };
+
+	/* CUDA libraries already known: the command's (before it runs), the targets' */
+	if (strcmp(s->l->cuda_mode, "off") && cuda_probes__new(s->l, &s->cp) == 0) {
+		if (o->cmd)
+			cuda_probes__attach_for_exec(s->cp, o->cmd[0]);
+		for (int i = 0; i < o->npids; i++)
+			cuda_probes__scan_pid(s->cp, o->pids[i]);
+	}
+	if (!o->no_gpu_collector) {
+		struct gpu_collect_opts go = { .capture = o->capture, .inject = !o->no_gpu_inject };
+
+		/* without it the trace goes on: uprobes still see the CUDA calls */
+		if (gpu_collect__new(&go, &s->gc) != 0)
+			pr_warn("GPU activity will not be collected");
+	}
+	wo.on_new_cuda_process = s->gc ? gpu_collect__on_cuda_process : NULL;
+	wo.ctx = s->gc;
+	if (gpu_watch__new(s->l, s->cp, &wo, &s->gw) != 0)
+		pr_warn("CUDA libraries loaded from now on will not be probed (out of memory)");
+}
+
+/* Load, attach, open the capture (and stream), start draining. 0 or -errno (said). */
+static int setup(struct trace_session *s)
+{
+	const struct trace_opts *o = s->o;
+	struct gpuio_loader_opts lo = {
+		.trace_all = o->all, .all_fds = o->all_fds, .self_tgid = (__u32)getpid(),
+		.ringbuf_bytes = o->ringbuf, .vfs_mode = o->vfs_mode,
+		.no_cuda_uprobes = o->no_cuda_uprobes,
+	};
+	struct sigaction sa = { .sa_handler = on_signal };
+	int err;
+
+	err = gpuio_loader__open(&lo, &s->l);
+	if (err)
+		return err;
+	pr_debug("attach modes: vfs=%s block=%s proc=%s pagecache=%s io_uring=%s cuda=%s",
+		 s->l->vfs_mode, s->l->block_mode, s->l->proc_mode, s->l->pagecache_mode,
+		 s->l->iouring_mode, s->l->cuda_mode);
+	if (o->start_at_str) {
+		/* loaded already: at TIME only the attach is left to do */
+		pr_info("waiting until %s to attach (Ctrl-C cancels)", o->start_at_str);
+		if (gpuio_start_at__wait(&o->start_at) < 0)
+			return -EINTR;
+	}
+	gpu_setup(s);
+	fill_header(s);
+	err = gpuio_cap_writer__create(o->capture, &s->hdr, s->ouid, s->ogid, &s->w);
+	if (err) {
+		pr_err("cannot write capture %s: %s", o->capture, strerror(-err));
+		return err;
+	}
+	if (o->stream) {
+		struct gpuio_stream_opts so = o->so;
+
+		so.owner_uid = s->ouid;
+		so.owner_gid = s->ogid;
+		err = gpuio_stream__open(o->capture, o->output, &so, &s->stream);
+		if (err < 0)
+			return err;
+	}
+	err = gpuio_collector__new(s->l, s->w, &s->c);
+	if (err) {
+		pr_err("cannot start the collector: %s", strerror(-err));
+		return err;
+	}
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	return 0;
+}
+
+static int traced_add(struct trace_session *s, pid_t pid)
+{
+	__u32 key = (__u32)pid;
+	__u8 one = 1;
+
+	if (bpf_map_update_elem(bpf_map__fd(s->l->skel->maps.traced), &key, &one, BPF_ANY) != 0) {
+		pr_err("cannot add pid %d to the traced set: %s", pid, strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+/* Put tgid in the traced set and describe it in the capture. */
+static int add_target(struct trace_session *s, pid_t tgid, bool is_root_target)
+{
+	__u32 key = (__u32)tgid;
+	int err = traced_add(s, tgid);
+
+	if (err)
+		return err;
+	/* after the map insert: anything it does from now on is seen */
+	if (!procfs_alive(tgid) || procfs_emit_process(s->w, tgid, s->o->all_fds, clock_mono_ns(),
+						       gpuio_collector__named(s->c)) < 0) {
+		bpf_map_delete_elem(bpf_map__fd(s->l->skel->maps.traced), &key);
+		if (is_root_target) {
+			pr_err("process %d exited before gpuio could attach", tgid);
+			return -ESRCH;
+		}
+	}
+	return 0;
+}
+
+/* Start the command held at its gate, in the traced set before it execs. */
+static int launch(struct trace_session *s)
+{
+	const struct trace_opts *o = s->o;
+	int err;
+
+	if (s->gc)
+		gpu_collect__setenv_for_launch(s->gc);
+	err = gpuio_launch__start(o->cmd, &s->child);
+	if (err) {
+		pr_err("cannot start '%s': %s", o->cmd[0], strerror(-err));
+		return err;
+	}
+	/* its very first I/O is traced; its names come from the exec record,
+	 * not from gpuio's fork image */
+	if (traced_add(s, s->child.pid)) {
+		gpuio_launch__abort(&s->child);
+		return -EPERM;
+	}
+	/* what the command inherits and keeps across exec (stdout to a file) */
+	procfs_emit_fds(s->w, s->child.pid, o->all_fds, true, clock_mono_ns(),
+			gpuio_collector__named(s->c));
+	if (gpuio_launch__release(&s->child, o->cmd[0]) < 0) {
+		s->child.pid = -1;
+		return -ECHILD;
+	}
+	return 0;
+}
+
+/* -p PID...: each target and its descendants. */
+static int attach_pids(struct trace_session *s)
+{
+	pid_t *desc = calloc(MAX_TARGETS, sizeof(*desc));
+	size_t nd;
+
+	for (int i = 0; i < s->o->npids; i++) {
+		if (add_target(s, s->o->pids[i], true) < 0) {
+			free(desc);
+			return -ESRCH;
+		}
+		nd = desc ? procfs_descendants(s->o->pids[i], desc, MAX_TARGETS) : 0;
+		for (size_t k = 0; k < nd; k++)
+			add_target(s, desc[k], false);
+	}
+	free(desc);
+	return 0;
+}
+
+/* Whether the launched command or the -p targets are gone (why_end set). */
+static bool targets_ended(struct trace_session *s)
+{
+	if (s->child.pid > 0) {
+		int st;
+
+		/* only its end: a GPU injection that could not detach leaves
+		 * ptrace stops that waitpid reports too */
+		if (waitpid(s->child.pid, &st, WNOHANG) == s->child.pid &&
+		    (WIFEXITED(st) || WIFSIGNALED(st))) {
+			s->child_status = st;
+			s->child.pid = -1;
+			s->why_end = "command exited";
+			return true;
+		}
+	} else if (s->o->npids && gpuio_collector__targets_gone(s->c)) {
+		s->why_end = "all traced processes exited";
+		return true;
+	}
+	return false;
+}
+
+/* Drain until an end comes; ticks for the stream, the GPU side and progress. */
+static void loop(struct trace_session *s)
+{
+	const struct trace_opts *o = s->o;
+	__u64 last_stats, last_progress, now;
+	int err;
+
+	s->start = last_stats = last_progress = clock_mono_ns();
+	for (;;) {
+		err = gpuio_collector__poll(s->c, 100);
+		if (err) {
+			pr_err("reading events failed: %s", strerror(-err));
+			s->why_end = "error";
+			return;
+		}
+		now = clock_mono_ns();
+		/* the poll flushed whole records to the capture: stream them on */
+		if (s->stream && gpuio_stream__pump(s->stream, now) < 0) {
+			gpuio_stream__close(s->stream, NULL);
+			s->stream = NULL;
+			pr_warn("the capture goes on; export it later with `gpuio convert`");
+		}
+		if (stop_signal) {
+			s->why_end = stop_signal == SIGINT ? "interrupted" : "terminated";
+			return;
+		}
+		if (o->duration_ns && now - s->start >= o->duration_ns) {
+			s->why_end = "duration reached";
+			return;
+		}
+		if (targets_ended(s))
+			return;
+		gpu_watch__tick(s->gw, now);
+		if (now - last_stats >= 1000000000ull) {
+			if (s->gc && gpu_collect__poll(s->gc, s->w) < 0)
+				pr_warn("GPU records could not be added to the capture");
+			gpuio_collector__write_stats(s->c, false);
+			last_stats = now;
+		}
+		if (now - last_progress >= 10000000000ull && isatty(STDERR_FILENO) &&
+		    gpuio_log_verbosity >= GPUIO_LOG_INFO) {
+			gpuio_collector__totals(s->c, &s->tot);
+			pr_info("%.0fs: %llu events, %llu dropped", (now - s->start) / 1e9,
+				(unsigned long long)(s->tot.vfs + s->tot.block),
+				(unsigned long long)s->tot.dropped);
+			last_progress = now;
+		}
+	}
+}
+
+/* Stop producing, take the last records, release the probes; close the capture. */
+static int stop(struct trace_session *s)
+{
+	int err;
+
+	/* stop producing before the last drain so nothing arrives after it */
+	gpuio_collector__drain(s->c);
+	gpuio_collector__totals(s->c, &s->tot);
+	/* collectors of exited processes flushed at exit; injected ones get a period */
+	if (s->gc && gpu_collect__finish(s->gc, s->w) < 0)
+		pr_warn("GPU records could not be added to the capture");
+	gpuio_collector__write_stats(s->c, true);
+	gpuio_collector__free(s->c);
+	s->c = NULL;
+	gpu_collect__free(s->gc);
+	s->gc = NULL;
+	gpu_watch__free(s->gw);
+	s->gw = NULL;
+	if (s->cp)
+		pr_debug("cuda uprobes: %d libs, %d functions probed", cuda_probes__nlibs(s->cp),
+			 cuda_probes__nfuncs(s->cp));
+	cuda_probes__free(s->cp);
+	s->cp = NULL;
+	gpuio_loader__destroy(s->l);
+	s->l = NULL;
+	err = gpuio_cap_writer__close(s->w);
+	s->w = NULL;
+	if (err)
+		pr_err("capture %s is incomplete: %s", s->o->capture, strerror(-err));
+	return err;
+}
+
+/* Nothing lost silently: what the kernel side could not deliver. */
+static void say_drops(const struct gpuio_collector_totals *t)
+{
+	if (t->dropped)
+		pr_warn("%llu events were lost (ring buffer full: vfs %llu, block %llu, path %llu, "
+			"proc %llu; maps full: pid %llu, request %llu, task %llu); try --ringbuf 64M",
+			(unsigned long long)t->dropped,
+			(unsigned long long)t->stats[GPUIO_STAT_RB_DROP_VFS],
+			(unsigned long long)t->stats[GPUIO_STAT_RB_DROP_BLOCK],
+			(unsigned long long)t->stats[GPUIO_STAT_RB_DROP_PATH],
+			(unsigned long long)t->stats[GPUIO_STAT_RB_DROP_PROC],
+			(unsigned long long)t->stats[GPUIO_STAT_MAP_FULL_PID],
+			(unsigned long long)t->stats[GPUIO_STAT_MAP_FULL_RQ],
+			(unsigned long long)t->stats[GPUIO_STAT_MAP_FULL_TASK]);
+	if (t->stats[GPUIO_STAT_RB_DROP_CUDA] || t->stats[GPUIO_STAT_CUDA_DEPTH])
+		pr_warn("CUDA API calls lost: %llu (ring buffer full), %llu (nested deeper than %d)",
+			(unsigned long long)t->stats[GPUIO_STAT_RB_DROP_CUDA],
+			(unsigned long long)t->stats[GPUIO_STAT_CUDA_DEPTH], CUDA_DEPTH);
+}
+
+/* The stream's last pump, or the export of the closed capture; the summary line. */
+static int export(struct trace_session *s)
+{
+	const struct trace_opts *o = s->o;
+	int rc = GPUIO_EXIT_OK;
+	char cuda[48] = "";
+
+	if (o->stream) {
+		/* the stream is the export: its last pump reads the closed capture */
+		if (!s->stream || gpuio_stream__close(s->stream, NULL) != 0)
+			rc = GPUIO_EXIT_ERROR;
+		s->stream = NULL;
+	} else if (!o->no_export) {
+		struct gpuio_export_opts eo = { .owner_uid = s->ouid, .owner_gid = s->ogid };
+		struct gpuio_export_stats es = { 0 };
+
+		if (gpuio_export(o->capture, o->output, &eo, &es) != 0)
+			rc = GPUIO_EXIT_ERROR;
+	}
+	/* said only when there were some: the line is parsed by scripts */
+	if (s->tot.cuda)
+		snprintf(cuda, sizeof(cuda), ", %llu cuda", (unsigned long long)s->tot.cuda);
+	fprintf(stderr, "gpuio: %s after %.1fs: %llu events (%llu vfs, %llu block%s), %llu dropped -> %s"
+		" (capture %s)\n", s->why_end, (clock_mono_ns() - s->start) / 1e9,
+		(unsigned long long)(s->tot.vfs + s->tot.block + s->tot.cuda),
+		(unsigned long long)s->tot.vfs, (unsigned long long)s->tot.block, cuda,
+		(unsigned long long)s->tot.dropped,
+		o->no_export && !o->stream ? "no export" : o->output, o->capture);
+	return rc;
+}
+
+/* A command still running at the end: pass a TERM on, wait a little; its status. */
+static int end_child(struct trace_session *s, int rc)
+{
+	if (s->child.pid > 0) {
+		/* ended by signal or -d: the command got Ctrl-C itself; a TERM is passed on */
+		if (stop_signal == SIGTERM)
+			kill(s->child.pid, SIGTERM);
+		for (int i = 0; stop_signal && i < 50 && s->child.pid > 0; i++) {
+			int st;
+
+			if (waitpid(s->child.pid, &st, WNOHANG) == s->child.pid &&
+			    (WIFEXITED(st) || WIFSIGNALED(st))) {
+				s->child_status = st;
+				s->child.pid = -1;
+			} else {
+				usleep(100000);
+			}
+		}
+		if (s->child.pid > 0)
+			pr_info("the command (pid %d) is still running; it is no longer traced",
+				s->child.pid);
+	}
+	if (rc == GPUIO_EXIT_OK && s->o->cmd) {
+		if (s->child_status >= 0 && WIFEXITED(s->child_status))
+			rc = WEXITSTATUS(s->child_status);
+		else if (s->child_status >= 0 && WIFSIGNALED(s->child_status))
+			rc = 128 + WTERMSIG(s->child_status);
+	}
+	return rc;
+}
+
+/* After a failure before the end: undo what was done, in reverse. */
+static void session_free(struct trace_session *s)
+{
+	if (s->child.pid > 0)
+		gpuio_launch__abort(&s->child);
+	gpuio_stream__close(s->stream, NULL);
+	gpuio_collector__free(s->c);
+	gpu_watch__free(s->gw);
+	cuda_probes__free(s->cp);
+	gpu_collect__free(s->gc);
+	if (s->w)
+		gpuio_cap_writer__close(s->w);
+	gpuio_loader__destroy(s->l);
+}
+
+int trace_session__run(const struct trace_opts *o)
+{
+	struct trace_session s = {
+		.o = o, .why_end = "stopped", .child_status = -1,
+		.child = { .pid = -1, .gate_fd = -1, .err_fd = -1 },
+	};
+	int rc, err;
+
+	gpuio_sudo_ids(&s.ouid, &s.ogid);
+	if (setup(&s) < 0)
+		goto fail;
+	if (o->cmd) {
+		err = launch(&s);
+		if (err == -ECHILD) {
+			session_free(&s);
+			return 127;
+		}
+		if (err)
+			goto fail;
+	} else if (o->npids && attach_pids(&s) < 0) {
+		goto fail;
+	}
+	/* the targets' descendants too, and from now on every tick */
+	gpu_watch__scan(s.gw);
+	gpuio_cap_writer__flush(s.w);
+	if (gpuio_log_verbosity >= GPUIO_LOG_INFO)
+		pr_info("tracing %s (vfs: %s, block: %s)%s%s; Ctrl-C to stop", s.hdr.target,
+			s.l->vfs_mode, s.l->block_mode, o->duration_ns ? " for " : "",
+			o->duration_ns ? o->duration_str : "");
+	loop(&s);
+	if (stop(&s)) {
+		gpuio_stream__close(s.stream, NULL);
+		s.stream = NULL;
+		return end_child(&s, GPUIO_EXIT_ERROR);
+	}
+	say_drops(&s.tot);
+	rc = export(&s);
+	return end_child(&s, rc);
+fail:
+	session_free(&s);
+	return GPUIO_EXIT_ERROR;
+}
