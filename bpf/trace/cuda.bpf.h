@@ -16,7 +16,7 @@
  */
 #ifndef GPUIO_CUDA_BPF_H
 #define GPUIO_CUDA_BPF_H
-#include "lib/common.bpf.h"
+#include "trace/common.bpf.h"
 #include "trace/cuda_spec.h"
 
 struct {

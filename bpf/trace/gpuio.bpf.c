@@ -4,7 +4,7 @@
  * is declared SEC("?…") (not loaded by default); the loader turns on one
  * variant per layer, chosen by trying the best first (user/trace/loader.c).
  */
-#include "lib/common.bpf.h"
+#include "trace/common.bpf.h"
 #include "trace/proc.bpf.h"
 #include "trace/vfs.bpf.h"
 #include "trace/vfs_syscall.bpf.h"

@@ -6,7 +6,7 @@
  */
 #ifndef GPUIO_PROC_BPF_H
 #define GPUIO_PROC_BPF_H
-#include "lib/common.bpf.h"
+#include "trace/common.bpf.h"
 
 static __always_inline struct gpuio_proc_event *proc_reserve(__u32 kind, __u32 pid, __u32 tid)
 {

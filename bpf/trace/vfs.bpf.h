@@ -8,7 +8,7 @@
  */
 #ifndef GPUIO_VFS_BPF_H
 #define GPUIO_VFS_BPF_H
-#include "lib/common.bpf.h"
+#include "trace/common.bpf.h"
 
 #define S_IFMT_  00170000
 #define S_IFREG_ 0100000
