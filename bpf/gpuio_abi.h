@@ -139,6 +139,12 @@ struct gpuio_block_event {
 #define GPUIO_PATH_COMPONENTS 0x01 /* data = NUL-separated names, leaf first */
 #define GPUIO_PATH_TRUNCATED  0x02 /* walk stopped before the root */
 #define GPUIO_PATH_PROCFS     0x04 /* from /proc/PID/fd at attach */
+/* Files /proc/PID/fd names specially (fs/d_path.c); the reader formats them */
+#define GPUIO_PATH_DELETED    0x08 /* unlinked or O_TMPFILE: "PATH (deleted)" */
+#define GPUIO_PATH_PSEUDO     0x10 /* memfd and the like: "/NAME (deleted)" */
+#define GPUIO_PATH_PIPE       0x20 /* "pipe:[INO]" */
+#define GPUIO_PATH_SOCKET     0x40 /* "socket:[INO]" */
+#define GPUIO_PATH_ANON       0x80 /* "anon_inode:NAME" */
 
 /* (dev, ino) is named path. hdr.size = offsetof(data) + len. */
 struct gpuio_path_event {

@@ -34,6 +34,8 @@ struct call_state {
 	__u8 implicit_pos2;
 	__u8 hook;           /* the hook that began the call must end it */
 	__u8 traced;         /* the task is in the traced set (cached) */
+	__u64 named_ino;     /* the file this thread last named (emit_path): */
+	__u32 named_dev;     /* most calls repeat it, so the map is not asked */
 };
 
 struct {
@@ -183,6 +185,24 @@ struct walk_ctx {
 	bool done;
 };
 
+/*
+ * A pseudo file's dentry (memfd, pipe, socket, anon inode) has no parent and
+ * is not a mount root: the kernel names it by its filesystem's d_dname (see
+ * fs/d_path.c). Say which one, so userspace writes the same name /proc does.
+ */
+static __always_inline __u16 pseudo_kind(struct dentry *d)
+{
+	unsigned long magic = BPF_CORE_READ(d, d_sb, s_magic);
+
+	if (magic == 0x50495045)                /* PIPEFS_MAGIC: "pipe:[ino]" */
+		return GPUIO_PATH_PIPE;
+	if (magic == 0x534F434B)                /* SOCKFS_MAGIC: "socket:[ino]" */
+		return GPUIO_PATH_SOCKET;
+	if (magic == 0x09041934)                /* ANON_INODE_FS_MAGIC: "anon_inode:NAME" */
+		return GPUIO_PATH_ANON;
+	return GPUIO_PATH_PSEUDO;               /* simple_dname: "/NAME (deleted)" */
+}
+
 static long path_step(__u32 i, void *arg)
 {
 	struct walk_ctx *w = arg;
@@ -192,6 +212,7 @@ static long path_step(__u32 i, void *arg)
 	struct mount *mnt = w->mnt, *mnt_parent;
 	const unsigned char *name;
 	__u32 off = w->off;
+	bool detached;
 	long n;
 
 	mnt_root = BPF_CORE_READ(vmnt, mnt_root);
@@ -206,8 +227,12 @@ static long path_step(__u32 i, void *arg)
 		return 0;
 	}
 	parent = BPF_CORE_READ(d, d_parent);
-	if (parent == d)
-		goto done;                      /* root of a detached tree */
+	detached = parent == d;
+	if (detached && off)
+		goto done;                      /* the top of a detached tree */
+	/* the file itself unlinked (or O_TMPFILE): /proc says "PATH (deleted)" */
+	if (!off && !detached && !BPF_CORE_READ(d, d_hash.pprev))
+		w->flags |= GPUIO_PATH_DELETED;
 	if (off >= GPUIO_PATH_MAX - 1) {
 		w->flags |= GPUIO_PATH_TRUNCATED;
 		goto done;
@@ -218,6 +243,10 @@ static long path_step(__u32 i, void *arg)
 		goto done;
 	w->off = off + n;
 	w->d = parent;
+	if (detached) {
+		w->flags |= pseudo_kind(d);
+		goto done;
+	}
 	return 0;
 done:
 	w->done = true;
@@ -404,6 +433,21 @@ static __always_inline void vfs_end(long ret, __u8 hook)
 		cs->dev = id.dev;
 		cs->ftype = id.ftype;
 		emit_path(f, &id, id_tgid, now);
+	} else {
+		/* files that were never opened by name (memfd_create, inherited
+		 * or pre-attach fds, pipes): named at their first call */
+		if (cs->file && (cs->ino != cs->named_ino || cs->dev != cs->named_dev)) {
+			id.ino = cs->ino;
+			id.dev = cs->dev;
+			emit_path((struct file *)cs->file, &id, id_tgid, now);
+			cs->named_ino = cs->ino;
+			cs->named_dev = cs->dev;
+		}
+		if (cs->file2) {
+			id.ino = cs->ino2;
+			id.dev = cs->dev2;
+			emit_path((struct file *)cs->file2, &id, id_tgid, now);
+		}
 	}
 	/* for read/write-style calls the position moved by what was transferred */
 	if (cs->implicit_pos && ret > 0)

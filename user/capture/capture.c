@@ -171,17 +171,46 @@ void gpuio_stats__from_record(const struct gpuio_hdr *h, struct gpuio_stats_even
 	out->hdr.size = sizeof(*out);
 }
 
+/* The first (leaf) name of a components record, and its length. */
+static const char *leaf_name(const struct gpuio_path_event *p, size_t *n)
+{
+	*n = strnlen(p->data, p->len);
+	return p->data;
+}
+
+/* Pseudo files, named as /proc/PID/fd names them (fs/d_path.c). */
+static size_t pseudo_name(const struct gpuio_path_event *p, char *s)
+{
+	const char *name;
+	size_t n;
+
+	if (p->flags & (GPUIO_PATH_PIPE | GPUIO_PATH_SOCKET))
+		return (size_t)sprintf(s, "%s:[%llu]", p->flags & GPUIO_PATH_PIPE ? "pipe" : "socket",
+				       (unsigned long long)p->ino);
+	name = leaf_name(p, &n);
+	if (p->flags & GPUIO_PATH_ANON)
+		return (size_t)sprintf(s, "anon_inode:%.*s", (int)n, name);
+	return (size_t)sprintf(s, "/%.*s (deleted)", (int)n, name);
+}
+
+#define PATH_PSEUDO_FLAGS (GPUIO_PATH_PSEUDO | GPUIO_PATH_PIPE | GPUIO_PATH_SOCKET | GPUIO_PATH_ANON)
+
 char *gpuio_path__string(const struct gpuio_path_event *p, size_t *len_out)
 {
 	static const char ellipsis[] = "/\xe2\x80\xa6";   /* U+2026: cut at the top */
+	static const char deleted[] = " (deleted)";
 	size_t len = p->len, out_len = 0;
-	char *s = malloc(len + sizeof(ellipsis) + 2);
+	char *s = malloc(len + sizeof(ellipsis) + sizeof(deleted) + 48);
 
 	if (!s)
 		return NULL;
 	if (!(p->flags & GPUIO_PATH_COMPONENTS)) {
 		memcpy(s, p->data, len);
 		out_len = len;
+		goto out;
+	}
+	if (p->flags & PATH_PSEUDO_FLAGS) {
+		out_len = pseudo_name(p, s);
 		goto out;
 	}
 	/* "leaf\0parent\0...top\0": reverse into "/top/.../parent/leaf" */
@@ -206,6 +235,10 @@ char *gpuio_path__string(const struct gpuio_path_event *p, size_t *len_out)
 	}
 	if (!out_len)
 		s[out_len++] = '/';
+	if (p->flags & GPUIO_PATH_DELETED) {
+		memcpy(s + out_len, deleted, sizeof(deleted) - 1);
+		out_len += sizeof(deleted) - 1;
+	}
 out:
 	s[out_len] = 0;
 	*len_out = out_len;
