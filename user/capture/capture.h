@@ -61,6 +61,12 @@ struct gpuio_cap_header {
  * The writer fills in its attach modes, target and command line.
  */
 void gpuio_cap_header__init(struct gpuio_cap_header *h, __u32 ncpus, __u32 flags);
+/*
+ * CLOCK_BOOTTIME at the header's anchor, as best known: exact when the
+ * capture was made since this machine's last boot and it was not suspended
+ * since, else MONOTONIC (no suspend assumed; captures do not record BOOTTIME).
+ */
+uint64_t gpuio_cap_header__boottime(const struct gpuio_cap_header *h);
 
 struct gpuio_cap_writer;
 struct gpuio_cap_reader;

@@ -5,6 +5,7 @@
  * format, version, who wrote it, where and when (the clock anchor).
  */
 #include <string.h>
+#include <time.h>
 #include <stdio.h>
 #include <unistd.h>
 #include <sys/utsname.h>
@@ -32,4 +33,22 @@ void gpuio_cap_header__init(struct gpuio_cap_header *h, __u32 ncpus, __u32 flags
 	if (uname(&u) == 0)
 		snprintf(h->kernel, sizeof(h->kernel), "%s %s", u.release, u.version);
 	read_first_line("/proc/sys/kernel/random/boot_id", h->boot_id, sizeof(h->boot_id));
+}
+
+uint64_t gpuio_cap_header__boottime(const struct gpuio_cap_header *h)
+{
+	char boot_id[sizeof(h->boot_id)];
+	struct timespec m, b;
+
+	/* the capture's boot is this one: time spent suspended since it began
+	 * is BOOTTIME - MONOTONIC now (an upper bound for the anchor's) */
+	read_first_line("/proc/sys/kernel/random/boot_id", boot_id, sizeof(boot_id));
+	if (h->boot_id[0] && !strncmp(boot_id, h->boot_id, sizeof(boot_id)) &&
+	    !clock_gettime(CLOCK_MONOTONIC, &m) && !clock_gettime(CLOCK_BOOTTIME, &b)) {
+		int64_t d = ((int64_t)b.tv_sec - m.tv_sec) * 1000000000ll + (b.tv_nsec - m.tv_nsec);
+
+		if (d > 0)
+			return h->monotonic_ns + (uint64_t)d;
+	}
+	return h->monotonic_ns;
 }

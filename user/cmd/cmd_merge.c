@@ -4,11 +4,15 @@
  * several hosts' captures on one timeline.
  *
  * Clocks: every capture's events are CLOCK_MONOTONIC of its own host, and
- * its header holds a (REALTIME, MONOTONIC) pair read together. The first
- * capture's MONOTONIC is the output's clock; capture i is moved by
- *     offset_i = (real_i - mono_i) - (real_0 - mono_0)
+ * its header holds a (REALTIME, MONOTONIC) pair read together, so
+ * boot_i = real_i - mono_i is when host i booted by its wall clock. The
+ * MONOTONIC clock of the host that booted first (boot_r, the smallest) is
+ * the output's clock; capture i is moved by
+ *     offset_i = boot_i - boot_r  (>= 0)
  * so that events meet where the hosts' wall clocks say they happened (as good
- * as the hosts' NTP sync). Each host is a group of processes: pids and tids
+ * as the hosts' NTP sync) and no timestamp falls before that clock's 0,
+ * whatever the hosts' uptimes or clock skews (hours, days, years). JSON ts 0
+ * is the earliest origin of all captures (exp_model__origin). Each host is a group of processes: pids and tids
  * are moved by (i + 1) * 10,000,000 (readable: host 2's pid 4242 is 20004242)
  * and process, disk and info names are prefixed "HOST: " (HOST#i when two
  * captures name the same host). The offsets are printed and written into each
@@ -58,6 +62,24 @@ static char *host_prefix(struct exp_model *const *m, int n, int i, const char *n
 	return p;
 }
 
+/* When the capture's host booted, by its wall clock (REALTIME - MONOTONIC at the anchor). */
+static int boot_wall(const char *path, int64_t *out)
+{
+	const struct gpuio_cap_header *h;
+	struct gpuio_cap_reader *r;
+	char errbuf[320];
+	int err = gpuio_cap_reader__open(path, &r, errbuf, sizeof(errbuf));
+
+	if (err) {
+		pr_err("%s%s", errbuf, gpuio_cap__open_hint(err));
+		return err;
+	}
+	h = gpuio_cap_reader__header(r);
+	*out = (int64_t)(h->realtime_ns - h->monotonic_ns);
+	gpuio_cap_reader__close(r);
+	return 0;
+}
+
 int cmd_merge(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -73,7 +95,7 @@ int cmd_merge(int argc, char **argv)
 	int c, n, err = 0, rc = GPUIO_EXIT_ERROR;
 	uint32_t disks = 0, lanes = 0, gpus = 0, gtids = 0, glanes = 0;
 	uint64_t events = 0, bytes = 0;
-	int64_t d0;
+	int64_t d0 = 0, boot[MAX_CAPTURES];
 
 	optind = 1;
 	opterr = 0;
@@ -123,23 +145,19 @@ int cmd_merge(int argc, char **argv)
 		}
 		m[i]->p2_fd = -1;       /* freed below even if never loaded */
 	}
+	/* the reference clock: the host that booted first (by its wall clock),
+	 * so every host's events land at or after its MONOTONIC 0 */
+	for (int i = 0; i < n; i++) {
+		err = boot_wall(argv[optind + i], &boot[i]);
+		if (err)
+			goto out;
+		if (i == 0 || boot[i] < d0)
+			d0 = boot[i];
+	}
 	for (int i = 0; i < n; i++) {
 		struct exp_remap map = { 0 };
-		const struct gpuio_cap_header *h;
-		char errbuf[320];
-		struct gpuio_cap_reader *r;
 
-		/* the clock offset needs the header before the model is built */
-		err = gpuio_cap_reader__open(argv[optind + i], &r, errbuf, sizeof(errbuf));
-		if (err) {
-			pr_err("%s%s", errbuf, gpuio_cap__open_hint(err));
-			goto out;
-		}
-		h = gpuio_cap_reader__header(r);
-		if (i == 0)
-			d0 = (int64_t)(h->realtime_ns - h->monotonic_ns);
-		map.ts_shift = (int64_t)(h->realtime_ns - h->monotonic_ns) - d0;
-		gpuio_cap_reader__close(r);
+		map.ts_shift = boot[i] - d0;
 		map.pid_offset = (uint32_t)(i + 1) * PID_STRIDE;
 		map.disk_base = disks;
 		map.uring_base = lanes;
@@ -148,8 +166,6 @@ int cmd_merge(int argc, char **argv)
 		map.ghost_base = glanes;
 		map.host = (uint32_t)i;
 		map.prefix = "?";       /* set below, once every host name is known */
-		if (i > 0)
-			map.ts_base = m[0]->map.ts_base;
 		err = exp_model__load(m[i], argv[optind + i], &map);
 		if (err)
 			goto out;
@@ -159,6 +175,12 @@ int cmd_merge(int argc, char **argv)
 		gtids += m[i]->gpu.nlane_tids;
 		glanes += (uint32_t)m[i]->gpu.nglanes;
 	}
+	/* one timeline origin for all: the earliest of theirs (never a negative ts) */
+	for (int i = 1; i < n; i++)
+		if (m[i]->map.ts_base < m[0]->map.ts_base)
+			m[0]->map.ts_base = m[i]->map.ts_base;
+	for (int i = 1; i < n; i++)
+		m[i]->map.ts_base = m[0]->map.ts_base;
 	for (int i = 0; i < n; i++) {
 		prefix[i] = host_prefix(m, n, i, m[i]->hdr->hostname);
 		if (!prefix[i]) {
@@ -169,7 +191,7 @@ int cmd_merge(int argc, char **argv)
 		pr_info("%s: host %.*s, pids + %u, clock offset %+.6f s (%+lld ns)%s",
 			argv[optind + i], (int)strlen(prefix[i]) - 2, prefix[i], m[i]->map.pid_offset,
 			(double)m[i]->map.ts_shift / 1e9, (long long)m[i]->map.ts_shift,
-			i == 0 ? " (the reference clock)" : "");
+			m[i]->map.ts_shift == 0 ? " (the reference clock)" : "");
 	}
 	err = gpuio_export_models(m, n, output, &eo, &events, &bytes);
 	if (err)

@@ -3,8 +3,10 @@
  * export_json.c — capture -> Chrome trace JSON (array form) for Perfetto.
  *
  * Output: "[", one event per line, "]". ts/dur are µs with exactly three
- * decimals, relative to the capture header's monotonic_ns (exact: printed
- * from integer ns). Events:
+ * decimals (exact: printed from integer ns) since the timeline origin: the
+ * capture header's monotonic_ns (the trace start), or the first event's
+ * start when one began before it (a call in flight at attach), so that no
+ * ts is ever negative (exp_model__origin). Events:
  *
  *  - Metadata (ph "M", no ts): process_name / process_sort_index for every
  *    pid seen in VFS or PROC records, thread_name / thread_sort_index for
@@ -31,7 +33,7 @@
  *    equal buckets (<= 2000, >= 1 ms), bytes spread over issue..complete;
  *    a value is written only when it changes, plus a zero at the end.
  *  - Trace info: pid 0x3fffffff "gpuio", a global instant "gpuio trace
- *    info" at ts 0 with the header, record counts and drop counters (and,
+ *    info" at the trace start with the header, record counts and drop counters (and,
  *    with GPU records, "gpu": collector status per process, CUPTI drops,
  *    counts; CUPTI drops also count in "dropped" and "drops").
  *  - GPU (CUPTI collector, CUDA uprobes): a pseudo-process "GPU N" per
@@ -316,8 +318,11 @@ static void j_info(struct exp_sink *s, uint32_t pid, const char *name, size_t le
 
 	j_process(s, pid, name, len, sort);
 	ev_start(x);
-	json_writer__printf(x->w, "\"name\":\"gpuio trace info\",\"cat\":\"gpuio\",\"ph\":\"i\","
-			    "\"s\":\"g\",\"ts\":0.000,\"pid\":%u,\"tid\":%u", pid, pid);
+	json_writer__puts(x->w, "\"name\":\"gpuio trace info\",\"cat\":\"gpuio\",\"ph\":\"i\","
+			  "\"s\":\"g\",\"ts\":");
+	/* at the trace start: ts 0 unless something began before it */
+	ts_rel(x, s->m->hdr->monotonic_ns);
+	json_writer__printf(x->w, ",\"pid\":%u,\"tid\":%u", pid, pid);
 	write_args(x);
 }
 

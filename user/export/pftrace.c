@@ -28,7 +28,7 @@ enum {
 
 	CS_CLOCKS = 1, CS_PRIMARY_TRACE_CLOCK = 2,      /* ClockSnapshot */
 	CLOCK_ID = 1, CLOCK_TIMESTAMP = 2,              /* ClockSnapshot.Clock */
-	BUILTIN_CLOCK_REALTIME = 1, BUILTIN_CLOCK_MONOTONIC = 3,
+	BUILTIN_CLOCK_REALTIME = 1, BUILTIN_CLOCK_MONOTONIC = 3, BUILTIN_CLOCK_BOOTTIME = 6,
 
 	TD_UUID = 1, TD_NAME = 2, TD_PROCESS = 3, TD_THREAD = 4,   /* TrackDescriptor */
 	TD_PARENT_UUID = 5, TD_COUNTER = 8, TD_CHILD_ORDERING = 11, TD_SIBLING_ORDER_RANK = 12,
@@ -326,37 +326,40 @@ static void packet_end(struct pftrace *p)
 		pftrace__flush(p, false);
 }
 
+static void snapshot_clock(struct pftrace *p, unsigned id, uint64_t ts)
+{
+	pb_buf__begin(&p->out, CS_CLOCKS);
+	pb_buf__varint(&p->out, CLOCK_ID, id);
+	pb_buf__varint(&p->out, CLOCK_TIMESTAMP, ts);
+	pb_buf__end(&p->out);
+}
+
 /* The first packet of a trace (and after a reset of the interning tables). */
-static void clear_packet(struct pftrace *p, uint64_t mono_ns, uint64_t real_ns, bool snapshot)
+static void clear_packet(struct pftrace *p, const struct pftrace_clocks *c, bool snapshot)
 {
 	packet_begin(p, SEQ_INCREMENTAL_STATE_CLEARED);
-	pb_buf__varint(&p->out, TP_TIMESTAMP, mono_ns);
+	pb_buf__varint(&p->out, TP_TIMESTAMP, c->mono);
 	pb_buf__varint(&p->out, TP_TIMESTAMP_CLOCK_ID, BUILTIN_CLOCK_MONOTONIC);
 	pb_buf__begin(&p->out, TP_DEFAULTS);
 	pb_buf__varint(&p->out, DEFAULTS_TIMESTAMP_CLOCK_ID, BUILTIN_CLOCK_MONOTONIC);
 	pb_buf__end(&p->out);
 	if (snapshot) {
 		pb_buf__begin(&p->out, TP_CLOCK_SNAPSHOT);
-		pb_buf__begin(&p->out, CS_CLOCKS);
-		pb_buf__varint(&p->out, CLOCK_ID, BUILTIN_CLOCK_MONOTONIC);
-		pb_buf__varint(&p->out, CLOCK_TIMESTAMP, mono_ns);
-		pb_buf__end(&p->out);
-		pb_buf__begin(&p->out, CS_CLOCKS);
-		pb_buf__varint(&p->out, CLOCK_ID, BUILTIN_CLOCK_REALTIME);
-		pb_buf__varint(&p->out, CLOCK_TIMESTAMP, real_ns);
-		pb_buf__end(&p->out);
+		snapshot_clock(p, BUILTIN_CLOCK_MONOTONIC, c->mono);
+		snapshot_clock(p, BUILTIN_CLOCK_REALTIME, c->real);
+		snapshot_clock(p, BUILTIN_CLOCK_BOOTTIME, c->boot);
 		pb_buf__varint(&p->out, CS_PRIMARY_TRACE_CLOCK, BUILTIN_CLOCK_MONOTONIC);
 		pb_buf__end(&p->out);
 	}
 	packet_end(p);
 }
 
-int pftrace__start(struct pftrace *p, struct out_file *o, uint64_t mono_ns, uint64_t real_ns)
+int pftrace__start(struct pftrace *p, struct out_file *o, const struct pftrace_clocks *c)
 {
 	p->o = o;
 	p->generation++;
 	intern_clear(p);
-	clear_packet(p, mono_ns, real_ns, true);
+	clear_packet(p, c, true);
 	return pftrace__error(p);
 }
 
@@ -549,8 +552,10 @@ static void event_head(struct pftrace *p, uint64_t ts, uint64_t track, unsigned 
 
 	/* events need the incremental state; a full table is dropped first */
 	if (p->n >= INTERN_MAX || p->arena_len >= ARENA_MAX) {
+		struct pftrace_clocks c = { .mono = ts };
+
 		intern_clear(p);
-		clear_packet(p, ts, 0, false);
+		clear_packet(p, &c, false);
 	}
 	pb_buf__reset(&p->intern);
 	if (!pb_buf__reserve(b, 48) || b->depth + 2 > PB_MAX_DEPTH) {

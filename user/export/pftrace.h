@@ -5,9 +5,11 @@
  * The writer owns one packet sequence (trusted_packet_sequence_id 1). A
  * trace starts (pftrace__start) with a packet that has
  * SEQ_INCREMENTAL_STATE_CLEARED, trace_packet_defaults {timestamp_clock_id:
- * MONOTONIC} and a ClockSnapshot declaring MONOTONIC (and the REALTIME read
- * with it) with MONOTONIC as the primary trace clock: without it Perfetto
- * drops every event. Every later packet carries SEQ_NEEDS_INCREMENTAL_STATE.
+ * MONOTONIC} and a ClockSnapshot declaring MONOTONIC with the REALTIME and
+ * BOOTTIME of the same instant, MONOTONIC as the primary trace clock:
+ * without it Perfetto drops every event, and without BOOTTIME (its default
+ * clock, which every file is bridged from) the importer reports the file's
+ * clock domain unrelatable (clock_sync_unrelatable_clock_domains). Every later packet carries SEQ_NEEDS_INCREMENTAL_STATE.
  * Event names, categories, debug-annotation names and repeated string values
  * are interned: an entry rides the packet that first uses it; iids only grow
  * (Perfetto forbids reusing an iid for another string in one trace), and a
@@ -15,7 +17,7 @@
  *
  * Packets are built whole in memory and handed to the out_file whole, so the
  * file is valid at every packet boundary. Field numbers are those of
- * Perfetto's public protos (protos/perfetto/trace/...); user/proto/
+ * Perfetto's public protos (protos/perfetto/trace/...); user/export/proto/
  * gpuio_trace.proto is our trimmed copy, used by the tests to decode.
  */
 #ifndef GPUIO_PFTRACE_H
@@ -47,12 +49,16 @@ struct pftrace;
 int pftrace__new(struct pftrace **out);
 void pftrace__free(struct pftrace *p);
 
+/* One instant on the three clocks the snapshot declares. */
+struct pftrace_clocks {
+	uint64_t mono, real, boot;
+};
+
 /*
  * Begin a self-contained trace on o (which the caller keeps and closes):
- * the clock snapshot packet, fresh interning. mono/real: a CLOCK_MONOTONIC
- * and CLOCK_REALTIME pair read together.
+ * the clock snapshot packet, fresh interning.
  */
-int pftrace__start(struct pftrace *p, struct out_file *o, uint64_t mono_ns, uint64_t real_ns);
+int pftrace__start(struct pftrace *p, struct out_file *o, const struct pftrace_clocks *c);
 /* Hand buffered packets to the out_file; with sync, make them readable now. */
 int pftrace__flush(struct pftrace *p, bool sync);
 /* Flush and forget the out_file (before the caller closes it). */

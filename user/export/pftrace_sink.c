@@ -23,7 +23,7 @@
  *    thread's track or an overlap lane (a track under the process, like
  *    io_uring lanes); API call -> activity arrows as flow_ids /
  *    terminating_flow_ids (exp_gpu_flow_id);
- *  - a track "gpuio" with the "gpuio trace info" instant at ts 0.
+ *  - a track "gpuio" with the "gpuio trace info" instant at the trace start.
  *
  * Track uuids are PFT_UUID(id, kind) (pftrace.h), from the ids the JSON uses.
  */
@@ -213,7 +213,7 @@ static void p_info(struct exp_sink *s, uint32_t pid, const char *name, size_t le
 	uint64_t track = PFT_UUID(pid, PFT_INFO);
 
 	pftrace__track(p, track, 0, name, len, false, -1);
-	pftrace__instant(p, s->m->map.ts_base, track, "gpuio", "gpuio trace info", &s->args);
+	pftrace__instant(p, exp_model__anchor(s->m), track, "gpuio", "gpuio trace info", &s->args);
 }
 
 static int p_error(const struct exp_sink *s)
@@ -270,7 +270,14 @@ int pftrace_sink__export(struct exp_model *const *models, int n, const char *out
 		goto fail;
 	}
 	/* the output's clock is the first capture's, shifted like its events */
-	err = pftrace__start(x.p, of, exp_ts(models[0], h0->monotonic_ns), h0->realtime_ns);
+	{
+		struct pftrace_clocks c = {
+			.mono = exp_ts(models[0], h0->monotonic_ns), .real = h0->realtime_ns,
+			.boot = exp_ts(models[0], gpuio_cap_header__boottime(h0)),
+		};
+
+		err = pftrace__start(x.p, of, &c);
+	}
 	for (int i = 0; i < n && !err; i++) {
 		err = exp_walk(&x.s, models[i]);
 	}

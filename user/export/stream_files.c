@@ -112,9 +112,12 @@ int file_open(struct gpuio_stream *s, uint64_t now)
 	s->file_start_ns = now;
 	{
 		/* the capture's anchor pair, moved to now (no drift in a few hours) */
-		uint64_t real = s->hdr.realtime_ns + (now - s->hdr.monotonic_ns);
+		struct pftrace_clocks c = {
+			.mono = now, .real = s->hdr.realtime_ns + (now - s->hdr.monotonic_ns),
+			.boot = gpuio_cap_header__boottime(&s->hdr) + (now - s->hdr.monotonic_ns),
+		};
 
-		return pftrace__start(s->p, s->of, now, real);
+		return pftrace__start(s->p, s->of, &c);
 	}
 }
 

@@ -247,10 +247,14 @@ static int meta_record(struct exp_model *x, const struct gpuio_hdr *h)
 		err = gpu_record(x, h);
 		break;
 	case GPUIO_REC_VFS:
+		if (h->ts < x->tmin)
+			x->tmin = h->ts;
 		err = on_vfs_meta(x, (const void *)h);
 		x->vfs_ordinal++;
 		break;
 	case GPUIO_REC_BLOCK:
+		if (h->ts < x->tmin)
+			x->tmin = h->ts;
 		err = on_block(x, (const void *)h);
 		break;
 	case GPUIO_REC_PATH:

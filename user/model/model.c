@@ -119,8 +119,7 @@ int exp_model__load(struct exp_model *x, const char *capture_path, const struct 
 		return err;
 	}
 	x->hdr = gpuio_cap_reader__header(x->r);
-	if (!x->map.ts_base)
-		x->map.ts_base = exp_ts(x, x->hdr->monotonic_ns);
+	x->tmin = UINT64_MAX;
 	x->cache_known = x->hdr->pagecache_mode[0] && strcmp(x->hdr->pagecache_mode, "off") &&
 			 strcmp(x->hdr->pagecache_mode, "none");
 
@@ -160,6 +159,8 @@ int exp_model__load(struct exp_model *x, const char *capture_path, const struct 
 		pr_err("cannot export %s: %s", capture_path, strerror(-err));
 		return err;
 	}
+	if (!x->map.ts_base)
+		x->map.ts_base = exp_model__origin(x);
 	x->st.records = x->records;
 	x->st.truncated_bytes = x->truncated;
 	x->st.processes = x->nprocs;
@@ -169,6 +170,21 @@ int exp_model__load(struct exp_model *x, const char *capture_path, const struct 
 	for (size_t d = 0; d < x->ndisks; d++)
 		x->st.lanes += x->devs[x->disk_order[d]].nlanes;
 	return 0;
+}
+
+uint64_t exp_model__origin(const struct exp_model *x)
+{
+	uint64_t t = x->hdr->monotonic_ns;
+
+	if (x->tmin < t)
+		t = x->tmin;
+	for (size_t i = 0; i < x->gpu.nacts; i++)
+		if (x->gpu.acts[i].ts < t)
+			t = x->gpu.acts[i].ts;
+	for (size_t i = 0; i < x->gpu.nhosts; i++)
+		if (x->gpu.hosts[i].ts < t)
+			t = x->gpu.hosts[i].ts;
+	return exp_ts(x, t);
 }
 
 void exp_model__free(struct exp_model *x)
@@ -342,6 +358,7 @@ static void model_reset_tables(struct exp_model *x)
 	gpu_free(&x->gpu);
 	x->npaths = x->nprocs = x->nthreads = x->ndevs = x->nblks = x->nasyncs = 0;
 	x->records = x->vfs_ordinal = 0;
+	x->tmin = UINT64_MAX;
 	memset(x->counts, 0, sizeof(x->counts));
 	memset(x->seen_threads, 0, sizeof(x->seen_threads));
 	memset(&x->stats, 0, sizeof(x->stats));

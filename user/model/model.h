@@ -175,7 +175,7 @@ struct exp_remap {
 	uint32_t gtid_base;     /* GPU stream lanes of earlier captures */
 	uint32_t ghost_base;    /* host GPU overlap lanes of earlier captures */
 	uint32_t host;          /* capture index: info pid, flow ids */
-	uint64_t ts_base;       /* JSON ts 0 (0: this capture's monotonic anchor) */
+	uint64_t ts_base;       /* JSON ts 0 on the output clock (0: this capture's origin) */
 };
 
 /*
@@ -355,6 +355,7 @@ struct exp_model {
 	bool have_stats;
 	uint64_t counts[GPUIO_REC_GPU_SYM + 1];   /* [0]: unknown types */
 	uint64_t records, vfs_ordinal, pass2_records;
+	uint64_t tmin;          /* earliest VFS/block start (pass 1), UINT64_MAX: none */
 	uint64_t rec_off;       /* pass 1: file offset of the record at hand */
 	struct exp_gpu gpu;
 	uint64_t truncated, trunc_offset;
@@ -400,6 +401,18 @@ static inline uint32_t exp_pid(const struct exp_model *m, uint32_t pid)
 static inline uint64_t exp_ts(const struct exp_model *m, uint64_t t)
 {
 	return t + (uint64_t)m->map.ts_shift;
+}
+/*
+ * The timeline origin (JSON ts 0), on the output clock: the earliest of the
+ * capture's anchor (trace start) and every timestamp the export writes, so
+ * that no JSON ts is negative (calls already running at attach, GPU records
+ * from before it). A merge puts every capture on the earliest of their origins.
+ */
+uint64_t exp_model__origin(const struct exp_model *m);
+/* The trace start (the capture header's anchor) on the output clock. */
+static inline uint64_t exp_model__anchor(const struct exp_model *m)
+{
+	return m->map.ts_shift + m->hdr->monotonic_ns;
 }
 /* A timestamp relative to the output's ts 0 (JSON), ns */
 static inline int64_t exp_ts_rel(const struct exp_model *m, uint64_t t)
