@@ -23,3 +23,12 @@ wait_lines() {
   done
   fail "$1 never reached $2 lines"
 }
+# tp_check TRACE: Perfetto's own importer takes TRACE with no error/data_loss
+# stats (skipped, saying so, where ../shared/tools/trace_processor_shell is absent)
+tp_check() {
+  local tp="${TRACE_PROCESSOR:-$GPUIO_SRC/../shared/tools/trace_processor_shell}"
+  if [ ! -x "$tp" ]; then echo "tp_check: $tp not found: import of $1 not checked"; return 0; fi
+  printf '%s\n' "select name, severity, value from stats where severity in ('error','data_loss') and value > 0;" > "$TMP/tp.sql"
+  "$tp" -q "$TMP/tp.sql" "$1" > "$TMP/tp.out" 2> "$TMP/tp.err" || { cat "$TMP/tp.err"; fail "trace_processor cannot import $1"; }
+  if [ "$(grep -c . "$TMP/tp.out")" -gt 1 ]; then cat "$TMP/tp.out"; fail "trace_processor: import errors in $1"; fi
+}

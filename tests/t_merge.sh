@@ -4,15 +4,20 @@
 # other (A, then B), and B is rewritten (gen_capture shift) as if it came
 # from other hosts:
 #  - B1: a host that booted 1000 s earlier (every MONOTONIC time + 1000 s,
-#    same wall clock). Merged, B1's calls land exactly where B's were on A's
-#    clock (merged ts == B's own ts + the few-µs difference between the two
-#    captures' anchors, taken from the headers) - after all of A's calls, as
-#    they happened - and the reported offset is -1000 s + that difference,
-#    on stderr and in B1's "gpuio trace info" (clock_offset_ns).
+#    same wall clock). It is the reference clock (booted first): offset 0,
+#    and A's offset is +1000 s - the few-us difference between the two
+#    captures' anchors (from the headers). B1's calls land exactly on their
+#    own MONOTONIC times, after all of A's calls, as they happened.
 #  - B2: a host whose wall clock is one hour behind: its calls land an hour
-#    before A's (the order follows the wall clocks) and -3600 s is reported.
-# Each host is its own group: pids + 10,000,000 x (index + 1), process names
-# prefixed with the host. The JSON and protobuf merges carry the same trace.
+#    before A's (the order follows the wall clocks), B2 - A = -3600 s.
+# The offsets are reported on stderr and in each host's "gpuio trace info"
+# (clock_offset_ns); none is negative. Each host is its own group: pids +
+# 10,000,000 x (index + 1), process names prefixed with the host. The JSON
+# and protobuf merges carry the same trace.
+# Then skews of +-1 h, +-2 days and +-1 year of B's wall clock, and a B that
+# booted a year before A: the merge is on a timeline that starts at >= 0
+# (no JSON ts < 0, no protobuf timestamp past 2^63), B - A is the skew, every
+# call is there, and Perfetto's importer takes both files with no error.
 source "$(dirname "$0")/lib.sh"
 need_root
 GEN="$GPUIO_TESTS/gen_capture"
@@ -54,12 +59,13 @@ a, b = info[0][1], info[1][1]
 d = (b["realtime_base_ns"] - b["monotonic_base_ns"]) - (a["realtime_base_ns"] - a["monotonic_base_ns"])
 d -= shift if case == "b2" else -10**12   # undo the rewrite to get the true one
 assert abs(d) < 5 * 10**6, "the two captures' anchors differ by %d ns" % d
-want_off = shift + d
-assert b["clock_offset_ns"] == want_off, (b["clock_offset_ns"], want_off)
-assert a["clock_offset_ns"] == 0 and (a["pid_offset"], b["pid_offset"]) == (10**7, 2 * 10**7)
+want_rel = shift + d                       # B's offset minus A's
+off_a, off_b = a["clock_offset_ns"], b["clock_offset_ns"]
+assert min(off_a, off_b) == 0 and off_b - off_a == want_rel, (off_a, off_b, want_rel)
+assert (a["pid_offset"], b["pid_offset"]) == (10**7, 2 * 10**7)
 m = re.search(r"b[12]\.gpuio: host (\S+), pids \+ 20000000, clock offset \S+ s \(([+-]\d+) ns\)",
               open(sys.argv[2]).read())
-assert m and int(m.group(2)) == want_off, open(sys.argv[2]).read()
+assert m and int(m.group(2)) == off_b, open(sys.argv[2]).read()
 
 reads = {}
 for s in t.slices():
@@ -72,20 +78,53 @@ procs = {tr.pid: tr.name for tr in t.tracks.values() if tr.kind == "process"}
 assert all(n.startswith("vm#") or ": " in n for n in procs.values()), procs
 hosts = {pid // 10**7: n.split(": ")[0] for pid, n in procs.items()}
 assert hosts[1] != hosts[2], hosts
-# B's calls on A's clock: its own ts (JSON, relative to B's anchor) moved by the anchors
+# B's calls on the merged clock: their own MONOTONIC times (the rewritten
+# capture's: + 1000 s for B1) moved by B's offset
 bj = ct.load(sys.argv[3])
 binfo = ct.trace_info(bj)
-bts = sorted(binfo["monotonic_base_ns"] + ct.ns(e["ts"]) for e in bj
+t0 = [e["ts"] for e in bj if e.get("name") == "gpuio trace info"][0]
+bts = sorted(binfo["monotonic_base_ns"] + ct.ns(e["ts"]) - ct.ns(t0) for e in bj
              if e.get("name") == "pread64" and e["args"].get("path", "").endswith("/data"))
 mts = sorted(s["ts"] for s in rb)
-extra = 0 if case == "b1" else shift
-assert all(x - y == d + extra for x, y in zip(mts, bts)), (mts[0] - bts[0], d + extra)
+mono = 10**12 if case == "b1" else 0
+assert all(x - y == mono + off_b for x, y in zip(mts, bts)), (mts[0] - bts[0], mono + off_b)
 if case == "b1":
     assert max(s["ts"] + s["dur"] for s in ra) < min(s["ts"] for s in rb), "B1 before A"
-    print("b1: B's calls after A's, exactly on B's own times (+%d ns anchors); offset %d ns" % (d, want_off))
+    print("b1: B's calls after A's, exactly on B's own times; offsets A %+d B %+d ns" % (off_a, off_b))
 else:
     assert max(s["ts"] + s["dur"] for s in rb) < min(s["ts"] for s in ra), "B2 not an hour early"
-    print("b2: B's calls an hour before A's; offset %d ns" % want_off)
+    print("b2: B's calls an hour before A's; offsets A %+d B %+d ns" % (off_a, off_b))
+EOF
+done
+# Skews: B's wall clock off by +-1 h, +-2 days, +-1 year; B booted a year before A.
+H=3600000000000; D=$((48 * H)); Y=$((8766 * H))
+for sk in "0 $H" "0 -$H" "0 $D" "0 -$D" "0 $Y" "0 -$Y" "$Y 0"; do
+  set -- $sk
+  "$GEN" shift "$TMP/s.gpuio" "$TMP/b.gpuio" "$1" "$2" > /dev/null || fail "shift $sk"
+  for out in m.json m.pftrace; do
+    "$GPUIO" merge -q "$TMP/a.gpuio" "$TMP/s.gpuio" -o "$TMP/$out" || fail "merge ($sk) -> $out failed"
+    tp_check "$TMP/$out"
+  done
+  python3 - "$TMP/m.json" "$TMP/m.pftrace" "$1" "$2" "$GPUIO_SRC/tests" <<'EOF' || fail "skew $sk"
+import sys
+sys.path.insert(0, sys.argv[5])
+import check_trace as ct
+import pftrace as pf
+j, t = ct.load(sys.argv[1]), pf.load(sys.argv[2])
+mono, real = int(sys.argv[3]), int(sys.argv[4])
+neg = [e for e in j if "ts" in e and e["ts"] < 0]
+assert not neg, "negative JSON ts: %s" % neg[:2]
+big = [s for s in t.slices() if s["ts"] >= 2**63 or s["ts"] + s["dur"] >= 2**63]
+assert not big and not t.errors, (big[:2], t.errors[:3])
+info = sorted((i["args"]["host_index"], i["args"]) for i in t.instants() if i["name"] == "gpuio trace info")
+off = [x["clock_offset_ns"] for _, x in info]
+assert min(off) == 0, off
+# B - A: the wall-clock skew minus the boot difference, within the anchors' few ms
+rel = off[1] - off[0] - (real - mono)
+assert abs(rel) < 5 * 10**6, (off, real, mono)
+n = sum(1 for e in j if e.get("name") == "pread64" and e["args"].get("path", "").endswith("/data"))
+assert n == 4000, n
+print("skew mono %+d real %+d s: offsets %s, ts >= 0, %d reads" % (mono // 10**9, real // 10**9, off, n))
 EOF
 done
 echo "merged captures land where their clocks say"
