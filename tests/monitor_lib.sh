@@ -146,3 +146,19 @@ for hk, h in hist.items():
 json.dump(out, sys.stdout)
 PYEOF
 }
+
+# start_in_cgroup CG CMD...: run CMD (in the background, its pid in $CGPID)
+# inside cgroup CG, moved there by this shell while CMD is held stopped: the
+# process being measured does no I/O of its own to join the cgroup (a
+# `echo $$ > cgroup.procs` from inside would count its pid's bytes as its own).
+start_in_cgroup() {
+  local cg=$1; shift
+  sh -c 'kill -STOP $$; exec "$@"' sh "$@" &
+  CGPID=$!
+  for _ in $(seq 200); do
+    [ "$(awk '{print $3}' /proc/$CGPID/stat 2>/dev/null)" = T ] && break
+    sleep 0.01
+  done
+  echo "$CGPID" > "$cg/cgroup.procs" || fail "cannot move $CGPID into $cg"
+  kill -CONT "$CGPID"
+}

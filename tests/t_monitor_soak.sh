@@ -6,7 +6,9 @@
 # a margin), the process map never over capacity and drained once the churn
 # stops (exited processes folded and freed), and the cgroup's counters exact:
 # every child writes 8 KiB in two write()s and reads it back with one pread().
-# (its output goes through a pipe: a file would add its bytes to the cgroup)
+# (its output goes through a pipe: a file would add its bytes to the cgroup;
+# and it is moved into the cgroup from outside: a process that writes its own
+# pid to cgroup.procs does that write as a member, 6 bytes for a 5-digit pid)
 # SOAK_PROCS (default 20000) processes; ~30-50 s here.
 source "$(dirname "$0")/lib.sh"
 need_root
@@ -34,8 +36,10 @@ PYEOF
 echo "t_s rss_kib fds proc_map exited_map folded evicted full" | tee "$TMP/samples"
 sample 0 >> "$TMP/samples"; tail -n1 "$TMP/samples"
 t0=$(date +%s)
-sh -c 'echo $$ > "$1/cgroup.procs" && shift && exec "$@"' sh "$CG" "$CHURN" "$TMP/churn" "$N" 4 2>&1 | cat >"$TMP/churn.out" &
-CP=$!
+mkfifo "$TMP/churn.fifo"
+cat "$TMP/churn.fifo" > "$TMP/churn.out" &
+start_in_cgroup "$CG" "$CHURN" "$TMP/churn" "$N" 4 > "$TMP/churn.fifo" 2>&1
+CP=$CGPID
 while kill -0 $CP 2>/dev/null; do
   sleep 3
   sample $(( $(date +%s) - t0 )) >> "$TMP/samples"; tail -n1 "$TMP/samples"
