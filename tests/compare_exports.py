@@ -15,7 +15,7 @@ Both are reduced to one canonical, name-based form and compared as multisets
   tracks    processes (pid, name), threads (pid, tid, name), other tracks
             (group, name): disk lanes, io_uring lanes
   slices    (group, track, cat, name, ts, dur, args) - ts/dur in integer ns
-            relative to the "gpuio trace info" instant (JSON ts 0); JSON
+            relative to the (first) "gpuio trace info" instant; JSON
             nulls are dropped (protobuf has none); µs values compare exactly
             (both sides are the nearest double to ns / 1000)
   flows     (source slice, destination slice) pairs: JSON v2 bind_id
@@ -100,11 +100,13 @@ def canon_json(events):
             out["tracks"][("process", pid, n)] += 1
     for (pid, tid), n in tname.items():
         out["tracks"][track(pid, tid)] += 1
+    # times relative to the (first) "gpuio trace info" instant, the trace start
+    zero = next((ct.ns(e["ts"]) for e in events if e.get("name") == "gpuio trace info"), 0)
     fout, fin = {}, {}
     for e in events:
         ph = e.get("ph")
         if ph == "X":
-            key = (track(e["pid"], e["tid"]), e.get("cat"), e["name"], ct.ns(e["ts"]),
+            key = (track(e["pid"], e["tid"]), e.get("cat"), e["name"], ct.ns(e["ts"]) - zero,
                    ct.ns(e["dur"]), freeze(e.get("args", {})))
             out["slices"][key] += 1
             sk = key[:4]
@@ -114,10 +116,10 @@ def canon_json(events):
                 fin.setdefault(e["bind_id"], []).append(sk)
         elif ph == "C":
             for k, v in e["args"].items():
-                out["counters"][(group(e["pid"]), "%s %s" % (e["name"], k), ct.ns(e["ts"]),
+                out["counters"][(group(e["pid"]), "%s %s" % (e["name"], k), ct.ns(e["ts"]) - zero,
                                  freeze(v))] += 1
         elif ph == "i":
-            out["instants"][(group(e["pid"]), e["name"], ct.ns(e["ts"]),
+            out["instants"][(group(e["pid"]), e["name"], ct.ns(e["ts"]) - zero,
                              freeze(e.get("args", {})))] += 1
     for bid, dests in fin.items():
         for d in dests:

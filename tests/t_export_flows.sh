@@ -23,12 +23,28 @@ import check_trace as ct
 
 m = json.load(open(sys.argv[1]))
 events = ct.load(sys.argv[2])
-base, P = m["monotonic_ns"], m["pid"]
+P = m["pid"]
 bad = []
 
 def expect(what, got, exp):
     if got != exp:
         bad.append("%s: got %r, want %r" % (what, got, exp))
+
+# JSON ts 0 is the timeline origin: the earliest of the trace start and every
+# event (here some calls began before the anchor), never a negative ts
+def all_ts(o):
+    if isinstance(o, dict):
+        for k, v in o.items():
+            if k == "ts_ns":
+                yield v
+            else:
+                yield from all_ts(v)
+    elif isinstance(o, list):
+        for v in o:
+            yield from all_ts(v)
+base = min([m["monotonic_ns"]] + list(all_ts(m)))
+expect("timeline origin", ct.trace_info(events)["timeline_origin_ns"], base)
+expect("earliest ts", min(ct.ns(e["ts"]) for e in events if "ts" in e), 0)
 
 # ts/dur: exactly three decimals, in the raw text
 for line in open(sys.argv[2]):

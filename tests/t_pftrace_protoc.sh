@@ -76,7 +76,7 @@ BASE = 1000000000000
 p0 = pkts[0]
 cs = one(p0, "clock_snapshot")
 expect("clocks", [(one(c, "clock_id"), one(c, "timestamp")) for c in cs["clocks"]],
-       [(3, BASE), (1, 1700000000123456789)])
+       [(3, BASE), (1, 1700000000123456789), (6, BASE)])  # BOOTTIME: another boot, no suspend known
 expect("primary clock", one(cs, "primary_trace_clock"), "BUILTIN_CLOCK_MONOTONIC")
 expect("first flags", one(p0, "sequence_flags"), 1)
 expect("defaults clock", one(one(p0, "trace_packet_defaults"), "timestamp_clock_id"), 3)

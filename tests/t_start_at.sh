@@ -31,8 +31,8 @@ for path in sys.argv[1:3]:
     reads = [ct.ns(e["ts"]) for e in ev if e.get("name") == "read" and
              e["args"].get("path", "").endswith("/data")]
     assert reads, "no reads of the data file in %s" % path
-    # the first read on the wall clock: anchor + (ts - 0)
-    first = real + min(reads)
+    # the first read on the wall clock: anchor + (origin - anchor) + ts
+    first = real + info["timeline_origin_ns"] - mono + min(reads)
     assert first >= start, (path, first - start)
     anchors.append(real)
     print("%s: attached %.3f s after TIME, first read %.3f s after" %

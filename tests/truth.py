@@ -147,7 +147,7 @@ def block_totals(ev):
 
 def to_mono_ns(inf, ts_us):
     """A trace ts (µs, 3 decimals, relative) back to CLOCK_MONOTONIC ns."""
-    return int(inf["monotonic_base_ns"]) + round(float(ts_us) * 1000)
+    return int(inf.get("timeline_origin_ns", inf["monotonic_base_ns"])) + round(float(ts_us) * 1000)
 
 
 def flows_ok(ev):

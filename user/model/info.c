@@ -180,6 +180,8 @@ void exp_model__info(struct exp_model *x, struct exp_args *a)
 	arg_u64(a, "abi_version", h->abi_version);
 	arg_u64(a, "monotonic_base_ns", h->monotonic_ns);
 	arg_u64(a, "realtime_base_ns", h->realtime_ns);
+	/* JSON ts 0 on this capture's own MONOTONIC clock (exp_model__origin) */
+	arg_u64(a, "timeline_origin_ns", x->map.ts_base - (uint64_t)x->map.ts_shift);
 	arg_bool(a, "capture_complete", complete);
 	arg_u64(a, "capture_truncated_bytes", x->truncated);
 	arg_u64(a, "records", x->records);
