@@ -14,6 +14,7 @@
 #include "model/model.h"
 #include "lib/json_writer.h"
 #include "model/model_priv.h"
+#include "model/proc_names.h"
 
 
 /* What calls.c says about each call, looked up once per export. */
@@ -27,7 +28,7 @@ static const char *proc_comm(struct exp_model *x, const struct proc_ent *p, char
 {
 	uint64_t *v;
 
-	if (comm_set(p->comm)) {
+	if (proc_names__has_comm(p->comm)) {
 		snprintf(buf, len, "%.16s", p->comm);
 		return buf;
 	}

@@ -15,6 +15,7 @@
 #include "model/model.h"
 #include "lib/log.h"
 #include "model/model_priv.h"
+#include "model/proc_names.h"
 
 /* ---- pass 1 ---- */
 
@@ -116,29 +117,17 @@ static int on_path(struct exp_model *x, const struct gpuio_path_event *p)
 	return exp_paths__add(&x->path_map, &x->paths, &x->npaths, &x->cpaths, p);
 }
 
-bool comm_set(const char comm[16])
-{
-	return comm[0] != 0;
-}
-
 static int on_proc(struct exp_model *x, const struct gpuio_proc_event *p)
 {
 	struct thread_ent *t;
 	struct proc_ent *pe;
-	uint8_t rank = RANK_NONE;
 	int err;
 
 	err = note_thread(x, p->hdr.pid, p->hdr.tid, &t);
 	if (err)
 		return err;
 	pe = proc_get(x, p->hdr.pid);
-	if (p->kind == GPUIO_PROC_EXEC)
-		rank = RANK_EXEC;
-	else if (p->kind == GPUIO_PROC_ATTACH)
-		rank = RANK_ATTACH;
-	else if (p->kind == GPUIO_PROC_FORK)
-		rank = RANK_FORK;
-	if (rank && rank >= pe->rank && comm_set(p->comm)) {
+	if (proc_names__names_process(&pe->rank, p)) {
 		char *args = NULL;
 		uint32_t n = p->args_len;
 
@@ -154,10 +143,9 @@ static int on_proc(struct exp_model *x, const struct gpuio_proc_event *p)
 		free(pe->args);
 		pe->args = args;
 		pe->args_len = n;
-		pe->rank = rank;
 		memcpy(pe->comm, p->comm, sizeof(pe->comm));
 	}
-	if (comm_set(p->comm) && (p->kind != GPUIO_PROC_EXIT || !t->has_comm)) {
+	if (proc_names__names_thread(t->has_comm, p)) {
 		memcpy(t->comm, p->comm, sizeof(t->comm));
 		t->has_comm = true;
 	}

@@ -117,11 +117,10 @@ int exp_model__said(const struct exp_model *x, int err);
 int exp_paths__add(struct kmap *map, struct path_ent **paths, size_t *n, size_t *cap,
 		   const struct gpuio_path_event *p);
 
-enum { RANK_NONE, RANK_FORK, RANK_ATTACH, RANK_EXEC };
 
 struct proc_ent {
 	uint32_t pid;
-	uint8_t rank;
+	uint8_t rank;           /* of the record that named it (model/proc_names.h) */
 	char comm[16];
 	char *args;             /* NUL separated, args_len bytes */
 	uint32_t args_len;

@@ -22,7 +22,6 @@ void arg_str(struct exp_args *a, const char *k, const char *s, size_t len, bool 
 void arg_copy(struct exp_args *a, const char *k, const char *s, bool intern);
 void args_reset(struct exp_args *a);
 int note_thread(struct exp_model *x, uint32_t pid, uint32_t tid, struct thread_ent **out);
-bool comm_set(const char comm[16]);
 extern const char *const memcpy_kind_names[11];
 extern const char *const memcpy_slice_names[11];
 extern const char *const mem_kind_names[8];

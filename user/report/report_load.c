@@ -14,6 +14,7 @@
 #include "model/calls.h"
 #include "report/report_model.h"
 #include "report/report_priv.h"
+#include "model/proc_names.h"
 
 /* ---- tables ---- */
 
@@ -474,19 +475,17 @@ static int on_proc(struct rpt_model *m, const struct gpuio_proc_event *e)
 	p = &m->procs[*kmap__get(&m->proc_map, h->pid, 0)];
 	if (!p->first_ts || h->ts < p->first_ts)
 		p->first_ts = h->ts;
-	if (e->comm[0]) {
+	if (proc_names__names_thread(t->comm[0] != 0, e)) {
 		memcpy(t->comm, e->comm, sizeof(t->comm));
 		t->comm[15] = 0;
-		if (h->tid == h->pid || !p->comm[0]) {
-			memcpy(p->comm, e->comm, sizeof(p->comm));
-			p->comm[15] = 0;
-		}
 	}
 	if (e->kind == GPUIO_PROC_FORK)
 		p->ppid = e->ppid;
-	if ((e->kind == GPUIO_PROC_EXEC || e->kind == GPUIO_PROC_ATTACH) && e->args_len) {
+	if (proc_names__names_process(&p->name_rank, e)) {
 		size_t n = e->args_len, max = h->size - offsetof(struct gpuio_proc_event, args);
 
+		memcpy(p->comm, e->comm, sizeof(p->comm));
+		p->comm[15] = 0;
 		if (n > max)
 			n = max;
 		if (n > sizeof(p->args) - 1)

@@ -108,6 +108,7 @@ struct rpt_thread {
 
 struct rpt_proc {
 	uint32_t pid, ppid;
+	uint8_t name_rank;      /* of the record that named it (model/proc_names.h) */
 	char comm[16];
 	char args[200];
 	uint64_t first_ts, last_ts, exit_ts;
