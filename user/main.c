@@ -4,9 +4,6 @@
 #include <string.h>
 #include "cmd/commands.h"
 
-#ifndef GPUIO_VERSION
-#define GPUIO_VERSION "0.1.0"
-#endif
 
 static const struct {
 	const char *name;

@@ -3,10 +3,7 @@
 #ifndef GPUIO_COMMANDS_H
 #define GPUIO_COMMANDS_H
 
-/* Exit codes shared by all commands. */
-#define GPUIO_EXIT_OK     0
-#define GPUIO_EXIT_ERROR  1   /* runtime failure: message printed */
-#define GPUIO_EXIT_USAGE  2   /* bad option or argument */
+#include "gpuio.h"         /* exit codes, version */
 
 int cmd_trace(int argc, char **argv);
 int cmd_convert(int argc, char **argv);

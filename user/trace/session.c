@@ -16,7 +16,7 @@
 #include <bpf/libbpf.h>
 #include "gpuio.skel.h"
 #include "capture/capture.h"
-#include "cmd/commands.h"
+#include "gpuio.h"
 #include "export/export.h"
 #include "export/stream.h"
 #include "gpu/cuda_probes.h"

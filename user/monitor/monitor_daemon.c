@@ -1,0 +1,404 @@
+// SPDX-License-Identifier: MIT
+/*
+ * monitor_daemon.c — `gpuio monitor` running (monitor_daemon.h): one
+ * instance per node (a flock'd pid file), the in-kernel aggregation, the
+ * /metrics endpoint, the flight recorder and its triggers, signals (TERM,
+ * INT: exit; HUP: reopen the log; USR1: dump), and the tick that keeps the
+ * series folded when nobody scrapes.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include "gpuio.h"
+#include "lib/clock.h"
+#include "lib/log.h"
+#include "monitor/http_metrics.h"
+#include "monitor/monitor_agg.h"
+#include "monitor/monitor_bpf.h"
+#include "monitor/monitor_cuda.h"
+#include "monitor/monitor_daemon.h"
+#include "monitor/monitor_names.h"
+#include "monitor/monitor_nvml.h"
+#include "monitor/monitor_recorder.h"
+
+static volatile sig_atomic_t stop_sig, want_dump, want_reopen;
+
+static void on_signal(int sig)
+{
+	if (sig == SIGUSR1)
+		want_dump = 1;
+	else if (sig == SIGHUP)
+		want_reopen = 1;
+	else
+		stop_sig = sig;
+}
+
+
+static int mkdirs(const char *path, mode_t mode)
+{
+	char buf[PATH_MAX];
+
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = 0;
+		if (mkdir(buf, mode) < 0 && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	if (mkdir(buf, mode) < 0 && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+/* The single-instance lock. Returns the locked fd or -errno (message printed). */
+static int lock_instance(const char *run_dir)
+{
+	char path[PATH_MAX], pid[32] = "";
+	int fd, n;
+
+	if (mkdirs(run_dir, 0755) < 0) {
+		pr_err("cannot create %s: %s", run_dir, strerror(errno));
+		return -errno;
+	}
+	snprintf(path, sizeof(path), "%s/monitor.pid", run_dir);
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0) {
+		pr_err("cannot open %s: %s", path, strerror(errno));
+		return -errno;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		n = (int)pread(fd, pid, sizeof(pid) - 1, 0);
+		pid[n > 0 ? n : 0] = 0;
+		pid[strcspn(pid, "\n")] = 0;
+		pr_err("gpuio monitor is already running (pid %s, lock %s): one instance per node; "
+		       "stop it first (systemctl stop gpuio-monitor) or use another --run-dir",
+		       pid[0] ? pid : "?", path);
+		close(fd);
+		return -EBUSY;
+	}
+	n = snprintf(pid, sizeof(pid), "%d\n", (int)getpid());
+	if (ftruncate(fd, 0) < 0 || pwrite(fd, pid, (size_t)n, 0) != n)
+		pr_warn("cannot write %s: %s", path, strerror(errno));
+	return fd;
+}
+
+/* RUN_DIR/monitor.dump = "SEQ PATH" or "SEQ error: WHY", replaced atomically. */
+static void write_status(const char *run_dir, unsigned seq, const char *what)
+{
+	char path[PATH_MAX], tmp[PATH_MAX + 8];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/monitor.dump", run_dir);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	f = fopen(tmp, "we");
+	if (!f)
+		return;
+	fprintf(f, "%u %s\n", seq, what);
+	if (fclose(f) == 0)
+		rename(tmp, path);
+}
+
+unsigned monitor_daemon__read_status(const char *run_dir, char *what, size_t len)
+{
+	char path[PATH_MAX], line[PATH_MAX + 64];
+	unsigned seq = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/monitor.dump", run_dir);
+	what[0] = 0;
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	if (fgets(line, sizeof(line), f)) {
+		char *sp = strchr(line, ' ');
+
+		line[strcspn(line, "\n")] = 0;
+		seq = (unsigned)strtoul(line, NULL, 10);
+		if (sp)
+			snprintf(what, len, "%s", sp + 1);
+	}
+	fclose(f);
+	return seq;
+}
+
+struct daemon_ctx {
+	struct monitor_opts *o;
+	struct monitor_loader *ml;
+	struct monitor_cuda *cuda;
+	struct monitor_agg *agg;
+	struct monitor_recorder *rec;
+	struct monitor_nvml *nvml;
+	struct http_metrics *http;
+	__u64 start_real_s;
+	struct monitor_names *names;
+	int lock_fd;             /* the flock'd pid file in --run-dir */
+	unsigned seq;            /* dumps so far (the status file's sequence) */
+	char cmdline[1024];
+};
+
+static void self_metrics(struct mon_buf *b, void *ctx)
+{
+	struct daemon_ctx *d = ctx;
+	long pages = 0, rss = 0;
+	unsigned fds = 0;
+	FILE *f = fopen("/proc/self/statm", "re");
+	DIR *dir;
+
+	if (f) {
+		if (fscanf(f, "%ld %ld", &pages, &rss) != 2)
+			rss = 0;
+		fclose(f);
+	}
+	dir = opendir("/proc/self/fd");
+	if (dir) {
+		while (readdir(dir))
+			fds++;
+		closedir(dir);
+		fds = fds > 3 ? fds - 3 : 0;    /* ., .., the dir's own fd */
+	}
+	mon_buf__printf(b, "# HELP gpuio_monitor_info The monitor's configuration.\n"
+			"# TYPE gpuio_monitor_info gauge\n"
+			"gpuio_monitor_info{version=\"%s\",bpf_mode=\"%s\",recorder=\"%s\",cuda_uprobes=\"%s\"} 1\n",
+			GPUIO_VERSION, d->ml->mode, d->rec ? "on" : "off", monitor_cuda__mode(d->cuda));
+	mon_buf__printf(b, "# HELP gpuio_monitor_resident_bytes The daemon's resident memory.\n"
+			"# TYPE gpuio_monitor_resident_bytes gauge\ngpuio_monitor_resident_bytes %ld\n",
+			rss * sysconf(_SC_PAGESIZE));
+	mon_buf__printf(b, "# HELP gpuio_monitor_open_fds The daemon's open file descriptors.\n"
+			"# TYPE gpuio_monitor_open_fds gauge\ngpuio_monitor_open_fds %u\n", fds);
+	mon_buf__printf(b, "# HELP gpuio_monitor_start_time_seconds When the daemon started (Unix time).\n"
+			"# TYPE gpuio_monitor_start_time_seconds gauge\ngpuio_monitor_start_time_seconds %llu\n",
+			(unsigned long long)d->start_real_s);
+	mon_buf__printf(b, "# HELP gpuio_monitor_scrapes_total Scrapes served before this one.\n"
+			"# TYPE gpuio_monitor_scrapes_total counter\ngpuio_monitor_scrapes_total %llu\n",
+			http_metrics__scrapes(d->http));
+}
+
+static void render(struct mon_buf *b, void *ctx)
+{
+	struct daemon_ctx *d = ctx;
+
+	monitor_agg__render(d->agg, b);
+}
+
+static void reopen_log(const char *path)
+{
+	if (!path)
+		return;
+	if (!freopen(path, "ae", stderr))
+		return;
+	setvbuf(stderr, NULL, _IOLBF, 0);
+}
+
+static void do_dump(struct daemon_ctx *d, const char *reason, unsigned *seq)
+{
+	char out[PATH_MAX + 64], msg[PATH_MAX + 80];
+
+	++*seq;
+	if (!d->rec) {
+		pr_warn("dump requested, but the flight recorder is off (--window 0)");
+		write_status(d->o->run_dir, *seq, "error: the flight recorder is off (--window 0)");
+		return;
+	}
+	if (monitor_recorder__dump(d->rec, reason, out, sizeof(out)) == 0) {
+		pr_info("dump (%s) written: %s", reason, out);
+		write_status(d->o->run_dir, *seq, out);
+	} else {
+		snprintf(msg, sizeof(msg), "error: writing %s failed (see the daemon's log)", out);
+		write_status(d->o->run_dir, *seq, msg);
+	}
+}
+
+/* Lock, load, aggregate, record: everything before serving. 0, or -1 (said). */
+static int daemon_setup(struct daemon_ctx *d, int argc, char **argv)
+{
+	struct monitor_opts *o = d->o;
+	struct monitor_loader_opts mo = { 0 };
+	struct monitor_agg_opts ao = { 0 };
+
+	if (o->log_file)
+		reopen_log(o->log_file);
+	/* journald takes whole lines */
+	setvbuf(stderr, NULL, _IOLBF, 0);
+	if (geteuid() != 0) {
+		pr_err("gpuio monitor needs root (BPF programs, the lock in %s): run it with sudo "
+		       "or as the systemd unit", o->run_dir);
+		return -1;
+	}
+	d->lock_fd = lock_instance(o->run_dir);
+	if (d->lock_fd < 0)
+		return -1;
+	for (int i = 0, used = 0; i < argc && used < (int)sizeof(d->cmdline) - 1; i++)
+		used += snprintf(d->cmdline + used, sizeof(d->cmdline) - (size_t)used, "%s%s", i ? " " : "gpuio ", argv[i]);
+	d->start_real_s = (__u64)time(NULL);
+
+	mo.max_cgroups = o->max_cgroups;
+	mo.max_procs = o->max_procs;
+	mo.max_devs = 256;
+	mo.max_rqs = 16384;
+	if (monitor_loader__open(&mo, &d->ml))
+		return -1;
+	if (monitor_names__new(&d->names)) {
+		pr_err("out of memory");
+		return -1;
+	}
+	if (!monitor_names__cgroot(d->names)[0])
+		pr_warn("no cgroup v2 mount found: cgroups are labelled by id");
+	ao.top_cgroups = o->top_cgroups;
+	ao.top_procs = o->top_procs;
+	ao.retire_ns = 600000000000ull;
+	if (monitor_agg__new(d->ml, d->names, &ao, &d->agg)) {
+		pr_err("out of memory");
+		return -1;
+	}
+	if (!o->no_cuda && monitor_cuda__open(d->ml->fd_stats, d->ml->max_procs, &d->cuda) == 0 &&
+	    monitor_agg__set_cuda(d->agg, monitor_cuda__map_fd(d->cuda), d->ml->max_procs)) {
+		pr_err("out of memory");
+		return -1;
+	}
+	d->nvml = monitor_nvml__open();
+	monitor_triggers__arm(&o->trig, monitor_nvml__available(d->nvml));
+	if (o->window_ns) {
+		struct monitor_recorder_opts ro = {
+			.window_ns = o->window_ns, .max_bytes = o->window_bytes, .ringbuf_bytes = o->ringbuf,
+			.dump_dir = o->dump_dir, .format = o->dump_format, .keep = o->dump_keep,
+			.dir_max_bytes = o->dump_max_bytes, .cmdline = d->cmdline,
+		};
+
+		if (mkdirs(o->dump_dir, 0750) < 0) {
+			pr_err("cannot create --dump-dir %s: %s", o->dump_dir, strerror(errno));
+			return -1;
+		}
+		if (monitor_recorder__open(&ro, &d->rec))
+			return -1;
+		monitor_recorder__on_event(d->rec, monitor_triggers__event, &o->trig);
+	}
+	monitor_agg__add_extra(d->agg, self_metrics, d);
+	if (d->rec)
+		monitor_agg__add_extra(d->agg, monitor_recorder__metrics, d->rec);
+	monitor_agg__add_extra(d->agg, monitor_triggers__metrics, &o->trig);
+	monitor_agg__add_extra(d->agg, monitor_nvml__metrics, d->nvml);
+	monitor_agg__add_extra(d->agg, monitor_cuda__metrics, d->cuda);
+	return 0;
+}
+
+/* Signals and the /metrics endpoint. 0, or -1 (said). */
+static int daemon_serve(struct daemon_ctx *d)
+{
+	const struct monitor_opts *o = d->o;
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	sigaction(SIGUSR1, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	if (http_metrics__start(o->listen, render, d, &d->http))
+		return -1;
+	pr_info("monitor: serving http://%s/metrics (aggregation: %s%s%s); flight recorder: %s; "
+		"CUDA call counts: %s", o->listen, d->ml->mode, d->ml->detail[0] ? "; " : "", d->ml->detail,
+		d->rec ? "on" : "off (--window 0)", d->cuda ? monitor_cuda__mode(d->cuda) :
+		o->no_cuda ? "off (--no-cuda-uprobes)" : "off");
+	if (d->rec)
+		pr_info("monitor: recorder window %.0fs, %zu MiB, tracer %s; dumps to %s (%s)",
+			o->window_ns / 1e9, o->window_bytes >> 20, monitor_recorder__modes(d->rec),
+			o->dump_dir, o->dump_format);
+	return 0;
+}
+
+/* Until a TERM or INT: poll the recorder, tick, reopen, dump. */
+static void daemon_loop(struct daemon_ctx *d)
+{
+	struct monitor_opts *o = d->o;
+	__u64 last_tick = 0, tick_ns = 1000000000ull;
+	int err;
+
+	while (!stop_sig) {
+		__u64 now;
+		int i;
+
+		if (d->rec) {
+			err = monitor_recorder__poll(d->rec, 100);
+			if (err) {
+				pr_err("reading the recorder's events failed: %s", strerror(-err));
+				break;
+			}
+		} else {
+			usleep(200000);
+		}
+		now = clock_mono_ns();
+		monitor_cuda__scan(d->cuda, now);     /* every 10 s; no-op in between */
+		if (now - last_tick >= tick_ns) {
+			struct monitor_agg_health h;
+			bool busy;
+
+			/* folds exited processes even when nobody scrapes; faster
+			 * while the process map is a quarter full (churn) */
+			monitor_agg__refresh(d->agg);
+			monitor_agg__health(d->agg, &h);
+			tick_ns = h.proc_entries * 4 > d->ml->max_procs ? 200000000ull : 1000000000ull;
+			if (monitor_nvml__sample(d->nvml, &busy) == 0)
+				monitor_triggers__gpu(&o->trig, busy, now);
+			last_tick = now;
+		}
+		if (want_reopen) {
+			want_reopen = 0;
+			reopen_log(o->log_file);
+			pr_info("monitor: SIGHUP: %s", o->log_file ? "log reopened" : "nothing to reopen (no --log-file)");
+		}
+		if (want_dump) {
+			want_dump = 0;
+			do_dump(d, "manual", &d->seq);
+		}
+		if ((i = monitor_triggers__take(&o->trig, now)) >= 0) {
+			char reason[32];
+
+			pr_info("trigger %s fired: %s", o->trig.t[i].expr, o->trig.why);
+			snprintf(reason, sizeof(reason), "trigger-%s",
+				 o->trig.t[i].kind == MON_TRIG_VFS_LATENCY ? "vfs_latency" :
+				 o->trig.t[i].kind == MON_TRIG_BLOCK_LATENCY ? "block_latency" : "gpu_idle");
+			do_dump(d, reason, &d->seq);
+		}
+	}
+}
+
+static void daemon_free(struct daemon_ctx *d)
+{
+	http_metrics__stop(d->http);
+	monitor_recorder__free(d->rec);
+	monitor_agg__free(d->agg);
+	monitor_cuda__free(d->cuda);
+	monitor_names__free(d->names);
+	monitor_nvml__close(d->nvml);
+	monitor_loader__destroy(d->ml);
+	if (d->lock_fd >= 0) {
+		if (ftruncate(d->lock_fd, 0) < 0)
+			pr_debug("cannot truncate the pid file");
+		close(d->lock_fd);
+	}
+}
+
+int monitor_daemon__run(struct monitor_opts *o, int argc, char **argv)
+{
+	struct daemon_ctx d = { .o = o, .lock_fd = -1 };
+	int rc = GPUIO_EXIT_ERROR;
+
+	if (daemon_setup(&d, argc, argv) == 0 && daemon_serve(&d) == 0) {
+		daemon_loop(&d);
+		if (stop_sig)
+			pr_info("monitor: %s: detaching and exiting", strsignal(stop_sig));
+		rc = stop_sig ? GPUIO_EXIT_OK : GPUIO_EXIT_ERROR;
+	}
+	daemon_free(&d);
+	return rc;
+}

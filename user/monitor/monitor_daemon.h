@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * monitor_daemon.h — the `gpuio monitor` daemon: what cmd/cmd_monitor.c
+ * parses from argv, and the run.
+ */
+#ifndef GPUIO_MONITOR_DAEMON_H
+#define GPUIO_MONITOR_DAEMON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/types.h>
+#include "monitor/monitor_trigger.h"
+
+struct monitor_opts {
+	const char *listen;
+	const char *run_dir;
+	const char *dump_dir;
+	const char *dump_format;
+	const char *log_file;
+	__u64 window_ns;
+	size_t window_bytes;
+	size_t ringbuf;
+	unsigned dump_keep;
+	__u64 dump_max_bytes;
+	unsigned top_procs, top_cgroups;
+	unsigned max_cgroups, max_procs;
+	bool no_cuda;
+	struct monitor_triggers trig;
+};
+
+
+/* Run until SIGTERM/SIGINT (GPUIO_EXIT_OK) or a failure (said; GPUIO_EXIT_ERROR). */
+int monitor_daemon__run(struct monitor_opts *o, int argc, char **argv);
+/* The last dump request's sequence number and outcome ("error: ...", or the file). */
+unsigned monitor_daemon__read_status(const char *run_dir, char *what, size_t len);
+
+#endif /* GPUIO_MONITOR_DAEMON_H */
