@@ -119,6 +119,7 @@ test-progs: $(TEST_PROGS)
 
 # Each area keeps its own rules beside its files.
 -include tests/tests.mk
+-include tests/unit/unit.mk
 -include tests/bench/bench.mk
 -include tests/vm/vm.mk
 -include cupti/cupti.mk
