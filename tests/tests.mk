@@ -1,46 +1,54 @@
 # tests/tests.mk — test-only programs, included by the top-level Makefile:
 #   build/tests/gen_capture    synthetic captures with known content (tests/gen_capture.c)
-#   build/tests/fuzz_capture   libFuzzer target over reader + exporter + info
-# `make fuzz` runs the fuzzer for FUZZ_SECONDS (default 600) instead of the
-# ~30 s of `make check`.
+#   build/tests/fuzz_reader    libFuzzer targets (tests/fuzz/): the capture reader and
+#   build/tests/fuzz_export    record sanitizer; the model, both exporters and info;
+#   build/tests/fuzz_report    the report (text, JSON, HTML). Seeds: tests/fuzz/corpus/.
+# `make fuzz` runs each for FUZZ_SECONDS (default 600) instead of the short
+# runs of `make check`.
 
 GEN_CAPTURE_SRCS := tests/gen_capture.c user/capture/capture.c user/capture/header.c user/lib/file_io.c user/lib/clock.c
 $(BUILD)/tests/gen_capture: $(GEN_CAPTURE_SRCS) user/capture/capture.h bpf/gpuio_abi.h
 	@mkdir -p $(BUILD)/tests
 	$(CC) $(CFLAGS) -Wno-override-init -o $@ $(GEN_CAPTURE_SRCS)
 
-# The fuzzer links the reader, model, exporters and report from a copy of
-# libgpuio.a built with its instrumentation (the archive pulls in only what
-# the target reaches), plus the two commands it drives.
+# The fuzzers link the reader, model, exporters and report from a copy of
+# libgpuio.a built with their instrumentation (the archive pulls in only what
+# a target reaches), plus the two commands they drive.
 FUZZ_LIB_SRCS := $(wildcard user/lib/*.c user/capture/*.c user/model/*.c user/export/*.c \
                             user/report/*.c)
-FUZZ_LIB_OBJS := $(patsubst user/%.c,$(BUILD)/fuzz/%.o,$(FUZZ_LIB_SRCS))
-FUZZ_SRCS   := tests/fuzz/fuzz_capture.c user/cmd/cmd_info.c user/cmd/cmd_report.c
-FUZZ_CFLAGS := -g -O1 -std=gnu11 -D_GNU_SOURCE -Wall -I$(BUILD) -Ibpf -Iuser \
+FUZZ_LIB_OBJS := $(patsubst user/%.c,$(BUILD)/fuzz/%.o,$(FUZZ_LIB_SRCS)) \
+                 $(BUILD)/fuzz/cmd/cmd_info.o $(BUILD)/fuzz/cmd/cmd_report.o $(BUILD)/fuzz/fuzz_common.o
+FUZZ_TARGETS := reader export report
+FUZZ_BINS   := $(patsubst %,$(BUILD)/tests/fuzz_%,$(FUZZ_TARGETS))
+FUZZ_CFLAGS := -g -O1 -std=gnu11 -D_GNU_SOURCE -Wall -I$(BUILD) -Ibpf -Iuser -Itests/fuzz \
                -fsanitize=address,undefined -fno-sanitize-recover=undefined
+# libFuzzer ships in libclang-rt-14-dev (scripts/install-deps.sh test): without
+# it the fuzzers are not built and t_fuzz skips, saying why.
 FUZZ_HAVE   = [ -f "$$($(CLANG) -print-runtime-dir 2>/dev/null)/libclang_rt.fuzzer-$$(uname -m).a" ]
 $(BUILD)/fuzz/%.o: user/%.c $(USER_HDRS)
 	@mkdir -p $(dir $@)
 	@if $(FUZZ_HAVE); then echo "$(CLANG) -c $<  (fuzz)"; \
 		$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@; else touch $@; fi
+$(BUILD)/fuzz/fuzz_common.o: tests/fuzz/fuzz_common.c tests/fuzz/fuzz_common.h $(USER_HDRS)
+	@mkdir -p $(dir $@)
+	@if $(FUZZ_HAVE); then $(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@; \
+		else touch $@; fi
 $(BUILD)/fuzz/libgpuio.a: $(FUZZ_LIB_OBJS)
 	@rm -f $@
 	@$(AR) rcs $@ $^
-# libFuzzer ships in libclang-rt-14-dev (scripts/install-deps.sh test): without
-# it the fuzzer is not built and t_fuzz_capture skips, saying why.
-$(BUILD)/tests/fuzz_capture: $(FUZZ_SRCS) $(USER_HDRS) $(BUILD)/fuzz/libgpuio.a
+$(BUILD)/tests/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_common.h $(BUILD)/fuzz/libgpuio.a
 	@mkdir -p $(BUILD)/tests
 	@if $(FUZZ_HAVE); then \
-		echo "$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $(FUZZ_SRCS) $(BUILD)/fuzz/libgpuio.a -lz"; \
-		$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $(FUZZ_SRCS) $(BUILD)/fuzz/libgpuio.a -lz; \
+		echo "$(CLANG) -fsanitize=fuzzer -o $@ $< (fuzz)"; \
+		$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(BUILD)/fuzz/libgpuio.a -lz; \
 	else \
 		echo "gpuio: libFuzzer not found (apt-get install libclang-rt-14-dev): $@ not built"; \
 	fi
 
-test-progs: $(BUILD)/tests/gen_capture $(BUILD)/tests/fuzz_capture
+test-progs: $(BUILD)/tests/gen_capture $(FUZZ_BINS)
 
-fuzz: $(BUILD)/tests/gen_capture $(BUILD)/tests/fuzz_capture
-	@FUZZ_SECONDS=$${FUZZ_SECONDS:-600} tests/run-all.sh tests/t_fuzz_capture.sh
+fuzz: $(BUILD)/tests/gen_capture $(FUZZ_BINS)
+	@FUZZ_SECONDS=$${FUZZ_SECONDS:-600} tests/run-all.sh tests/t_fuzz.sh
 
 # CUDA API uprobes (tests/t_cuda_uprobes.sh): cuda_calls links the real
 # libcudart when the toolkit is there (else it is built to exit 77: skip);

@@ -31,9 +31,10 @@ struct gpuio_cap_reader {
 	__u64 truncated;
 	bool eof;
 	char error[160];
-	unsigned char buf[RBUF_SIZE];
 	/* a record is copied here so that it stays aligned and whole */
 	union { struct gpuio_hdr h; unsigned char b[GPUIO_REC_SIZE_MAX]; } rec;
+	size_t cap;              /* of buf: RBUF_SIZE, less for a small file */
+	unsigned char buf[];
 };
 
 int gpuio_cap_writer__create(const char *path, const struct gpuio_cap_header *hdr,
@@ -291,6 +292,7 @@ int gpuio_cap_reader__open(const char *path, struct gpuio_cap_reader **out,
 {
 	struct gpuio_cap_reader *r;
 	struct stat st;
+	size_t cap;
 	ssize_t n;
 	int fd, e;
 
@@ -300,18 +302,27 @@ int gpuio_cap_reader__open(const char *path, struct gpuio_cap_reader **out,
 		snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
 		return e;
 	}
-	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+	if (fstat(fd, &st) < 0)
+		st.st_mode = 0;         /* size unknown: the full buffer */
+	if (S_ISDIR(st.st_mode)) {
 		snprintf(err, errlen, "%s is a directory, not a gpuio capture", path);
 		close(fd);
 		return -EISDIR;
 	}
-	r = calloc(1, sizeof(*r));
+	/* a small capture gets a small buffer (room for two of the largest
+	 * records at least): opening it stays cheap */
+	cap = RBUF_SIZE;
+	if (S_ISREG(st.st_mode) && st.st_size >= 0 && (uint64_t)st.st_size < RBUF_SIZE)
+		cap = (size_t)st.st_size > 2 * GPUIO_REC_SIZE_MAX ? (size_t)st.st_size :
+		      2 * GPUIO_REC_SIZE_MAX;
+	r = calloc(1, sizeof(*r) + cap);
 	if (!r) {
 		close(fd);
 		snprintf(err, errlen, "out of memory");
 		return -ENOMEM;
 	}
 	r->fd = fd;
+	r->cap = cap;
 	n = read_full(fd, &r->hdr, sizeof(r->hdr));
 	if (n < 0) {
 		snprintf(err, errlen, "cannot read %s: %s", path, strerror((int)-n));
@@ -393,10 +404,10 @@ static int fill(struct gpuio_cap_reader *r, size_t want)
 	r->buf_off += r->pos;
 	r->len -= r->pos;
 	r->pos = 0;
-	n = read_full(r->fd, r->buf + r->len, RBUF_SIZE - r->len);
+	n = read_full(r->fd, r->buf + r->len, r->cap - r->len);
 	if (n < 0)
 		return (int)n;
-	if ((size_t)n < RBUF_SIZE - r->len)
+	if ((size_t)n < r->cap - r->len)
 		r->eof = true;
 	r->len += (size_t)n;
 	return r->len - r->pos >= want;

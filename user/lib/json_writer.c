@@ -32,11 +32,15 @@ static void flush_buf(struct json_writer *w)
 
 int json_writer__new(int fd, bool gz, bool own_fd, struct json_writer **out)
 {
-	struct json_writer *w = calloc(1, sizeof(*w));
+	/* not calloc: the buffer needs no zeroing, the fields are set below */
+	struct json_writer *w = malloc(sizeof(*w));
 	int err;
 
 	if (!w)
 		return -ENOMEM;
+	w->err = 0;
+	w->len = 0;
+	w->bytes = 0;
 	err = out_file__new(fd, gz, own_fd, &w->o);
 	if (err) {
 		free(w);

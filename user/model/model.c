@@ -248,7 +248,14 @@ int exp_model__rewind(struct exp_model *x)
 		}
 	}
 	if (!x->p2_buf) {
-		x->p2_buf = malloc(P2_BUF_SIZE);
+		struct stat st;
+
+		/* a small capture, a small buffer (two of the largest records at least) */
+		x->p2_cap = P2_BUF_SIZE;
+		if (fstat(x->p2_fd, &st) == 0 && st.st_size >= 0 && (uint64_t)st.st_size < P2_BUF_SIZE)
+			x->p2_cap = (size_t)st.st_size > 2 * GPUIO_REC_SIZE_MAX ? (size_t)st.st_size :
+				    2 * GPUIO_REC_SIZE_MAX;
+		x->p2_buf = malloc(x->p2_cap);
 		if (!x->p2_buf)
 			return -ENOMEM;
 	}
@@ -274,7 +281,7 @@ int p2_fill(struct exp_model *x, size_t want)
 	x->p2_len -= x->p2_pos;
 	x->p2_pos = 0;
 	while (x->p2_len < want) {
-		n = pread(x->p2_fd, x->p2_buf + x->p2_len, P2_BUF_SIZE - x->p2_len,
+		n = pread(x->p2_fd, x->p2_buf + x->p2_len, x->p2_cap - x->p2_len,
 			  (off_t)x->p2_off);
 		if (n < 0 && errno == EINTR)
 			continue;

@@ -346,7 +346,7 @@ struct exp_model {
 	/* pass 2 reads records in place, without the reader's per-record copy */
 	int p2_fd;
 	unsigned char *p2_buf;
-	size_t p2_pos, p2_len;
+	size_t p2_pos, p2_len, p2_cap;
 	uint64_t p2_off;        /* file offset of p2_buf[p2_len] */
 	char p2_err[160];
 
