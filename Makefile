@@ -36,7 +36,7 @@ LIBGPUIO   := $(BUILD)/libgpuio.a
 USER_HDRS  := $(wildcard user/*/*.h) $(BPF_HDRS)
 
 .SECONDARY:
-.PHONY: all deps install uninstall check test bench demo vmtest clean fuzz
+.PHONY: all deps install uninstall check test bench demo vmtest clean fuzz man
 all: $(BUILD)/gpuio
 
 # Dependencies come from Debian; the script is a no-op when all are present.
@@ -73,14 +73,27 @@ $(LIBGPUIO): $(LIB_OBJS)
 $(BUILD)/gpuio: $(CMD_OBJS) $(LIBGPUIO)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 
-install: $(BUILD)/gpuio
+# Man pages: from each command's --help (scripts/man/mkman.sh, help2man).
+MAN_PAGES := gpuio gpuio-trace gpuio-convert gpuio-info gpuio-report gpuio-merge gpuio-monitor gpuio-inject
+$(BUILD)/man/.stamp: $(BUILD)/gpuio scripts/man/mkman.sh $(wildcard scripts/man/*.h2m)
+	@scripts/man/mkman.sh $(BUILD)/gpuio $(BUILD)/man
+	@touch $@
+man: $(BUILD)/man/.stamp
+
+# `make uninstall` removes exactly what `make install` puts in place: binary,
+# CUPTI collector and its lib/gpuio directory (cupti/cupti.mk), systemd unit
+# (not enabled), man pages. Standard directories (bin, man1...) stay.
+install: $(BUILD)/gpuio $(BUILD)/man/.stamp
 	install -D -m 0755 $(BUILD)/gpuio $(DESTDIR)$(PREFIX)/bin/gpuio
 	install -d $(DESTDIR)/etc/systemd/system
 	sed 's|@BINDIR@|$(PREFIX)/bin|' scripts/gpuio-monitor.service > $(DESTDIR)/etc/systemd/system/gpuio-monitor.service
+	install -d $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 0644 $(patsubst %,$(BUILD)/man/%.1,$(MAN_PAGES)) $(DESTDIR)$(PREFIX)/share/man/man1/
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/gpuio
 	rm -f $(DESTDIR)/etc/systemd/system/gpuio-monitor.service
+	rm -f $(patsubst %,$(DESTDIR)$(PREFIX)/share/man/man1/%.1,$(MAN_PAGES))
 
 # The one test command (README, .ci/run): installs what is missing, builds, runs all.
 check test:

@@ -80,4 +80,5 @@ endif
 
 uninstall-cupti:
 	rm -f $(DESTDIR)$(PREFIX)/lib/gpuio/libgpuio-cupti.so
+	-rmdir $(DESTDIR)$(PREFIX)/lib/gpuio 2>/dev/null
 uninstall: uninstall-cupti
