@@ -27,6 +27,8 @@ both() {  # both NAME CAPTURE: export to JSON and protobuf, compare
     || { cat "$TMP/$1.cmp"; fail "$1: JSON and protobuf exports differ"; }
   echo "$1: $(cat "$TMP/$1.cmp")"
   $CHECK "$TMP/$1.pftrace" > /dev/null || fail "$1: check_trace rejects the protobuf export"
+  tp_check "$TMP/$1.pftrace"
+  tp_check "$TMP/$1.json"
 }
 
 for m in basic flows hostile truncate; do
@@ -60,6 +62,7 @@ EOF
 "$GPUIO" convert -q "$TMP/flows.gpuio" -o "$TMP/flows.pftrace.gz" || fail "convert to .pftrace.gz failed"
 [ "$(head -c2 "$TMP/flows.pftrace.gz" | od -An -tx1 | tr -d ' ')" = "1f8b" ] || fail ".pftrace.gz is not gzip"
 cmp <(gzip -dc "$TMP/flows.pftrace.gz") "$TMP/flows.pftrace" || fail ".pftrace.gz differs from .pftrace"
+tp_check "$TMP/flows.pftrace.gz"
 
 # the comparison can fail: another capture, and one changed string
 if $CMP "$TMP/basic.json" "$TMP/flows.pftrace" > /dev/null 2>&1; then

@@ -30,6 +30,7 @@ wait $PB || fail "burst B failed"
 DUMP=$("$GPUIO" monitor dump --run-dir "$MON_RUN" --timeout 60s) || { cat "$TMP/daemon.log"; fail "gpuio monitor dump failed"; }
 echo "dump: $DUMP"
 [ -s "$DUMP" ] || fail "the dump $DUMP is missing or empty"
+tp_check "$DUMP"
 kill -0 "$MON_PID" || fail "the daemon stopped after a dump"
 python3 - "$DUMP" "$PA" "$PB" <<'PYEOF' || fail "the dump is not exactly burst B's window"
 import os, sys

@@ -32,6 +32,7 @@ chmod +x "$TMP/work.sh"
 $CMP --stream "$TMP/c.json" "$TMP/s.pftrace" > "$TMP/cmp" 2>&1 || { cat "$TMP/cmp"; fail "the stream differs from the capture's export"; }
 echo "finished stream: $(cat "$TMP/cmp")"
 $CHECK "$TMP/s.pftrace" > /dev/null || fail "check_trace rejects the streamed trace"
+tp_check "$TMP/s.pftrace"
 
 # --- 2 + 3: killed mid-stream, memory flat
 head -c 64M /dev/urandom > "$TMP/data"
