@@ -255,38 +255,27 @@ static int file_xfer(struct rpt_model *m, struct rpt_file *f, const struct gpuio
 	return rc ? -ENOMEM : 0;
 }
 
-static int on_vfs(struct rpt_model *m, const struct gpuio_vfs_event *e)
+/* The calling thread's I/O time by cause (async io_uring requests overlap: not counted). */
+static void thread_time(struct rpt_thread *t, const struct gpuio_vfs_event *e)
+{
+	if (gpuio_call__is_async(e->call))
+		return;
+	t->io_ns += e->dur_ns;
+	switch (rpt_call_cause(e->call)) {
+	case RPT_CAUSE_READ: t->read_ns += e->dur_ns; break;
+	case RPT_CAUSE_WRITE: t->write_ns += e->dur_ns; break;
+	default: t->other_ns += e->dur_ns; break;
+	}
+}
+
+/* The call's file (and destination file of two-file calls), first/last seen. */
+static int call_files(struct rpt_model *m, const struct gpuio_vfs_event *e, uint64_t end,
+		      struct rpt_file **fo, struct rpt_file **f2o)
 {
 	const struct gpuio_hdr *h = &e->hdr;
-	unsigned call = e->call;
-	uint64_t end = rpt_end_of(h->ts, e->dur_ns), bytes;
-	bool async = gpuio_call__is_async(call), rd, wr;
-	struct rpt_thread *t;
-	struct rpt_proc *p;
 	struct rpt_file *f = NULL, *f2 = NULL;
 	int rc;
 
-	rpt_note_time(m, h->ts, end);
-	rc = rpt_thread_get(m, h->pid, h->tid, h->ts, end, &t);
-	if (rc || (rc = rpt_proc_get(m, h->pid, &p)))
-		return rc;
-	if (end > p->last_ts)
-		p->last_ts = end;
-	m->vfs_calls++;
-	t->calls++;
-	rd = gpuio_call__is_read(call);
-	wr = gpuio_call__is_write(call);
-	bytes = e->ret > 0 && gpuio_call__moves_bytes(call) ? (uint64_t)e->ret : 0;
-	if (e->ret < 0)
-		m->vfs_errors++;
-	if (!async) {
-		t->io_ns += e->dur_ns;
-		switch (rpt_call_cause(call)) {
-		case RPT_CAUSE_READ: t->read_ns += e->dur_ns; break;
-		case RPT_CAUSE_WRITE: t->write_ns += e->dur_ns; break;
-		default: t->other_ns += e->dur_ns; break;
-		}
-	}
 	if (e->ino || e->dev) {
 		rc = file_get(m, e->dev, e->ino, &f);
 		if (rc)
@@ -299,7 +288,7 @@ static int on_vfs(struct rpt_model *m, const struct gpuio_vfs_event *e)
 		if (e->ret < 0)
 			f->errors++;
 	}
-	if (gpuio_call__two_files(call) && (e->ino2 || e->dev2)) {
+	if (gpuio_call__two_files(e->call) && (e->ino2 || e->dev2)) {
 		size_t fi = f ? (size_t)(f - m->files) : 0;
 
 		rc = file_get(m, e->dev2, e->ino2, &f2);
@@ -309,14 +298,23 @@ static int on_vfs(struct rpt_model *m, const struct gpuio_vfs_event *e)
 			f = &m->files[fi];      /* files[] may have moved */
 		file_pid(f2, h->pid);
 	}
-	if (rd || gpuio_call__two_files(call)) {
+	*fo = f;
+	*f2o = f2;
+	return 0;
+}
+
+/* Totals and timelines of bytes moved, per run, thread and process. */
+static void count_bytes(struct rpt_model *m, struct rpt_thread *t, struct rpt_proc *p,
+			const struct gpuio_vfs_event *e, uint64_t end, uint64_t bytes, bool rd, bool wr)
+{
+	if (rd || gpuio_call__two_files(e->call)) {
 		m->vfs_rops++;
 		m->vfs_rbytes += bytes;
 		t->rops++;
 		t->rbytes += bytes;
 		p->rbytes += bytes;
 		rpt_tl_point(m, m->tl_rbytes, end, (double)bytes);
-		rpt_tl_span(m, m->tl_reads_inflight, h->ts, end, 1.0);
+		rpt_tl_span(m, m->tl_reads_inflight, e->hdr.ts, end, 1.0);
 	} else if (wr) {
 		m->vfs_wops++;
 		m->vfs_wbytes += bytes;
@@ -325,36 +323,38 @@ static int on_vfs(struct rpt_model *m, const struct gpuio_vfs_event *e)
 		p->wbytes += bytes;
 		rpt_tl_point(m, m->tl_wbytes, end, (double)bytes);
 	}
-	if (!f)
-		goto dst;
-	if (rd || wr || gpuio_call__two_files(call)) {
-		rc = file_xfer(m, f, e, !wr, e->offset, bytes, e->dur_ns, end);
-		if (rc)
-			return rc;
-	} else {
-		f->otime += e->dur_ns;
-	}
-	if (rd && bytes) {
-		uint64_t *fl = e->fd >= 0 ? kmap__get(&m->fd_map, h->pid, (uint64_t)e->fd) : NULL;
-		bool direct = fl && *fl ? ((*fl - 1) & KERNEL_O_DIRECT) :
-			      (!fl && f->any_open && f->all_direct_opens);
+}
 
-		if (direct) {
-			f->direct_rbytes += bytes;
-		} else {
-			uint64_t pages;
+/* A buffered read's pages and page-cache misses (O_DIRECT reads counted apart). */
+static void read_pages(struct rpt_model *m, struct rpt_file *f, const struct gpuio_vfs_event *e,
+		       uint64_t bytes)
+{
+	uint64_t *fl = e->fd >= 0 ? kmap__get(&m->fd_map, e->hdr.pid, (uint64_t)e->fd) : NULL;
+	bool direct = fl && *fl ? ((*fl - 1) & KERNEL_O_DIRECT) :
+		      (!fl && f->any_open && f->all_direct_opens);
+	uint64_t pages;
 
-			/* hits are counted per file at the end: readahead adds pages
-			 * that later calls read, so per-call misses overshoot */
-			if (e->offset >= 0)
-				pages = ((uint64_t)e->offset + bytes - 1) / RPT_PAGE -
-					(uint64_t)e->offset / RPT_PAGE + 1;
-			else
-				pages = (bytes + RPT_PAGE - 1) / RPT_PAGE;
-			f->pages += pages;
-			f->miss_pages += e->cache_miss_pages;
-		}
+	if (direct) {
+		f->direct_rbytes += bytes;
+		return;
 	}
+	/* hits are counted per file at the end: readahead adds pages that later
+	 * calls read, so per-call misses overshoot */
+	if (e->offset >= 0)
+		pages = ((uint64_t)e->offset + bytes - 1) / RPT_PAGE - (uint64_t)e->offset / RPT_PAGE + 1;
+	else
+		pages = (bytes + RPT_PAGE - 1) / RPT_PAGE;
+	f->pages += pages;
+	f->miss_pages += e->cache_miss_pages;
+}
+
+/* Opens (flags per fd, for O_DIRECT), closes and syncs (checkpoints end there). */
+static int file_ops(struct rpt_model *m, struct rpt_file *f, const struct gpuio_vfs_event *e,
+		    uint64_t end, bool rd, bool wr)
+{
+	unsigned call = e->call;
+	int rc = 0;
+
 	if (gpuio_call__is_open(call)) {
 		bool direct = e->flags & KERNEL_O_DIRECT;
 
@@ -364,29 +364,71 @@ static int on_vfs(struct rpt_model *m, const struct gpuio_vfs_event *e)
 		if (e->ret >= 0) {
 			uint64_t *v;
 
-			rc = kmap__upsert(&m->fd_map, h->pid, (uint64_t)e->ret, &v);
+			rc = kmap__upsert(&m->fd_map, e->hdr.pid, (uint64_t)e->ret, &v);
 			if (rc < 0)
 				return rc;
 			*v = (uint64_t)e->flags + 1;
 		}
-	} else if (call == GPUIO_CALL_CLOSE) {
-		uint64_t *v = e->fd >= 0 ? kmap__get(&m->fd_map, h->pid, (uint64_t)e->fd) : NULL;
+		return 0;
+	}
+	if (call == GPUIO_CALL_CLOSE) {
+		uint64_t *v = e->fd >= 0 ? kmap__get(&m->fd_map, e->hdr.pid, (uint64_t)e->fd) : NULL;
 
 		if (v)
 			*v = 0;
 		f->closes++;
-		rc = ckpt_close(m, f, end, false);
-		if (rc)
-			return rc;
-	} else if (call_is_sync(call)) {
-		f->syncs++;
-		rc = ckpt_close(m, f, end, true);
-		if (rc)
-			return rc;
-	} else if (!rd && !wr && !gpuio_call__two_files(call)) {
-		f->other_ops++;
+		return ckpt_close(m, f, end, false);
 	}
-dst:
+	if (call_is_sync(call)) {
+		f->syncs++;
+		return ckpt_close(m, f, end, true);
+	}
+	if (!rd && !wr && !gpuio_call__two_files(call))
+		f->other_ops++;
+	return rc;
+}
+
+static int on_vfs(struct rpt_model *m, const struct gpuio_vfs_event *e)
+{
+	const struct gpuio_hdr *h = &e->hdr;
+	unsigned call = e->call;
+	uint64_t end = rpt_end_of(h->ts, e->dur_ns), bytes;
+	bool rd = gpuio_call__is_read(call), wr = gpuio_call__is_write(call);
+	struct rpt_file *f, *f2;
+	struct rpt_thread *t;
+	struct rpt_proc *p;
+	int rc;
+
+	rpt_note_time(m, h->ts, end);
+	rc = rpt_thread_get(m, h->pid, h->tid, h->ts, end, &t);
+	if (rc || (rc = rpt_proc_get(m, h->pid, &p)))
+		return rc;
+	if (end > p->last_ts)
+		p->last_ts = end;
+	m->vfs_calls++;
+	t->calls++;
+	bytes = e->ret > 0 && gpuio_call__moves_bytes(call) ? (uint64_t)e->ret : 0;
+	if (e->ret < 0)
+		m->vfs_errors++;
+	thread_time(t, e);
+	rc = call_files(m, e, end, &f, &f2);
+	if (rc)
+		return rc;
+	count_bytes(m, t, p, e, end, bytes, rd, wr);
+	if (f) {
+		if (rd || wr || gpuio_call__two_files(call)) {
+			rc = file_xfer(m, f, e, !wr, e->offset, bytes, e->dur_ns, end);
+			if (rc)
+				return rc;
+		} else {
+			f->otime += e->dur_ns;
+		}
+		if (rd && bytes)
+			read_pages(m, f, e, bytes);
+		rc = file_ops(m, f, e, end, rd, wr);
+		if (rc)
+			return rc;
+	}
 	if (f2)
 		return file_xfer(m, f2, e, false, e->offset2, bytes, e->dur_ns, end);
 	return 0;
