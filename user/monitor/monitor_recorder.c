@@ -297,93 +297,80 @@ static void prune(struct monitor_recorder *r)
 	free(v);
 }
 
-int monitor_recorder__dump(struct monitor_recorder *r, const char *reason, char *out, size_t outlen)
-{
-	struct keyset *tids = keyset__new(16), *files = keyset__new(16), *named = keyset__new(16);
-	struct gpuio_export_opts eo = { .owner_uid = (uid_t)-1, .owner_gid = (gid_t)-1 };
-	struct gpuio_export_stats es = { 0 };
-	struct gpuio_cap_writer *w = NULL;
-	struct gpuio_cap_header hdr;
-	struct gpuio_stats_event st;
+/* What a dump of the window needs named: its threads, files and disks. */
+struct dump_names {
+	struct keyset *tids, *files, *named;
 	__u32 devs[64];
-	size_t ndevs = 0;
-	char cap[PATH_MAX + 32], stamp[32];
-	__u64 t0 = clock_mono_ns(), cutoff, events = 0;
-	time_t now = time(NULL);
-	struct tm tm;
-	int err;
+	size_t ndevs;
+};
 
-	if (!tids || !files || !named) {
-		err = -ENOMEM;
-		goto out;
-	}
-	/* what is still in the ring buffer belongs in the window */
-	ring_buffer__consume(r->rb);
-	expire(r, t0);
-	cutoff = t0 > r->o.window_ns ? t0 - r->o.window_ns : 0;
-	localtime_r(&now, &tm);
-	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
-	snprintf(out, outlen, "%s/gpuio-dump-%s-%u-%s.%s", r->dump_dir, stamp, ++r->seq, reason,
-		 r->o.format);
-	snprintf(cap, sizeof(cap), "%s/.gpuio-dump-%d.gpuio", r->dump_dir, (int)getpid());
-	fill_header(r, &hdr);
-	err = gpuio_cap_writer__create(cap, &hdr, (uid_t)-1, (gid_t)-1, &w);
-	if (err) {
-		pr_err("monitor: cannot write %s: %s", cap, strerror(-err));
-		goto out;
-	}
-	/* pass 1: who and what the window's events name */
+/* Pass 1: who and what the window's events name. */
+static void dump_collect(struct monitor_recorder *r, __u64 cutoff, struct dump_names *d)
+{
 	for (size_t i = 0; i < r->count; i++) {
 		const struct slot *s = &r->ring[(r->head + i) % r->nslots];
 
 		if (s->h.ts < cutoff)
 			continue;
-		keyset__test_and_add(tids, s->h.pid, s->h.tid);
+		keyset__test_and_add(d->tids, s->h.pid, s->h.tid);
 		if (s->h.type == GPUIO_REC_VFS) {
 			const struct gpuio_vfs_event *e = (const void *)s;
 
-			keyset__test_and_add(files, e->dev, e->ino);
+			keyset__test_and_add(d->files, e->dev, e->ino);
 			if (e->fd2 >= 0)
-				keyset__test_and_add(files, e->dev2, e->ino2);
+				keyset__test_and_add(d->files, e->dev2, e->ino2);
 		} else if (s->h.type == GPUIO_REC_BLOCK) {
 			const struct gpuio_block_event *b = (const void *)s;
 			size_t k;
 
 			if (b->ino)
-				keyset__test_and_add(files, b->file_dev, b->ino);
-			for (k = 0; k < ndevs && devs[k] != b->dev; k++)
+				keyset__test_and_add(d->files, b->file_dev, b->ino);
+			for (k = 0; k < d->ndevs && d->devs[k] != b->dev; k++)
 				;
-			if (k == ndevs && ndevs < 64 && b->dev)
-				devs[ndevs++] = b->dev;
+			if (k == d->ndevs && d->ndevs < 64 && b->dev)
+				d->devs[d->ndevs++] = b->dev;
 		}
 	}
+}
+
+/* The names the tables hold for them (times moved up to the window's start). */
+static void dump_names(struct monitor_recorder *r, struct gpuio_cap_writer *w, __u64 cutoff,
+		       struct dump_names *d)
+{
 	for (size_t i = 0; i < PROC_SLOTS; i++) {
 		struct gpuio_proc_event p = r->procs[i];
 
-		if (!p.hdr.type || !keyset__contains(tids, p.hdr.pid, p.hdr.tid))
+		if (!p.hdr.type || !keyset__contains(d->tids, p.hdr.pid, p.hdr.tid))
 			continue;
 		if (p.hdr.ts < cutoff)
 			p.hdr.ts = cutoff;
-		keyset__test_and_add(named, p.hdr.pid, ((__u64)1 << 63) | p.hdr.tid);
+		keyset__test_and_add(d->named, p.hdr.pid, ((__u64)1 << 63) | p.hdr.tid);
 		gpuio_cap_writer__append(w, &p, p.hdr.size);
 	}
 	for (size_t i = 0; i < PATH_SLOTS; i++) {
 		struct gpuio_path_event *p = r->paths[i];
 		__u64 ts;
 
-		if (!p || !keyset__contains(files, p->dev, p->ino))
+		if (!p || !keyset__contains(d->files, p->dev, p->ino))
 			continue;
 		ts = p->hdr.ts;
 		if (p->hdr.ts < cutoff)
 			p->hdr.ts = cutoff;
-		keyset__test_and_add(named, p->dev, p->ino);
+		keyset__test_and_add(d->named, p->dev, p->ino);
 		gpuio_cap_writer__append(w, p, p->hdr.size);
 		p->hdr.ts = ts;
 	}
-	for (size_t k = 0; k < ndevs; k++)
-		procfs_emit_devname(w, devs[k], cutoff);
-	/* pass 2: the events, naming from /proc what the kernel named before
-	 * the daemon started (or what the tables forgot) */
+	for (size_t k = 0; k < d->ndevs; k++)
+		procfs_emit_devname(w, d->devs[k], cutoff);
+}
+
+/* Pass 2: the events, naming from /proc what the kernel named before the
+ * daemon started (or what the tables forgot). Returns the events written. */
+static __u64 dump_events(struct monitor_recorder *r, struct gpuio_cap_writer *w, __u64 cutoff,
+			 struct dump_names *d)
+{
+	__u64 events = 0;
+
 	for (size_t i = 0; i < r->count; i++) {
 		const struct slot *s = &r->ring[(r->head + i) % r->nslots];
 
@@ -391,16 +378,40 @@ int monitor_recorder__dump(struct monitor_recorder *r, const char *reason, char 
 			continue;
 		gpuio_cap_writer__append(w, s, s->h.size);
 		events++;
-		if (s->h.tid && !keyset__test_and_add(named, s->h.pid, ((__u64)1 << 63) | s->h.tid))
+		if (s->h.tid && !keyset__test_and_add(d->named, s->h.pid, ((__u64)1 << 63) | s->h.tid))
 			procfs_emit_thread_name(w, (pid_t)s->h.pid, (pid_t)s->h.tid, s->h.ts);
 		if (s->h.type == GPUIO_REC_VFS) {
 			const struct gpuio_vfs_event *e = (const void *)s;
 
-			if ((e->dev || e->ino) && !keyset__test_and_add(named, e->dev, e->ino))
+			if ((e->dev || e->ino) && !keyset__test_and_add(d->named, e->dev, e->ino))
 				procfs_emit_fd_path(w, (pid_t)e->hdr.pid, (pid_t)e->hdr.tid, e->fd,
 						    e->dev, e->ino, e->hdr.ts);
 		}
 	}
+	return events;
+}
+
+/* The window as a capture file (the final stats record last). 0 or -errno. */
+static int dump_capture(struct monitor_recorder *r, const char *cap, __u64 t0, __u64 *events)
+{
+	struct dump_names d = { keyset__new(16), keyset__new(16), keyset__new(16) };
+	__u64 cutoff = t0 > r->o.window_ns ? t0 - r->o.window_ns : 0;
+	struct gpuio_cap_writer *w = NULL;
+	struct gpuio_cap_header hdr;
+	struct gpuio_stats_event st;
+	int err = -ENOMEM;
+
+	if (!d.tids || !d.files || !d.named)
+		goto out;
+	fill_header(r, &hdr);
+	err = gpuio_cap_writer__create(cap, &hdr, (uid_t)-1, (gid_t)-1, &w);
+	if (err) {
+		pr_err("monitor: cannot write %s: %s", cap, strerror(-err));
+		goto out;
+	}
+	dump_collect(r, cutoff, &d);
+	dump_names(r, w, cutoff, &d);
+	*events = dump_events(r, w, cutoff, &d);
 	memset(&st, 0, sizeof(st));
 	st.hdr.type = GPUIO_REC_STATS;
 	st.hdr.size = sizeof(st);
@@ -410,25 +421,43 @@ int monitor_recorder__dump(struct monitor_recorder *r, const char *reason, char 
 	st.final = 1;
 	gpuio_cap_writer__append(w, &st, sizeof(st));
 	err = gpuio_cap_writer__close(w);
-	w = NULL;
-	if (err) {
-		pr_err("monitor: cannot write %s: %s", cap, strerror(-err));
-		goto out;
-	}
-	err = gpuio_export(cap, out, &eo, &es);
 	if (err)
-		goto out;
-	r->last_dump_events = events;
-	r->last_dump_bytes = es.output_bytes;
-	r->last_dump_secs = (clock_mono_ns() - t0) / 1e9;
-	prune(r);
+		pr_err("monitor: cannot write %s: %s", cap, strerror(-err));
 out:
-	if (w)
-		gpuio_cap_writer__close(w);
+	keyset__free(d.tids);
+	keyset__free(d.files);
+	keyset__free(d.named);
+	return err;
+}
+
+int monitor_recorder__dump(struct monitor_recorder *r, const char *reason, char *out, size_t outlen)
+{
+	struct gpuio_export_opts eo = { .owner_uid = (uid_t)-1, .owner_gid = (gid_t)-1 };
+	struct gpuio_export_stats es = { 0 };
+	char cap[PATH_MAX + 32], stamp[32];
+	__u64 t0 = clock_mono_ns(), events = 0;
+	time_t now = time(NULL);
+	struct tm tm;
+	int err;
+
+	/* what is still in the ring buffer belongs in the window */
+	ring_buffer__consume(r->rb);
+	expire(r, t0);
+	localtime_r(&now, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
+	snprintf(out, outlen, "%s/gpuio-dump-%s-%u-%s.%s", r->dump_dir, stamp, ++r->seq, reason,
+		 r->o.format);
+	snprintf(cap, sizeof(cap), "%s/.gpuio-dump-%d.gpuio", r->dump_dir, (int)getpid());
+	err = dump_capture(r, cap, t0, &events);
+	if (!err)
+		err = gpuio_export(cap, out, &eo, &es);
+	if (!err) {
+		r->last_dump_events = events;
+		r->last_dump_bytes = es.output_bytes;
+		r->last_dump_secs = (clock_mono_ns() - t0) / 1e9;
+		prune(r);
+	}
 	unlink(cap);
-	keyset__free(tids);
-	keyset__free(files);
-	keyset__free(named);
 	if (err)
 		r->dump_errors++;
 	else
