@@ -394,7 +394,8 @@ static __u64 dump_events(struct monitor_recorder *r, struct gpuio_cap_writer *w,
 /* The window as a capture file (the final stats record last). 0 or -errno. */
 static int dump_capture(struct monitor_recorder *r, const char *cap, __u64 t0, __u64 *events)
 {
-	struct dump_names d = { keyset__new(16), keyset__new(16), keyset__new(16) };
+	struct dump_names d = { .tids = keyset__new(16), .files = keyset__new(16),
+				.named = keyset__new(16) };
 	__u64 cutoff = t0 > r->o.window_ns ? t0 - r->o.window_ns : 0;
 	struct gpuio_cap_writer *w = NULL;
 	struct gpuio_cap_header hdr;
