@@ -15,7 +15,8 @@ Both are reduced to one canonical, name-based form and compared as multisets
   tracks    processes (pid, name), threads (pid, tid, name), other tracks
             (group, name): disk lanes, io_uring lanes
   slices    (group, track, cat, name, ts, dur, args) - ts/dur in integer ns
-            relative to the (first) "gpuio trace info" instant; JSON
+            relative to the "gpuio trace info" instant of the first
+            capture (host_index 0); JSON
             nulls are dropped (protobuf has none); µs values compare exactly
             (both sides are the nearest double to ns / 1000)
   flows     (source slice, destination slice) pairs: JSON v2 bind_id
@@ -101,7 +102,9 @@ def canon_json(events):
     for (pid, tid), n in tname.items():
         out["tracks"][track(pid, tid)] += 1
     # times relative to the (first) "gpuio trace info" instant, the trace start
-    zero = next((ct.ns(e["ts"]) for e in events if e.get("name") == "gpuio trace info"), 0)
+    infos = [e for e in events if e.get("name") == "gpuio trace info"]
+    infos.sort(key=lambda e: e.get("args", {}).get("host_index", 0))
+    zero = ct.ns(infos[0]["ts"]) if infos else 0
     fout, fin = {}, {}
     for e in events:
         ph = e.get("ph")
@@ -132,6 +135,7 @@ def canon_pftrace(t):
     info = [i for i in t.instants() if i["name"] == "gpuio trace info"]
     if not info:
         raise SystemExit("compare_exports: no \"gpuio trace info\" instant in the protobuf")
+    info.sort(key=lambda i: i["args"].get("host_index", 0))
     zero = info[0]["ts"]
 
     def group(tr):

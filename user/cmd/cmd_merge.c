@@ -3,20 +3,7 @@
  * cmd_merge.c — `gpuio merge A.gpuio B.gpuio ... -o job.pftrace|job.json`:
  * several hosts' captures on one timeline.
  *
- * Clocks: every capture's events are CLOCK_MONOTONIC of its own host, and
- * its header holds a (REALTIME, MONOTONIC) pair read together, so
- * boot_i = real_i - mono_i is when host i booted by its wall clock. The
- * MONOTONIC clock of the host that booted first (boot_r, the smallest) is
- * the output's clock; capture i is moved by
- *     offset_i = boot_i - boot_r  (>= 0)
- * so that events meet where the hosts' wall clocks say they happened (as good
- * as the hosts' NTP sync) and no timestamp falls before that clock's 0,
- * whatever the hosts' uptimes or clock skews (hours, days, years). JSON ts 0
- * is the earliest origin of all captures (exp_model__origin). Each host is a group of processes: pids and tids
- * are moved by (i + 1) * 10,000,000 (readable: host 2's pid 4242 is 20004242)
- * and process, disk and info names are prefixed "HOST: " (HOST#i when two
- * captures name the same host). The offsets are printed and written into each
- * host's "gpuio trace info" (host_index, pid_offset, clock_offset_ns).
+ * Clocks, pids and names: see export/merge.c.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -29,8 +16,6 @@
 #include "trace/launch.h"
 #include "lib/log.h"
 
-#define MAX_CAPTURES    50      /* pid offsets stay below the synthetic ranges */
-#define PID_STRIDE      10000000u
 
 static void usage(FILE *f)
 {
@@ -49,37 +34,6 @@ static void usage(FILE *f)
 }
 
 /* "host: " for capture i; "host#i: " when another capture names the same host */
-static char *host_prefix(struct exp_model *const *m, int n, int i, const char *name)
-{
-	bool dup = false;
-	char *p;
-
-	for (int k = 0; k < n; k++)
-		if (k != i && !strcmp(name, m[k]->hdr->hostname))
-			dup = true;
-	if (asprintf(&p, dup ? "%s#%d: " : "%s: ", name[0] ? name : "host", i + 1) < 0)
-		return NULL;
-	return p;
-}
-
-/* When the capture's host booted, by its wall clock (REALTIME - MONOTONIC at the anchor). */
-static int boot_wall(const char *path, int64_t *out)
-{
-	const struct gpuio_cap_header *h;
-	struct gpuio_cap_reader *r;
-	char errbuf[320];
-	int err = gpuio_cap_reader__open(path, &r, errbuf, sizeof(errbuf));
-
-	if (err) {
-		pr_err("%s%s", errbuf, gpuio_cap__open_hint(err));
-		return err;
-	}
-	h = gpuio_cap_reader__header(r);
-	*out = (int64_t)(h->realtime_ns - h->monotonic_ns);
-	gpuio_cap_reader__close(r);
-	return 0;
-}
-
 int cmd_merge(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -89,13 +43,9 @@ int cmd_merge(int argc, char **argv)
 		{ 0 },
 	};
 	struct gpuio_export_opts eo = { .owner_uid = (uid_t)-1, .owner_gid = (gid_t)-1 };
-	struct exp_model *m[MAX_CAPTURES] = { 0 };
-	char *prefix[MAX_CAPTURES] = { 0 };
 	const char *output = NULL;
-	int c, n, err = 0, rc = GPUIO_EXIT_ERROR;
-	uint32_t disks = 0, lanes = 0, gpus = 0, gtids = 0, glanes = 0;
-	uint64_t events = 0, bytes = 0;
-	int64_t d0 = 0, boot[MAX_CAPTURES];
+	int c, n, err;
+	uint64_t events = 0;
 
 	optind = 1;
 	opterr = 0;
@@ -126,8 +76,8 @@ int cmd_merge(int argc, char **argv)
 		pr_err("merge: which captures? usage: gpuio merge A.gpuio B.gpuio ... -o OUT.pftrace");
 		return GPUIO_EXIT_USAGE;
 	}
-	if (n > MAX_CAPTURES) {
-		pr_err("merge: at most %d captures at once (got %d)", MAX_CAPTURES, n);
+	if (n > GPUIO_MERGE_MAX) {
+		pr_err("merge: at most %d captures at once (got %d)", GPUIO_MERGE_MAX, n);
 		return GPUIO_EXIT_USAGE;
 	}
 	if (!output || !strcmp(output, "-") || !gpuio_export__is_output_name(output)) {
@@ -136,75 +86,10 @@ int cmd_merge(int argc, char **argv)
 	}
 	gpuio_sudo_ids(&eo.owner_uid, &eo.owner_gid);
 
-	/* headers first: the clock of capture 0 and the host names */
-	for (int i = 0; i < n; i++) {
-		m[i] = calloc(1, sizeof(*m[i]));
-		if (!m[i]) {
-			pr_err("out of memory");
-			goto out;
-		}
-		m[i]->p2_fd = -1;       /* freed below even if never loaded */
-	}
-	/* the reference clock: the host that booted first (by its wall clock),
-	 * so every host's events land at or after its MONOTONIC 0 */
-	for (int i = 0; i < n; i++) {
-		err = boot_wall(argv[optind + i], &boot[i]);
-		if (err)
-			goto out;
-		if (i == 0 || boot[i] < d0)
-			d0 = boot[i];
-	}
-	for (int i = 0; i < n; i++) {
-		struct exp_remap map = { 0 };
-
-		map.ts_shift = boot[i] - d0;
-		map.pid_offset = (uint32_t)(i + 1) * PID_STRIDE;
-		map.disk_base = disks;
-		map.uring_base = lanes;
-		map.gpu_base = gpus;
-		map.gtid_base = gtids;
-		map.ghost_base = glanes;
-		map.host = (uint32_t)i;
-		map.prefix = "?";       /* set below, once every host name is known */
-		err = exp_model__load(m[i], argv[optind + i], &map);
-		if (err)
-			goto out;
-		disks += (uint32_t)m[i]->ndisks;
-		lanes += (uint32_t)m[i]->nulanes;
-		gpus += (uint32_t)m[i]->gpu.ndevs;
-		gtids += m[i]->gpu.nlane_tids;
-		glanes += (uint32_t)m[i]->gpu.nglanes;
-	}
-	/* one timeline origin for all: the earliest of theirs (never a negative ts) */
-	for (int i = 1; i < n; i++)
-		if (m[i]->map.ts_base < m[0]->map.ts_base)
-			m[0]->map.ts_base = m[i]->map.ts_base;
-	for (int i = 1; i < n; i++)
-		m[i]->map.ts_base = m[0]->map.ts_base;
-	for (int i = 0; i < n; i++) {
-		prefix[i] = host_prefix(m, n, i, m[i]->hdr->hostname);
-		if (!prefix[i]) {
-			pr_err("out of memory");
-			goto out;
-		}
-		m[i]->map.prefix = prefix[i];
-		pr_info("%s: host %.*s, pids + %u, clock offset %+.6f s (%+lld ns)%s",
-			argv[optind + i], (int)strlen(prefix[i]) - 2, prefix[i], m[i]->map.pid_offset,
-			(double)m[i]->map.ts_shift / 1e9, (long long)m[i]->map.ts_shift,
-			m[i]->map.ts_shift == 0 ? " (the reference clock)" : "");
-	}
-	err = gpuio_export_models(m, n, output, &eo, &events, &bytes);
+	err = gpuio_merge(&argv[optind], n, output, &eo, &events);
 	if (err)
-		goto out;
+		return GPUIO_EXIT_ERROR;
 	pr_info("wrote %s: %d captures, %llu %s", output, n, (unsigned long long)events,
 		gpuio_export__is_pftrace_name(output) ? "packets" : "events");
-	rc = GPUIO_EXIT_OK;
-out:
-	for (int i = 0; i < n && i < MAX_CAPTURES; i++) {
-		if (m[i])
-			exp_model__free(m[i]);
-		free(m[i]);
-		free(prefix[i]);
-	}
-	return rc;
+	return GPUIO_EXIT_OK;
 }

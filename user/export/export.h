@@ -40,6 +40,16 @@ int gpuio_export(const char *capture_path, const char *out_path,
 int gpuio_export_models(struct exp_model *const *models, int n, const char *out_path,
 			const struct gpuio_export_opts *opts, uint64_t *events, uint64_t *bytes);
 
+/* At most this many captures in a merge (pid offsets stay below the synthetic ranges). */
+#define GPUIO_MERGE_MAX 50
+/*
+ * Several hosts' captures on one timeline in output (export/merge.c: the
+ * earliest-booted host's clock, pids moved by (i + 1) * 10,000,000, names
+ * prefixed by host). *events: what gpuio_export_models() wrote. 0 or -errno (said).
+ */
+int gpuio_merge(char *const *caps, int n, const char *output, const struct gpuio_export_opts *eo,
+		uint64_t *events);
+
 /* true when name ends in ".gz" (gzip output) */
 bool gpuio_export__is_gz(const char *name);
 /* true when name ends in ".json" or ".json.gz" */

@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: MIT
+/*
+ * merge.c — several hosts' captures on one timeline (gpuio_merge, export.h).
+ *
+ * Clocks: every capture's events are CLOCK_MONOTONIC of its own host, and
+ * its header holds a (REALTIME, MONOTONIC) pair read together, so
+ * boot_i = real_i - mono_i is when host i booted by its wall clock. The
+ * MONOTONIC clock of the host that booted first (boot_r, the smallest) is
+ * the output's clock; capture i is moved by
+ *     offset_i = boot_i - boot_r  (>= 0)
+ * so that events meet where the hosts' wall clocks say they happened (as good
+ * as the hosts' NTP sync) and no timestamp falls before that clock's 0,
+ * whatever the hosts' uptimes or clock skews (hours, days, years). JSON ts 0
+ * is the earliest origin of all captures (exp_model__origin). Each host is a group of processes: pids and tids
+ * are moved by (i + 1) * 10,000,000 (readable: host 2's pid 4242 is 20004242)
+ * and process, disk and info names are prefixed "HOST: " (HOST#i when two
+ * captures name the same host). The offsets are printed and written into each
+ * host's "gpuio trace info" (host_index, pid_offset, clock_offset_ns).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "export/export.h"
+#include "lib/log.h"
+
+#define PID_STRIDE      10000000u
+
+static char *host_prefix(struct exp_model *const *m, int n, int i, const char *name)
+{
+	bool dup = false;
+	char *p;
+
+	for (int k = 0; k < n; k++)
+		if (k != i && !strcmp(name, m[k]->hdr->hostname))
+			dup = true;
+	if (asprintf(&p, dup ? "%s#%d: " : "%s: ", name[0] ? name : "host", i + 1) < 0)
+		return NULL;
+	return p;
+}
+
+/* When the capture's host booted, by its wall clock (REALTIME - MONOTONIC at the anchor). */
+static int boot_wall(const char *path, int64_t *out)
+{
+	const struct gpuio_cap_header *h;
+	struct gpuio_cap_reader *r;
+	char errbuf[320];
+	int err = gpuio_cap_reader__open(path, &r, errbuf, sizeof(errbuf));
+
+	if (err) {
+		pr_err("%s%s", errbuf, gpuio_cap__open_hint(err));
+		return err;
+	}
+	h = gpuio_cap_reader__header(r);
+	*out = (int64_t)(h->realtime_ns - h->monotonic_ns);
+	gpuio_cap_reader__close(r);
+	return 0;
+}
+
+int gpuio_merge(char *const *caps, int n, const char *output, const struct gpuio_export_opts *eo,
+		uint64_t *events)
+{
+	struct exp_model *m[GPUIO_MERGE_MAX] = { 0 };
+	char *prefix[GPUIO_MERGE_MAX] = { 0 };
+	uint32_t disks = 0, lanes = 0, gpus = 0, gtids = 0, glanes = 0;
+	int64_t d0 = 0, boot[GPUIO_MERGE_MAX];
+	uint64_t bytes = 0;
+	int err = -EINVAL;
+
+	if (n < 1 || n > GPUIO_MERGE_MAX)
+		return -EINVAL;
+	for (int i = 0; i < n; i++) {
+		m[i] = calloc(1, sizeof(*m[i]));
+		if (!m[i]) {
+			pr_err("out of memory");
+			err = -ENOMEM;
+			goto out;
+		}
+		m[i]->p2_fd = -1;       /* freed below even if never loaded */
+	}
+	/* the reference clock: the host that booted first (by its wall clock),
+	 * so every host's events land at or after its MONOTONIC 0 */
+	for (int i = 0; i < n; i++) {
+		err = boot_wall(caps[i], &boot[i]);
+		if (err)
+			goto out;
+		if (i == 0 || boot[i] < d0)
+			d0 = boot[i];
+	}
+	for (int i = 0; i < n; i++) {
+		struct exp_remap map = { 0 };
+
+		map.ts_shift = boot[i] - d0;
+		map.pid_offset = (uint32_t)(i + 1) * PID_STRIDE;
+		map.disk_base = disks;
+		map.uring_base = lanes;
+		map.gpu_base = gpus;
+		map.gtid_base = gtids;
+		map.ghost_base = glanes;
+		map.host = (uint32_t)i;
+		map.prefix = "?";       /* set below, once every host name is known */
+		err = exp_model__load(m[i], caps[i], &map);
+		if (err)
+			goto out;
+		disks += (uint32_t)m[i]->ndisks;
+		lanes += (uint32_t)m[i]->nulanes;
+		gpus += (uint32_t)m[i]->gpu.ndevs;
+		gtids += m[i]->gpu.nlane_tids;
+		glanes += (uint32_t)m[i]->gpu.nglanes;
+	}
+	/* one timeline origin for all: the earliest of theirs (never a negative ts) */
+	for (int i = 1; i < n; i++)
+		if (m[i]->map.ts_base < m[0]->map.ts_base)
+			m[0]->map.ts_base = m[i]->map.ts_base;
+	for (int i = 1; i < n; i++)
+		m[i]->map.ts_base = m[0]->map.ts_base;
+	for (int i = 0; i < n; i++) {
+		prefix[i] = host_prefix(m, n, i, m[i]->hdr->hostname);
+		if (!prefix[i]) {
+			pr_err("out of memory");
+			err = -ENOMEM;
+			goto out;
+		}
+		m[i]->map.prefix = prefix[i];
+		pr_info("%s: host %.*s, pids + %u, clock offset %+.6f s (%+lld ns)%s",
+			caps[i], (int)strlen(prefix[i]) - 2, prefix[i], m[i]->map.pid_offset,
+			(double)m[i]->map.ts_shift / 1e9, (long long)m[i]->map.ts_shift,
+			m[i]->map.ts_shift == 0 ? " (the reference clock)" : "");
+	}
+	err = gpuio_export_models(m, n, output, eo, events, &bytes);
+out:
+	for (int i = 0; i < n; i++) {
+		if (m[i])
+			exp_model__free(m[i]);
+		free(m[i]);
+		free(prefix[i]);
+	}
+	return err;
+}
