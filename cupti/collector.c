@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: MIT
-/* collector.c — the CUPTI collector's lifecycle (see collector.h). */
+/*
+ * collector.c — the CUPTI collector's lifecycle (see collector.h).
+ * collector__start() (~100 lines) is the ordered CUPTI setup, a step each.
+ */
 #include <errno.h>
 #include <libgen.h>
 #include <pthread.h>

@@ -3,6 +3,9 @@
  * cmd_inject.c — `gpuio inject -p PID --arg DIR [--lib PATH] [--call SYM]`:
  * load a library into a running process and call one function in it
  * (user/gpu/inject.c). By default: the CUPTI collector, gpuio_cupti_attach(DIR).
+ *
+ * Long on purpose: cmd_inject() (~110 lines) is one getopt switch, one case
+ * per option, then the call.
  */
 #include <errno.h>
 #include <getopt.h>

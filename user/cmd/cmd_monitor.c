@@ -9,6 +9,9 @@
  * RUN_DIR/monitor.dump ("SEQ PATH" or "SEQ error: WHY") to change.
  * Signals: SIGUSR1 dump, SIGHUP reopen the log file, SIGTERM/SIGINT detach
  * everything and exit 0.
+ *
+ * Long on purpose: parse_args() (~125 lines) is one getopt switch, one case
+ * per option with its own message; it reads best as one table.
  */
 #include <dirent.h>
 #include <errno.h>

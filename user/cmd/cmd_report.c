@@ -6,6 +6,9 @@
  *
  * A directory stands for the captures (*.gpuio) directly in it, reported one
  * after the other (text), as a JSON array (--json); --html takes one capture.
+ *
+ * Long on purpose: cmd_report() (~120 lines) is one getopt switch and the
+ * loop over captures; split, the options would be read in two places.
  */
 #include <dirent.h>
 #include <errno.h>

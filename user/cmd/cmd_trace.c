@@ -4,6 +4,9 @@
  * exist, outputs writable, names say a format), then one call:
  * trace_session__run() (trace/session.c) attaches or launches, collects,
  * ends and exports.
+ *
+ * Long on purpose: parse_args() (~100 lines) is one getopt switch, one case
+ * per option with its own message.
  */
 #include <errno.h>
 #include <getopt.h>

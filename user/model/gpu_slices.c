@@ -3,6 +3,9 @@
  * gpu_slices.c — what the writers show for the GPU side: GPU and lane names,
  * kernel/copy/memset/CUDA call/sync/NVTX slices with their args and flows,
  * busy counters.
+ *
+ * Long on purpose: gpu_act_slice() (~100 lines) is one switch over the GPU
+ * record types, a case each.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -2,6 +2,9 @@
 /*
  * report_reco.c — rankings (files by time, bytes, operations) and
  * recommendations, each with the evidence behind it.
+ *
+ * Long on purpose: rpt_recommend() (~100 lines) is the list of rules, one
+ * block each with its evidence.
  */
 #include <errno.h>
 #include <stdarg.h>
