@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cmd/commands.h"
+#include "cmd/options.h"
 #include "export/export.h"
 #include "trace/launch.h"
 #include "lib/log.h"
@@ -30,22 +31,6 @@ static void usage(FILE *f)
 "  gpuio convert run.gpuio -o run.json.gz\n"
 "  gpuio convert run.gpuio -o run.pftrace\n"
 "  gpuio convert run.gpuio -o - | jq length\n");
-}
-
-/* run.gpuio -> run.json; anything else -> NAME.json */
-static char *default_output(const char *cap)
-{
-	size_t n = strlen(cap);
-	char *out;
-
-	if (n > 6 && !strcmp(cap + n - 6, ".gpuio"))
-		n -= 6;
-	out = malloc(n + 6);
-	if (out) {
-		memcpy(out, cap, n);
-		memcpy(out + n, ".json", 6);
-	}
-	return out;
 }
 
 int cmd_convert(int argc, char **argv)
@@ -97,7 +82,7 @@ int cmd_convert(int argc, char **argv)
 	}
 	capture = argv[optind];
 	if (!output) {
-		derived = default_output(capture);
+		derived = opt_output_for_capture(capture);
 		if (!derived) {
 			pr_err("out of memory");
 			return GPUIO_EXIT_ERROR;

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "cmd/commands.h"
+#include "lib/parse.h"
 #include "lib/log.h"
 #include "report/report_model.h"
 
@@ -90,16 +91,13 @@ static int expand(const char *arg, char ***list, size_t *n, size_t *cap)
 
 static int parse_count(const char *s, unsigned *out)
 {
-	char *end;
 	unsigned long v;
 
 	if (!strcmp(s, "all")) {
 		*out = 0;
 		return 0;
 	}
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || *end || !*s || v == 0 || v > 1000000)
+	if (parse_ulong(s, 1, 1000000, &v))
 		return -EINVAL;
 	*out = (unsigned)v;
 	return 0;
