@@ -58,8 +58,8 @@ if command -v setpriv >/dev/null; then
 else
   AS_NOBODY=(runuser -u nobody --)
 fi
-expect "not root" nz "root.*(sudo|CAP_BPF)" -- "${AS_NOBODY[@]}" "$GPUIO" trace -o /tmp/never.json -- true
-[ ! -e /tmp/never.json ] || { echo "FAIL not root: wrote /tmp/never.json"; bad=1; rm -f /tmp/never.json; }
+expect "not root" nz "root.*(sudo|CAP_BPF)" -- "${AS_NOBODY[@]}" "$GPUIO" trace -o "$TMP/never.json" -- true
+[ ! -e "$TMP/never.json" ] || { echo "FAIL not root: wrote $TMP/never.json"; bad=1; }
 
 # no such pid: pids are always < pid_max
 NOPID=$(cat /proc/sys/kernel/pid_max)
