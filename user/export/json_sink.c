@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * export_json.c — capture -> Chrome trace JSON (array form) for Perfetto.
+ * json_sink.c — capture -> Chrome trace JSON (array form) for Perfetto.
  *
  * Output: "[", one event per line, "]". ts/dur are µs with exactly three
  * decimals (exact: printed from integer ns) since the timeline origin: the
@@ -48,13 +48,13 @@
  *    not nest there; a flow (bind_id 0x8000000000000000 | pid << 32 |
  *    correlation) from each API call to the activities with its
  *    correlation id; a counter "GPU N busy" (cat "gpu", arg fraction) per
- *    device. See export_model.h for how the model is built.
+ *    device. See model/model.h for how the model is built.
  *
  * Passes: (1) metadata, paths, block requests and io_uring intervals into
  * memory, a compact entry per GPU record; (2) VFS events streamed out, then
  * the GPU records re-read in time order. Memory is bounded by files, threads,
  * disks, block requests and io_uring requests — never by the number of
- * ordinary VFS calls. The model (tables, lanes, args) is export_model.c,
+ * ordinary VFS calls. The model (tables, lanes, args) is user/model/,
  * shared with the Perfetto protobuf writer; this file only renders it.
  */
 #include <errno.h>

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * export_pftrace.c — capture -> Perfetto's native protobuf (.pftrace[.gz]).
+ * pftrace_sink.c — capture -> Perfetto's native protobuf (.pftrace[.gz]).
  *
- * The same model as the JSON export (export_model.h), rendered as
+ * The same model as the JSON export (model/model.h), rendered as
  * TracePackets (pftrace.h) in the same order and with the same content:
  *
  *  - a ProcessDescriptor track per process (pid, "comm: argv"), a

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * gpu_collect.c — the CUPTI collector's side of `gpuio trace` (gpu_collect.h).
+ * cupti_launch.c — the CUPTI collector's side of `gpuio trace` (cupti_launch.h).
  */
 #include <errno.h>
 #include <limits.h>
@@ -20,7 +20,7 @@
 /* the collector's flush period (cupti/: GPUIO_GPU_FLUSH_MS default) + slack */
 #define FINAL_WAIT_MS 1300
 
-struct gpu_collect {
+struct cupti_launch {
 	char lib[PATH_MAX];
 	bool have_lib;
 	bool inject;
@@ -36,7 +36,7 @@ static bool readable(const char *p)
 	return access(p, R_OK) == 0;
 }
 
-int gpu_collect__lib_path(char *buf, size_t len)
+int cupti_launch__lib_path(char *buf, size_t len)
 {
 	char exe[PATH_MAX], *slash;
 	const char *env = getenv("GPUIO_CUPTI_LIB");
@@ -67,15 +67,15 @@ int gpu_collect__lib_path(char *buf, size_t len)
 	return -ENOENT;
 }
 
-int gpu_collect__new(const struct gpu_collect_opts *o, struct gpu_collect **out)
+int cupti_launch__new(const struct cupti_launch_opts *o, struct cupti_launch **out)
 {
-	struct gpu_collect *gc = calloc(1, sizeof(*gc));
+	struct cupti_launch *gc = calloc(1, sizeof(*gc));
 	int err;
 
 	if (!gc)
 		return -ENOMEM;
 	gc->inject = o->inject;
-	gc->have_lib = gpu_collect__lib_path(gc->lib, sizeof(gc->lib)) == 0;
+	gc->have_lib = cupti_launch__lib_path(gc->lib, sizeof(gc->lib)) == 0;
 	if (!gc->have_lib)
 		pr_debug("%s not found (built only when CUDA is installed): "
 			"GPU activity off, CUDA API uprobes still on", COLLECTOR_SONAME);
@@ -90,9 +90,9 @@ int gpu_collect__new(const struct gpu_collect_opts *o, struct gpu_collect **out)
 	return 0;
 }
 
-bool gpu_collect__have_lib(const struct gpu_collect *gc) { return gc->have_lib; }
+bool cupti_launch__have_lib(const struct cupti_launch *gc) { return gc->have_lib; }
 
-void gpu_collect__setenv_for_launch(struct gpu_collect *gc)
+void cupti_launch__setenv_for_launch(struct cupti_launch *gc)
 {
 	const char *prev = getenv("CUDA_INJECTION64_PATH");
 
@@ -139,9 +139,9 @@ static bool has_collector(pid_t pid)
 	return found;
 }
 
-void gpu_collect__on_cuda_process(void *ctx, pid_t pid)
+void cupti_launch__on_cuda_process(void *ctx, pid_t pid)
 {
-	struct gpu_collect *gc = ctx;
+	struct cupti_launch *gc = ctx;
 	struct gpuio_inject_info info = {0};
 	char err[256];
 	int ret = 0, rc;
@@ -167,12 +167,12 @@ void gpu_collect__on_cuda_process(void *ctx, pid_t pid)
 		info.tid, info.thread, ret ? "; it reported an error, see the trace info" : "");
 }
 
-long gpu_collect__poll(struct gpu_collect *gc, struct gpuio_cap_writer *w)
+long cupti_launch__poll(struct cupti_launch *gc, struct gpuio_cap_writer *w)
 {
 	return gpu_ingest__poll(gc->ingest, w);
 }
 
-static bool any_alive(const struct gpu_collect *gc)
+static bool any_alive(const struct cupti_launch *gc)
 {
 	for (unsigned i = 0; i < gc->ninjected; i++)
 		if (kill(gc->injected[i], 0) == 0 || errno == EPERM)
@@ -180,7 +180,7 @@ static bool any_alive(const struct gpu_collect *gc)
 	return false;
 }
 
-int gpu_collect__finish(struct gpu_collect *gc, struct gpuio_cap_writer *w)
+int cupti_launch__finish(struct cupti_launch *gc, struct gpuio_cap_writer *w)
 {
 	long n;
 
@@ -199,7 +199,7 @@ int gpu_collect__finish(struct gpu_collect *gc, struct gpuio_cap_writer *w)
 	return 0;
 }
 
-void gpu_collect__free(struct gpu_collect *gc)
+void cupti_launch__free(struct cupti_launch *gc)
 {
 	if (!gc)
 		return;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * export_model.h — what every exporter shows, built once from a capture.
- * Internal to the exporters (export_json.c, export_pftrace.c, cmd_merge.c):
+ * model.h — what every exporter shows, built once from a capture. Used by
+ * the exporters (user/export/: the walk, the sinks, merge, stream):
  * both output formats render the same model, so they carry the same slices,
  * args, tracks and flows by construction.
  *
@@ -11,7 +11,7 @@
  * Memory is bounded by files, threads, disks, block and io_uring requests —
  * never by the number of ordinary VFS calls.
  *
- * Event model (see the top of export_json.c for the JSON rendering):
+ * Event model (see the top of export/json_sink.c for the JSON rendering):
  *  - processes (pid, name "comm: argv"), threads (pid, tid, comm), io_uring
  *    lanes per process, disks with lanes and two throughput counters;
  *  - a VFS slice per call, a block slice per request, a flow from a call to

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* collector.c — ring buffer -> capture file. See collector.h. */
+/* ringbuf_drain.c — ring buffer -> capture file. See ringbuf_drain.h. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +14,7 @@
 #include "trace/procfs.h"
 #include "lib/clock.h"
 
-struct gpuio_collector {
+struct ringbuf_drain {
 	struct gpuio_loader *l;
 	struct gpuio_cap_writer *w;
 	struct ring_buffer *rb;
@@ -30,7 +30,7 @@ struct gpuio_collector {
 };
 
 
-static void append(struct gpuio_collector *c, const void *rec, size_t len)
+static void append(struct ringbuf_drain *c, const void *rec, size_t len)
 {
 	int err = gpuio_cap_writer__append(c->w, rec, len);
 
@@ -45,7 +45,7 @@ static void append(struct gpuio_collector *c, const void *rec, size_t len)
 }
 
 /* A file the kernel did not name (opened before the trace, or inherited). */
-static void name_file(struct gpuio_collector *c, const struct gpuio_hdr *h, int fd,
+static void name_file(struct ringbuf_drain *c, const struct gpuio_hdr *h, int fd,
 		      __u32 dev, __u64 ino)
 {
 	if (fd < 0 || (!ino && !dev) || keyset__test_and_add(c->paths, dev, ino))
@@ -54,7 +54,7 @@ static void name_file(struct gpuio_collector *c, const struct gpuio_hdr *h, int 
 		c->ustats[GPUIO_USTAT_PATH_UNRESOLVED]++;
 }
 
-static void name_thread(struct gpuio_collector *c, const struct gpuio_hdr *h)
+static void name_thread(struct ringbuf_drain *c, const struct gpuio_hdr *h)
 {
 	if (!h->tid || keyset__test_and_add(c->tids, h->pid, h->tid))
 		return;
@@ -63,7 +63,7 @@ static void name_thread(struct gpuio_collector *c, const struct gpuio_hdr *h)
 
 static int handle(void *ctx, void *data, size_t size)
 {
-	struct gpuio_collector *c = ctx;
+	struct ringbuf_drain *c = ctx;
 	const struct gpuio_hdr *h = data;
 
 	if (size < sizeof(*h) || h->size > size) {
@@ -135,10 +135,10 @@ static int handle(void *ctx, void *data, size_t size)
 	}
 }
 
-int gpuio_collector__new(struct gpuio_loader *l, struct gpuio_cap_writer *w,
-			 struct gpuio_collector **out)
+int ringbuf_drain__new(struct gpuio_loader *l, struct gpuio_cap_writer *w,
+			 struct ringbuf_drain **out)
 {
-	struct gpuio_collector *c = calloc(1, sizeof(*c));
+	struct ringbuf_drain *c = calloc(1, sizeof(*c));
 
 	if (!c)
 		return -ENOMEM;
@@ -152,14 +152,14 @@ int gpuio_collector__new(struct gpuio_loader *l, struct gpuio_cap_writer *w,
 	c->stubs = keyset__new(12);
 	c->rb = ring_buffer__new(bpf_map__fd(l->skel->maps.events), handle, c, NULL);
 	if (!c->percpu || !c->paths || !c->tids || !c->devs || !c->stubs || !c->rb) {
-		gpuio_collector__free(c);
+		ringbuf_drain__free(c);
 		return -ENOMEM;
 	}
 	*out = c;
 	return 0;
 }
 
-int gpuio_collector__poll(struct gpuio_collector *c, int timeout_ms)
+int ringbuf_drain__poll(struct ringbuf_drain *c, int timeout_ms)
 {
 	int n = ring_buffer__poll(c->rb, timeout_ms);
 
@@ -176,7 +176,7 @@ int gpuio_collector__poll(struct gpuio_collector *c, int timeout_ms)
 	return 0;
 }
 
-int gpuio_collector__drain(struct gpuio_collector *c)
+int ringbuf_drain__drain(struct ringbuf_drain *c)
 {
 	int n = ring_buffer__consume(c->rb);
 
@@ -184,7 +184,7 @@ int gpuio_collector__drain(struct gpuio_collector *c)
 	return n < 0 ? n : 0;
 }
 
-static void read_stats(struct gpuio_collector *c, __u64 *out)
+static void read_stats(struct ringbuf_drain *c, __u64 *out)
 {
 	int fd = bpf_map__fd(c->l->skel->maps.stats);
 
@@ -197,7 +197,7 @@ static void read_stats(struct gpuio_collector *c, __u64 *out)
 	}
 }
 
-int gpuio_collector__write_stats(struct gpuio_collector *c, bool final)
+int ringbuf_drain__write_stats(struct ringbuf_drain *c, bool final)
 {
 	struct gpuio_stats_event ev;
 
@@ -213,7 +213,7 @@ int gpuio_collector__write_stats(struct gpuio_collector *c, bool final)
 	return gpuio_cap_writer__flush(c->w);
 }
 
-void gpuio_collector__totals(struct gpuio_collector *c, struct gpuio_collector_totals *t)
+void ringbuf_drain__totals(struct ringbuf_drain *c, struct ringbuf_drain_totals *t)
 {
 	memset(t, 0, sizeof(*t));
 	read_stats(c, t->stats);
@@ -227,12 +227,12 @@ void gpuio_collector__totals(struct gpuio_collector *c, struct gpuio_collector_t
 		t->dropped += t->stats[gpuio_drop_counters[i].idx];
 }
 
-struct keyset *gpuio_collector__named(struct gpuio_collector *c)
+struct keyset *ringbuf_drain__named(struct ringbuf_drain *c)
 {
 	return c->paths;
 }
 
-bool gpuio_collector__targets_gone(struct gpuio_collector *c)
+bool ringbuf_drain__targets_gone(struct ringbuf_drain *c)
 {
 	__u32 key;
 	int err = bpf_map_get_next_key(bpf_map__fd(c->l->skel->maps.traced), NULL, &key);
@@ -241,7 +241,7 @@ bool gpuio_collector__targets_gone(struct gpuio_collector *c)
 	return err == -ENOENT || (err == -1 && errno == ENOENT);
 }
 
-void gpuio_collector__free(struct gpuio_collector *c)
+void ringbuf_drain__free(struct ringbuf_drain *c)
 {
 	if (!c)
 		return;

@@ -38,14 +38,14 @@ struct trace_session {
 	const struct trace_opts *o;
 	struct gpuio_loader *l;
 	struct gpuio_cap_writer *w;
-	struct gpuio_collector *c;      /* ring buffer -> capture */
+	struct ringbuf_drain *c;      /* ring buffer -> capture */
 	struct cuda_probes *cp;
 	struct gpu_watch *gw;
-	struct gpu_collect *gc;         /* CUPTI collectors' side files */
+	struct cupti_launch *gc;         /* CUPTI collectors' side files */
 	struct gpuio_stream *stream;
 	struct gpuio_launch child;
 	struct gpuio_cap_header hdr;
-	struct gpuio_collector_totals tot;
+	struct ringbuf_drain_totals tot;
 	uid_t ouid;                     /* outputs belong to sudo's caller */
 	gid_t ogid;
 	const char *why_end;
@@ -107,13 +107,13 @@ static void gpu_setup(struct trace_session *s)
 			cuda_probes__scan_pid(s->cp, o->pids[i]);
 	}
 	if (!o->no_gpu_collector) {
-		struct gpu_collect_opts go = { .capture = o->capture, .inject = !o->no_gpu_inject };
+		struct cupti_launch_opts go = { .capture = o->capture, .inject = !o->no_gpu_inject };
 
 		/* without it the trace goes on: uprobes still see the CUDA calls */
-		if (gpu_collect__new(&go, &s->gc) != 0)
+		if (cupti_launch__new(&go, &s->gc) != 0)
 			pr_warn("GPU activity will not be collected");
 	}
-	wo.on_new_cuda_process = s->gc ? gpu_collect__on_cuda_process : NULL;
+	wo.on_new_cuda_process = s->gc ? cupti_launch__on_cuda_process : NULL;
 	wo.ctx = s->gc;
 	if (gpu_watch__new(s->l, s->cp, &wo, &s->gw) != 0)
 		pr_warn("CUDA libraries loaded from now on will not be probed (out of memory)");
@@ -159,7 +159,7 @@ static int setup(struct trace_session *s)
 		if (err < 0)
 			return err;
 	}
-	err = gpuio_collector__new(s->l, s->w, &s->c);
+	err = ringbuf_drain__new(s->l, s->w, &s->c);
 	if (err) {
 		pr_err("cannot start the collector: %s", strerror(-err));
 		return err;
@@ -193,7 +193,7 @@ static int add_target(struct trace_session *s, pid_t tgid, bool is_root_target)
 		return err;
 	/* after the map insert: anything it does from now on is seen */
 	if (!procfs_alive(tgid) || procfs_emit_process(s->w, tgid, s->o->all_fds, clock_mono_ns(),
-						       gpuio_collector__named(s->c)) < 0) {
+						       ringbuf_drain__named(s->c)) < 0) {
 		bpf_map_delete_elem(bpf_map__fd(s->l->skel->maps.traced), &key);
 		if (is_root_target) {
 			pr_err("process %d exited before gpuio could attach", tgid);
@@ -210,7 +210,7 @@ static int launch(struct trace_session *s)
 	int err;
 
 	if (s->gc)
-		gpu_collect__setenv_for_launch(s->gc);
+		cupti_launch__setenv_for_launch(s->gc);
 	err = gpuio_launch__start(o->cmd, &s->child);
 	if (err) {
 		pr_err("cannot start '%s': %s", o->cmd[0], strerror(-err));
@@ -224,7 +224,7 @@ static int launch(struct trace_session *s)
 	}
 	/* what the command inherits and keeps across exec (stdout to a file) */
 	procfs_emit_fds(s->w, s->child.pid, o->all_fds, true, clock_mono_ns(),
-			gpuio_collector__named(s->c));
+			ringbuf_drain__named(s->c));
 	if (gpuio_launch__release(&s->child, o->cmd[0]) < 0) {
 		s->child.pid = -1;
 		return -ECHILD;
@@ -266,7 +266,7 @@ static bool targets_ended(struct trace_session *s)
 			s->why_end = "command exited";
 			return true;
 		}
-	} else if (s->o->npids && gpuio_collector__targets_gone(s->c)) {
+	} else if (s->o->npids && ringbuf_drain__targets_gone(s->c)) {
 		s->why_end = "all traced processes exited";
 		return true;
 	}
@@ -282,7 +282,7 @@ static void loop(struct trace_session *s)
 
 	s->start = last_stats = last_progress = clock_mono_ns();
 	for (;;) {
-		err = gpuio_collector__poll(s->c, 100);
+		err = ringbuf_drain__poll(s->c, 100);
 		if (err) {
 			pr_err("reading events failed: %s", strerror(-err));
 			s->why_end = "error";
@@ -307,14 +307,14 @@ static void loop(struct trace_session *s)
 			return;
 		gpu_watch__tick(s->gw, now);
 		if (now - last_stats >= 1000000000ull) {
-			if (s->gc && gpu_collect__poll(s->gc, s->w) < 0)
+			if (s->gc && cupti_launch__poll(s->gc, s->w) < 0)
 				pr_warn("GPU records could not be added to the capture");
-			gpuio_collector__write_stats(s->c, false);
+			ringbuf_drain__write_stats(s->c, false);
 			last_stats = now;
 		}
 		if (now - last_progress >= 10000000000ull && isatty(STDERR_FILENO) &&
 		    gpuio_log_verbosity >= GPUIO_LOG_INFO) {
-			gpuio_collector__totals(s->c, &s->tot);
+			ringbuf_drain__totals(s->c, &s->tot);
 			pr_info("%.0fs: %llu events, %llu dropped", (now - s->start) / 1e9,
 				(unsigned long long)(s->tot.vfs + s->tot.block),
 				(unsigned long long)s->tot.dropped);
@@ -329,15 +329,15 @@ static int stop(struct trace_session *s)
 	int err;
 
 	/* stop producing before the last drain so nothing arrives after it */
-	gpuio_collector__drain(s->c);
-	gpuio_collector__totals(s->c, &s->tot);
+	ringbuf_drain__drain(s->c);
+	ringbuf_drain__totals(s->c, &s->tot);
 	/* collectors of exited processes flushed at exit; injected ones get a period */
-	if (s->gc && gpu_collect__finish(s->gc, s->w) < 0)
+	if (s->gc && cupti_launch__finish(s->gc, s->w) < 0)
 		pr_warn("GPU records could not be added to the capture");
-	gpuio_collector__write_stats(s->c, true);
-	gpuio_collector__free(s->c);
+	ringbuf_drain__write_stats(s->c, true);
+	ringbuf_drain__free(s->c);
 	s->c = NULL;
-	gpu_collect__free(s->gc);
+	cupti_launch__free(s->gc);
 	s->gc = NULL;
 	gpu_watch__free(s->gw);
 	s->gw = NULL;
@@ -356,7 +356,7 @@ static int stop(struct trace_session *s)
 }
 
 /* Nothing lost silently: what the kernel side could not deliver. */
-static void say_drops(const struct gpuio_collector_totals *t)
+static void say_drops(const struct ringbuf_drain_totals *t)
 {
 	if (t->dropped)
 		pr_warn("%llu events were lost (ring buffer full: vfs %llu, block %llu, path %llu, "
@@ -443,10 +443,10 @@ static void session_free(struct trace_session *s)
 	if (s->child.pid > 0)
 		gpuio_launch__abort(&s->child);
 	gpuio_stream__close(s->stream, NULL);
-	gpuio_collector__free(s->c);
+	ringbuf_drain__free(s->c);
 	gpu_watch__free(s->gw);
 	cuda_probes__free(s->cp);
-	gpu_collect__free(s->gc);
+	cupti_launch__free(s->gc);
 	if (s->w)
 		gpuio_cap_writer__close(s->w);
 	gpuio_loader__destroy(s->l);
