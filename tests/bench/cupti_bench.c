@@ -23,7 +23,7 @@
 #include <sys/stat.h>
 #include "capture/capture.h"
 #include "clock.h"
-#include "trace/ringbuf_drain.h"
+#include "collector.h"
 #include "fake_cupti.h"
 
 static char **names;
