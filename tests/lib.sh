@@ -28,7 +28,7 @@ wait_lines() {
 # tp_check TRACE: Perfetto's own importer takes TRACE with no error/data_loss
 # stats and the slice/flow/counter counts the file holds (tests/tp_check.py;
 # said and passed where ../shared/tools/trace_processor_shell is absent)
-tp_check() {
-  python3 "$GPUIO_SRC/tests/tp_check.py" "$1" > "$TMP/tp.out" 2>&1 || { cat "$TMP/tp.out"; fail "Perfetto's importer: $1"; }
+tp_check() {  # [--part] TRACE
+  python3 "$GPUIO_SRC/tests/tp_check.py" "$@" > "$TMP/tp.out" 2>&1 || { cat "$TMP/tp.out"; fail "Perfetto's importer: $*"; }
   cat "$TMP/tp.out"
 }

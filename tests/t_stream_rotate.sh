@@ -24,7 +24,7 @@ echo "size rotation kept: $(tr '\n' ' ' < "$TMP/files")"
 [ "$(wc -l < "$TMP/files")" -eq 3 ] || fail "--keep 3 left $(wc -l < "$TMP/files") files"
 [ ! -e "$TMP/r.0001.pftrace.gz" ] || fail "--keep 3 did not delete the oldest file"
 [ ! -e "$TMP/r.pftrace.gz" ] || fail "rotation also wrote the unrotated name"
-for f in $(cat "$TMP/files"); do tp_check "$TMP/$f"; done
+for f in $(cat "$TMP/files"); do tp_check --part "$TMP/$f"; done
 
 python3 - "$TMP" "$GPUIO_SRC/tests" $(cat "$TMP/files") <<'EOF' || fail "rotated files do not stand alone"
 import os, sys
