@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "report/report_model.h"
+#include "lib/json_writer.h"
 
 static const char *const cause_color[RPT_CAUSE_N] = {
 	"#e15759", "#f28e2b", "#76b7b2", "#59a14f", "#bab0ac",
@@ -59,12 +60,11 @@ static const char *dur(uint64_t v, char *buf, size_t len)
 
 static void ts(FILE *f, const struct rpt_model *m, uint64_t t)
 {
-	int64_t rel = rpt_ts_rel_ns(m, t);
-	char wall[48];
+	char wall[48], rel[32];
 
 	rpt_fmt_wall(m, t, wall, sizeof(wall));
-	fprintf(f, "<span class=ts title=\"%s\">ts=%s%" PRId64 ".%03" PRId64 "us</span>", wall,
-		rel < 0 ? "-" : "", (rel < 0 ? -rel : rel) / 1000, (rel < 0 ? -rel : rel) % 1000);
+	json_fmt_us(rel, rpt_ts_rel_ns(m, t));   /* any value, INT64_MIN too */
+	fprintf(f, "<span class=ts title=\"%s\">ts=%sus</span>", wall, rel);
 }
 
 /* A log2 histogram as vertical bars. */

@@ -14,6 +14,7 @@
 #include <string.h>
 #include "model/calls.h"
 #include "report/report_model.h"
+#include "lib/json_writer.h"
 
 #define B(v, buf) (rpt_fmt_bytes((v), buf, sizeof(buf)), buf)
 #define D(v, buf) (rpt_fmt_dur((v), buf, sizeof(buf)), buf)
@@ -26,12 +27,11 @@ static const char *const cause_text[RPT_CAUSE_N] = {
 /* "ts=1234.567us (2026-01-02T03:04:05.123456Z)" */
 static const char *at(const struct rpt_model *m, uint64_t t, char *buf, size_t len)
 {
-	int64_t rel = rpt_ts_rel_ns(m, t);
-	char wall[48];
+	char wall[48], rel[32];
 
 	rpt_fmt_wall(m, t, wall, sizeof(wall));
-	snprintf(buf, len, "ts=%s%" PRId64 ".%03" PRId64 "us (%s)", rel < 0 ? "-" : "",
-		 (rel < 0 ? -rel : rel) / 1000, (rel < 0 ? -rel : rel) % 1000, wall);
+	json_fmt_us(rel, rpt_ts_rel_ns(m, t));   /* any value, INT64_MIN too */
+	snprintf(buf, len, "ts=%sus (%s)", rel, wall);
 	return buf;
 }
 
