@@ -10,7 +10,7 @@ ARCH       := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
 
 CFLAGS     ?= -O2 -g
 CFLAGS     += -Wall -Wextra -Wno-unused-parameter -Wno-format-truncation -std=gnu11 -D_GNU_SOURCE \
-              -I$(BUILD) -Ibpf -Iuser
+              -I$(BUILD) -Ibpf -Iuser -I.
 LDLIBS     += -lbpf -lelf -lz
 LDLIBS     += -lmicrohttpd -lpthread
 BPF_CFLAGS := -O2 -g -target bpf -D__TARGET_ARCH_$(ARCH) -I$(BUILD) -Ibpf \
@@ -32,6 +32,8 @@ CMD_SRCS   := user/main.c $(wildcard user/cmd/*.c)
 CMD_OBJS   := $(patsubst user/%.c,$(BUILD)/user/%.o,$(CMD_SRCS))
 LIB_SRCS   := $(filter-out $(CMD_SRCS),$(USER_SRCS))
 LIB_OBJS   := $(patsubst user/%.c,$(BUILD)/user/%.o,$(LIB_SRCS))
+# which libcupti to use: the CUPTI collector and `gpuio doctor` share cupti/cupti_locate.c
+LIB_OBJS   += $(BUILD)/user/cupti_locate.o
 LIBGPUIO   := $(BUILD)/libgpuio.a
 USER_HDRS  := $(wildcard user/*/*.h) $(BPF_HDRS)
 
@@ -63,6 +65,10 @@ $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< > $@.tmp && mv $@.tmp $@
 
 $(BUILD)/user/%.o: user/%.c $(USER_HDRS) $(SKELS) | $(BUILD)/.deps-build
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/user/cupti_locate.o: cupti/cupti_locate.c cupti/cupti_locate.h | $(BUILD)/.deps-build
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
 

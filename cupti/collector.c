@@ -20,6 +20,7 @@
 #include "clock.h"
 #include "collector.h"
 #include "convert.h"
+#include "record_layout.h"
 #include "log.h"
 #include "side_file.h"
 
@@ -95,6 +96,22 @@ static void info_append(int state, const char *reason)
 	snprintf(r.reason, sizeof(r.reason), "%s", reason ? reason : "");
 	side_file__append(&g.file, &r, sizeof(r));
 	g.reported_dropped = g.dropped;
+}
+
+/* For the ON record: which libcupti, and why that one (the reader shows it). */
+static const char *lib_note(void)
+{
+	static char note[sizeof(((struct gpuio_gpu_info *)0)->reason)];
+	const char *p = g.api.path;
+	size_t room = sizeof(note) - 48;
+
+	if (!p[0])
+		return "";
+	if (strlen(p) > room)  /* keep the file name end of a long path */
+		p += strlen(p) - room;
+	snprintf(note, sizeof(note), "libcupti %s%s (%s)", p == g.api.path ? "" : "...", p,
+		 g.api.why ? g.api.why : "?");
+	return note;
 }
 
 static const char *hint(CUptiResult r)
@@ -516,13 +533,22 @@ int collector__start(const struct collector_opts *o)
 	} else if (!g.api.handle && cupti_api__load(&g.api, why, sizeof(why))) {
 		return unavailable(CUPTI_SUCCESS, why);
 	}
-	/* The very first CUPTI call: CUPTI's clock must be ours before it stamps anything. */
+	/* Records are decoded by the library's version: refuse one we cannot read. */
+	if (g.api.getVersion)
+		g.api.getVersion(&g.version);
+	if (g.version && record_layout__for_version(g.version) == CUPTI_LAYOUT_NONE) {
+		char rel[16];
+
+		record_layout__release(g.version, rel, sizeof(rel));
+		snprintf(why, sizeof(why), "libcupti of CUDA %s (API %u): gpuio decodes 12.0-13.x",
+			 rel, g.version);
+		return unavailable(CUPTI_SUCCESS, why);
+	}
+	/* The first CUPTI call that matters: CUPTI's clock must be ours before it stamps anything. */
 	r = g.api.activityRegisterTimestampCallback(mono_cb);
 	ts_took = r == CUPTI_SUCCESS;
 	if (!ts_took)
 		cupti_log("cuptiActivityRegisterTimestampCallback: %s", cupti_api__result_name(&g.api, r));
-	if (g.api.getVersion)
-		g.api.getVersion(&g.version);
 
 	r = g.api.subscribe(&g.sub, on_callback, NULL);
 	if (r != CUPTI_SUCCESS)
@@ -561,7 +587,7 @@ int collector__start(const struct collector_opts *o)
 		g.api.activityFlushPeriod(flush_ms(o->flush_ms));
 
 	pthread_mutex_lock(&g.lock);
-	info_append(GPUIO_GPU_ON, "");
+	info_append(GPUIO_GPU_ON, lib_note());
 	side_file__flush(&g.file);
 	pthread_mutex_unlock(&g.lock);
 	if (!hooks) {  /* once per process, whatever the sessions */
@@ -633,7 +659,7 @@ int collector__attach(const struct collector_opts *o)
 		pthread_mutex_unlock(&g.lock);
 		return err;
 	}
-	info_append(GPUIO_GPU_ON, "");
+	info_append(GPUIO_GPU_ON, lib_note());
 	side_file__flush(&g.file);
 	pthread_mutex_unlock(&g.lock);
 	cupti_log("new trace: collecting to %s", g.file.path);

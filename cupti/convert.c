@@ -10,6 +10,7 @@
 #include "gpuio_abi.h"
 #include "clock.h"
 #include "convert.h"
+#include "record_layout.h"
 
 #define ROUND8(n) (((n) + 7u) & ~7u)
 
@@ -100,6 +101,7 @@ struct convert {
 	struct name_slot names[NAME_SLOTS];
 	struct nvtx_open nvtx[NVTX_OPEN];
 	unsigned nvtx_used;
+	enum cupti_layout layout;     /* the loaded libcupti's record structs */
 };
 
 /* ---- names ---------------------------------------------------------- */
@@ -269,37 +271,67 @@ static void hdr_fill(struct gpuio_hdr *h, const struct convert *c, __u16 type, s
 	h->ts = clock__apply(ts, c->offset);
 }
 
-static int emit_kernel(struct convert *c, const CUpti_ActivityKernel10 *k,
-		       convert_emit_fn emit, void *arg)
-{
-	struct gpuio_gpu_kernel r;
-	const struct name_slot *n = k->name ? kernel_name(c, k->name) : NULL;
-	size_t size, len = n ? n->len : 0;
-
-	memset(&r, 0, offsetof(struct gpuio_gpu_kernel, name));
-	size = ROUND8(offsetof(struct gpuio_gpu_kernel, name) + len);
-	hdr_fill(&r.hdr, c, GPUIO_REC_GPU_KERNEL, size, 0, k->start);
-	r.end_ns = clock__apply(k->end, c->offset);
-	r.context = k->contextId;
-	r.stream = k->streamId;
-	r.correlation = k->correlationId;
-	r.device = k->deviceId;
-	r.grid[0] = (__u32)k->gridX;
-	r.grid[1] = (__u32)k->gridY;
-	r.grid[2] = (__u32)k->gridZ;
-	r.block[0] = (__u32)k->blockX;
-	r.block[1] = (__u32)k->blockY;
-	r.block[2] = (__u32)k->blockZ;
-	r.static_smem = (__u32)k->staticSharedMemory;
-	r.dynamic_smem = (__u32)k->dynamicSharedMemory;
-	r.registers = k->registersPerThread;
-	r.name_len = (__u16)len;
-	r.flags = n ? n->flags : 0;
-	if (len)
-		memcpy(r.name, n->out, len);
-	memset(r.name + len, 0, size - offsetof(struct gpuio_gpu_kernel, name) - len);
-	return emit(arg, &r, size);
+/*
+ * The emitters below are written once over the field names and stamped out
+ * for each struct version a layout uses (record_layout.h): the compiler
+ * takes each version's offsets from NVIDIA's own struct definitions.
+ */
+#define DEFINE_EMIT_KERNEL(fn, T)                                                           \
+static int fn(struct convert *c, const T *k, convert_emit_fn emit, void *arg)               \
+{                                                                                           \
+	struct gpuio_gpu_kernel r;                                                          \
+	const struct name_slot *n = k->name ? kernel_name(c, k->name) : NULL;               \
+	size_t size, len = n ? n->len : 0;                                                  \
+                                                                                            \
+	memset(&r, 0, offsetof(struct gpuio_gpu_kernel, name));                             \
+	size = ROUND8(offsetof(struct gpuio_gpu_kernel, name) + len);                       \
+	hdr_fill(&r.hdr, c, GPUIO_REC_GPU_KERNEL, size, 0, k->start);                       \
+	r.end_ns = clock__apply(k->end, c->offset);                                         \
+	r.context = k->contextId;                                                           \
+	r.stream = k->streamId;                                                             \
+	r.correlation = k->correlationId;                                                   \
+	r.device = k->deviceId;                                                             \
+	r.grid[0] = (__u32)k->gridX;                                                        \
+	r.grid[1] = (__u32)k->gridY;                                                        \
+	r.grid[2] = (__u32)k->gridZ;                                                        \
+	r.block[0] = (__u32)k->blockX;                                                      \
+	r.block[1] = (__u32)k->blockY;                                                      \
+	r.block[2] = (__u32)k->blockZ;                                                      \
+	r.static_smem = (__u32)k->staticSharedMemory;                                       \
+	r.dynamic_smem = (__u32)k->dynamicSharedMemory;                                     \
+	r.registers = k->registersPerThread;                                                \
+	r.name_len = (__u16)len;                                                            \
+	r.flags = n ? n->flags : 0;                                                         \
+	if (len)                                                                            \
+		memcpy(r.name, n->out, len);                                                \
+	memset(r.name + len, 0, size - offsetof(struct gpuio_gpu_kernel, name) - len);      \
+	return emit(arg, &r, size);                                                         \
 }
+DEFINE_EMIT_KERNEL(emit_kernel10, CUpti_ActivityKernel10)
+DEFINE_EMIT_KERNEL(emit_kernel9, CUpti_ActivityKernel9)
+
+static int emit_kernel(struct convert *c, const CUpti_Activity *a, convert_emit_fn emit, void *arg)
+{
+	if (c->layout == CUPTI_LAYOUT_13)
+		return emit_kernel10(c, (const void *)a, emit, arg);
+	return emit_kernel9(c, (const void *)a, emit, arg);
+}
+
+/* A host/device copy record of any version into r. */
+#define FILL_MEMCPY(r, c, m) do {                                                             \
+	hdr_fill(&(r)->hdr, c, GPUIO_REC_GPU_MEMCPY, sizeof(*(r)), 0, (m)->start);              \
+	(r)->end_ns = clock__apply((m)->end, (c)->offset);                                      \
+	(r)->bytes = (m)->bytes;                                                                \
+	(r)->context = (m)->contextId;                                                          \
+	(r)->stream = (m)->streamId;                                                            \
+	(r)->correlation = (m)->correlationId;                                                  \
+	(r)->device = (m)->deviceId;                                                            \
+	(r)->dst_device = (m)->deviceId;                                                        \
+	(r)->kind = (m)->copyKind;                                                              \
+	(r)->src_kind = (m)->srcKind;                                                           \
+	(r)->dst_kind = (m)->dstKind;                                                           \
+	(r)->flags = (m)->flags & CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC ? GPUIO_GM_ASYNC : 0;        \
+} while (0)
 
 static int emit_memcpy(struct convert *c, const CUpti_Activity *a, convert_emit_fn emit, void *arg)
 {
@@ -321,42 +353,42 @@ static int emit_memcpy(struct convert *c, const CUpti_Activity *a, convert_emit_
 		r.src_kind = m->srcKind;
 		r.dst_kind = m->dstKind;
 		r.flags = GPUIO_GM_PEER | (m->flags & CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC ? GPUIO_GM_ASYNC : 0);
+	} else if (c->layout == CUPTI_LAYOUT_13) {
+		FILL_MEMCPY(&r, c, (const CUpti_ActivityMemcpy6 *)a);
+	} else if (c->layout == CUPTI_LAYOUT_12_8) {
+		FILL_MEMCPY(&r, c, (const cupti128_ActivityMemcpy6 *)a);
 	} else {
-		const CUpti_ActivityMemcpy6 *m = (const void *)a;
-
-		hdr_fill(&r.hdr, c, GPUIO_REC_GPU_MEMCPY, sizeof(r), 0, m->start);
-		r.end_ns = clock__apply(m->end, c->offset);
-		r.bytes = m->bytes;
-		r.context = m->contextId;
-		r.stream = m->streamId;
-		r.correlation = m->correlationId;
-		r.device = m->deviceId;
-		r.dst_device = m->deviceId;
-		r.kind = m->copyKind;
-		r.src_kind = m->srcKind;
-		r.dst_kind = m->dstKind;
-		r.flags = m->flags & CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC ? GPUIO_GM_ASYNC : 0;
+		FILL_MEMCPY(&r, c, (const CUpti_ActivityMemcpy5 *)a);
 	}
 	return emit(arg, &r, sizeof(r));
 }
 
-static int emit_memset(struct convert *c, const CUpti_ActivityMemset4 *m,
-		       convert_emit_fn emit, void *arg)
-{
-	struct gpuio_gpu_memset r;
+#define DEFINE_EMIT_MEMSET(fn, T)                                                           \
+static int fn(struct convert *c, const T *m, convert_emit_fn emit, void *arg)               \
+{                                                                                           \
+	struct gpuio_gpu_memset r;                                                          \
+                                                                                            \
+	memset(&r, 0, sizeof(r));                                                           \
+	hdr_fill(&r.hdr, c, GPUIO_REC_GPU_MEMSET, sizeof(r), 0, m->start);                  \
+	r.end_ns = clock__apply(m->end, c->offset);                                         \
+	r.bytes = m->bytes;                                                                 \
+	r.context = m->contextId;                                                           \
+	r.stream = m->streamId;                                                             \
+	r.correlation = m->correlationId;                                                   \
+	r.device = m->deviceId;                                                             \
+	r.value = m->value;                                                                 \
+	r.mem_kind = (__u8)m->memoryKind;                                                   \
+	r.flags = m->flags & CUPTI_ACTIVITY_FLAG_MEMSET_ASYNC ? GPUIO_GM_ASYNC : 0;         \
+	return emit(arg, &r, sizeof(r));                                                    \
+}
+DEFINE_EMIT_MEMSET(emit_memset13, CUpti_ActivityMemset4)
+DEFINE_EMIT_MEMSET(emit_memset12, cupti12_ActivityMemset4)
 
-	memset(&r, 0, sizeof(r));
-	hdr_fill(&r.hdr, c, GPUIO_REC_GPU_MEMSET, sizeof(r), 0, m->start);
-	r.end_ns = clock__apply(m->end, c->offset);
-	r.bytes = m->bytes;
-	r.context = m->contextId;
-	r.stream = m->streamId;
-	r.correlation = m->correlationId;
-	r.device = m->deviceId;
-	r.value = m->value;
-	r.mem_kind = (__u8)m->memoryKind;
-	r.flags = m->flags & CUPTI_ACTIVITY_FLAG_MEMSET_ASYNC ? GPUIO_GM_ASYNC : 0;
-	return emit(arg, &r, sizeof(r));
+static int emit_memset(struct convert *c, const CUpti_Activity *a, convert_emit_fn emit, void *arg)
+{
+	if (c->layout == CUPTI_LAYOUT_13)
+		return emit_memset13(c, (const void *)a, emit, arg);
+	return emit_memset12(c, (const void *)a, emit, arg);
 }
 
 static int emit_api(struct convert *c, const CUpti_ActivityAPI *a, convert_emit_fn emit, void *arg)
@@ -390,20 +422,29 @@ static int emit_api(struct convert *c, const CUpti_ActivityAPI *a, convert_emit_
 	return emit(arg, &r, sizeof(r));
 }
 
-static int emit_sync(struct convert *c, const CUpti_ActivitySynchronization2 *s,
-		     convert_emit_fn emit, void *arg)
-{
-	struct gpuio_gpu_sync r;
+#define DEFINE_EMIT_SYNC(fn, T)                                                             \
+static int fn(struct convert *c, const T *s, convert_emit_fn emit, void *arg)               \
+{                                                                                           \
+	struct gpuio_gpu_sync r;                                                            \
+                                                                                            \
+	memset(&r, 0, sizeof(r));                                                           \
+	hdr_fill(&r.hdr, c, GPUIO_REC_GPU_SYNC, sizeof(r), 0, s->start);                    \
+	r.end_ns = clock__apply(s->end, c->offset);                                         \
+	r.context = s->contextId;                                                           \
+	r.stream = s->streamId;                                                             \
+	r.correlation = s->correlationId;                                                   \
+	/* CUPTI's synchronization types are ours, 0..4. */                                 \
+	r.type = (unsigned)s->type <= GPUIO_SYNC_CONTEXT ? (__u32)s->type : GPUIO_SYNC_UNKNOWN; \
+	return emit(arg, &r, sizeof(r));                                                    \
+}
+DEFINE_EMIT_SYNC(emit_sync2, CUpti_ActivitySynchronization2)
+DEFINE_EMIT_SYNC(emit_sync1, CUpti_ActivitySynchronization)
 
-	memset(&r, 0, sizeof(r));
-	hdr_fill(&r.hdr, c, GPUIO_REC_GPU_SYNC, sizeof(r), 0, s->start);
-	r.end_ns = clock__apply(s->end, c->offset);
-	r.context = s->contextId;
-	r.stream = s->streamId;
-	r.correlation = s->correlationId;
-	/* CUPTI's synchronization types are ours, 0..4. */
-	r.type = (unsigned)s->type <= GPUIO_SYNC_CONTEXT ? (__u32)s->type : GPUIO_SYNC_UNKNOWN;
-	return emit(arg, &r, sizeof(r));
+static int emit_sync(struct convert *c, const CUpti_Activity *a, convert_emit_fn emit, void *arg)
+{
+	if (c->layout == CUPTI_LAYOUT_12_0)
+		return emit_sync1(c, (const void *)a, emit, arg);
+	return emit_sync2(c, (const void *)a, emit, arg);
 }
 
 static int emit_overhead(struct convert *c, const CUpti_ActivityOverhead3 *o,
@@ -516,14 +557,14 @@ int convert__record(struct convert *c, const CUpti_Activity *a, convert_emit_fn 
 	switch (a->kind) {
 	case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
 	case CUPTI_ACTIVITY_KIND_KERNEL:
-		err = emit_kernel(c, (const void *)a, emit, arg);
+		err = emit_kernel(c, a, emit, arg);
 		break;
 	case CUPTI_ACTIVITY_KIND_MEMCPY:
 	case CUPTI_ACTIVITY_KIND_MEMCPY2:
 		err = emit_memcpy(c, a, emit, arg);
 		break;
 	case CUPTI_ACTIVITY_KIND_MEMSET:
-		err = emit_memset(c, (const void *)a, emit, arg);
+		err = emit_memset(c, a, emit, arg);
 		break;
 	case CUPTI_ACTIVITY_KIND_RUNTIME:
 	case CUPTI_ACTIVITY_KIND_DRIVER: {
@@ -535,7 +576,7 @@ int convert__record(struct convert *c, const CUpti_Activity *a, convert_emit_fn 
 		break;
 	}
 	case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION:
-		err = emit_sync(c, (const void *)a, emit, arg);
+		err = emit_sync(c, a, emit, arg);
 		break;
 	case CUPTI_ACTIVITY_KIND_OVERHEAD:
 		err = emit_overhead(c, (const void *)a, emit, arg);
@@ -574,11 +615,16 @@ long convert__buffer(struct convert *c, uint8_t *buf, size_t valid, convert_emit
 struct convert *convert__new(const struct cupti_api *api, pid_t pid)
 {
 	struct convert *c = calloc(1, sizeof(*c));
+	uint32_t version = 0;
 
 	if (!c)
 		return NULL;
 	c->api = api;
 	c->pid = pid;
+	/* A libcupti without cuptiGetVersion predates every layout we know: take 13's. */
+	c->layout = CUPTI_LAYOUT_13;
+	if (api && api->getVersion && api->getVersion(&version) == CUPTI_SUCCESS)
+		c->layout = record_layout__for_version(version);
 	return c;
 }
 
@@ -603,6 +649,11 @@ void convert__set_pid(struct convert *c, pid_t pid)
 void convert__set_offset(struct convert *c, int64_t offset_ns)
 {
 	c->offset = offset_ns;
+}
+
+enum cupti_layout convert__layout(const struct convert *c)
+{
+	return c->layout;
 }
 
 const struct convert_stats *convert__stats(const struct convert *c)

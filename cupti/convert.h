@@ -7,7 +7,8 @@
  * the strings (kernel names demangled), moves timestamps to MONOTONIC with
  * the current offset, drops noisy API calls (list in convert.c) and pairs
  * NVTX start/end markers into ranges. Buffers are walked only with
- * cuptiActivityGetNextRecord (from the cupti_api table).
+ * cuptiActivityGetNextRecord (from the cupti_api table); each record is read
+ * through the struct version of the loaded libcupti (record_layout.h).
  *
  * Not thread-safe: the collector serialises calls.
  */
@@ -18,6 +19,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include "cupti_api.h"
+#include "record_layout.h"
 
 struct convert;
 
@@ -43,6 +45,8 @@ int convert__record(struct convert *c, const CUpti_Activity *rec,
 long convert__buffer(struct convert *c, uint8_t *buf, size_t valid,
 		     convert_emit_fn emit, void *arg);
 const struct convert_stats *convert__stats(const struct convert *c);
+/* The record structs this converter decodes (from the libcupti's cuptiGetVersion). */
+enum cupti_layout convert__layout(const struct convert *c);
 
 /* Classify a CUDA API by name (enum gpuio_api_kind); sets *memcpy_kind when the name says. */
 int convert__api_kind(const char *name, uint8_t *memcpy_kind);

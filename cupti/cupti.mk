@@ -28,7 +28,7 @@ CUPTI_CFLAGS := $(CFLAGS) -fPIC -fvisibility=hidden -pthread \
                 $(if $(CUPTI_SO),-DGPUIO_CUPTI_PATH='"$(realpath $(CUPTI_SO))"')
 CUPTI_HDRS   := $(wildcard cupti/*.h) bpf/gpuio_abi.h user/capture/capture.h
 # everything but the exported entry points: tests and tools link these
-CUPTI_CORE   := cupti_api clock side_file convert bufpool collector log
+CUPTI_CORE   := cupti_api cupti_locate record_layout clock side_file convert bufpool collector log
 # the capture header builder, the clock and whole writes, shared with the tracer
 CUPTI_SHARED := user/capture/header.c user/lib/clock.c user/lib/file_io.c
 CUPTI_OBJS   := $(patsubst %,$(BUILD)/cupti/%.o,$(CUPTI_CORE)) \

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: MIT
-/* cupti_api.c — fill struct cupti_api from a dlopen()ed libcupti. */
+/* cupti_api.c — fill struct cupti_api from the libcupti cupti_locate() picks. */
 #include <dlfcn.h>
+#include <link.h>
+#include <stdlib.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include "cupti_api.h"
+#include "cupti_locate.h"
 
 struct sym {
 	const char *name;
@@ -35,31 +38,17 @@ static const struct sym syms[] = {
 	SYM(initializeInjectionNvtx2, "InitializeInjectionNvtx2", 0),
 };
 
-int cupti_api__load(struct cupti_api *api, char *err, size_t errlen)
+/* Fill api from an opened handle. 0, or -ENOENT with what is missing in err. */
+static int fill(struct cupti_api *api, void *h, char *err, size_t errlen)
 {
-	char first[256] = "";
-	void *h;
 	size_t i;
 
 	memset(api, 0, sizeof(*api));
-	/* RTLD_LOCAL: our CUPTI symbols must not interpose on the application's. */
-	h = dlopen(GPUIO_CUPTI_SONAME, RTLD_NOW | RTLD_LOCAL);
-	if (!h) {
-		snprintf(first, sizeof(first), "%s", dlerror());
-#ifdef GPUIO_CUPTI_PATH
-		h = dlopen(GPUIO_CUPTI_PATH, RTLD_NOW | RTLD_LOCAL);
-#endif
-	}
-	if (!h) {
-		snprintf(err, errlen, "cannot load %s: %s", GPUIO_CUPTI_SONAME, first);
-		return -ENOENT;
-	}
 	for (i = 0; i < sizeof(syms) / sizeof(syms[0]); i++) {
 		void *p = dlsym(h, syms[i].name);
 
 		if (!p && syms[i].required) {
 			snprintf(err, errlen, "libcupti lacks %s", syms[i].name);
-			dlclose(h);
 			memset(api, 0, sizeof(*api));
 			return -ENOENT;
 		}
@@ -67,6 +56,84 @@ int cupti_api__load(struct cupti_api *api, char *err, size_t errlen)
 	}
 	api->handle = h;
 	return 0;
+}
+
+/* The objects this process has loaded (libcupti or CUDA libraries tell where to look). */
+struct loaded {
+	char *paths[128];
+	int n;
+};
+
+static int each_object(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct loaded *l = arg;
+	const char *base;
+
+	if (!info->dlpi_name || !*info->dlpi_name || l->n >= (int)(sizeof(l->paths) / sizeof(l->paths[0])) - 1)
+		return 0;
+	base = strrchr(info->dlpi_name, '/');
+	base = base ? base + 1 : info->dlpi_name;
+	if (!strncmp(base, "libcu", 5) || !strncmp(base, "libnvrtc", 8))
+		l->paths[l->n++] = strdup(info->dlpi_name);
+	return 0;
+}
+
+/* The CUDA version the driver supports, when libcuda is already in the process (never load it). */
+static int driver_version(void)
+{
+	void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
+	int (*get)(int *) = h ? (int (*)(int *))dlsym(h, "cuDriverGetVersion") : NULL;
+	int v = 0;
+
+	if (get && get(&v) != 0)
+		v = 0;
+	if (h)
+		dlclose(h);
+	return v;
+}
+
+int cupti_api__load(struct cupti_api *api, char *err, size_t errlen)
+{
+	struct cupti_candidate cand[CUPTI_LOCATE_MAX];
+	struct loaded objs = { .n = 0 };
+	struct cupti_locate_in in = { 0 };
+	char first[256] = "";
+	int n, i, rc = -ENOENT;
+
+	memset(api, 0, sizeof(*api));
+	dl_iterate_phdr(each_object, &objs);
+	objs.paths[objs.n] = NULL;
+	in.override = getenv("GPUIO_CUPTI");
+	in.loaded = (const char *const *)objs.paths;
+	in.driver_major = cupti_locate__driver_major(driver_version());
+#ifdef GPUIO_CUPTI_PATH
+	in.build_path = GPUIO_CUPTI_PATH;
+#endif
+	n = cupti_locate(&in, cand, CUPTI_LOCATE_MAX);
+	for (i = 0; i < n && rc; i++) {
+		/* RTLD_LOCAL: our CUPTI symbols must not interpose on the application's. */
+		void *h = dlopen(cand[i].path, RTLD_NOW | RTLD_LOCAL);
+
+		if (!h) {
+			if (!first[0])
+				snprintf(first, sizeof(first), "%s", dlerror());
+			continue;
+		}
+		rc = fill(api, h, first, sizeof(first));
+		if (rc) {
+			dlclose(h);
+			continue;
+		}
+		snprintf(api->path, sizeof(api->path), "%s", cand[i].path);
+		api->why = cand[i].why;
+	}
+	for (i = 0; i < objs.n; i++)
+		free(objs.paths[i]);
+	if (rc)
+		snprintf(err, errlen, "no usable libcupti (%d candidates%s%s)%s%s", n,
+			 in.override ? ", GPUIO_CUPTI=" : "", in.override ? in.override : "",
+			 first[0] ? ": " : "", first);
+	return rc;
 }
 
 const char *cupti_api__result_name(const struct cupti_api *api, CUptiResult r)

@@ -15,12 +15,10 @@
 #include <stdint.h>
 #include <cupti.h>
 
-#ifndef GPUIO_CUPTI_SONAME
-#define GPUIO_CUPTI_SONAME "libcupti.so.13"
-#endif
-
 struct cupti_api {
 	void *handle;  /* dlopen handle, NULL for a hand-filled table */
+	char path[512];  /* the libcupti loaded (cupti_locate.h) */
+	const char *why; /* why that one: "already loaded in the process", ... */
 
 	/* Required: the collector cannot run without these. */
 	CUptiResult (*activityRegisterTimestampCallback)(CUpti_TimestampCallbackFunc fn);
@@ -49,8 +47,10 @@ struct cupti_api {
 };
 
 /*
- * dlopen libcupti (GPUIO_CUPTI_SONAME, then GPUIO_CUPTI_PATH found at build
- * time) and fill api. Returns 0, or -ENOENT with a one-line reason in err.
+ * dlopen the first usable libcupti in cupti_locate()'s order ($GPUIO_CUPTI,
+ * one already loaded, beside the process's CUDA libraries, by soname, known
+ * places, the one found at build time) and fill api. Returns 0, or -ENOENT
+ * with a one-line reason in err.
  */
 int cupti_api__load(struct cupti_api *api, char *err, size_t errlen);
 /* "CUPTI_ERROR_UNKNOWN", or "CUPTI error 123" when the name is unknown. */

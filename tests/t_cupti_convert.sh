@@ -71,8 +71,7 @@ assert hdr["monotonic_ns"] > 0 and hdr["realtime_ns"] > hdr["monotonic_ns"], hdr
 def info(state, dropped, records):
     return dict(type_name="gpu_info", tid=pid, state=state, clock=g.CLOCK_MONOTONIC_CB,
                 offset_ns=0, uncertainty_ns=0, cupti_dropped=dropped, records=records,
-                write_errors=0, how=g.HOW_LAUNCH, cupti_version=130001, cupti_error=0,
-                reason="")
+                write_errors=0, how=g.HOW_LAUNCH, cupti_version=130001, cupti_error=0)
 
 def kern(ts, end, dev, stream, corr, name, ctx=0, grid=[0,0,0], block=[0,0,0], regs=0,
          ssmem=0, dsmem=0, flags=0):
@@ -139,6 +138,10 @@ for i, (r, w) in enumerate(zip(recs, want)):
         fixed = 96 if r["type_name"] == "gpu_kernel" else 40
         assert r["size"] == (fixed + r["name_len"] + 7) // 8 * 8, (i, r["size"])
         assert set(r["name_pad"]) <= {0}, (i, r["name_pad"])
+# the first ON record names the libcupti the collector loaded (the real CUDA 13 one here)
+infos = [r["reason"] for r in recs if r["type_name"] == "gpu_info"]
+assert infos[0].startswith("libcupti ") and "libcupti.so.13" in infos[0], infos[0]
+assert infos[1:] == [""] * (len(infos) - 1), infos
 # the info records' ts come from the (fake) MONOTONIC clock set by "now"
 assert all(r["ts"] > 5000000000 for r in recs if r["type_name"] == "gpu_info")
 assert not any(r.get("name") in ("cudaGetLastError", "cudaGetDevice", "cudaGetDeviceCount",
@@ -149,6 +152,43 @@ if command -v c++filt > /dev/null; then
   [ "$(c++filt _Z6matmulIfEvPKT_S2_PS0_i)" = "void matmul<float>(float const*, float const*, float*, int)" ] ||
     fail "c++filt disagrees with the expected demangled name"
 fi
+
+# --- CUDA 12 libcupti (PyTorch's bundled copy): the same activity handed over in the
+# record structs of CUPTI API versions 24 (12.6: Kernel9, Memcpy5, Synchronization) and
+# 26/27 (12.8/12.9: Memcpy6 of 12.8, Synchronization2) decodes to the same records
+for v in 24 26 27; do
+  mkdir "$TMP/v$v"
+  { echo "cupti $v"; cat "$TMP/main.spec"; } > "$TMP/v$v.spec"
+  "$SYNTH" "$TMP/v$v.spec" "$TMP/v$v" > "$TMP/v$v.path" || fail "cupti_synth (cupti $v) failed"
+  python3 - "$main" "$(cat "$TMP/v$v.path")" "$v" <<'PY' || fail "CUDA 12 layout (API version $v)"
+import sys, gpu_records as g
+_, want = g.read(sys.argv[1])
+_, got = g.read(sys.argv[2])
+v = int(sys.argv[3])
+assert len(got) == len(want), (len(got), len(want))
+n = 0
+for i, (r, w) in enumerate(zip(got, want)):
+    assert r["type_name"] == w["type_name"], (i, r["type_name"], w["type_name"])
+    if r["type_name"] == "gpu_info":
+        assert r["cupti_version"] == v and r["state"] == w["state"], (i, r)
+        continue
+    for k in w:
+        if k not in ("pid", "hdr_pid"):
+            assert r[k] == w[k], "API %d record %d (%s) %s = %r, want %r" % (
+                v, i, w["type_name"], k, r[k], w[k])
+    n += 1
+assert n == 19, n
+PY
+done
+# a libcupti older than 12.0 (CUDA 11.8 is API 18) is refused, plainly, before any record
+mkdir "$TMP/v18"
+f=$(printf 'cupti 18\nkernel 1 2 0 0 1 k\n' | "$SYNTH" - "$TMP/v18") || fail "cupti_synth (cupti 18)"
+python3 - "$f" <<'PY' || fail "CUDA 11.8 libcupti not refused"
+import sys, gpu_records as g
+_, recs = g.read(sys.argv[1])
+assert len(recs) == 1 and recs[0]["state"] == g.GPU_UNAVAILABLE, recs
+assert recs[0]["reason"] == "CUPTI unavailable: libcupti of CUDA 11.8 (API 18): gpuio decodes 12.0-13.x", recs[0]
+PY
 
 # --- clock offset: CUPTI on another clock (REALTIME-like), timestamps moved exactly
 cat > "$TMP/off.spec" <<'EOF2'

@@ -20,7 +20,10 @@
  *   fail enable CODE         every cuptiActivityEnable returns CODE
  *   now NS                   the (fake) MONOTONIC clock reads NS from here on:
  *                            the ts of the info records
- *   (the four above must come before the first activity)
+ *   cupti VERSION            act as the libcupti whose cuptiGetVersion is VERSION
+ *                            (default 130001 = CUDA 13.0; 24 = 12.6, 26 = 12.8):
+ *                            records reach the collector in that version's structs
+ *   (the five above must come before the first activity)
  *
  *   kernel START END DEV STREAM CORR [ctx=N grid=X,Y,Z block=X,Y,Z regs=N
  *          ssmem=N dsmem=N] NAME...       NAME (mangled or not) = rest of line
@@ -410,6 +413,12 @@ static void line(char *s)
 	}
 	if (!strcmp(cmd, "now")) {
 		fake.mono = num(&s);
+		return;
+	}
+	if (!strcmp(cmd, "cupti")) {
+		if (started)
+			die("must come before the first activity");
+		fake_cupti__set_version((uint32_t)num(&s));
 		return;
 	}
 	start();

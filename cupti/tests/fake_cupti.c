@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* fake_cupti.c — see fake_cupti.h. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "clock.h"
 #include "fake_cupti.h"
@@ -102,7 +103,7 @@ static CUptiResult f_api_onoff(CUpti_CallbackId cbid, uint8_t en)
 
 static CUptiResult f_version(uint32_t *v)
 {
-	*v = 130001;
+	*v = fake.version;
 	return CUPTI_SUCCESS;
 }
 
@@ -132,12 +133,35 @@ int fake_cupti__init(char *err, size_t errlen)
 	fake.api.getVersion = f_version;
 	fake.mono = clock__mono_ns();
 	fake.flush_delivers = 1;
+	fake.real_next = real.activityGetNextRecord;
+	fake_cupti__set_version(130001);
 	return 0;
+}
+
+/*
+ * The buffer records are built in: the collector's own (CUDA 13 layout), or
+ * for an older layout a staging copy, rewritten into the collector's buffer
+ * in that layout at delivery (downgrade_all).
+ */
+static uint8_t *build_area(void)
+{
+	static uint8_t *staging;
+	static size_t staging_size;
+
+	if (fake.layout == CUPTI_LAYOUT_13)
+		return fake.buf;
+	if (staging_size < fake.size) {
+		free(staging);
+		staging = malloc(fake.size);
+		staging_size = staging ? fake.size : 0;
+	}
+	return staging;
 }
 
 void *fake_cupti__reserve(size_t n)
 {
 	size_t max;
+	uint8_t *area;
 	void *p;
 
 	if (fake.buf && fake.used + n > fake.size)
@@ -150,10 +174,154 @@ void *fake_cupti__reserve(size_t n)
 			return NULL;
 		}
 	}
-	p = fake.buf + fake.used;
+	area = build_area();
+	if (!area)
+		return NULL;
+	p = area + fake.used;
 	memset(p, 0, n);
 	fake.used += n;
 	return p;
+}
+
+size_t fake_cupti__size13(CUpti_ActivityKind kind)
+{
+	switch (kind) {
+	case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: return sizeof(CUpti_ActivityKernel10);
+	case CUPTI_ACTIVITY_KIND_MEMCPY: return sizeof(CUpti_ActivityMemcpy6);
+	case CUPTI_ACTIVITY_KIND_MEMCPY2: return sizeof(CUpti_ActivityMemcpyPtoP4);
+	case CUPTI_ACTIVITY_KIND_MEMSET: return sizeof(CUpti_ActivityMemset4);
+	case CUPTI_ACTIVITY_KIND_RUNTIME:
+	case CUPTI_ACTIVITY_KIND_DRIVER: return sizeof(CUpti_ActivityAPI);
+	case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: return sizeof(CUpti_ActivitySynchronization2);
+	case CUPTI_ACTIVITY_KIND_OVERHEAD: return sizeof(CUpti_ActivityOverhead3);
+	case CUPTI_ACTIVITY_KIND_MARKER: return sizeof(CUpti_ActivityMarker2);
+	case CUPTI_ACTIVITY_KIND_CONTEXT: return sizeof(CUpti_ActivityContext3);
+	default: return 0;
+	}
+}
+
+/* Copy the fields both structs name (the ones gpuio reads, and the kind). */
+#define COPY_COMMON(d, s) do { (d)->kind = (s)->kind; (d)->start = (s)->start;      \
+	(d)->end = (s)->end; (d)->deviceId = (s)->deviceId;                         \
+	(d)->contextId = (s)->contextId; (d)->streamId = (s)->streamId;             \
+	(d)->correlationId = (s)->correlationId; } while (0)
+#define COPY_MEMCPY(d, m) do { COPY_COMMON(d, m); (d)->bytes = (m)->bytes;          \
+	(d)->copyKind = (m)->copyKind; (d)->flags = (m)->flags;                     \
+	(d)->srcKind = (m)->srcKind; (d)->dstKind = (m)->dstKind; } while (0)
+/* d: a T at out, every byte 0xA5 until a named field is set */
+#define DOWN(T) T *d = (T *)out; n = sizeof(T); memset(out, 0xA5, n)
+
+/*
+ * One CUDA 13 record rewritten in the older layout through NVIDIA's struct
+ * of that version (or the transcribed 12.x ones in record_layout.h): bytes
+ * not set from a named field stay 0xA5, so a converter reading a field at
+ * the wrong offset sees garbage.
+ */
+static size_t downgrade(const CUpti_Activity *a, uint8_t *out)
+{
+	size_t n;
+
+	if (a->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) {
+		const CUpti_ActivityKernel10 *k = (const void *)a;
+		DOWN(CUpti_ActivityKernel9);
+
+		COPY_COMMON(d, k);
+		d->gridX = k->gridX, d->gridY = k->gridY, d->gridZ = k->gridZ;
+		d->blockX = k->blockX, d->blockY = k->blockY, d->blockZ = k->blockZ;
+		d->staticSharedMemory = k->staticSharedMemory;
+		d->dynamicSharedMemory = k->dynamicSharedMemory;
+		d->registersPerThread = k->registersPerThread;
+		d->name = k->name;
+		d->completed = k->completed;
+		return n;
+	}
+	if (a->kind == CUPTI_ACTIVITY_KIND_MEMCPY && fake.layout == CUPTI_LAYOUT_12_8) {
+		DOWN(cupti128_ActivityMemcpy6);
+
+		COPY_MEMCPY(d, (const CUpti_ActivityMemcpy6 *)a);
+		return n;
+	}
+	if (a->kind == CUPTI_ACTIVITY_KIND_MEMCPY) {
+		DOWN(CUpti_ActivityMemcpy5);
+
+		COPY_MEMCPY(d, (const CUpti_ActivityMemcpy6 *)a);
+		return n;
+	}
+	if (a->kind == CUPTI_ACTIVITY_KIND_MEMSET) {
+		const CUpti_ActivityMemset4 *m = (const void *)a;
+		DOWN(cupti12_ActivityMemset4);
+
+		COPY_COMMON(d, m);
+		d->bytes = m->bytes, d->value = m->value, d->flags = m->flags;
+		d->memoryKind = m->memoryKind;
+		return n;
+	}
+	if (a->kind == CUPTI_ACTIVITY_KIND_SYNCHRONIZATION && fake.layout == CUPTI_LAYOUT_12_0) {
+		const CUpti_ActivitySynchronization2 *y = (const void *)a;
+		DOWN(CUpti_ActivitySynchronization);
+
+		d->kind = y->kind, d->type = y->type, d->start = y->start, d->end = y->end;
+		d->correlationId = y->correlationId, d->contextId = y->contextId;
+		d->streamId = y->streamId, d->cudaEventId = y->cudaEventId;
+		return n;
+	}
+	/* the same struct in every layout (API, PtoP4, Overhead3, Marker2, Context3, Sync2 in 12.8) */
+	n = fake_cupti__size13(a->kind);
+	memcpy(out, a, n);
+	return n;
+}
+
+/* The older layout's record size, by NVIDIA's struct of that version. */
+static size_t size_old(CUpti_ActivityKind kind)
+{
+	switch (kind) {
+	case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: return sizeof(CUpti_ActivityKernel9);
+	case CUPTI_ACTIVITY_KIND_MEMCPY:
+		return fake.layout == CUPTI_LAYOUT_12_8 ? sizeof(cupti128_ActivityMemcpy6)
+							: sizeof(CUpti_ActivityMemcpy5);
+	case CUPTI_ACTIVITY_KIND_MEMSET: return sizeof(cupti12_ActivityMemset4);
+	case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION:
+		return fake.layout == CUPTI_LAYOUT_12_0 ? sizeof(CUpti_ActivitySynchronization)
+							: sizeof(CUpti_ActivitySynchronization2);
+	default: return fake_cupti__size13(kind);
+	}
+}
+
+/* cuptiActivityGetNextRecord of a CUDA 12 libcupti, for buffers in its layout. */
+static CUptiResult f_next_old(uint8_t *buf, size_t valid, CUpti_Activity **rec)
+{
+	uint8_t *p = *rec ? (uint8_t *)*rec + size_old((*rec)->kind) : buf;
+	size_t n;
+
+	if (p < buf || (size_t)(p - buf) + sizeof(CUpti_Activity) > valid)
+		return CUPTI_ERROR_MAX_LIMIT_REACHED;
+	n = size_old(((CUpti_Activity *)p)->kind);
+	if (!n || (size_t)(p - buf) + n > valid)
+		return CUPTI_ERROR_INVALID_KIND;
+	*rec = (CUpti_Activity *)p;
+	return CUPTI_SUCCESS;
+}
+
+/* Staging (CUDA 13 layout) -> the collector's buffer in the older layout; bytes used. */
+static size_t downgrade_all(void)
+{
+	uint8_t *src = build_area(), *p = src;
+	size_t n, used = 0;
+
+	while (p < src + fake.used && (n = fake_cupti__size13(((CUpti_Activity *)p)->kind))) {
+		used += downgrade((const CUpti_Activity *)p, fake.buf + used);
+		p += n;
+	}
+	return used;
+}
+
+void fake_cupti__set_version(uint32_t version)
+{
+	fake.version = version;
+	fake.layout = record_layout__for_version(version);
+	if (fake.layout == CUPTI_LAYOUT_NONE)
+		fake.layout = CUPTI_LAYOUT_13;  /* the collector refuses it before any record */
+	fake.api.activityGetNextRecord = fake.layout == CUPTI_LAYOUT_13 ? fake.real_next : f_next_old;
 }
 
 void fake_cupti__deliver(void)
@@ -163,6 +331,8 @@ void fake_cupti__deliver(void)
 
 	if (!b)
 		return;
+	if (fake.layout != CUPTI_LAYOUT_13)
+		used = downgrade_all();
 	fake.buf = NULL;
 	fake.size = fake.used = 0;
 	fake.done(NULL, 0, b, size, used);

@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "cupti_api.h"
+#include "record_layout.h"
 
 struct fake_cupti {
 	struct cupti_api api;         /* hand this to collector__start */
@@ -31,6 +32,9 @@ struct fake_cupti {
 	int flush_delivers;              /* FlushAll completes the buffer being filled */
 	/* counters */
 	unsigned flushes, forced_flushes, enables, disables, subscribes, unsubscribes;
+	uint32_t version;                /* cuptiGetVersion (fake_cupti__set_version) */
+	enum cupti_layout layout;        /* record structs handed to the collector */
+	CUptiResult (*real_next)(uint8_t *, size_t, CUpti_Activity **);
 	/* the buffer being filled */
 	uint8_t *buf;
 	size_t size, used;
@@ -40,6 +44,15 @@ extern struct fake_cupti fake;
 
 /* Load the real libcupti and put the fakes over it. 0 or -ENOENT (err says why). */
 int fake_cupti__init(char *err, size_t errlen);
+/*
+ * Pretend to be the libcupti of this API version (130001: CUDA 13.0; 24:
+ * 12.6; 26: 12.8): records are still built in the CUDA 13 structs below,
+ * then rewritten into that version's structs when delivered, and walked by
+ * a GetNextRecord that knows that version's sizes.
+ */
+void fake_cupti__set_version(uint32_t version);
+/* Size of a CUDA 13 record of kind (0: not one the fakes build). */
+size_t fake_cupti__size13(CUpti_ActivityKind kind);
 /* The fake MONOTONIC clock (give it to collector_opts.mono_now). */
 uint64_t fake_cupti__mono(void);
 /* Zeroed space for one record of n bytes in the current buffer (a new one when full). */
