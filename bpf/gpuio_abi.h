@@ -239,6 +239,8 @@ enum gpuio_gpu_clock {
 	GPUIO_GPU_CLOCK_OFFSET = 2,       /* CUPTI clock + offset_ns = MONOTONIC (already applied) */
 };
 /* gpuio_gpu_info.how */
+/* CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED: the PyTorch profiler, Nsight or DCGM got there first */
+#define GPUIO_CUPTI_HELD 39
 #define GPUIO_GPU_HOW_LAUNCH 1  /* InitializeInjection (CUDA_INJECTION64_PATH) */
 #define GPUIO_GPU_HOW_ATTACH 2  /* injected into a running process by ptrace */
 
@@ -254,7 +256,8 @@ struct gpuio_gpu_info {
 	__u32 clock;                /* enum gpuio_gpu_clock */
 	__u32 how;                  /* GPUIO_GPU_HOW_* */
 	__u32 cupti_version;        /* cuptiGetVersion, 0 unknown */
-	__s32 cupti_error;          /* CUptiResult that turned the collector off, 0 none */
+	__s32 cupti_error;          /* CUptiResult that turned the collector off, 0 none
+	                               (GPUIO_CUPTI_HELD: another profiler holds CUPTI) */
 	__u32 pad;
 	char reason[128];           /* why UNAVAILABLE, NUL terminated */
 };

@@ -3,7 +3,8 @@
  * cuda_probes.c — CUDA API uprobes per library file (cuda_probes.h): find
  * the functions of cuda_funcs.c's tables in a library, attach the generic
  * entry/return programs with uprobe.multi (classic uprobes where the kernel
- * lacks it), follow the libraries traced processes map.
+ * lacks it) for each traced process, follow the libraries they map, drop a
+ * process's probes when CUPTI gives its calls or when it exits.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -12,6 +13,7 @@
 #include <libelf.h>
 #include <limits.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,18 +35,31 @@
 
 #define MAX_LIB_LINKS 1024
 
+/*
+ * One library file attached for one process (pid -1: every process): its
+ * uprobe.multi link fds or classic links. A file whose attach failed is
+ * kept with none, so it is not retried every second.
+ */
+struct lib_attach {
+	pid_t pid;
+	dev_t dev;
+	ino_t ino;
+	int fds[2];                         /* uprobe.multi entry, return (-1: none) */
+	struct bpf_link **links;            /* classic: entry and return per function */
+	int nlinks;
+	int nfuncs;
+};
+
 struct cuda_probes {
 	struct gpuio_bpf *skel;
 	bool multi;                         /* uprobe.multi links (one per library and direction) */
-	int *fds;                           /* uprobe.multi link fds */
-	int nfds, cap_fds;
 	int specs_fd;
 	char slot_name[CUDA_SPEC_MAX][48];  /* names of the filled cuda_specs slots */
 	int nslots;
-	struct keyset *files;               /* (st_dev, st_ino) attached */
-	struct keyset *mapkeys;             /* (maps dev, ino) already looked at */
-	struct bpf_link **links;
-	int nlinks, cap_links;
+	struct lib_attach *att;             /* attached (pid, file) pairs */
+	int natt, cap_att;
+	struct keyset *no_probe;            /* pids whose CUDA calls come from CUPTI */
+	bool every_process;                 /* -a: attach once per file for every process */
 	int nlibs, nfuncs;
 };
 
@@ -58,7 +73,7 @@ void elf_init(void)
 	}
 }
 
-int cuda_probes__new(struct gpuio_loader *l, struct cuda_probes **out)
+int cuda_probes__new(struct gpuio_loader *l, bool every_process, struct cuda_probes **out)
 {
 	struct cuda_probes *cp;
 
@@ -69,10 +84,10 @@ int cuda_probes__new(struct gpuio_loader *l, struct cuda_probes **out)
 		return -ENOMEM;
 	cp->skel = l->skel;
 	cp->multi = !strcmp(l->cuda_mode, "uprobe.multi");
+	cp->every_process = every_process;
 	cp->specs_fd = bpf_map__fd(l->skel->maps.cuda_specs);
-	cp->files = keyset__new(8);
-	cp->mapkeys = keyset__new(10);
-	if (!cp->files || !cp->mapkeys) {
+	cp->no_probe = keyset__new(8);
+	if (!cp->no_probe) {
 		cuda_probes__free(cp);
 		return -ENOMEM;
 	}
@@ -120,39 +135,36 @@ static int spec_slot(struct cuda_probes *cp, const struct cuda_fn *fn, const cha
 }
 
 
-static int add_link(struct cuda_probes *cp, struct bpf_link *link)
+static int add_link(struct lib_attach *a, struct bpf_link *link)
 {
-	if (cp->nlinks == cp->cap_links) {
-		int cap = cp->cap_links ? cp->cap_links * 2 : 64;
-		struct bpf_link **n = realloc(cp->links, cap * sizeof(*n));
+	struct bpf_link **n = realloc(a->links, (a->nlinks + 1) * sizeof(*n));
 
-		if (!n)
-			return -ENOMEM;
-		cp->links = n;
-		cp->cap_links = cap;
-	}
-	cp->links[cp->nlinks++] = link;
+	if (!n)
+		return -ENOMEM;
+	a->links = n;
+	a->links[a->nlinks++] = link;
 	return 0;
 }
 
-static int attach_one(struct cuda_probes *cp, const char *path, pid_t pid, size_t off, int slot)
+static int attach_one(struct cuda_probes *cp, struct lib_attach *a, const char *path, size_t off,
+		      int slot)
 {
 	LIBBPF_OPTS(bpf_uprobe_opts, uo, .bpf_cookie = (__u64)slot);
 	struct bpf_link *entry, *ret;
 	int err;
 
 	uo.retprobe = false;
-	entry = bpf_program__attach_uprobe_opts(cp->skel->progs.cuda_api_entry, pid, path, off, &uo);
+	entry = bpf_program__attach_uprobe_opts(cp->skel->progs.cuda_api_entry, a->pid, path, off, &uo);
 	if (!entry)
 		return -errno;
 	uo.retprobe = true;
-	ret = bpf_program__attach_uprobe_opts(cp->skel->progs.cuda_api_return, pid, path, off, &uo);
+	ret = bpf_program__attach_uprobe_opts(cp->skel->progs.cuda_api_return, a->pid, path, off, &uo);
 	if (!ret) {
 		err = -errno;
 		bpf_link__destroy(entry);
 		return err;
 	}
-	if (add_link(cp, entry) || add_link(cp, ret)) {
+	if (add_link(a, entry) || add_link(a, ret)) {
 		bpf_link__destroy(entry);
 		bpf_link__destroy(ret);
 		return -ENOMEM;
@@ -198,43 +210,51 @@ int cuda_uprobe_multi_link(int prog_fd, const char *path, const unsigned long *o
 	return fd < 0 ? -errno : fd;
 }
 
-static int add_fd(struct cuda_probes *cp, int fd)
-{
-	if (cp->nfds == cp->cap_fds) {
-		int cap = cp->cap_fds ? cp->cap_fds * 2 : 16;
-		int *n = realloc(cp->fds, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		cp->fds = n;
-		cp->cap_fds = cap;
-	}
-	cp->fds[cp->nfds++] = fd;
-	return 0;
-}
-
 /* All of a library's probes in two links (entry, return). */
-static int attach_multi(struct cuda_probes *cp, const char *path, pid_t pid,
+static int attach_multi(struct cuda_probes *cp, struct lib_attach *a, const char *path,
 			const unsigned long *offs, const __u64 *cookies, int n)
 {
-	int efd, rfd, err;
+	int efd, rfd;
 
-	efd = cuda_uprobe_multi_link(bpf_program__fd(cp->skel->progs.cuda_multi_entry), path, offs, cookies, n,
-			 false, pid);
+	efd = cuda_uprobe_multi_link(bpf_program__fd(cp->skel->progs.cuda_multi_entry), path, offs,
+				     cookies, n, false, a->pid);
 	if (efd < 0)
 		return efd;
-	rfd = cuda_uprobe_multi_link(bpf_program__fd(cp->skel->progs.cuda_multi_return), path, offs, cookies, n,
-			 true, pid);
+	rfd = cuda_uprobe_multi_link(bpf_program__fd(cp->skel->progs.cuda_multi_return), path, offs,
+				     cookies, n, true, a->pid);
 	if (rfd < 0) {
 		close(efd);
 		return rfd;
 	}
-	if ((err = add_fd(cp, efd)) || (err = add_fd(cp, rfd))) {
-		close(efd);
-		close(rfd);
-		return err;
-	}
+	a->fds[0] = efd;
+	a->fds[1] = rfd;
 	return 0;
+}
+
+static struct lib_attach *find_attach(struct cuda_probes *cp, pid_t pid, dev_t dev, ino_t ino)
+{
+	for (int i = 0; i < cp->natt; i++)
+		if (cp->att[i].pid == pid && cp->att[i].dev == dev && cp->att[i].ino == ino)
+			return &cp->att[i];
+	return NULL;
+}
+
+static struct lib_attach *new_attach(struct cuda_probes *cp, pid_t pid, dev_t dev, ino_t ino)
+{
+	struct lib_attach *a;
+
+	if (cp->natt == cp->cap_att) {
+		int cap = cp->cap_att ? cp->cap_att * 2 : 16;
+		struct lib_attach *n = realloc(cp->att, cap * sizeof(*n));
+
+		if (!n)
+			return NULL;
+		cp->att = n;
+		cp->cap_att = cap;
+	}
+	a = &cp->att[cp->natt++];
+	*a = (struct lib_attach){ .pid = pid, .dev = dev, .ino = ino, .fds = { -1, -1 } };
+	return a;
 }
 
 /* What to probe in one library: file offsets and their cuda_specs slots. */
@@ -248,6 +268,7 @@ int cuda_probes__attach_lib(struct cuda_probes *cp, const char *path, int lib_ki
 {
 	struct cuda_lib_func *funcs = NULL;
 	struct addr_set *seen = NULL;
+	struct lib_attach *a;
 	struct stat st;
 	int fd = -1, n = 0, failed = 0, err = 0, source, first_err = 0, nf;
 
@@ -264,8 +285,8 @@ int cuda_probes__attach_lib(struct cuda_probes *cp, const char *path, int lib_ki
 		err = -errno;
 		goto cleanup;
 	}
-	/* one attach per file, whatever path or process it was found through */
-	if (keyset__contains(cp->files, st.st_dev, st.st_ino))
+	/* one attach per (process, file), whatever path it was found through */
+	if (find_attach(cp, pid, st.st_dev, st.st_ino))
 		goto cleanup;
 	funcs = calloc(CUDA_LIB_FUNCS_MAX, sizeof(*funcs));
 	seen = calloc(1, sizeof(*seen));
@@ -288,8 +309,13 @@ int cuda_probes__attach_lib(struct cuda_probes *cp, const char *path, int lib_ki
 		seen->offs[seen->nprobe] = funcs[i].off;
 		seen->cookies[seen->nprobe++] = (__u64)slot;
 	}
+	a = new_attach(cp, pid, st.st_dev, st.st_ino);
+	if (!a) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
 	if (cp->multi && seen->nprobe) {
-		err = attach_multi(cp, path, pid, seen->offs, seen->cookies, seen->nprobe);
+		err = attach_multi(cp, a, path, seen->offs, seen->cookies, seen->nprobe);
 		if (err) {
 			first_err = err;
 			failed += seen->nprobe;
@@ -298,7 +324,7 @@ int cuda_probes__attach_lib(struct cuda_probes *cp, const char *path, int lib_ki
 		}
 	}
 	for (int i = 0; !cp->multi && i < seen->nprobe; i++) {
-		err = attach_one(cp, path, pid, seen->offs[i], (int)seen->cookies[i]);
+		err = attach_one(cp, a, path, seen->offs[i], (int)seen->cookies[i]);
 		if (err) {
 			if (!first_err)
 				first_err = err;
@@ -310,7 +336,7 @@ int cuda_probes__attach_lib(struct cuda_probes *cp, const char *path, int lib_ki
 		n++;
 	}
 	err = 0;
-	keyset__test_and_add(cp->files, st.st_dev, st.st_ino);
+	a->nfuncs = n;
 	if (n) {
 		cp->nlibs++;
 		cp->nfuncs += n;
@@ -318,7 +344,10 @@ int cuda_probes__attach_lib(struct cuda_probes *cp, const char *path, int lib_ki
 	if (failed)
 		pr_warn("cuda uprobes: %d functions of %s not probed (%s)", failed, path,
 			first_err ? strerror(-first_err) : "too many names");
-	pr_info("cuda uprobes: %s: %d functions", path, n);
+	if (pid > 0)
+		pr_info("cuda uprobes: %s: %d functions, for pid %d", path, n, pid);
+	else
+		pr_info("cuda uprobes: %s: %d functions, every process", path, n);
 	err = n;
 cleanup:
 	free(seen);
@@ -344,11 +373,11 @@ int cuda_probes__scan_pid(struct cuda_probes *cp, pid_t pid)
 		if (!kind || strstr(m.path, " (deleted)"))
 			continue;
 		found |= kind;
-		if (!cp || keyset__test_and_add(cp->mapkeys, makedev(m.maj, m.min), m.ino))
+		if (!cp || keyset__contains(cp->no_probe, (__u64)pid, 0))
 			continue;
 		/* the path is the process's view: go through its root (containers) */
 		snprintf(full, sizeof(full), "/proc/%d/root%s", pid, m.path);
-		cuda_probes__attach_lib(cp, full, kind, -1);
+		cuda_probes__attach_lib(cp, full, kind, cp->every_process ? -1 : pid);
 	}
 	proc_maps__close(&it);
 	return found;
@@ -435,7 +464,7 @@ static bool resolve_exe(const char *exe, char *out, size_t len)
 	return find_in_dirs(getenv("PATH"), "", exe, out, len);
 }
 
-int cuda_probes__attach_for_exec(struct cuda_probes *cp, const char *exe)
+int cuda_probes__attach_for_exec(struct cuda_probes *cp, const char *exe, pid_t pid)
 {
 	char path[PATH_MAX], origin[PATH_MAX], lib[PATH_MAX], *rpath = NULL, *runpath = NULL;
 	char *needed[64];
@@ -480,13 +509,13 @@ int cuda_probes__attach_for_exec(struct cuda_probes *cp, const char *exe)
 	}
 	for (int i = 0; i < nneeded; i++) {
 		if (needed[i] && find_lib(needed[i], rpath, runpath, origin, lib, sizeof(lib)) &&
-		    cuda_probes__attach_lib(cp, lib, 0, -1) > 0)
+		    cuda_probes__attach_lib(cp, lib, 0, cp->every_process ? -1 : pid) > 0)
 			nlibs++;
 		free(needed[i]);
 	}
 	/* libcudart dlopens the driver by this name (and so do most frameworks) */
 	if (find_lib("libcuda.so.1", rpath, runpath, origin, lib, sizeof(lib)) &&
-	    cuda_probes__attach_lib(cp, lib, CUDA_LIB_DRV, -1) > 0)
+	    cuda_probes__attach_lib(cp, lib, CUDA_LIB_DRV, cp->every_process ? -1 : pid) > 0)
 		nlibs++;
 	free(rpath);
 	free(runpath);
@@ -545,16 +574,82 @@ static void destroy_links(struct bpf_link **links, int n)
 			pthread_join(th[t], NULL);
 }
 
+/* Undo one attachment (links destroyed in parallel: see destroy_links). */
+static void release(struct lib_attach *a)
+{
+	destroy_links(a->links, a->nlinks);
+	free(a->links);
+	for (int i = 0; i < 2; i++)
+		if (a->fds[i] >= 0)
+			close(a->fds[i]);
+}
+
+/* Remove every attachment of pid. Returns how many were removed. */
+static int drop_pid(struct cuda_probes *cp, pid_t pid)
+{
+	int n = 0, j = 0;
+
+	for (int i = 0; i < cp->natt; i++) {
+		if (cp->att[i].pid == pid) {
+			cp->nfuncs -= cp->att[i].nfuncs;
+			cp->nlibs -= cp->att[i].nfuncs > 0;
+			release(&cp->att[i]);
+			n++;
+			continue;
+		}
+		cp->att[j++] = cp->att[i];
+	}
+	cp->natt = j;
+	return n;
+}
+
+int cuda_probes__detach_pid(struct cuda_probes *cp, pid_t pid)
+{
+	if (!cp || pid <= 0)
+		return 0;
+	keyset__test_and_add(cp->no_probe, (__u64)pid, 0);
+	return drop_pid(cp, pid);
+}
+
+int cuda_probes__reap(struct cuda_probes *cp)
+{
+	int n = 0;
+
+	for (int i = 0; cp && i < cp->natt; i++) {
+		pid_t pid = cp->att[i].pid;
+
+		/* gone: its links are inert, and its pid may come back as another process */
+		if (pid > 0 && kill(pid, 0) < 0 && errno == ESRCH) {
+			n += drop_pid(cp, pid);
+			i = -1;
+		}
+	}
+	return n;
+}
+
 void cuda_probes__free(struct cuda_probes *cp)
 {
 	if (!cp)
 		return;
-	destroy_links(cp->links, cp->nlinks);
-	free(cp->links);
-	for (int i = 0; i < cp->nfds; i++)
-		close(cp->fds[i]);
-	free(cp->fds);
-	keyset__free(cp->files);
-	keyset__free(cp->mapkeys);
+	/* all the classic links of all processes in one parallel pass */
+	{
+		struct bpf_link **all = NULL;
+		int n = 0, cap = 0;
+
+		for (int i = 0; i < cp->natt; i++)
+			cap += cp->att[i].nlinks;
+		all = cap ? calloc(cap, sizeof(*all)) : NULL;
+		for (int i = 0; all && i < cp->natt; i++) {
+			memcpy(all + n, cp->att[i].links, cp->att[i].nlinks * sizeof(*all));
+			n += cp->att[i].nlinks;
+			cp->att[i].nlinks = 0;
+		}
+		destroy_links(all, n);
+		free(all);
+	}
+	for (int i = 0; i < cp->natt; i++)
+		release(&cp->att[i]);
+	free(cp->att);
+	keyset__free(cp->no_probe);
 	free(cp);
 }

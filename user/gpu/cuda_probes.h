@@ -5,9 +5,11 @@
  * (libcudart.so*, libcuda.so*), find such libraries in /proc/PID/maps, and
  * name kernel launch stubs from the process's ELF symbols.
  *
- * A uprobe is attached to the file (inode) for every process (pid -1): it
- * also fires in processes that map the library later; the BPF side keeps
- * only traced processes. Each library file is attached once.
+ * Probes are attached per traced process (the kernel's uprobe filter puts
+ * breakpoints only in that process's memory): an untraced process using the
+ * same library pays nothing. With -a (every process) each file is attached
+ * once for all. A process whose CUPTI collector runs gets its CUDA calls
+ * from CUPTI: cuda_probes__detach_pid removes its probes for good.
  */
 #ifndef GPUIO_CUDA_PROBES_H
 #define GPUIO_CUDA_PROBES_H
@@ -52,8 +54,8 @@ int cuda_lib_funcs(int fd, int lib_kind, struct cuda_lib_func *out, int max);
 int cuda_uprobe_multi_link(int prog_fd, const char *path, const unsigned long *offs,
 			   const __u64 *cookies, int n, bool ret, pid_t pid);
 
-/* -ENOTSUP when the loader left the cuda layer off. */
-int cuda_probes__new(struct gpuio_loader *l, struct cuda_probes **out);
+/* -ENOTSUP when the loader left the cuda layer off. every_process: -a. */
+int cuda_probes__new(struct gpuio_loader *l, bool every_process, struct cuda_probes **out);
 /*
  * Attach to the CUDA functions path exports (kind from its name unless
  * lib_kind is given: CUDA_LIB_RT / CUDA_LIB_DRV, 0 = by name). pid -1 = every
@@ -62,19 +64,27 @@ int cuda_probes__new(struct gpuio_loader *l, struct cuda_probes **out);
  */
 int cuda_probes__attach_lib(struct cuda_probes *cp, const char *path, int lib_kind, pid_t pid);
 /*
- * Attach to the CUDA libraries pid maps (new ones only). Returns the
+ * Attach to the CUDA libraries pid maps (new ones only; none once pid was
+ * detached). Returns the
  * CUDA_LIB_* mask of the libraries pid maps (attached now or before), or
  * -errno (-ESRCH when the process is gone). cp NULL: only report.
  */
 int cuda_probes__scan_pid(struct cuda_probes *cp, pid_t pid);
 /*
- * Before launching exe (a path, or a name looked up in $PATH): attach to
+ * Before launching exe (a path, or a name looked up in $PATH) as pid: attach to
  * the CUDA libraries it links (DT_NEEDED via RPATH/RUNPATH, LD_LIBRARY_PATH,
  * the ld.so cache) and to the driver libcuda.so.1 that libcudart will
  * dlopen, so calls made before the first rescan are seen. Returns the number
  * of libraries attached.
  */
-int cuda_probes__attach_for_exec(struct cuda_probes *cp, const char *exe);
+int cuda_probes__attach_for_exec(struct cuda_probes *cp, const char *exe, pid_t pid);
+/*
+ * pid's CUDA calls come from its CUPTI collector now: remove its probes
+ * and never probe it again. Returns the number of libraries detached.
+ */
+int cuda_probes__detach_pid(struct cuda_probes *cp, pid_t pid);
+/* Drop the probes of processes that exited. Returns libraries detached. */
+int cuda_probes__reap(struct cuda_probes *cp);
 int cuda_probes__nlibs(const struct cuda_probes *cp);
 int cuda_probes__nfuncs(const struct cuda_probes *cp);
 void cuda_probes__free(struct cuda_probes *cp);

@@ -207,3 +207,9 @@ void cupti_launch__free(struct cupti_launch *gc)
 	gpu_ingest__close(gc->ingest, true);
 	free(gc);
 }
+
+void cupti_launch__on_state(struct cupti_launch *gc, gpu_ingest_state_fn fn, void *ctx)
+{
+	if (gc && gc->ingest)
+		gpu_ingest__on_state(gc->ingest, fn, ctx);
+}

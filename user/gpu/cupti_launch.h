@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 #include "capture/capture.h"
+#include "gpu/gpu_ingest.h"
 
 struct cupti_launch;
 
@@ -38,6 +39,8 @@ bool cupti_launch__have_lib(const struct cupti_launch *gc);
 void cupti_launch__setenv_for_launch(struct cupti_launch *gc);
 /* gpu_watch hook: pid has libcuda mapped; inject unless it has a collector. */
 void cupti_launch__on_cuda_process(void *gc, pid_t pid);
+/* Tell fn when a collector turns on or off (see gpu_ingest__on_state). */
+void cupti_launch__on_state(struct cupti_launch *gc, gpu_ingest_state_fn fn, void *ctx);
 /* Append new side-file records. Returns records appended or -errno. */
 long cupti_launch__poll(struct cupti_launch *gc, struct gpuio_cap_writer *w);
 /*

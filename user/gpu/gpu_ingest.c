@@ -37,6 +37,7 @@ struct side_file {
 	__u64 off;              /* next unread byte */
 	bool bad;               /* rejected: reported once, no longer read */
 	bool said_state;        /* UNAVAILABLE reason printed */
+	__u32 state;            /* the last collector state told to the hook */
 };
 
 struct gpu_ingest {
@@ -48,7 +49,15 @@ struct gpu_ingest {
 	bool said_full;
 	unsigned long long records;
 	unsigned char *buf;
+	gpu_ingest_state_fn on_state;
+	void *on_state_ctx;
 };
+
+void gpu_ingest__on_state(struct gpu_ingest *g, gpu_ingest_state_fn fn, void *ctx)
+{
+	g->on_state = fn;
+	g->on_state_ctx = ctx;
+}
 
 static bool is_gpu_type(__u16 t)
 {
@@ -354,12 +363,24 @@ static int read_header(struct side_file *f, int fd, const struct stat *st)
 	return 1;
 }
 
-static void note_info(struct side_file *f, const struct gpuio_gpu_info *in)
+static void note_info(struct gpu_ingest *g, struct side_file *f, const struct gpuio_gpu_info *in)
 {
 	char reason[sizeof(in->reason) + 1];
 
+	if (in->state != f->state && in->state != GPUIO_GPU_FINAL) {
+		f->state = in->state;
+		if (g->on_state)
+			g->on_state(g->on_state_ctx, (pid_t)f->pid, in);
+	}
 	if (in->state != GPUIO_GPU_UNAVAILABLE || f->said_state)
 		return;
+	f->said_state = true;
+	if (in->cupti_error == GPUIO_CUPTI_HELD) {
+		pr_warn("pid %u: another profiler holds CUPTI (the PyTorch profiler, Nsight Systems "
+			"or DCGM profiling?): gpuio records no GPU activity there; its CUDA API calls "
+			"come from uprobes", f->pid);
+		return;
+	}
 	memcpy(reason, in->reason, sizeof(in->reason));
 	reason[sizeof(in->reason)] = '\0';
 	/* the collector's words, but printed by us: keep them printable */
@@ -367,7 +388,6 @@ static void note_info(struct side_file *f, const struct gpuio_gpu_info *in)
 		if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f)
 			*p = '?';
 	pr_warn("GPU collector off in pid %u: %s", f->pid, reason);
-	f->said_state = true;
 }
 
 /*
@@ -402,7 +422,7 @@ static long drain(struct gpu_ingest *g, struct side_file *f, int fd, __u64 end,
 			if (is_gpu_type(h->type)) {
 				h->pid = f->pid;
 				if (h->type == GPUIO_REC_GPU_INFO && h->size >= sizeof(struct gpuio_gpu_info))
-					note_info(f, (void *)h);
+					note_info(g, f, (void *)h);
 				err = gpuio_cap_writer__append(w, h, h->size);
 				if (err)
 					return err;

@@ -32,6 +32,12 @@ const char *gpu_ingest__dir(const struct gpu_ingest *g);
  * records appended or -errno (capture write error).
  */
 long gpu_ingest__poll(struct gpu_ingest *g, struct gpuio_cap_writer *w);
+/*
+ * Called when a collector's state changes (GPUIO_GPU_ON, GPUIO_GPU_UNAVAILABLE;
+ * not FINAL), from inside gpu_ingest__poll.
+ */
+typedef void (*gpu_ingest_state_fn)(void *ctx, pid_t pid, const struct gpuio_gpu_info *info);
+void gpu_ingest__on_state(struct gpu_ingest *g, gpu_ingest_state_fn fn, void *ctx);
 /* Totals for the end-of-trace summary. */
 unsigned long long gpu_ingest__records(const struct gpu_ingest *g);
 unsigned gpu_ingest__files(const struct gpu_ingest *g);

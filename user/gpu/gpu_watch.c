@@ -94,6 +94,7 @@ void gpu_watch__tick(struct gpu_watch *gw, __u64 now)
 	if (!gw || now - gw->last < gw->o.period_ns)
 		return;
 	gw->last = now;
+	cuda_probes__reap(gw->probes);
 	gpu_watch__scan(gw);
 }
 

@@ -93,16 +93,32 @@ static void fill_header(struct trace_session *s)
 			 o->no_cuda_uprobes ? " (--no-cuda-uprobes)" : "");
 }
 
+/*
+ * A process's CUPTI collector is on: CUPTI gives its CUDA calls (with
+ * correlation ids), so its uprobes only cost it a trap per call: remove
+ * them. Off (another profiler holds CUPTI, no GPU): the uprobes stay.
+ */
+static void on_collector_state(void *ctx, pid_t pid, const struct gpuio_gpu_info *in)
+{
+	struct trace_session *s = ctx;
+	int n;
+
+	if (in->state != GPUIO_GPU_ON)
+		return;
+	n = cuda_probes__detach_pid(s->cp, pid);
+	if (n > 0)
+		pr_info("pid %d: CUDA API calls from its CUPTI collector; its uprobes removed (%d "
+			"libraries)", pid, n);
+}
+
 /* The GPU side: CUDA uprobes on the libraries known now, the CUPTI collector, the watch. */
 static void gpu_setup(struct trace_session *s)
 {
 	const struct trace_opts *o = s->o;
 	struct gpu_watch_opts wo = { .trace_all = o->all };
 
-	/* CUDA libraries already known: the command's (before it runs), the targets' */
-	if (strcmp(s->l->cuda_mode, "off") && cuda_probes__new(s->l, &s->cp) == 0) {
-		if (o->cmd)
-			cuda_probes__attach_for_exec(s->cp, o->cmd[0]);
+	/* CUDA libraries already known: the targets' (the command's at launch) */
+	if (strcmp(s->l->cuda_mode, "off") && cuda_probes__new(s->l, o->all, &s->cp) == 0) {
 		for (int i = 0; i < o->npids; i++)
 			cuda_probes__scan_pid(s->cp, o->pids[i]);
 	}
@@ -114,6 +130,8 @@ static void gpu_setup(struct trace_session *s)
 			pr_warn("GPU activity will not be collected");
 	}
 	wo.on_new_cuda_process = s->gc ? cupti_launch__on_cuda_process : NULL;
+	if (s->gc && s->cp)
+		cupti_launch__on_state(s->gc, on_collector_state, s);
 	wo.ctx = s->gc;
 	if (gpu_watch__new(s->l, s->cp, &wo, &s->gw) != 0)
 		pr_warn("CUDA libraries loaded from now on will not be probed (out of memory)");
@@ -222,6 +240,9 @@ static int launch(struct trace_session *s)
 		gpuio_launch__abort(&s->child);
 		return -EPERM;
 	}
+	/* its CUDA libraries probed for it alone, before its first call */
+	if (s->cp)
+		cuda_probes__attach_for_exec(s->cp, o->cmd[0], s->child.pid);
 	/* what the command inherits and keeps across exec (stdout to a file) */
 	procfs_emit_fds(s->w, s->child.pid, o->all_fds, true, clock_mono_ns(),
 			ringbuf_drain__named(s->c));
