@@ -12,7 +12,8 @@
 # it exited (its entry folded), in both attach flavours (uprobe.multi and
 # classic uprobes); the library's own internal cuMemcpy call is not counted.
 # Also: idle, with no CUDA library mapped on the node, nothing is attached;
-# --no-cuda-uprobes says available 0 and exports no CUDA series.
+# By default (opt-in: --cuda-uprobes) nothing is probed, even with a CUDA
+# library mapped through a whole scan period: available 0, no CUDA series.
 source "$(dirname "$0")/lib.sh"
 need_root
 source "$(dirname "$0")/monitor_lib.sh"
@@ -46,7 +47,7 @@ mon_links() { bpftool link show 2>/dev/null | grep -cE 'mon_cuda' || true; }
 
 # ---- idle: no CUDA library mapped anywhere -> nothing attached
 before=$(cuda_mapped)
-mon_start --window 0 --listen 127.0.0.1:$MON_PORT --top-k 200
+mon_start --window 0 --listen 127.0.0.1:$MON_PORT --top-k 200 --cuda-uprobes
 sleep 0.5
 scrape "$TMP/idle.txt"
 after=$(cuda_mapped)
@@ -66,7 +67,7 @@ mon_stop
 run_calls() {   # run_calls TAG MODE: one daemon, one program in its cgroup, two scrapes
   local tag=$1 mode=$2 cg pid
   cg=$(mk_cgroup "gpuio-cuda-$tag-$$")
-  GPUIO_MONITOR_CUDA_MODE=$mode mon_start --window 0 --listen 127.0.0.1:$MON_PORT --top-k 200
+  GPUIO_MONITOR_CUDA_MODE=$mode mon_start --window 0 --listen 127.0.0.1:$MON_PORT --top-k 200 --cuda-uprobes
   grep -q "CUDA call counts: $mode" "$TMP/monitor.log" ||
     { cat "$TMP/monitor.log"; fail "$tag: not in $mode mode"; }
   rm -f "$TMP/go"
@@ -128,11 +129,27 @@ PYEOF
 run_calls multi uprobe.multi
 run_calls classic uprobe
 
-# ---- --no-cuda-uprobes: off, said so, no CUDA series
-mon_start --window 0 --listen 127.0.0.1:$MON_PORT --no-cuda-uprobes
-scrape "$TMP/off.txt"
-grep -q '^gpuio_gpu_cuda_uprobes_available 0' "$TMP/off.txt" || fail "--no-cuda-uprobes: available is not 0"
-grep -q 'cuda_calls_total' "$TMP/off.txt" && fail "--no-cuda-uprobes: CUDA series exported"
-grep -q 'CUDA call counts: off (--no-cuda-uprobes)' "$TMP/monitor.log" || fail "--no-cuda-uprobes not said"
-mon_stop
-echo "PASS: per-process and per-cgroup CUDA call counts equal the calls made (uprobe.multi and classic; live and folded); idle attaches nothing; --no-cuda-uprobes"
+# ---- by default (and with --no-cuda-uprobes): off, said so, no CUDA series, and a
+# process that maps a CUDA library gets no uprobe through a whole /proc scan period
+rm -f "$TMP/go"
+"$FAKE_CALLS" "$FAKE_LIB" --wait "$TMP/go" >"$TMP/calls-off.out" 2>&1 &
+hold=$!
+MON_EXTRA_CLEANUP="kill $hold 2>/dev/null || true; ${MON_EXTRA_CLEANUP:-}"
+for _ in $(seq 100); do grep -q '^ready' "$TMP/calls-off.out" && break; sleep 0.1; done
+for flag in "" --no-cuda-uprobes; do
+  mon_start --window 0 --listen 127.0.0.1:$MON_PORT $flag
+  sleep 11                                     # longer than the 10 s library scan
+  scrape "$TMP/off.txt"
+  grep -q '^gpuio_gpu_cuda_uprobes_available 0' "$TMP/off.txt" || fail "default ${flag}: available is not 0"
+  grep -q 'cuda_calls_total' "$TMP/off.txt" && fail "default ${flag}: CUDA series exported"
+  grep -q 'CUDA call counts: off (--cuda-uprobes counts them)' "$TMP/monitor.log" ||
+    { cat "$TMP/monitor.log"; fail "default ${flag}: the off state is not said"; }
+  grep -qF "$LIB_REAL" "$TMP/monitor.log" && fail "default ${flag}: the library was probed"
+  if command -v bpftool >/dev/null; then
+    [ "$(mon_links)" = 0 ] || { bpftool link show; fail "default ${flag}: CUDA uprobe links exist"; }
+  fi
+  mon_stop
+done
+touch "$TMP/go"
+wait "$hold" || fail "the holder process failed"
+echo "PASS: per-process and per-cgroup CUDA call counts equal the calls made with --cuda-uprobes (uprobe.multi and classic; live and folded); idle attaches nothing; by default no CUDA uprobe at all"

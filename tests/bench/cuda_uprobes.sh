@@ -7,8 +7,8 @@
 #   traced multi        gpuio trace -- bench: uprobe.multi links (kernel >= 6.6)
 #   traced classic      same with classic perf-event uprobes (the 6.1 path)
 #   bystander           an untraced process calling the same library while gpuio
-#                       probes it for a traced one (uprobes are per file: the
-#                       breakpoint traps in every process, BPF filters by pid)
+#                       probes it for a traced one (uprobes are attached per
+#                       traced process: the bystander should pay nothing)
 # A benchmark, not a test: prints Markdown, asserts nothing.
 # Knobs: GPUIO, BUILD (default build), BENCH_CUDA_CALLS (default 200000), BENCH_RUNS (3).
 set -uo pipefail

@@ -72,9 +72,11 @@ static void usage(FILE *f)
 "      --top-cgroups N      labelled (cgroup, device) series (default 100)\n"
 "      --max-cgroups N      kernel map entries for (cgroup, device) (default 2048)\n"
 "      --max-procs N        kernel map entries for processes (default 8192)\n"
-"      --no-cuda-uprobes    do not count CUDA API calls (by default, every libcudart /\n"
-"                           libcuda file mapped on the node gets counting uprobes, found\n"
-"                           by a /proc scan every 10 s)\n"
+"      --cuda-uprobes       count CUDA API calls per process and cgroup with uprobes on\n"
+"                           every libcudart / libcuda file mapped on the node (found by a\n"
+"                           /proc scan every 10 s). Off by default: every CUDA call of\n"
+"                           every job would pay a uprobe trap (~1-3 us on bare metal)\n"
+"      --no-cuda-uprobes    the default (kept for old command lines)\n"
 "      --run-dir DIR        lock, pid and dump-status files (default /run/gpuio)\n"
 "      --log-file FILE      log there instead of stderr (SIGHUP reopens it)\n"
 "  -v, --verbose            more detail; -q, --quiet: errors only\n"
@@ -127,6 +129,7 @@ static int parse_args(int argc, char **argv, struct monitor_opts *o)
 		{ "max-cgroups", required_argument, NULL, 'C' },
 		{ "max-procs", required_argument, NULL, 'P' },
 		{ "no-cuda-uprobes", no_argument, NULL, 'U' },
+		{ "cuda-uprobes", no_argument, NULL, 'u' },
 		{ "run-dir", required_argument, NULL, 'r' },
 		{ "log-file", required_argument, NULL, 'l' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -212,7 +215,8 @@ static int parse_args(int argc, char **argv, struct monitor_opts *o)
 			else if (c == 'C') o->max_cgroups = (unsigned)v;
 			else o->max_procs = (unsigned)v;
 			break;
-		case 'U': o->no_cuda = true; break;
+		case 'U': o->cuda_uprobes = false; break;
+		case 'u': o->cuda_uprobes = true; break;
 		case 'r': o->run_dir = optarg; break;
 		case 'l': o->log_file = optarg; break;
 		case 'v': gpuio_log_verbosity++; break;

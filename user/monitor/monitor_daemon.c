@@ -261,7 +261,7 @@ static int daemon_setup(struct daemon_ctx *d, int argc, char **argv)
 		pr_err("out of memory");
 		return -1;
 	}
-	if (!o->no_cuda && monitor_cuda__open(d->ml->fd_stats, d->ml->max_procs, &d->cuda) == 0 &&
+	if (o->cuda_uprobes && monitor_cuda__open(d->ml->fd_stats, d->ml->max_procs, &d->cuda) == 0 &&
 	    monitor_agg__set_cuda(d->agg, monitor_cuda__map_fd(d->cuda), d->ml->max_procs)) {
 		pr_err("out of memory");
 		return -1;
@@ -308,7 +308,7 @@ static int daemon_serve(struct daemon_ctx *d)
 	pr_info("monitor: serving http://%s/metrics (aggregation: %s%s%s); flight recorder: %s; "
 		"CUDA call counts: %s", o->listen, d->ml->mode, d->ml->detail[0] ? "; " : "", d->ml->detail,
 		d->rec ? "on" : "off (--window 0)", d->cuda ? monitor_cuda__mode(d->cuda) :
-		o->no_cuda ? "off (--no-cuda-uprobes)" : "off");
+		o->cuda_uprobes ? "off" : "off (--cuda-uprobes counts them)");
 	if (d->rec)
 		pr_info("monitor: recorder window %.0fs, %zu MiB, tracer %s; dumps to %s (%s)",
 			o->window_ns / 1e9, o->window_bytes >> 20, monitor_recorder__modes(d->rec),

@@ -24,7 +24,7 @@ struct monitor_opts {
 	__u64 dump_max_bytes;
 	unsigned top_procs, top_cgroups;
 	unsigned max_cgroups, max_procs;
-	bool no_cuda;
+	bool cuda_uprobes;        /* --cuda-uprobes: count CUDA calls (opt-in) */
 	struct monitor_triggers trig;
 };
 
