@@ -80,7 +80,7 @@ $(BUILD)/gpuio: $(CMD_OBJS) $(LIBGPUIO)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 
 # Man pages: from each command's --help (scripts/man/mkman.sh, help2man).
-MAN_PAGES := gpuio gpuio-trace gpuio-convert gpuio-info gpuio-report gpuio-merge gpuio-monitor gpuio-inject
+MAN_PAGES := gpuio gpuio-trace gpuio-convert gpuio-info gpuio-report gpuio-merge gpuio-monitor gpuio-inject gpuio-doctor
 $(BUILD)/man/.stamp: $(BUILD)/gpuio scripts/man/mkman.sh $(wildcard scripts/man/*.h2m)
 	@scripts/man/mkman.sh $(BUILD)/gpuio $(BUILD)/man
 	@touch $@

@@ -20,6 +20,7 @@
 #include "clock.h"
 #include "collector.h"
 #include "convert.h"
+#include "cupti_locate.h"
 #include "record_layout.h"
 #include "log.h"
 #include "side_file.h"
@@ -539,7 +540,7 @@ int collector__start(const struct collector_opts *o)
 	if (g.version && record_layout__for_version(g.version) == CUPTI_LAYOUT_NONE) {
 		char rel[16];
 
-		record_layout__release(g.version, rel, sizeof(rel));
+		cupti_locate__release(g.version, rel, sizeof(rel));
 		snprintf(why, sizeof(why), "libcupti of CUDA %s (API %u): gpuio decodes 12.0-13.x",
 			 rel, g.version);
 		return unavailable(CUPTI_SUCCESS, why);

@@ -214,3 +214,19 @@ int cupti_locate(const struct cupti_locate_in *in, struct cupti_candidate *out, 
 	}
 	return l.n;
 }
+
+void cupti_locate__release(unsigned v, char *out, size_t len)
+{
+	/* cupti_version.h: v19 12.0 ... v24 12.6, v26 12.8, v27/28 12.9; then xxyyzz */
+	static const char *const v12[] = { "12.0", "12.2", "12.3", "12.4", "12.5", "12.6",
+					   "12.7", "12.8", "12.9", "12.9" };
+
+	if (v >= 130000)
+		snprintf(out, len, "%u.%u", v / 10000, v / 100 % 100);
+	else if (v >= 19 && v <= 28)
+		snprintf(out, len, "%s", v12[v - 19]);
+	else if (v == 18)
+		snprintf(out, len, "11.8");
+	else
+		snprintf(out, len, "?");
+}

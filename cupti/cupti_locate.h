@@ -51,6 +51,9 @@ int cupti_locate(const struct cupti_locate_in *in, struct cupti_candidate *out, 
 /* libcupti.so.12.4.127 -> 12; not a libcupti name -> 0. */
 int cupti_locate__major(const char *path);
 
+/* The CUDA release a cuptiGetVersion() value stands for: "12.4", "13.0", "11.8" ("?" if unknown). */
+void cupti_locate__release(unsigned api_version, char *out, size_t len);
+
 /* The CUDA major a cuDriverGetVersion() value means (12040 -> 12). */
 static inline int cupti_locate__driver_major(int driver_version)
 {

@@ -42,22 +42,6 @@ const char *record_layout__name(enum cupti_layout l)
 	}
 }
 
-void record_layout__release(uint32_t v, char *out, size_t len)
-{
-	/* cupti_version.h: v19 12.0 ... v24 12.6, v26 12.8, v27/28 12.9; then xxyyzz */
-	static const char *const v12[] = { "12.0", "12.2", "12.3", "12.4", "12.5", "12.6",
-					   "12.7", "12.8", "12.9", "12.9" };
-
-	if (v >= 130000)
-		snprintf(out, len, "%u.%u", v / 10000, v / 100 % 100);
-	else if (v >= 19 && v <= 28)
-		snprintf(out, len, "%s", v12[v - 19]);
-	else if (v == 18)
-		snprintf(out, len, "11.8");
-	else
-		snprintf(out, len, "?");
-}
-
 size_t record_layout__size(enum cupti_layout l, CUpti_ActivityKind kind)
 {
 	int v13 = l == CUPTI_LAYOUT_13, v128 = l == CUPTI_LAYOUT_12_8;

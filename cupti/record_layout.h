@@ -82,8 +82,6 @@ typedef struct PACKED_ALIGNMENT {
 enum cupti_layout record_layout__for_version(uint32_t api_version);
 /* "CUDA 12.0-12.7", "CUDA 12.8-12.9", "CUDA 13.x", "unsupported". */
 const char *record_layout__name(enum cupti_layout l);
-/* The CUDA release a cuptiGetVersion() value stands for: "12.4", "13.0" ("?" if unknown). */
-void record_layout__release(uint32_t api_version, char *out, size_t len);
 /* Bytes of one record of kind in this layout (0: a kind gpuio does not convert). */
 size_t record_layout__size(enum cupti_layout l, CUpti_ActivityKind kind);
 

@@ -17,6 +17,7 @@ static const struct {
 	{ "merge",   cmd_merge,   "several hosts' captures on one timeline (.pftrace/.json)" },
 	{ "inject",  cmd_inject,  "load a library into a running process and call it (ptrace)" },
 	{ "monitor", cmd_monitor, "node daemon: Prometheus /metrics and a flight recorder" },
+	{ "doctor",  cmd_doctor,  "what this node gives gpuio: kernel, attach modes, GPU, CUPTI" },
 };
 
 static void usage(FILE *f)

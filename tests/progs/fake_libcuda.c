@@ -140,3 +140,14 @@ CUresult cuInit(unsigned int flags)
 		init();
 	return 0;
 }
+
+/* The CUDA version this "driver" supports: FAKE_CUDA_DRIVER_VERSION, else 13.0 (the toolkit here). */
+CUresult cuDriverGetVersion(int *version)
+{
+	const char *v = getenv("FAKE_CUDA_DRIVER_VERSION");
+
+	if (!version)
+		return 1;  /* CUDA_ERROR_INVALID_VALUE */
+	*version = v && *v ? atoi(v) : 13000;
+	return 0;
+}

@@ -12,5 +12,6 @@ int cmd_merge(int argc, char **argv);
 int cmd_inject(int argc, char **argv);
 int cmd_monitor(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_doctor(int argc, char **argv);
 
 #endif

@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: MIT
+/*
+ * cmd_doctor.c — `gpuio doctor`: what this node gives gpuio (user/doctor/),
+ * as text or --json.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include "cmd/commands.h"
+#include "doctor/doctor.h"
+#include "lib/json_writer.h"
+#include "lib/log.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: gpuio doctor [--json]\n"
+"\n"
+"Run this first on a new node: it finds, by trying, what gpuio gets here -\n"
+"the kernel and its BTF, the attach mode each layer loads with (and why a\n"
+"better one was refused), tracefs, the BPF ring buffer, uprobe.multi, the\n"
+"CUDA driver, the GPUs, which libcupti the GPU collector would use, NVML,\n"
+"and the permissions gpuio needs. Nothing is traced; the BPF programs are\n"
+"loaded, attached to nothing traced, and removed.\n"
+"\n"
+"  --json      one JSON object: {\"version\", \"can_trace\", and per section\n"
+"              (kernel, attach, gpu, permissions) per key {\"status\": ok|warn|\n"
+"              no|info, \"value\", \"detail\"}}\n"
+"  -h, --help  this help\n"
+"\n"
+"exit status: 0 when gpuio can trace files and disks here, 1 when it cannot\n"
+"(not root, no BTF, the programs do not load), 2 on a bad option.\n");
+}
+
+static void print_text(const struct doctor *d)
+{
+	const char *section = "";
+
+	for (int i = 0; i < d->n; i++) {
+		const struct doctor_finding *f = &d->f[i];
+
+		if (strcmp(section, f->section)) {
+			section = f->section;
+			printf("%s%s\n", i ? "\n" : "", section);
+		}
+		printf("  %-4s %-26s %s\n", f->status == DOCTOR_INFO ? "" :
+		       f->status == DOCTOR_OK ? "OK" : f->status == DOCTOR_WARN ? "WARN" : "NO",
+		       f->key, f->value);
+		if (f->detail[0])
+			printf("       %-26s %s\n", "", f->detail);
+	}
+	printf("\n%s\n", d->can_trace ? "gpuio can trace here." :
+	       "gpuio cannot trace here: see the NO lines above.");
+}
+
+static int print_json(const struct doctor *d)
+{
+	struct json_writer *w;
+	const char *section = NULL;
+
+	if (json_writer__new(STDOUT_FILENO, false, false, &w))
+		return -1;
+	json_writer__printf(w, "{\"version\":");
+	json_writer__cstr(w, GPUIO_VERSION);
+	json_writer__printf(w, ",\"can_trace\":");
+	json_writer__bool(w, d->can_trace);
+	for (int i = 0; i < d->n; i++) {
+		const struct doctor_finding *f = &d->f[i];
+
+		if (!section || strcmp(section, f->section)) {
+			json_writer__puts(w, section ? "}," : ",");
+			json_writer__cstr(w, f->section);
+			json_writer__puts(w, ":{");
+			section = f->section;
+		} else {
+			json_writer__putc(w, ',');
+		}
+		json_writer__cstr(w, f->key);
+		json_writer__puts(w, ":{\"status\":");
+		json_writer__cstr(w, doctor__status_name(f->status));
+		json_writer__puts(w, ",\"value\":");
+		json_writer__cstr(w, f->value);
+		json_writer__puts(w, ",\"detail\":");
+		json_writer__cstr(w, f->detail);
+		json_writer__putc(w, '}');
+	}
+	json_writer__puts(w, section ? "}}\n" : "}\n");
+	return json_writer__close(w);
+}
+
+int cmd_doctor(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	static struct doctor d;
+	bool json = false;
+	int c;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'j': json = true; break;
+		case 'h': usage(stdout); return GPUIO_EXIT_OK;
+		default:
+			pr_err("doctor: unknown option '%s' (gpuio doctor --help)", argv[optind - 1]);
+			return GPUIO_EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		pr_err("doctor: unexpected argument '%s'", argv[optind]);
+		return GPUIO_EXIT_USAGE;
+	}
+	memset(&d, 0, sizeof(d));
+	d.root = geteuid() == 0;
+	doctor__kernel(&d);
+	doctor__attach(&d);
+	doctor__gpu(&d);
+	doctor__permissions(&d);
+	if (json ? print_json(&d) : (print_text(&d), 0))
+		return GPUIO_EXIT_ERROR;
+	return d.can_trace ? GPUIO_EXIT_OK : GPUIO_EXIT_ERROR;
+}
