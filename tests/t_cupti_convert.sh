@@ -233,6 +233,13 @@ check_unavailable "fail subscribe 39" 39 \
 check_unavailable "fail enable 27" 27 \
   "CUPTI unavailable: cuptiActivityEnable(CONCURRENT_KERNEL): CUPTI_ERROR_NOT_SUPPORTED"
 
+# another profiler holding CUPTI is said plainly by info and report
+held=$(ls "$TMP"/u39/cupti.*.gpuio)
+"$GPUIO" info "$held" | grep -q "held by another profiler: no GPU activity, CUDA calls from uprobes" ||
+  fail "gpuio info does not say CUPTI is held by another profiler"
+"$GPUIO" report "$held" 2>/dev/null | grep -q "another profiler holds CUPTI in pid" ||
+  fail "gpuio report does not say CUPTI is held by another profiler"
+
 # --- the gpuio readers accept the side files
 for f in "$main" "$off" "$TMP"/u39/cupti.*.gpuio; do
   "$GPUIO" info "$f" > "$TMP/info.out" 2>&1 || { cat "$TMP/info.out"; fail "gpuio info $f"; }

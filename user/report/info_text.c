@@ -89,7 +89,9 @@ static void text_gpu(const struct capture_info *in)
 			printf(" (%s, clock %s, offset %lld ns, uncertainty %llu ns, CUPTI %u",
 			       gpu_info__how(g->how), gpu_info__clock(g->clock), (long long)g->offset_ns,
 			       (unsigned long long)g->uncertainty_ns, g->cupti_version);
-			if (g->cupti_error)
+			if (g->cupti_error == GPUIO_CUPTI_HELD)
+				printf(", held by another profiler: no GPU activity, CUDA calls from uprobes");
+			else if (g->cupti_error)
 				printf(", CUPTI error %d", g->cupti_error);
 			printf("), %llu records, cupti dropped %llu, write errors %llu\n",
 			       (unsigned long long)g->records, (unsigned long long)g->cupti_dropped,

@@ -203,7 +203,12 @@ static void gpu(const struct rpt_model *m)
 
 	printf("\nGPU\n");
 	if (!m->ngpus) {
-		if (m->gpu_infos && m->gpu_info.state == GPUIO_GPU_UNAVAILABLE)
+		if (m->gpu_infos && m->gpu_info.state == GPUIO_GPU_UNAVAILABLE &&
+		    m->gpu_info.cupti_error == GPUIO_CUPTI_HELD)
+			printf("  another profiler holds CUPTI in pid %u (the PyTorch profiler, Nsight "
+			       "Systems or DCGM profiling?):\n  gpuio recorded no GPU activity there; "
+			       "its CUDA API calls come from uprobes\n", m->gpu_info.hdr.pid);
+		else if (m->gpu_infos && m->gpu_info.state == GPUIO_GPU_UNAVAILABLE)
 			printf("  collector unavailable: %.128s\n", m->gpu_info.reason);
 		else
 			printf("  no GPU activity records in this capture (trace a CUDA program with "
