@@ -8,7 +8,8 @@
 #   libcuda.so.1 on LD_LIBRARY_PATH -> the version its cuDriverGetVersion
 #   returns (FAKE_CUDA_DRIVER_VERSION, two values);
 #   CUPTI: the real /usr/local/cuda libcupti.so.13 listed with its CUDA 13.x
-#   version; GPUIO_CUPTI forces the choice; NVML absent here;
+#   version; GPUIO_CUPTI forces the choice; NVML absent here, and through a
+#   stand-in libnvidia-ml.so.1 its GPU count and driver version;
 #   --json parses and says the same as the text; not root: says root is
 #   needed, exits 1, no crash; a bad option exits 2.
 source "$(dirname "$0")/lib.sh"
@@ -100,6 +101,13 @@ EOF
 else
   echo "note: no /usr/local/cuda libcupti.so.13 here: the CUPTI listing check is skipped"
 fi
+
+# NVML: the stand-in libnvidia-ml.so.1 answers with 2 GPUs and its driver version
+printf 'gpus 2\n' > "$TMP/nvml.txt"
+LD_LIBRARY_PATH="$GPUIO_TESTS/fake_nvml.d" FAKE_NVML_FILE="$TMP/nvml.txt" "$GPUIO" doctor --json > "$TMP/nvml.json" 2>/dev/null
+python3 -c 'import json,sys; f=json.load(open(sys.argv[1]))["gpu"]["nvml"]; assert f["status"] == "ok" and f["value"] == "2 GPU(s), driver 999.99-standin", f' \
+  "$TMP/nvml.json" || fail "NVML through the stand-in libnvidia-ml.so.1"
+echo "ok   NVML: the stand-in's 2 GPUs and driver version"
 
 # not root: what it can say, root needed, exit 1, no crash
 rc=0

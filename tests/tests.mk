@@ -60,6 +60,11 @@ $(BUILD)/tests/fake_libcuda: tests/progs/fake_libcuda.c
 	@mkdir -p $(BUILD)/tests/fake_cuda
 	$(CC) -O2 -g -Wall -shared -fPIC -Wl,-soname,libcuda.so.1 -o $(BUILD)/tests/fake_cuda/libcuda.so.1 $< -ldl
 	ln -sfn fake_cuda/libcuda.so.1 $@
+# fake_nvml is a stand-in libnvidia-ml.so.1 (t_monitor_nvml.sh, t_doctor.sh).
+$(BUILD)/tests/fake_nvml: tests/progs/fake_nvml.c
+	@mkdir -p $(BUILD)/tests/fake_nvml.d
+	$(CC) -O2 -g -Wall -shared -fPIC -Wl,-soname,libnvidia-ml.so.1 -o $(BUILD)/tests/fake_nvml.d/libnvidia-ml.so.1 $<
+	ln -sfn fake_nvml.d/libnvidia-ml.so.1 $@
 # tests/bench/cuda_uprobes.sh: a call into the stand-in libcuda.so.1 in a loop
 bench-progs: $(BUILD)/bench/cuda_uprobe_bench
 $(BUILD)/bench/cuda_uprobe_bench: tests/bench/cuda_uprobe_bench.c

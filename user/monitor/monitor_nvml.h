@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * monitor_nvml.h — GPU utilisation through NVML, loaded with dlopen
- * (libnvidia-ml.so.1 comes with the driver; gpuio does not link it). With
- * no driver the monitor says so once and exports no GPU series.
- *
- * CUDA API call counts per process (uprobes, bpf/trace/cuda.bpf.h) are another
- * engineer's work in progress: monitor_nvml__cuda_hook() is where their
- * per-process counts will be rendered; for now it exports the state only.
+ * (libnvidia-ml.so.1 comes with the driver; gpuio does not link it): per
+ * GPU (utilisation, memory bandwidth use) and per process (memory held, SM
+ * utilisation), sampled each tick. This is the monitor's default GPU view:
+ * it costs the jobs nothing (CUDA call counting by uprobes is opt-in,
+ * monitor_cuda.h). With no driver the monitor says so once and exports no
+ * GPU series.
  */
 #ifndef GPUIO_MONITOR_NVML_H
 #define GPUIO_MONITOR_NVML_H
