@@ -65,6 +65,11 @@ $(BUILD)/tests/fake_nvml: tests/progs/fake_nvml.c
 	@mkdir -p $(BUILD)/tests/fake_nvml.d
 	$(CC) -O2 -g -Wall -shared -fPIC -Wl,-soname,libnvidia-ml.so.1 -o $(BUILD)/tests/fake_nvml.d/libnvidia-ml.so.1 $<
 	ln -sfn fake_nvml.d/libnvidia-ml.so.1 $@
+# fake_libcupti is a stand-in libcupti.so.13 on which the collector turns ON (t_cupti_on.sh).
+$(BUILD)/tests/fake_libcupti: tests/progs/fake_libcupti.c
+	@mkdir -p $(BUILD)/tests/fake_cupti.d
+	$(CC) -O2 -g -Wall -shared -fPIC -Wl,-soname,libcupti.so.13 -o $(BUILD)/tests/fake_cupti.d/libcupti.so.13 $<
+	ln -sfn fake_cupti.d/libcupti.so.13 $@
 # tests/bench/cuda_uprobes.sh: a call into the stand-in libcuda.so.1 in a loop
 bench-progs: $(BUILD)/bench/cuda_uprobe_bench
 $(BUILD)/bench/cuda_uprobe_bench: tests/bench/cuda_uprobe_bench.c

@@ -3,7 +3,7 @@
  * fake_libcuda_calls — drives tests/progs/fake_libcuda.c (a stand-in
  * libcuda.so.1) through dlopen, as frameworks load the driver.
  *
- *   fake_libcuda_calls LIB [--wait FILE] [--linger MS]
+ *   fake_libcuda_calls LIB [--wait FILE] [--linger MS] [--init-first]
  *
  * dlopens LIB; with --wait prints "ready <pid>" and waits until FILE exists
  * (a tracer attaches meanwhile). Then, on the main thread: cuMemAlloc_v2
@@ -78,6 +78,7 @@ static void *second(void *arg)
 int main(int argc, char **argv)
 {
 	const char *wait_file = NULL;
+	int init_first = 0;
 	long linger_ms = 0;
 	uint64_t dptr = 0;
 	CUDA_MEMCPY2D m = { 0 };
@@ -86,7 +87,7 @@ int main(int argc, char **argv)
 	struct stat st;
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: fake_libcuda_calls LIB [--wait FILE] [--linger MS]\n");
+		fprintf(stderr, "usage: fake_libcuda_calls LIB [--wait FILE] [--linger MS] [--init-first]\n");
 		return 2;
 	}
 	for (int i = 2; i < argc; i++) {
@@ -94,12 +95,17 @@ int main(int argc, char **argv)
 			wait_file = argv[++i];
 		else if (!strcmp(argv[i], "--linger") && i + 1 < argc)
 			linger_ms = atol(argv[++i]);
+		else if (!strcmp(argv[i], "--init-first"))
+			init_first = 1;
 	}
 	lib = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
 	if (!lib) {
 		fprintf(stderr, "fake_libcuda_calls: %s\n", dlerror());
 		return 2;
 	}
+	/* --init-first: the driver (and the CUPTI collector it loads) is up before the wait */
+	if (init_first && dlsym(lib, "cuInit"))
+		((fn_t)dlsym(lib, "cuInit"))(0u);
 	if (wait_file) {
 		printf("ready %d\n", (int)getpid());
 		fflush(stdout);
@@ -107,7 +113,7 @@ int main(int argc, char **argv)
 			usleep(10000);
 	}
 	/* the driver loads CUDA_INJECTION64_PATH here (not a probed call: not reported) */
-	if (dlsym(lib, "cuInit"))
+	if (!init_first && dlsym(lib, "cuInit"))
 		((fn_t)dlsym(lib, "cuInit"))(0u);
 	report("cuMemAlloc_v2", sym("cuMemAlloc_v2")(&dptr, (size_t)(1 << 20)), 1 << 20, 0);
 	report("cuMemcpyHtoD_v2", sym("cuMemcpyHtoD_v2")(dptr, host, (size_t)4096), 4096, 0);

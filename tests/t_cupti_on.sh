@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# t_cupti_on: where a process's CUPTI collector is on, its CUDA uprobes go.
+#
+# A stand-in libcupti.so.13 (tests/progs/fake_libcupti.c, given through
+# GPUIO_CUPTI) lets the real collector start and report ON without a GPU.
+# fake_libcuda_calls initialises its stand-in driver first (the driver loads
+# the collector at cuInit), then waits; gpuio must see the ON record, remove
+# that process's uprobes (and say so), and the 11 driver calls the program
+# then makes must not reach the capture through uprobes. The same program
+# without the stand-in CUPTI (collector unavailable: no driver) keeps its
+# uprobes: all 11 calls are recorded. Ground truth: the program's own CALL
+# lines, and the collector's ON record naming the stand-in library.
+source "$(dirname "$0")/lib.sh"
+need_root
+CALLS="$GPUIO_TESTS/fake_libcuda_calls"
+LIB="$GPUIO_TESTS/fake_cuda/libcuda.so.1"
+CUPTI="$GPUIO_TESTS/fake_cupti.d/libcupti.so.13"
+for f in "$CALLS" "$LIB" "$CUPTI"; do [ -e "$f" ] || fail "$f missing (make test-progs)"; done
+[ -e "$(dirname "$GPUIO")/libgpuio-cupti.so" ] || skip "no CUPTI collector built (CUDA headers absent)"
+chmod 0755 "$TMP"
+
+run() {  # run LABEL [GPUIO_CUPTI path]: trace the program; wait for the uprobe removal when ON
+  local label=$1 cupti=${2:-}
+  rm -f "$TMP/$label.go"
+  "$GPUIO" trace -v -o "$TMP/$label.json" -- env ${cupti:+GPUIO_CUPTI=$cupti} \
+    "$CALLS" "$LIB" --init-first --wait "$TMP/$label.go" > "$TMP/$label.out" 2> "$TMP/$label.err" &
+  local g=$!
+  for _ in $(seq 200); do grep -q '^ready' "$TMP/$label.out" 2>/dev/null && break; sleep 0.05; done
+  grep -q '^ready' "$TMP/$label.out" || { cat "$TMP/$label.err"; fail "$label: the program never got ready"; }
+  if [ -n "$cupti" ]; then
+    for _ in $(seq 100); do grep -q "uprobes removed" "$TMP/$label.err" && break; sleep 0.05; done
+    grep -q "CUDA API calls from its CUPTI collector; its uprobes removed (1 libraries)" "$TMP/$label.err" ||
+      { cat "$TMP/$label.err"; fail "$label: the collector is on, yet its uprobes were not removed"; }
+  else
+    sleep 2.5   # two ingest polls: the collector's UNAVAILABLE record is in
+  fi
+  touch "$TMP/$label.go"
+  wait "$g" || { cat "$TMP/$label.err"; fail "$label: gpuio trace failed"; }
+  [ "$(grep -c '^CALL' "$TMP/$label.out")" = 11 ] || fail "$label: the program did not make its 11 calls"
+}
+
+count_uprobe_calls() {  # CAPTURE: "uprobe_records state reason" of the capture
+  python3 - "$1" <<'PY'
+import struct, sys
+data = open(sys.argv[1], "rb").read()
+pos = struct.unpack_from("<I", data, 12)[0]
+n, state, reason = 0, None, ""
+while pos + 24 <= len(data):
+    typ, size = struct.unpack_from("<HH", data, pos)
+    if size < 24 or pos + size > len(data):
+        break
+    if typ == 11:    # GPUIO_REC_CUDA_API
+        n += 1
+    elif typ == 7 and state is None:   # GPUIO_REC_GPU_INFO: the first one
+        state = struct.unpack_from("<I", data, pos + 64)[0]
+        reason = data[pos + 88:pos + 216].split(b"\0")[0].decode()
+    pos += size
+print(n, state, reason.replace(" ", "_"))
+PY
+}
+
+run on "$CUPTI"
+read -r n state reason < <(count_uprobe_calls "$TMP/on.gpuio")
+echo "collector on: $n CUDA API records; first collector state $state: $reason"
+[ "$state" = 1 ] || fail "the collector did not report ON (state $state)"
+case "$reason" in *fake_cupti.d/libcupti.so.13_\(GPUIO_CUPTI\)*) ;; *) fail "the ON record does not name the stand-in library: $reason" ;; esac
+[ "$n" = 0 ] || fail "$n CUDA calls came through uprobes after the collector was on"
+
+run off
+read -r n state reason < <(count_uprobe_calls "$TMP/off.gpuio")
+echo "collector unavailable: $n CUDA API records; first collector state $state"
+[ "$state" = 2 ] || fail "without the stand-in CUPTI the collector should be unavailable (state $state)"
+[ "$n" = 11 ] || fail "uprobes must stay where CUPTI is unavailable: $n of 11 calls recorded"
+grep -q "uprobes removed" "$TMP/off.err" && fail "uprobes removed although the collector is off"
+echo "PASS: t_cupti_on"
