@@ -80,7 +80,8 @@ $(BUILD)/gpuio: $(CMD_OBJS) $(LIBGPUIO)
 	$(CC) $(CFLAGS) $^ -o $@ $(LDLIBS)
 
 # Man pages: from each command's --help (scripts/man/mkman.sh, help2man).
-MAN_PAGES := gpuio gpuio-trace gpuio-convert gpuio-info gpuio-report gpuio-merge gpuio-monitor gpuio-inject gpuio-doctor
+# one page per scripts/man/gpuio*.h2m (scripts/man/mkman.sh makes the same list)
+MAN_PAGES := $(basename $(notdir $(wildcard scripts/man/gpuio*.h2m)))
 $(BUILD)/man/.stamp: $(BUILD)/gpuio scripts/man/mkman.sh $(wildcard scripts/man/*.h2m)
 	@scripts/man/mkman.sh $(BUILD)/gpuio $(BUILD)/man
 	@touch $@

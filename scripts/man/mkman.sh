@@ -7,10 +7,12 @@ gpuio=$(readlink -f "$1"); out=$2; here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$out"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 ver=$("$gpuio" --version | awk '{print $2}')
-for page in gpuio trace convert info report merge monitor inject; do
-  if [ "$page" = gpuio ]; then name=gpuio; wrap="$gpuio"
+# one page per scripts/man/gpuio*.h2m (the Makefile's MAN_PAGES is the same list)
+for h2m in "$here"/gpuio*.h2m; do
+  name=$(basename "$h2m" .h2m)
+  page=${name#gpuio-}
+  if [ "$name" = gpuio ]; then wrap="$gpuio"
   else
-    name=gpuio-$page
     # help2man runs "PROG --help" and "PROG --version": a wrapper per command
     wrap="$tmp/$name"
     printf '#!/bin/sh\n[ "$1" = --version ] && { echo "%s %s"; exit 0; }\nexec "%s" %s "$@"\n' \
