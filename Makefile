@@ -38,7 +38,7 @@ LIBGPUIO   := $(BUILD)/libgpuio.a
 USER_HDRS  := $(wildcard user/*/*.h) $(BPF_HDRS)
 
 .SECONDARY:
-.PHONY: all deps install uninstall check test bench demo vmtest clean fuzz man
+.PHONY: all deps install uninstall check test bench demo vmtest clean fuzz man gpu-check
 all: $(BUILD)/gpuio
 
 # Dependencies come from Debian; the script is a no-op when all are present.
@@ -124,6 +124,10 @@ bench:
 	@tests/bench/cuda_uprobes.sh | tee $(BUILD)/bench/cuda_uprobes.md
 	@tests/bench/report.sh
 	@$(MAKE) --no-print-directory vmbench
+
+# On a machine with an NVIDIA GPU (tests/gpu/README.md); not part of `make check`.
+gpu-check: $(BUILD)/gpuio cupti
+	@tests/gpu/gpu_check.sh
 
 clean:
 	rm -rf $(BUILD)

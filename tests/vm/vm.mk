@@ -75,7 +75,8 @@ $(VM_INITRD_BENCH): tests/vm/mkinitramfs.sh tests/vm/init tests/vm/bench-guest.s
 
 # The tracer itself, statically linked for the guest (no libbpf/libelf there).
 # Without the monitor daemon (its libmicrohttpd pulls GnuTLS into a static link).
-STATIC_OBJS := $(filter-out $(BUILD)/user/cmd/cmd_monitor.o $(BUILD)/user/monitor/%.o,$(USER_OBJS))
+STATIC_OBJS := $(filter-out $(BUILD)/user/cmd/cmd_monitor.o $(BUILD)/user/monitor/%.o,$(USER_OBJS)) \
+               $(BUILD)/user/cupti_locate.o
 $(BUILD)/gpuio-static: $(STATIC_OBJS) tests/vm/no_monitor.c
 	$(CC) $(CFLAGS) -static $(STATIC_OBJS) tests/vm/no_monitor.c -o $@ $(filter-out -lmicrohttpd,$(LDLIBS))
 
