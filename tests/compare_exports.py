@@ -2,12 +2,19 @@
 """compare_exports.py - do a JSON export and a Perfetto protobuf export of the
 same capture carry the same trace, event for event?
 
-usage: compare_exports.py [--stream] TRACE.json[.gz] TRACE.pftrace[.gz]
+usage: compare_exports.py [--stream|--machines] TRACE.json[.gz] TRACE.pftrace[.gz]
 
 --stream: the protobuf was written live (gpuio trace --stream): disk lanes
 are compared as "a lane of this disk" (the stream assigns them as requests
 complete), counters are not compared (100 ms buckets there), its flows must
 be a subset of the JSON's, and the info's throughput_bucket_us may differ.
+
+--machines: a `gpuio merge` of several hosts: the protobuf has one Perfetto
+machine per host with the hosts' own pids and names, the JSON moves host i's
+pids by (i + 1) * 10,000,000 and prefixes its names with "HOST: " (or
+"HOST#i: " when two hosts share a name). The protobuf is put in the JSON's
+form (pids, tids and pid/tid args moved, names prefixed, machine_id info
+arg as pid_offset) before the comparison.
 
 Both are reduced to one canonical, name-based form and compared as multisets
 (exit 0 and a one-line summary, or 1 and the first differences):
@@ -177,8 +184,47 @@ def canon_pftrace(t):
     return out
 
 
-def compare(jpath, ppath, stream=False):
+PID_STRIDE = 10000000
+
+
+def as_json_merge(t):
+    """Put a machines merge (--machines) in the JSON merge's form, in place."""
+    ms = sorted(t.machines)
+    names = {m: t.machines[m].get("name") or "host" for m in ms}
+    prefix = {}
+    for i, m in enumerate(ms):
+        dup = sum(1 for k in ms if names[k] == names[m]) > 1
+        prefix[m] = ("%s#%d: " % (names[m], i + 1)) if dup else ("%s: " % names[m])
+    host = {m: i for i, m in enumerate(ms)}
+
+    def move(m, v):
+        return v + (host[m] + 1) * PID_STRIDE if v is not None and v < REAL_MAX else v
+    for tr in t.tracks.values():
+        m = tr.machine
+        if m not in host:
+            raise SystemExit("compare_exports: track %r on machine %r with no SystemInfo" % (tr.name, m))
+        if tr.kind in ("process", "thread"):
+            tr.pid, tr.tid = move(m, tr.pid), move(m, tr.tid)
+        if tr.kind == "process" or (tr.kind != "thread" and tr.parent is None):
+            tr.name = prefix[m] + (tr.name or "")
+    for e in t.events:
+        tr = t.tracks.get(e["track"])
+        if tr is None:
+            continue
+        for k in ("pid", "tid"):
+            if isinstance(e["args"].get(k), int):
+                e["args"][k] = move(tr.machine, e["args"][k])
+        if e["name"] == "gpuio trace info" and "machine_id" in e["args"]:
+            e["args"]["pid_offset"] = (host[tr.machine] + 1) * PID_STRIDE
+            del e["args"]["machine_id"]
+    for tr in t.tracks.values():
+        tr.machine = 0
+
+
+def compare(jpath, ppath, stream=False, machines=False):
     t = pf.load(ppath)
+    if machines:
+        as_json_merge(t)
     a, b = canon_json(ct.load(jpath)), canon_pftrace(t)
     bad = ["protobuf: " + e for e in t.errors]
     if stream:
@@ -200,12 +246,13 @@ def compare(jpath, ppath, stream=False):
 
 def main(argv):
     stream = len(argv) > 1 and argv[1] == "--stream"
-    if stream:
+    machines = len(argv) > 1 and argv[1] == "--machines"
+    if stream or machines:
         argv = argv[:1] + argv[2:]
     if len(argv) != 3:
         sys.stderr.write(__doc__.split("\n\n")[1] + "\n")
         return 2
-    bad, summary = compare(argv[1], argv[2], stream)
+    bad, summary = compare(argv[1], argv[2], stream, machines)
     for b in bad[:40]:
         print("compare_exports: " + b, file=sys.stderr)
     if bad:

@@ -138,6 +138,7 @@ class Track:
         self.unit = None
         self.child_ordering = None
         self.rank = None
+        self.machine = 0         # TracePacket.machine_id of its descriptor
 
 
 class Trace:
@@ -149,6 +150,7 @@ class Trace:
         self.events = []         # dicts in file order
         self.clock_snapshots = []
         self.first_flags = None
+        self.machines = {}       # machine id -> SystemInfo {"name", "release", ...}
         self.limited = False     # only the first packets were parsed
 
     # ---- derived views ----
@@ -158,16 +160,16 @@ class Trace:
             if t.kind == "process":
                 return t.name, t.pid
             if t.kind == "thread":
-                p = self._process_of_pid(t.pid)
+                p = self._process_of_pid(t.pid, t.machine)
                 return (p.name if p else None), t.pid
             if t.parent is None:
                 return t.name, None
             t = self.tracks.get(t.parent)
         return None, None
 
-    def _process_of_pid(self, pid):
+    def _process_of_pid(self, pid, machine=0):
         for t in self.tracks.values():
-            if t.kind == "process" and t.pid == pid:
+            if t.kind == "process" and t.pid == pid and t.machine == machine:
                 return t
         return None
 
@@ -278,8 +280,8 @@ def load(path, limit=None):
     for n, p in enumerate(pkts):
         where = "packet %d" % n
         ts = clock = seq_id = None
-        flags = 0
-        te = td = cs = interned = defaults = None
+        flags = machine = 0
+        te = td = cs = interned = defaults = sysinfo = None
         for f, w, v in fields(p):
             if f == 8:
                 ts = v
@@ -299,12 +301,31 @@ def load(path, limit=None):
                 interned = v
             elif f == 59:
                 defaults = v
+            elif f == 98:
+                machine = v
+            elif f == 45:
+                sysinfo = v
         if n == 0:
             t.first_flags = flags
-        seq = seqs.setdefault(seq_id, {"cleared": False})
+        if sysinfo is not None:
+            si = t.machines.setdefault(machine, {})
+            for f, w, v in fields(sysinfo):
+                if f == 17:
+                    si["name"] = v.decode("utf-8")
+                elif f == 8:
+                    si["num_cpus"] = v
+                elif f == 1:
+                    for f2, w2, v2 in fields(v):
+                        key = {1: "sysname", 2: "version", 3: "release", 4: "arch"}.get(f2)
+                        if key:
+                            si[key] = v2.decode("utf-8")
+        seq = seqs.setdefault(seq_id, {"cleared": False, "machine": machine})
+        if seq.get("machine", machine) != machine:
+            t.errors.append("%s: sequence %r on two machines" % (where, seq_id))
         if flags & SEQ_CLEARED:
             seq.clear()
-            seq.update(cleared=True, names={}, cats={}, anames={}, strings={}, clock=None)
+            seq.update(cleared=True, names={}, cats={}, anames={}, strings={}, clock=None,
+                       machine=machine)
         elif flags & SEQ_NEEDS and not seq["cleared"]:
             t.errors.append("%s: SEQ_NEEDS_INCREMENTAL_STATE before the sequence was cleared" % where)
             continue
@@ -353,6 +374,7 @@ def load(path, limit=None):
             if tr is None:
                 t.errors.append("%s: track descriptor without uuid" % where)
                 continue
+            tr.machine = machine
             for f, w, v in fields(td):
                 if f == 2:
                     tr.name = v.decode("utf-8")

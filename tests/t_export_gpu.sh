@@ -174,7 +174,7 @@ grep -q "starts before its API call" "$TMP/bad2.out" || { cat "$TMP/bad2.out"; f
 "$GPUIO" merge -q "$TMP/g.gpuio" "$TMP/g2.gpuio" -o "$TMP/m.json" || fail "merge to JSON failed"
 "$GPUIO" merge -q "$TMP/g.gpuio" "$TMP/g2.gpuio" -o "$TMP/m.pftrace" || fail "merge to .pftrace failed"
 check_struct "$TMP/m.json"
-$CMP "$TMP/m.json" "$TMP/m.pftrace" > "$TMP/m.cmp" 2>&1 || { cat "$TMP/m.cmp"; fail "merged JSON and protobuf differ"; }
+$CMP --machines "$TMP/m.json" "$TMP/m.pftrace" > "$TMP/m.cmp" 2>&1 || { cat "$TMP/m.cmp"; fail "merged JSON and protobuf differ"; }
 tp_check "$TMP/m.json"
 tp_check "$TMP/m.pftrace"
 python3 - "$TMP/m.json" "$GPUIO_SRC/tests" <<'EOF' || fail "merge: GPU tracks"

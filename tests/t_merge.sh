@@ -11,9 +11,12 @@
 #  - B2: a host whose wall clock is one hour behind: its calls land an hour
 #    before A's (the order follows the wall clocks), B2 - A = -3600 s.
 # The offsets are reported on stderr and in each host's "gpuio trace info"
-# (clock_offset_ns); none is negative. Each host is its own group: pids +
-# 10,000,000 x (index + 1), process names prefixed with the host. The JSON
-# and protobuf merges carry the same trace.
+# (clock_offset_ns); none is negative. In the protobuf each host is a
+# Perfetto machine (machine_id, its own SystemInfo and clock snapshot) with
+# its own pids and names: trace_processor's `machine` table has one row per
+# host, each host's process under it with the pid it had. In JSON (no
+# machines) each host is its own group: pids + 10,000,000 x (index + 1),
+# process names prefixed with the host. Both merges carry the same trace.
 # Then skews of +-1 h, +-2 days and +-1 year of B's wall clock, and a B that
 # booted a year before A: the merge is on a timeline that starts at >= 0
 # (no JSON ts < 0, no protobuf timestamp past 2^63), B - A is the skew, every
@@ -32,24 +35,62 @@ done
 "$GEN" shift "$TMP/b1.gpuio" "$TMP/b.gpuio" 1000000000000 0 > /dev/null || fail "shift b1"
 "$GEN" shift "$TMP/b2.gpuio" "$TMP/b.gpuio" 0 -3600000000000 > /dev/null || fail "shift b2"
 "$GPUIO" convert -q "$TMP/b.gpuio" -o "$TMP/b.json" || fail "convert b"
+"$GPUIO" convert -q "$TMP/a.gpuio" -o "$TMP/a.json" || fail "convert a"
+
+# machines_check PFTRACE JSON_A JSON_B: Perfetto's own importer sees two
+# machines named after the hosts, each holding its host's preadloop process
+# with the pid that host's own export (not merged) gives it, and its 2000 reads
+machines_check() {
+  local tp="$GPUIO_SRC/../shared/tools/trace_processor_shell"
+  [ -x "$tp" ] || { echo "machines: trace_processor_shell absent, not checked"; return 0; }
+  printf '%s\n' "select m.raw_id, m.name, p.pid from process p join machine m on p.machine_id = m.id where p.name like 'preadloop%' order by m.raw_id;" \
+    "select t.machine_id, count(*) from slice s join thread_track tt on s.track_id = tt.id join thread t using(utid) where s.name = 'pread64' and s.arg_set_id in (select arg_set_id from args where key = 'debug.path' and string_value like '%/data') group by t.machine_id order by 1;" \
+    "select count(*) from machine;" > "$TMP/mq.sql"
+  "$tp" -q "$TMP/mq.sql" "$1" > "$TMP/mq.out" 2> "$TMP/mq.err" || { cat "$TMP/mq.err"; fail "trace_processor failed on $1"; }
+  python3 - "$TMP/mq.out" "$2" "$3" "$GPUIO_SRC/tests" <<'EOF' || { cat "$TMP/mq.out"; fail "Perfetto does not see the hosts as machines"; }
+import csv, io, sys
+sys.path.insert(0, sys.argv[4])
+import check_trace as ct
+blocks = [list(csv.reader(io.StringIO(b))) for b in open(sys.argv[1]).read().strip().split("\n\n")]
+procs, reads, nm = blocks[0][1:], blocks[1][1:], blocks[2][1:]
+want = []
+for k, path in enumerate(sys.argv[2:4]):
+    j = ct.load(path)
+    host = ct.trace_info(j)["hostname"]
+    pid = [e["pid"] for e in j if e.get("name") == "process_name" and e["args"]["name"].startswith("preadloop")]
+    want.append([str(k), host, str(pid[0])])
+assert procs == want, ("machine, host, pid", procs, want)
+assert reads == [["0", "2000"], ["1", "2000"]], reads
+assert nm == [["2"]], nm
+print("machines (raw_id, name, pid):", procs, "reads per machine:", reads)
+EOF
+}
 
 for case in b1 b2; do
   "$GPUIO" merge "$TMP/a.gpuio" "$TMP/$case.gpuio" -o "$TMP/m-$case.pftrace" 2> "$TMP/m-$case.err" \
     || { cat "$TMP/m-$case.err"; fail "merge a $case failed"; }
-  "$GPUIO" merge -q "$TMP/a.gpuio" "$TMP/$case.gpuio" -o "$TMP/m-$case.json" \
-    || fail "merge a $case to JSON failed"
+  "$GPUIO" merge "$TMP/a.gpuio" "$TMP/$case.gpuio" -o "$TMP/m-$case.json" 2> "$TMP/m-$case.json.err" \
+    || { cat "$TMP/m-$case.json.err"; fail "merge a $case to JSON failed"; }
   cat "$TMP/m-$case.err"
-  python3 "$GPUIO_SRC/tests/compare_exports.py" "$TMP/m-$case.json" "$TMP/m-$case.pftrace" \
+  python3 "$GPUIO_SRC/tests/compare_exports.py" --machines "$TMP/m-$case.json" "$TMP/m-$case.pftrace" \
     || fail "$case: the JSON and protobuf merges differ"
   $CHECK "$TMP/m-$case.json" > /dev/null || fail "$case: check_trace rejects the merged JSON"
+  grep -q "JSON has no machines" "$TMP/m-$case.json.err" || fail "the JSON merge does not say how it tells hosts apart"
+  machines_check "$TMP/m-$case.pftrace" "$TMP/a.json" "$TMP/b.json"
   python3 - "$TMP/m-$case.pftrace" "$TMP/m-$case.err" "$TMP/b.json" "$case" "$GPUIO_SRC/tests" <<'EOF' \
     || fail "$case: events are not where the clocks put them"
 import re, sys
 sys.path.insert(0, sys.argv[5])
 import check_trace as ct
 import pftrace as pf
+import compare_exports as ce
 t = pf.load(sys.argv[1])
 assert not t.errors, t.errors[:5]
+# the hosts as machines: one SystemInfo each, their own pids (< 10,000,000)
+assert sorted(t.machines) == [0, 1], t.machines
+assert all(tr.pid < 10**7 for tr in t.tracks.values() if tr.kind == "process"), \
+    [(tr.pid, tr.name) for tr in t.tracks.values() if tr.kind == "process"]
+ce.as_json_merge(t)      # the rest in the JSON's host-by-pid form
 case = sys.argv[4]
 shift = {"b1": -1000 * 10**9, "b2": -3600 * 10**9}[case]
 info = sorted((i["args"]["host_index"], i["args"]) for i in t.instants() if i["name"] == "gpuio trace info")
@@ -63,7 +104,7 @@ want_rel = shift + d                       # B's offset minus A's
 off_a, off_b = a["clock_offset_ns"], b["clock_offset_ns"]
 assert min(off_a, off_b) == 0 and off_b - off_a == want_rel, (off_a, off_b, want_rel)
 assert (a["pid_offset"], b["pid_offset"]) == (10**7, 2 * 10**7)
-m = re.search(r"b[12]\.gpuio: host (\S+), pids \+ 20000000, clock offset \S+ s \(([+-]\d+) ns\)",
+m = re.search(r"b[12]\.gpuio: host (\S+), machine 1, clock offset \S+ s \(([+-]\d+) ns\)",
               open(sys.argv[2]).read())
 assert m and int(m.group(2)) == off_b, open(sys.argv[2]).read()
 

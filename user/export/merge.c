@@ -11,11 +11,15 @@
  * so that events meet where the hosts' wall clocks say they happened (as good
  * as the hosts' NTP sync) and no timestamp falls before that clock's 0,
  * whatever the hosts' uptimes or clock skews (hours, days, years). JSON ts 0
- * is the earliest origin of all captures (exp_model__origin). Each host is a group of processes: pids and tids
- * are moved by (i + 1) * 10,000,000 (readable: host 2's pid 4242 is 20004242)
- * and process, disk and info names are prefixed "HOST: " (HOST#i when two
- * captures name the same host). The offsets are printed and written into each
- * host's "gpuio trace info" (host_index, pid_offset, clock_offset_ns).
+ * is the earliest origin of all captures (exp_model__origin).
+ *
+ * Hosts in a .pftrace are Perfetto machines (pftrace_sink.c): every host's
+ * pids, tids and names stay as they were. JSON has no machines, so there each
+ * host is a group of processes: pids and tids are moved by (i + 1) *
+ * 10,000,000 (readable: host 2's pid 4242 is 20004242) and process, disk and
+ * info names are prefixed "HOST: " (HOST#i when two captures name the same
+ * host). The offsets are printed and written into each host's "gpuio trace
+ * info" (host_index, pid_offset or machine_id, clock_offset_ns).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -64,6 +68,7 @@ int gpuio_merge(char *const *caps, int n, const char *output, const struct gpuio
 	char *prefix[GPUIO_MERGE_MAX] = { 0 };
 	uint32_t disks = 0, lanes = 0, gpus = 0, gtids = 0, glanes = 0;
 	int64_t d0 = 0, boot[GPUIO_MERGE_MAX];
+	bool machines = gpuio_export__is_pftrace_name(output);
 	uint64_t bytes = 0;
 	int err = -EINVAL;
 
@@ -91,7 +96,8 @@ int gpuio_merge(char *const *caps, int n, const char *output, const struct gpuio
 		struct exp_remap map = { 0 };
 
 		map.ts_shift = boot[i] - d0;
-		map.pid_offset = (uint32_t)(i + 1) * PID_STRIDE;
+		map.pid_offset = machines ? 0 : (uint32_t)(i + 1) * PID_STRIDE;
+		map.merged = true;
 		map.disk_base = disks;
 		map.uring_base = lanes;
 		map.gpu_base = gpus;
@@ -114,6 +120,10 @@ int gpuio_merge(char *const *caps, int n, const char *output, const struct gpuio
 			m[0]->map.ts_base = m[i]->map.ts_base;
 	for (int i = 1; i < n; i++)
 		m[i]->map.ts_base = m[0]->map.ts_base;
+	if (!machines)
+		pr_info("JSON has no machines: each host's pids are moved by a multiple of %u and its "
+			"names prefixed with the host (a .pftrace output keeps them, one machine per host)",
+			PID_STRIDE);
 	for (int i = 0; i < n; i++) {
 		prefix[i] = host_prefix(m, n, i, m[i]->hdr->hostname);
 		if (!prefix[i]) {
@@ -121,11 +131,17 @@ int gpuio_merge(char *const *caps, int n, const char *output, const struct gpuio
 			err = -ENOMEM;
 			goto out;
 		}
-		m[i]->map.prefix = prefix[i];
-		pr_info("%s: host %.*s, pids + %u, clock offset %+.6f s (%+lld ns)%s",
-			caps[i], (int)strlen(prefix[i]) - 2, prefix[i], m[i]->map.pid_offset,
-			(double)m[i]->map.ts_shift / 1e9, (long long)m[i]->map.ts_shift,
-			m[i]->map.ts_shift == 0 ? " (the reference clock)" : "");
+		m[i]->map.prefix = machines ? "" : prefix[i];
+		if (machines)
+			pr_info("%s: host %.*s, machine %d, clock offset %+.6f s (%+lld ns)%s", caps[i],
+				(int)strlen(prefix[i]) - 2, prefix[i], i, (double)m[i]->map.ts_shift / 1e9,
+				(long long)m[i]->map.ts_shift,
+				m[i]->map.ts_shift == 0 ? " (the reference clock)" : "");
+		else
+			pr_info("%s: host %.*s, pids + %u, clock offset %+.6f s (%+lld ns)%s", caps[i],
+				(int)strlen(prefix[i]) - 2, prefix[i], m[i]->map.pid_offset,
+				(double)m[i]->map.ts_shift / 1e9, (long long)m[i]->map.ts_shift,
+				m[i]->map.ts_shift == 0 ? " (the reference clock)" : "");
 	}
 	err = gpuio_export_models(m, n, output, eo, events, &bytes);
 out:

@@ -20,6 +20,11 @@ enum {
 	TP_TIMESTAMP_CLOCK_ID = 58,
 	TP_DEFAULTS = 59,                       /* trace_packet_defaults */
 	TP_TRACK_DESCRIPTOR = 60,
+	TP_SYSTEM_INFO = 45,
+	TP_MACHINE_ID = 98,                     /* multi-machine traces: absent = the host */
+
+	SI_UTSNAME = 1, SI_NUM_CPUS = 8, SI_MACHINE_NAME = 17,  /* SystemInfo */
+	UTS_SYSNAME = 1, UTS_VERSION = 2, UTS_RELEASE = 3, UTS_MACHINE = 4,  /* Utsname */
 
 	SEQ_INCREMENTAL_STATE_CLEARED = 1,
 	SEQ_NEEDS_INCREMENTAL_STATE = 2,
@@ -51,7 +56,7 @@ enum {
 					   InternedString (str = 2) */
 };
 
-#define SEQUENCE_ID     1
+#define SEQUENCE_ID     1               /* + machine: one sequence per machine */
 #define OUT_FLUSH_AT    (1u << 20)      /* hand whole packets over past 1 MiB */
 #define INTERN_MAX      (1u << 20)      /* entries before the table is dropped */
 #define ARENA_MAX       (64u << 20)
@@ -87,6 +92,8 @@ struct pftrace {
 	uint64_t packets, bytes;
 	uint32_t generation;
 	bool in_slice;          /* a BEGIN was written, its END not yet */
+	uint32_t machine;       /* TracePacket.machine_id of what follows (0: none) */
+	uint8_t seq;            /* trusted_packet_sequence_id of what follows */
 
 	struct islot *slots;
 	size_t cap, n;
@@ -110,6 +117,7 @@ int pftrace__new(struct pftrace **out)
 	for (int k = 0; k < IK_MAX; k++)
 		p->next_iid[k] = 1;
 	p->pgen = 1;
+	p->seq = SEQUENCE_ID;
 	*out = p;
 	return 0;
 }
@@ -310,7 +318,9 @@ static inline uint64_t intern_static(struct pftrace *p, unsigned kind, const cha
 static void packet_begin(struct pftrace *p, uint32_t flags)
 {
 	pb_buf__begin(&p->out, TRACE_PACKET);
-	pb_buf__varint(&p->out, TP_SEQUENCE_ID, SEQUENCE_ID);
+	pb_buf__varint(&p->out, TP_SEQUENCE_ID, p->seq);
+	if (p->machine)
+		pb_buf__varint(&p->out, TP_MACHINE_ID, p->machine);
 	pb_buf__varint(&p->out, TP_SEQUENCE_FLAGS, flags);
 	pb_buf__reset(&p->intern);
 }
@@ -360,6 +370,40 @@ int pftrace__start(struct pftrace *p, struct out_file *o, const struct pftrace_c
 	p->generation++;
 	intern_clear(p);
 	clear_packet(p, c, true);
+	return pftrace__error(p);
+}
+
+static void put_opt(struct pftrace *p, uint32_t field, const char *s)
+{
+	if (s && s[0])
+		put_str(p, &p->out, field, s, strlen(s));
+}
+
+int pftrace__machine(struct pftrace *p, uint32_t machine, const struct pftrace_clocks *c,
+		     const struct pftrace_sysinfo *si)
+{
+	if (machine != p->machine) {
+		/* a machine's packets are their own sequence: its own interning, defaults, clocks */
+		if (p->in_slice || machine + SEQUENCE_ID > 127)
+			return -EINVAL;
+		p->machine = machine;
+		p->seq = (uint8_t)(SEQUENCE_ID + machine);
+		intern_clear(p);
+		clear_packet(p, c, true);
+	}
+	packet_begin(p, SEQ_NEEDS_INCREMENTAL_STATE);   /* as every packet after the first */
+	pb_buf__begin(&p->out, TP_SYSTEM_INFO);
+	pb_buf__begin(&p->out, SI_UTSNAME);
+	put_opt(p, UTS_SYSNAME, si->sysname);
+	put_opt(p, UTS_VERSION, si->version);
+	put_opt(p, UTS_RELEASE, si->release);
+	put_opt(p, UTS_MACHINE, si->arch);
+	pb_buf__end(&p->out);
+	if (si->ncpus)
+		pb_buf__varint(&p->out, SI_NUM_CPUS, si->ncpus);
+	put_opt(p, SI_MACHINE_NAME, si->name);
+	pb_buf__end(&p->out);
+	packet_end(p);
 	return pftrace__error(p);
 }
 
@@ -567,7 +611,11 @@ static void event_head(struct pftrace *p, uint64_t ts, uint64_t track, unsigned 
 	b->open[b->depth++] = (size_t)(o - b->p);
 	*o++ = 0;
 	*o++ = TP_SEQUENCE_ID << 3 | PB_VARINT;
-	*o++ = SEQUENCE_ID;
+	*o++ = p->seq;
+	if (p->machine) {
+		o += pb_put_varint(o, TP_MACHINE_ID << 3 | PB_VARINT);
+		o += pb_put_varint(o, p->machine);
+	}
 	*o++ = TP_SEQUENCE_FLAGS << 3 | PB_VARINT;
 	*o++ = SEQ_NEEDS_INCREMENTAL_STATE;
 	*o++ = TP_TIMESTAMP << 3 | PB_VARINT;

@@ -59,6 +59,19 @@ struct pftrace_clocks {
  * the clock snapshot packet, fresh interning.
  */
 int pftrace__start(struct pftrace *p, struct out_file *o, const struct pftrace_clocks *c);
+/* What Perfetto's `machine` table shows of a host (SystemInfo, utsname). */
+struct pftrace_sysinfo {
+	const char *name;       /* the host name */
+	const char *sysname, *release, *version, *arch;
+	uint32_t ncpus;
+};
+/*
+ * What follows is machine's (TracePacket.machine_id; 0 = the first host, no
+ * id): on a change, a new sequence with its own clock snapshot c; then its
+ * SystemInfo. Between slices only. 0 or -errno.
+ */
+int pftrace__machine(struct pftrace *p, uint32_t machine, const struct pftrace_clocks *c,
+		     const struct pftrace_sysinfo *si);
 /* Hand buffered packets to the out_file; with sync, make them readable now. */
 int pftrace__flush(struct pftrace *p, bool sync);
 /* Flush and forget the out_file (before the caller closes it). */

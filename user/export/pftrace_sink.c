@@ -25,7 +25,14 @@
  *    terminating_flow_ids (exp_gpu_flow_id);
  *  - a track "gpuio" with the "gpuio trace info" instant at the trace start.
  *
- * Track uuids are PFT_UUID(id, kind) (pftrace.h), from the ids the JSON uses.
+ * Track uuids are PFT_UUID(id, kind) (pftrace.h), from the ids the JSON uses,
+ * with the capture's host index in bits 48+.
+ *
+ * Several captures (gpuio merge) are several machines: each host's packets
+ * carry its TracePacket.machine_id (none for the first), on a sequence of
+ * their own that starts with the host's clock snapshot and SystemInfo, so
+ * Perfetto's `machine` table has a row per host and pids stay the hosts'
+ * own (the merge loads the captures without pid offsets or name prefixes).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -54,6 +61,9 @@ static struct pexp *pexp_of(struct exp_sink *s)
 	return (struct pexp *)s;
 }
 
+/* A track's uuid: the id the JSON uses, its kind and the capture's host. */
+#define UUID(s, id, kind) (PFT_UUID(id, kind) | (uint64_t)(s)->m->map.host << 48)
+
 /* Room for n flow ids in x->flows: n, or fewer when out of memory (fewer arrows, not a failure). */
 static size_t flows_room(struct pexp *x, size_t n)
 {
@@ -65,19 +75,19 @@ static size_t flows_room(struct pexp *x, size_t n)
 static void p_process(struct exp_sink *s, uint32_t pid, const char *name, size_t len,
 		      uint64_t sort)
 {
-	pftrace__process(pexp_of(s)->p, PFT_UUID(pid, PFT_PROCESS), pid, name, len);
+	pftrace__process(pexp_of(s)->p, UUID(s, pid, PFT_PROCESS), pid, name, len);
 }
 
 static void p_thread(struct exp_sink *s, uint32_t pid, uint32_t tid, const char *name, size_t len,
 		     uint64_t sort)
 {
-	pftrace__thread(pexp_of(s)->p, PFT_UUID(tid, PFT_THREAD), pid, tid, name, len);
+	pftrace__thread(pexp_of(s)->p, UUID(s, tid, PFT_THREAD), pid, tid, name, len);
 }
 
 static void p_proc_lane(struct exp_sink *s, uint32_t pid, uint32_t tid, const char *name,
 			size_t len, uint64_t sort)
 {
-	pftrace__track(pexp_of(s)->p, PFT_UUID(tid, PFT_URING), PFT_UUID(pid, PFT_PROCESS), name,
+	pftrace__track(pexp_of(s)->p, UUID(s, tid, PFT_URING), UUID(s, pid, PFT_PROCESS), name,
 		       len, false, -1);
 }
 
@@ -88,7 +98,7 @@ static void p_vfs(struct exp_sink *s, const struct exp_vfs *v)
 	struct pftrace_flows f = { 0 };
 	uint64_t track;
 
-	track = v->async ? PFT_UUID(v->tid, PFT_URING) : PFT_UUID(v->tid, PFT_THREAD);
+	track = v->async ? UUID(s, v->tid, PFT_URING) : UUID(s, v->tid, PFT_THREAD);
 	f.nout = flows_room(x, v->nflows);
 	f.out = x->flows;
 	for (size_t k = 0; k < f.nout; k++)
@@ -103,14 +113,14 @@ static void p_disk(struct exp_sink *s, uint32_t pid, const char *name, size_t le
 		   const char *dname, uint64_t sort)
 {
 	struct pftrace *p = pexp_of(s)->p;
-	uint64_t disk = PFT_UUID(pid, PFT_DISK);
+	uint64_t disk = UUID(s, pid, PFT_DISK);
 	char cname[160];
 
 	pftrace__track(p, disk, 0, name, len, true, -1);
 	snprintf(cname, sizeof(cname), "throughput %s read_MiBps", dname);
-	pftrace__counter_track(p, PFT_UUID((uint64_t)pid << 1, PFT_COUNTER), disk, cname, "MiB/s");
+	pftrace__counter_track(p, UUID(s, (uint64_t)pid << 1, PFT_COUNTER), disk, cname, "MiB/s");
 	snprintf(cname, sizeof(cname), "throughput %s write_MiBps", dname);
-	pftrace__counter_track(p, PFT_UUID((uint64_t)pid << 1 | 1, PFT_COUNTER), disk, cname,
+	pftrace__counter_track(p, UUID(s, (uint64_t)pid << 1 | 1, PFT_COUNTER), disk, cname,
 			       "MiB/s");
 }
 
@@ -119,7 +129,7 @@ static void p_disk_lane(struct exp_sink *s, uint32_t pid, uint32_t tid, uint32_t
 	char name[32];
 	int n = snprintf(name, sizeof(name), "lane %u", lane);
 
-	pftrace__track(pexp_of(s)->p, PFT_UUID(tid, PFT_LANE), PFT_UUID(pid, PFT_DISK), name,
+	pftrace__track(pexp_of(s)->p, UUID(s, tid, PFT_LANE), UUID(s, pid, PFT_DISK), name,
 		       (size_t)n, false, lane);
 }
 
@@ -128,7 +138,7 @@ static void p_block(struct exp_sink *s, const struct exp_block *o)
 	struct pexp *x = pexp_of(s);
 	struct exp_model *m = s->m;
 	struct pftrace_flows f = { 0 };
-	uint64_t track = PFT_UUID(o->tid, PFT_LANE), id;
+	uint64_t track = UUID(s, o->tid, PFT_LANE), id;
 
 	if (o->flow_k) {
 		id = exp_flow_id(m, o->ftid, o->fseq, o->flow_k);
@@ -146,8 +156,8 @@ static void p_disk_counter(struct exp_sink *s, uint32_t pid, const char *dname, 
 	struct pftrace *p = pexp_of(s)->p;
 	uint64_t ts = exp_ts(s->m, t);
 
-	pftrace__counter(p, ts, PFT_UUID((uint64_t)pid << 1, PFT_COUNTER), rd);
-	pftrace__counter(p, ts, PFT_UUID((uint64_t)pid << 1 | 1, PFT_COUNTER), wr);
+	pftrace__counter(p, ts, UUID(s, (uint64_t)pid << 1, PFT_COUNTER), rd);
+	pftrace__counter(p, ts, UUID(s, (uint64_t)pid << 1 | 1, PFT_COUNTER), wr);
 }
 
 /*
@@ -160,18 +170,18 @@ static void p_gpu(struct exp_sink *s, uint32_t pid, const char *name, size_t len
 		  const char *gname, uint64_t sort)
 {
 	struct pftrace *p = pexp_of(s)->p;
-	uint64_t gpu = PFT_UUID(pid, PFT_DISK);
+	uint64_t gpu = UUID(s, pid, PFT_DISK);
 	char cname[64];
 
 	pftrace__track(p, gpu, 0, name, len, true, -1);
 	snprintf(cname, sizeof(cname), "%s busy fraction", gname);
-	pftrace__counter_track(p, PFT_UUID((uint64_t)pid << 1, PFT_COUNTER), gpu, cname, "fraction");
+	pftrace__counter_track(p, UUID(s, (uint64_t)pid << 1, PFT_COUNTER), gpu, cname, "fraction");
 }
 
 static void p_gpu_lane(struct exp_sink *s, uint32_t pid, uint32_t tid, const char *name,
 		       size_t len, uint64_t sort)
 {
-	pftrace__track(pexp_of(s)->p, PFT_UUID(tid, PFT_LANE), PFT_UUID(pid, PFT_DISK), name, len,
+	pftrace__track(pexp_of(s)->p, UUID(s, tid, PFT_LANE), UUID(s, pid, PFT_DISK), name, len,
 		       false, (int64_t)sort);
 }
 
@@ -182,9 +192,9 @@ static void p_gslice(struct exp_sink *s, const struct exp_gslice *o)
 	struct pftrace_flows f = { 0 };
 	uint64_t track, id;
 
-	track = o->track == EXP_GS_GPULANE ? PFT_UUID(o->tid, PFT_LANE) :
-		o->track == EXP_GS_HOSTLANE ? PFT_UUID(o->tid, PFT_URING) :
-		PFT_UUID(o->tid, PFT_THREAD);
+	track = o->track == EXP_GS_GPULANE ? UUID(s, o->tid, PFT_LANE) :
+		o->track == EXP_GS_HOSTLANE ? UUID(s, o->tid, PFT_URING) :
+		UUID(s, o->tid, PFT_THREAD);
 	if (o->nflows) {
 		f.nout = flows_room(x, o->nflows);
 		for (size_t k = 0; k < f.nout; k++)
@@ -203,14 +213,14 @@ static void p_gslice(struct exp_sink *s, const struct exp_gslice *o)
 static void p_gpu_counter(struct exp_sink *s, uint32_t pid, const char *gname, uint64_t t,
 			  double v)
 {
-	pftrace__counter(pexp_of(s)->p, exp_ts(s->m, t), PFT_UUID((uint64_t)pid << 1, PFT_COUNTER),
+	pftrace__counter(pexp_of(s)->p, exp_ts(s->m, t), UUID(s, (uint64_t)pid << 1, PFT_COUNTER),
 			 v);
 }
 
 static void p_info(struct exp_sink *s, uint32_t pid, const char *name, size_t len, uint64_t sort)
 {
 	struct pftrace *p = pexp_of(s)->p;
-	uint64_t track = PFT_UUID(pid, PFT_INFO);
+	uint64_t track = UUID(s, pid, PFT_INFO);
 
 	pftrace__track(p, track, 0, name, len, false, -1);
 	pftrace__instant(p, exp_model__anchor(s->m), track, "gpuio", "gpuio trace info", &s->args);
@@ -243,6 +253,27 @@ static const struct exp_sink_ops pftrace_ops = {
 	.error = p_error,
 	.events = p_events,
 };
+
+/* Capture m's host as the machine of the packets that follow (its index in a merge). */
+static int machine_of(struct pftrace *p, const struct exp_model *m)
+{
+	const struct gpuio_cap_header *h = m->hdr;
+	struct pftrace_clocks c = {
+		.mono = exp_ts(m, h->monotonic_ns), .real = h->realtime_ns,
+		.boot = exp_ts(m, gpuio_cap_header__boottime(h)),
+	};
+	char kernel[sizeof(h->kernel) + 1], *version;
+	struct pftrace_sysinfo si = { .name = h->hostname, .sysname = "Linux", .ncpus = h->ncpus };
+
+	/* the header keeps uname's "release version" */
+	snprintf(kernel, sizeof(kernel), "%.*s", (int)sizeof(h->kernel), h->kernel);
+	version = strchr(kernel, ' ');
+	if (version)
+		*version++ = 0;
+	si.release = kernel;
+	si.version = version;
+	return pftrace__machine(p, m->map.host, &c, &si);
+}
 
 int pftrace_sink__export(struct exp_model *const *models, int n, const char *out_path,
 			 const struct gpuio_export_opts *opts, uint64_t *events, uint64_t *bytes)
@@ -279,7 +310,9 @@ int pftrace_sink__export(struct exp_model *const *models, int n, const char *out
 		err = pftrace__start(x.p, of, &c);
 	}
 	for (int i = 0; i < n && !err; i++) {
-		err = exp_walk(&x.s, models[i]);
+		err = machine_of(x.p, models[i]);
+		if (!err)
+			err = exp_walk(&x.s, models[i]);
 	}
 	if (!err)
 		err = pftrace__detach(x.p);

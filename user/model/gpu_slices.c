@@ -134,7 +134,7 @@ static void gact_flow(struct exp_model *x, struct exp_gslice *o, uint32_t pid, u
 {
 	struct gcorr_ent *c = (struct gcorr_ent *)gcorr_find(&x->gpu, pid, corr);
 
-	o->fkey = (uint64_t)exp_pid(x, pid) << 32 | corr;
+	o->fkey = exp_gpu_fkey(x, pid, corr);
 	if (c && c->src) {
 		o->flow_k = ++c->bound;
 		x->gpu.flows++;
@@ -297,7 +297,7 @@ static void gpu_api_args(struct exp_model *x, const struct ghost_ent *e, uint32_
 	}
 	if (ce && ce->src == hidx + 1 && ce->nact) {
 		o->nflows = ce->nact;
-		o->fkey = (uint64_t)exp_pid(x, c->hdr.pid) << 32 | c->correlation;
+		o->fkey = exp_gpu_fkey(x, c->hdr.pid, c->correlation);
 	}
 	arg_s64(a, "ret", c->ret);
 	if (c->ret && (err = cuda_error_name(driver, c->ret)) != NULL)

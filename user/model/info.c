@@ -218,9 +218,12 @@ void exp_model__info(struct exp_model *x, struct exp_args *a)
 	if (x->gpu.any)
 		gpu_info_args(x, a);
 	/* merged outputs: where this capture sits on the shared timeline */
-	if (x->map.prefix[0]) {
+	if (x->map.merged) {
 		arg_u64(a, "host_index", x->map.host);
-		arg_u64(a, "pid_offset", x->map.pid_offset);
+		if (x->map.pid_offset)          /* JSON: hosts apart by pid offsets */
+			arg_u64(a, "pid_offset", x->map.pid_offset);
+		else                            /* .pftrace: hosts are machines */
+			arg_u64(a, "machine_id", x->map.host);
 		arg_s64(a, "clock_offset_ns", x->map.ts_shift);
 	}
 }

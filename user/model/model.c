@@ -391,8 +391,10 @@ uint32_t exp_info_pid(const struct exp_model *m)
 
 uint64_t exp_flow_id(const struct exp_model *m, uint32_t tid, uint32_t seq, uint32_t k)
 {
+	/* the host: merged machines keep their own pids (pid_offset 0) */
 	uint64_t id = hash_mix64((((uint64_t)(tid + m->map.pid_offset) << 32) | seq) ^
-				((uint64_t)k * 0x9e3779b97f4a7c15ull));
+				((uint64_t)k * 0x9e3779b97f4a7c15ull) ^
+				((uint64_t)m->map.host * 0xc2b2ae3d27d4eb4full));
 
 	return id ? id : 1;
 }

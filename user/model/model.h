@@ -173,8 +173,9 @@ struct exp_remap {
 	uint32_t gpu_base;      /* GPUs of earlier captures */
 	uint32_t gtid_base;     /* GPU stream lanes of earlier captures */
 	uint32_t ghost_base;    /* host GPU overlap lanes of earlier captures */
-	uint32_t host;          /* capture index: info pid, flow ids */
+	uint32_t host;          /* capture index: info pid, flow ids, pftrace machine */
 	uint64_t ts_base;       /* JSON ts 0 on the output clock (0: this capture's origin) */
+	bool merged;            /* one of several captures (gpuio merge) */
 };
 
 /*
@@ -513,6 +514,11 @@ struct exp_gslice {
 int exp_model__gpu_rewind(struct exp_model *m);
 int exp_model__next_gpu(struct exp_model *m, struct exp_gslice *o, struct exp_args *a);
 /* JSON bind_id of a GPU flow (bit 63 set: never a VFS call's tid << 32 | seq) */
+/* The key of a CUDA call's arrows: (host, output pid, correlation id). */
+static inline uint64_t exp_gpu_fkey(const struct exp_model *m, uint32_t pid, uint32_t corr)
+{
+	return (uint64_t)m->map.host << 56 | (uint64_t)exp_pid(m, pid) << 32 | corr;
+}
 static inline uint64_t exp_gpu_bind(uint64_t fkey)
 {
 	return 1ull << 63 | fkey;
