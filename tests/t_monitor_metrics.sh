@@ -87,11 +87,13 @@ for j in a b; do
 done
 scrape "$TMP/m1.txt"
 
-python3 - "$TMP/m1.txt.json" "$TMP/fio-a.json" "$TMP/fio-b.json" "/${CG_A#$CGV2/}" "/${CG_B#$CGV2/}" "$DEV" <<'PYEOF' || fail "/metrics does not account for fio's I/O"
+python3 - "$TMP/m1.txt.json" "$TMP/fio-a.json" "$TMP/fio-b.json" "/${CG_A#$CGV2/}" "/${CG_B#$CGV2/}" "$DEV" "$TMP/mnt" <<'PYEOF' || fail "/metrics does not account for fio's I/O"
 import json, sys
 m = json.load(open(sys.argv[1]))
 fa, fb = json.load(open(sys.argv[2])), json.load(open(sys.argv[3]))
-cga, cgb, dev = sys.argv[4], sys.argv[5], sys.argv[6]
+cga, cgb, dev, mnt = sys.argv[4], sys.argv[5], sys.argv[6], sys.argv[7]
+# the filesystem's series carry where it is mounted and its type (ground truth: our mount)
+FS = dict(mountpoint=mnt, fstype="ext4")
 bad = 0
 def check(cond, msg):
     global bad
@@ -108,7 +110,7 @@ rr = fio(fa, "rr-direct", "read"); sq = fio(fa, "seq-buffered", "read")
 wr = fio(fb, "rw-direct", "write")
 print(f"fio: A rr-direct {rr}, A seq-buffered {sq}, B rw-direct {wr}; series on device={dev}")
 for cg, rb, ro, wb, wo in ((cga, rr[0] + sq[0], rr[1] + sq[1], 0, 0), (cgb, 0, 0, wr[0], wr[1])):
-    L = dict(cgroup=cg, device=dev)
+    L = dict(cgroup=cg, device=dev, **FS)
     for op, b, o in (("read", rb, ro), ("write", wb, wo)):
         gb, go = get("gpuio_cgroup_vfs_bytes_total", op=op, **L), get("gpuio_cgroup_vfs_ops_total", op=op, **L)
         check(gb == b, f"{cg}: vfs {op} bytes {gb} == fio {b}")
@@ -119,11 +121,11 @@ for cg, rb, ro, wb, wo in ((cga, rr[0] + sq[0], rr[1] + sq[1], 0, 0), (cgb, 0, 0
             s = get("gpuio_cgroup_vfs_latency_seconds_sum", op=op, **L)
             check(s is not None and 0 < s < 60 * o, f"{cg}: {op} latency _sum {s} s is plausible")
 # block layer: O_DIRECT requests are submitted by fio itself, one per call
-L = dict(cgroup=cgb, device=dev)
+L = dict(cgroup=cgb, device=dev, **FS)
 bb, bo = get("gpuio_cgroup_block_bytes_total", op="write", **L), get("gpuio_cgroup_block_ops_total", op="write", **L)
 check(bb == wr[0], f"{cgb}: block write bytes {bb} == fio {wr[0]}")
 check(bo == wr[1], f"{cgb}: block write ops {bo} == fio {wr[1]}")
-L = dict(cgroup=cga, device=dev)
+L = dict(cgroup=cga, device=dev, **FS)
 br = get("gpuio_cgroup_block_bytes_total", op="read", **L) or 0
 check(br >= rr[0], f"{cga}: block read bytes {br} >= the O_DIRECT reads' {rr[0]} (buffered reads add readahead)")
 check(br <= rr[0] + sq[0] + (1 << 20), f"{cga}: block read bytes {br} <= direct + buffered + 1 MiB of readahead")
@@ -168,9 +170,9 @@ read -r _ < "$TMP/idle.fifo"
 sleep 2.2     # cgroup names are rescanned at most every 2 s
 scrape "$TMP/m3.txt"
 kill $IDLE; wait $IDLE 2>/dev/null || true
-python3 - "$TMP/m3.txt.json" "/${CG_C#$CGV2/}" "$DEV" <<'PYEOF' || fail "a live process's calls are not all in /metrics"
+python3 - "$TMP/m3.txt.json" "/${CG_C#$CGV2/}" "$DEV" "$TMP/mnt" <<'PYEOF' || fail "a live process's calls are not all in /metrics"
 import json, sys
-m = json.load(open(sys.argv[1])); L = f'cgroup="{sys.argv[2]}",device="{sys.argv[3]}"'
+m = json.load(open(sys.argv[1])); L = f'cgroup="{sys.argv[2]}",device="{sys.argv[3]}",fstype="ext4",mountpoint="{sys.argv[4]}"'
 o, b = m.get(f'gpuio_cgroup_vfs_ops_total{{{L},op="read"}}'), m.get(f'gpuio_cgroup_vfs_bytes_total{{{L},op="read"}}')
 print(f"live idle process: {o} read ops, {b} bytes (wants 100, 409600)")
 assert o == 100 and b == 409600

@@ -68,9 +68,15 @@ check(pm[-1] < 400, f"process map drained after the churn: {pm[-1]} entries")
 # each process is folded by the daemon, or evicted by the LRU when the churn
 # outruns the map between refreshes (counted, never silent)
 check(rows[-1][5] + rows[-1][6] >= 0.95 * n, f"processes folded {rows[-1][5]} + evictions reported {rows[-1][6]} account for {n}")
-L = f'cgroup="{cg}",device="{dev}"'
-wb = m.get(f'gpuio_cgroup_vfs_bytes_total{{{L},op="write"}}'); wo = m.get(f'gpuio_cgroup_vfs_ops_total{{{L},op="write"}}')
-rb = m.get(f'gpuio_cgroup_vfs_bytes_total{{{L},op="read"}}')
+def one(name, **want):
+    """the value of the one series of name whose labels include want (mountpoint, fstype: any)"""
+    hits = [v for k, v in m.items() if k.startswith(name + "{") and
+            all(f'{a}="{b}"' in k[len(name):] for a, b in want.items())]
+    assert len(hits) <= 1, (name, want, hits)
+    return hits[0] if hits else None
+wb = one("gpuio_cgroup_vfs_bytes_total", cgroup=cg, device=dev, op="write")
+wo = one("gpuio_cgroup_vfs_ops_total", cgroup=cg, device=dev, op="write")
+rb = one("gpuio_cgroup_vfs_bytes_total", cgroup=cg, device=dev, op="read")
 check(wb == n * 8192, f"cgroup write bytes {wb} == {n} x 8192")
 check(wo == 2 * n, f"cgroup write ops {wo} == 2 x {n}")
 check(rb is not None and rb >= n * 8192, f"cgroup read bytes {rb} >= {n} x 8192")

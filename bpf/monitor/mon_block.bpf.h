@@ -20,7 +20,7 @@ static __always_inline void owner_current(struct mon_owner *o, const bool fast)
 	if (BPF_CORE_READ(task, flags) & PF_KTHREAD_)
 		return;
 	o->pk.tgid = bpf_get_current_pid_tgid() >> 32;
-	o->pk.cgid = bpf_get_current_cgroup_id();
+	o->pk.cgid = mon_cgroup_id();
 	t = task_state(false, fast);
 	o->pk.start_ns = t && t->init ? t->start_ns :
 			 BPF_CORE_READ(task, group_leader, start_time);

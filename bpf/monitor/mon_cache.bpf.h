@@ -31,7 +31,7 @@ static __always_inline int on_dirty(struct folio *folio, struct address_space *m
 
 	if (!mapping || (BPF_CORE_READ(task, flags) & PF_KTHREAD_))
 		return 0;
-	cg = cg_get(bpf_get_current_cgroup_id(), BPF_CORE_READ(mapping, host, i_sb, s_dev));
+	cg = cg_get(mon_cgroup_id(), BPF_CORE_READ(mapping, host, i_sb, s_dev));
 	if (cg)
 		cg->dirtied_pages += folio_pages(folio);
 	return 0;

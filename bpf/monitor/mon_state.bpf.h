@@ -14,6 +14,7 @@
 #include <bpf/bpf_core_read.h>
 #include "monitor/monitor.h"
 #include "lib/core_fixes.bpf.h"
+#include "monitor/mon_cgroup.bpf.h"
 
 /* Sizes are set by userspace before load (--max-* options). */
 struct {

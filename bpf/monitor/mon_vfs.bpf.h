@@ -218,7 +218,7 @@ static __always_inline void sys_exit(long ret, const bool fast)
 	bytes = ret;
 	dir = t->dir & 1;
 	slot = hist_slot(lat);
-	cgid = bpf_get_current_cgroup_id();
+	cgid = mon_cgroup_id();
 
 	if (fast && t->acc_on && t->acc_cgid == cgid && t->acc_dev == t->dev) {
 		struct mon_acc *a = &t->s;

@@ -80,7 +80,7 @@ static __always_inline int on_exec(struct task_struct *task)
 
 	pk.tgid = BPF_CORE_READ(task, tgid);
 	pk.start_ns = BPF_CORE_READ(task, group_leader, start_time);
-	pk.cgid = bpf_get_current_cgroup_id();
+	pk.cgid = mon_cgroup_id();
 	pv = proc_get(&pk, false);
 	if (pv)
 		proc_fill_comm(pv, task);

@@ -23,6 +23,7 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include "monitor/monitor.h"
+#include "monitor/mon_cgroup.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual MIT/GPL";
 
@@ -64,7 +65,7 @@ static __always_inline int count_call(struct pt_regs *ctx)
 	task = bpf_get_current_task_btf();
 	k.tgid = bpf_get_current_pid_tgid() >> 32;
 	k.start_ns = BPF_CORE_READ(task, group_leader, start_time);
-	k.cgid = bpf_get_current_cgroup_id();
+	k.cgid = mon_cgroup_id();
 	v = bpf_map_lookup_elem(&mon_cuda, &k);
 	if (!v) {
 		struct mon_cuda_val z = {};

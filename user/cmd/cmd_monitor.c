@@ -72,6 +72,11 @@ static void usage(FILE *f)
 "      --top-cgroups N      labelled (cgroup, device) series (default 100)\n"
 "      --max-cgroups N      kernel map entries for (cgroup, device) (default 2048)\n"
 "      --max-procs N        kernel map entries for processes (default 8192)\n"
+"      --cgroups HIER       the cgroups series are keyed by: v2 (default), or a cgroup\n"
+"                           v1 controller's hierarchy on v1 hosts (memory, cpuset...:\n"
+"                           Slurm's cgroup/v1 plugin, kubelet on v1)\n"
+"      --pseudo-fs          keep proc, sysfs, cgroup, debugfs... in the VFS series\n"
+"                           (left out by default: the daemon's own /proc reads)\n"
 "      --cuda-uprobes       count CUDA API calls per process and cgroup with uprobes on\n"
 "                           every libcudart / libcuda file mapped on the node (found by a\n"
 "                           /proc scan every 10 s). Off by default: every CUDA call of\n"
@@ -130,6 +135,8 @@ static int parse_args(int argc, char **argv, struct monitor_opts *o)
 		{ "max-procs", required_argument, NULL, 'P' },
 		{ "no-cuda-uprobes", no_argument, NULL, 'U' },
 		{ "cuda-uprobes", no_argument, NULL, 'u' },
+		{ "cgroups", required_argument, NULL, 'G' },
+		{ "pseudo-fs", no_argument, NULL, 'S' },
 		{ "run-dir", required_argument, NULL, 'r' },
 		{ "log-file", required_argument, NULL, 'l' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -217,6 +224,8 @@ static int parse_args(int argc, char **argv, struct monitor_opts *o)
 			break;
 		case 'U': o->cuda_uprobes = false; break;
 		case 'u': o->cuda_uprobes = true; break;
+		case 'G': o->cgroups = optarg; break;
+		case 'S': o->pseudo_fs = true; break;
 		case 'r': o->run_dir = optarg; break;
 		case 'l': o->log_file = optarg; break;
 		case 'v': gpuio_log_verbosity++; break;

@@ -37,6 +37,7 @@ struct monitor_agg_opts {
 	unsigned top_cgroups;    /* labelled (cgroup, device) series */
 	unsigned top_procs;      /* labelled (cgroup, comm) series */
 	__u64 retire_ns;         /* a labelled series idle this long gives its slot up */
+	bool pseudo_fs;          /* label proc, sysfs… series too (else summed apart) */
 };
 
 /* Extra families appended to the page (recorder, GPU, …). */

@@ -48,6 +48,7 @@ struct cg_series {
 	__u64 tot_at_score[NCV];
 	__u32 gen;
 	bool labeled;
+	bool pseudo;             /* on a pseudo filesystem: never labelled, summed in cg_pseudo */
 };
 
 struct group_key { __u64 cgid; char comm[16]; };
@@ -92,6 +93,7 @@ struct monitor_agg {
 	void *keys;              /* keys to delete after an iteration */
 	struct htab cgs, groups, srcs, exited;
 	__u64 cg_other[NCV];
+	__u64 cg_pseudo[NCV];    /* series on pseudo filesystems (opts.pseudo_fs off) */
 	__u64 proc_other[NGV];
 	/* CUDA call counts (monitor_agg__set_cuda; fd_cuda -1: off) */
 	int fd_cuda;

@@ -46,6 +46,7 @@ static int try_variant(struct monitor_loader *m, const struct monitor_loader_opt
 		return -errno;
 	}
 	m->skel->rodata->void_cast = void_cast;
+	m->skel->rodata->mon_cg_ssid = o->cg_ssid;
 	bpf_map__set_max_entries(m->skel->maps.mon_cg, o->max_cgroups);
 	bpf_map__set_max_entries(m->skel->maps.mon_proc, o->max_procs);
 	bpf_map__set_max_entries(m->skel->maps.mon_exited, o->max_procs);

@@ -15,6 +15,7 @@ struct monitor_loader_opts {
 	__u32 max_procs;         /* process entries */
 	__u32 max_devs;
 	__u32 max_rqs;           /* block requests in flight */
+	int cg_ssid;             /* series by this v1 controller's cgroups; -1: cgroup v2 */
 };
 
 struct monitor_loader {

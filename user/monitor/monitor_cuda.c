@@ -54,7 +54,7 @@ struct monitor_cuda {
 /* BPF_TRACE_UPROBE_MULTI (libbpf 1.1's headers predate it) */
 #define ATTACH_UPROBE_MULTI 48
 
-static int load(struct monitor_cuda *mc, int stats_fd, bool multi)
+static int load(struct monitor_cuda *mc, int stats_fd, int cg_ssid, bool multi)
 {
 	struct bpf_program *p;
 	int err;
@@ -62,6 +62,7 @@ static int load(struct monitor_cuda *mc, int stats_fd, bool multi)
 	mc->skel = monitor_cuda_bpf__open();
 	if (!mc->skel)
 		return -errno;
+	mc->skel->rodata->mon_cg_ssid = cg_ssid;
 	bpf_map__set_max_entries(mc->skel->maps.mon_cuda, mc->max_entries);
 	if (stats_fd >= 0 && (err = bpf_map__reuse_fd(mc->skel->maps.mon_stats, stats_fd)))
 		return err;
@@ -87,7 +88,7 @@ static int load(struct monitor_cuda *mc, int stats_fd, bool multi)
 	return 0;
 }
 
-int monitor_cuda__open(int stats_fd, __u32 max_entries, struct monitor_cuda **out)
+int monitor_cuda__open(int stats_fd, __u32 max_entries, int cg_ssid, struct monitor_cuda **out)
 {
 	struct monitor_cuda *mc = calloc(1, sizeof(*mc));
 	const char *force = getenv("GPUIO_MONITOR_CUDA_MODE");   /* "uprobe": the classic path */
@@ -102,7 +103,7 @@ int monitor_cuda__open(int stats_fd, __u32 max_entries, struct monitor_cuda **ou
 		return -ENOMEM;
 	}
 	for (int multi = !(force && !strcmp(force, "uprobe")); multi >= 0; multi--) {
-		err = load(mc, stats_fd, multi);
+		err = load(mc, stats_fd, cg_ssid, multi);
 		if (!err)
 			break;
 		pr_debug("monitor: cuda uprobes (%s): %s", multi ? "uprobe.multi" : "uprobe", strerror(-err));

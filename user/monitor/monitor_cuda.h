@@ -17,7 +17,8 @@ struct mon_buf;
 
 /* Load (no attach yet). stats_fd: monitor.bpf.c's mon_stats, shared.
  * Returns 0 or -errno (reason logged). */
-int monitor_cuda__open(int stats_fd, __u32 max_entries, struct monitor_cuda **out);
+/* cg_ssid: the v1 controller cgroups are keyed by (-1: cgroup v2), as monitor_loader_opts */
+int monitor_cuda__open(int stats_fd, __u32 max_entries, int cg_ssid, struct monitor_cuda **out);
 /* Scan processes due (see above) and attach new library files; cheap when
  * nothing is due. now: CLOCK_MONOTONIC ns. */
 void monitor_cuda__scan(struct monitor_cuda *mc, __u64 now);

@@ -246,22 +246,35 @@ static int daemon_setup(struct daemon_ctx *d, int argc, char **argv)
 	mo.max_procs = o->max_procs;
 	mo.max_devs = 256;
 	mo.max_rqs = 16384;
+	mo.cg_ssid = -1;
+	if (o->cgroups && strcmp(o->cgroups, "v2")) {
+		mo.cg_ssid = monitor_names__v1_ssid(o->cgroups);
+		if (mo.cg_ssid < 0) {
+			pr_err("--cgroups %s: no such cgroup v1 controller in /proc/cgroups "
+			       "(examples: memory, cpuset, freezer; or v2)", o->cgroups);
+			return -1;
+		}
+	}
 	if (monitor_loader__open(&mo, &d->ml))
 		return -1;
-	if (monitor_names__new(&d->names)) {
+	if (monitor_names__new(mo.cg_ssid < 0 ? NULL : o->cgroups, &d->names)) {
 		pr_err("out of memory");
 		return -1;
 	}
 	if (!monitor_names__cgroot(d->names)[0])
-		pr_warn("no cgroup v2 mount found: cgroups are labelled by id");
+		pr_warn("no %s%s mount found: cgroups are labelled by id",
+			mo.cg_ssid < 0 ? "cgroup v2" : "cgroup v1 ", mo.cg_ssid < 0 ? "" : o->cgroups);
+	else
+		pr_info("cgroups: %s (%s)", mo.cg_ssid < 0 ? "v2" : o->cgroups, monitor_names__cgroot(d->names));
 	ao.top_cgroups = o->top_cgroups;
 	ao.top_procs = o->top_procs;
 	ao.retire_ns = 600000000000ull;
+	ao.pseudo_fs = o->pseudo_fs;
 	if (monitor_agg__new(d->ml, d->names, &ao, &d->agg)) {
 		pr_err("out of memory");
 		return -1;
 	}
-	if (o->cuda_uprobes && monitor_cuda__open(d->ml->fd_stats, d->ml->max_procs, &d->cuda) == 0 &&
+	if (o->cuda_uprobes && monitor_cuda__open(d->ml->fd_stats, d->ml->max_procs, mo.cg_ssid, &d->cuda) == 0 &&
 	    monitor_agg__set_cuda(d->agg, monitor_cuda__map_fd(d->cuda), d->ml->max_procs)) {
 		pr_err("out of memory");
 		return -1;

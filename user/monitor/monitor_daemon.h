@@ -25,6 +25,8 @@ struct monitor_opts {
 	unsigned top_procs, top_cgroups;
 	unsigned max_cgroups, max_procs;
 	bool cuda_uprobes;        /* --cuda-uprobes: count CUDA calls (opt-in) */
+	const char *cgroups;      /* --cgroups: NULL/"v2", or a v1 controller ("memory") */
+	bool pseudo_fs;           /* --pseudo-fs: keep proc, sysfs... in the VFS series */
 	struct monitor_triggers trig;
 };
 

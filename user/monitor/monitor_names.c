@@ -8,12 +8,20 @@
 #include <time.h>
 #include <sys/stat.h>
 #include "monitor/monitor_names.h"
+#include "lib/job_identity.h"
 
 #define CG_SLOTS 8192           /* cgroups remembered (power of two) */
 #define DEV_SLOTS 256
 
-struct cg_ent { __u64 id; char *path; };
-struct dev_ent { __u32 dev; char name[48]; };
+struct cg_ent { __u64 id; char *path; struct job_identity *job; /* NULL: none */ };
+struct dev_ent {
+	__u32 dev;
+	bool pseudo;            /* proc, sysfs, cgroup...: no user data */
+	char name[48];
+	char mnt[160];          /* where it is mounted ("" unknown) */
+	char fstype[32];
+	__u64 fs_ns;            /* when mnt was looked up */
+};
 
 struct monitor_names {
 	char root[256];
@@ -31,8 +39,23 @@ static __u64 now_ns(void)
 	return (__u64)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
-/* The cgroup2 mount from mountinfo (field 5 = mount point, after " - " the type). */
-static void find_cgroup2(char *out, size_t len)
+/* Does a comma-separated option list hold word? */
+static bool has_opt(const char *opts, const char *word)
+{
+	size_t n = strlen(word);
+
+	for (const char *p = opts; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+		if (!strncmp(p, word, n) && (p[n] == ',' || p[n] == 0 || p[n] == '\n' || p[n] == ' '))
+			return true;
+	return false;
+}
+
+/*
+ * The mount point of the cgroup2 hierarchy (controller NULL) or of the v1
+ * hierarchy holding controller, from mountinfo (field 5 = mount point;
+ * after " - ": type, source, super options, which name v1 controllers).
+ */
+static void find_hierarchy(const char *controller, char *out, size_t len)
 {
 	FILE *f = fopen("/proc/self/mountinfo", "re");
 	char line[1024];
@@ -41,9 +64,12 @@ static void find_cgroup2(char *out, size_t len)
 	if (!f)
 		return;
 	while (fgets(line, sizeof(line), f)) {
-		char mnt[256], *dash = strstr(line, " - ");
+		char mnt[256], type[16], opts[512], *dash = strstr(line, " - ");
 
-		if (!dash || strncmp(dash + 3, "cgroup2 ", 8))
+		if (!dash || sscanf(dash + 3, "%15s %*s %511s", type, opts) != 2)
+			continue;
+		if (controller ? strcmp(type, "cgroup") || !has_opt(opts, controller)
+			       : strcmp(type, "cgroup2"))
 			continue;
 		if (sscanf(line, "%*s %*s %*s %*s %255s", mnt) == 1) {
 			snprintf(out, len, "%s", mnt);
@@ -51,6 +77,28 @@ static void find_cgroup2(char *out, size_t len)
 		}
 	}
 	fclose(f);
+}
+
+int monitor_names__v1_ssid(const char *controller)
+{
+	/* /proc/cgroups lists the controllers in subsystem id order */
+	FILE *f = fopen("/proc/cgroups", "re");
+	char line[256], name[64];
+	int ssid = 0, found = -ENOENT;
+
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		if (line[0] == '#' || sscanf(line, "%63s", name) != 1)
+			continue;
+		if (!strcmp(name, controller)) {
+			found = ssid;
+			break;
+		}
+		ssid++;
+	}
+	fclose(f);
+	return found;
 }
 
 static struct cg_ent *cg_slot(struct monitor_names *n, __u64 id)
@@ -63,12 +111,24 @@ static void cg_put(struct monitor_names *n, __u64 id, const char *rel)
 {
 	struct cg_ent *e = cg_slot(n, id);
 	char *p = strdup(rel[0] ? rel : "/");
+	struct job_identity job;
 
 	if (!p)
 		return;
+	if (e->id == id && e->path && !strcmp(e->path, p)) {
+		free(p);                /* known: keep its parsed identity */
+		return;
+	}
 	free(e->path);
+	free(e->job);
 	e->id = id;
 	e->path = p;
+	e->job = NULL;
+	if (job_identity__parse(p, &job)) {
+		e->job = malloc(sizeof(job));
+		if (e->job)
+			*e->job = job;
+	}
 }
 
 static struct monitor_names *walking;
@@ -92,13 +152,13 @@ static void scan(struct monitor_names *n)
 	walking = NULL;
 }
 
-int monitor_names__new(struct monitor_names **out)
+int monitor_names__new(const char *controller, struct monitor_names **out)
 {
 	struct monitor_names *n = calloc(1, sizeof(*n));
 
 	if (!n)
 		return -ENOMEM;
-	find_cgroup2(n->root, sizeof(n->root));
+	find_hierarchy(controller, n->root, sizeof(n->root));
 	scan(n);
 	*out = n;
 	return 0;
@@ -108,8 +168,10 @@ void monitor_names__free(struct monitor_names *n)
 {
 	if (!n)
 		return;
-	for (int i = 0; i < CG_SLOTS; i++)
+	for (int i = 0; i < CG_SLOTS; i++) {
 		free(n->cg[i].path);
+		free(n->cg[i].job);
+	}
 	free(n);
 }
 
@@ -135,26 +197,85 @@ const char *monitor_names__cgroup(struct monitor_names *n, __u64 cgid)
 	return n->unknown;
 }
 
-/* "fstype:MAJ:MIN" from mountinfo for a filesystem with no block device. */
-static void fs_name(unsigned maj, unsigned min, char *out, size_t len)
+const struct job_identity *monitor_names__job(struct monitor_names *n, __u64 cgid)
 {
-	FILE *f = fopen("/proc/self/mountinfo", "re");
-	char line[1024], want[32];
+	struct cg_ent *e = cg_slot(n, cgid);
 
-	snprintf(out, len, "%u:%u", maj, min);
+	monitor_names__cgroup(n, cgid);         /* resolves (and rescans) */
+	return e->id == cgid ? e->job : NULL;
+}
+
+/* Filesystems that hold no user data: left out of the VFS series by default. */
+static bool pseudo_fs(const char *type)
+{
+	static const char *const list[] = {
+		"proc", "sysfs", "cgroup", "cgroup2", "debugfs", "tracefs", "securityfs",
+		"bpf", "pstore", "configfs", "fusectl", "efivarfs", "selinuxfs", "devpts",
+		"mqueue", "binfmt_misc", "autofs", "rpc_pipefs", "nsfs", "pipefs", "sockfs",
+		"anon_inodefs", "hugetlbfs", "nfsd",
+	};
+
+	for (size_t i = 0; i < sizeof(list) / sizeof(list[0]); i++)
+		if (!strcmp(type, list[i]))
+			return true;
+	return false;
+}
+
+/* mountinfo escapes space, tab, newline and backslash as \ooo */
+static void unescape(char *s)
+{
+	char *o = s;
+
+	for (; *s; s++) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
+		    s[3] >= '0' && s[3] <= '7') {
+			*o++ = (char)((s[1] - '0') << 6 | (s[2] - '0') << 3 | (s[3] - '0'));
+			s += 3;
+		} else {
+			*o++ = *s;
+		}
+	}
+	*o = 0;
+}
+
+/*
+ * Mount point and type of device maj:min, from the host's mount table
+ * (/proc/1/mountinfo: in a container with hostPID that is the node's; else
+ * our own). Of several mounts of one filesystem (bind mounts), the one of
+ * its root, then the shortest path.
+ */
+static void fs_of(struct dev_ent *e, unsigned maj, unsigned min)
+{
+	FILE *f = fopen("/proc/1/mountinfo", "re");
+	char line[2048], want[32];
+	size_t best = 0;
+	bool best_root = false;
+
+	if (!f)
+		f = fopen("/proc/self/mountinfo", "re");
+	e->mnt[0] = 0;
+	e->fs_ns = now_ns();
 	if (!f)
 		return;
-	snprintf(want, sizeof(want), " %u:%u ", maj, min);
+	snprintf(want, sizeof(want), "%u:%u", maj, min);
 	while (fgets(line, sizeof(line), f)) {
-		char type[32], *dash = strstr(line, " - ");
+		char dev[32], root[1024], mnt[1024], type[32], *dash = strstr(line, " - ");
+		bool is_root;
 
-		if (!dash || !strstr(line, want) || strstr(line, want) > dash)
+		if (!dash || sscanf(line, "%*s %*s %31s %1023s %1023s", dev, root, mnt) != 3 ||
+		    strcmp(dev, want) || sscanf(dash + 3, "%31s", type) != 1)
 			continue;
-		if (sscanf(dash + 3, "%31s", type) == 1)
-			snprintf(out, len, "%s:%u:%u", type, maj, min);
-		break;
+		unescape(mnt);
+		is_root = !strcmp(root, "/");
+		if (best && (best_root > is_root || (best_root == is_root && strlen(mnt) >= best)))
+			continue;
+		snprintf(e->mnt, sizeof(e->mnt), "%s", mnt);
+		snprintf(e->fstype, sizeof(e->fstype), "%s", type);
+		best = strlen(mnt) + 1;
+		best_root = is_root;
 	}
 	fclose(f);
+	e->pseudo = e->fstype[0] && pseudo_fs(e->fstype);
 }
 
 const char *monitor_names__dev(struct monitor_names *n, __u32 kdev)
@@ -166,8 +287,9 @@ const char *monitor_names__dev(struct monitor_names *n, __u32 kdev)
 
 	if (e->name[0] && e->dev == kdev)
 		return e->name;
+	memset(e, 0, sizeof(*e));
 	e->dev = kdev;
-	e->name[0] = 0;
+	fs_of(e, maj, min);
 	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/uevent", maj, min);
 	f = fopen(path, "re");
 	if (f) {
@@ -179,7 +301,38 @@ const char *monitor_names__dev(struct monitor_names *n, __u32 kdev)
 			}
 		fclose(f);
 	}
-	if (!e->name[0])
-		fs_name(maj, min, e->name, sizeof(e->name));
+	/* a filesystem with no block device: "fstype:MAJ:MIN" */
+	if (!e->name[0]) {
+		char type[sizeof(e->fstype)];
+
+		memcpy(type, e->fstype, sizeof(type));
+		snprintf(e->name, sizeof(e->name), "%s%s%u:%u", type, type[0] ? ":" : "", maj, min);
+	}
 	return e->name;
+}
+
+static struct dev_ent *dev_ent(struct monitor_names *n, __u32 kdev)
+{
+	struct dev_ent *e = &n->devs[(kdev ^ (kdev >> 11)) & (DEV_SLOTS - 1)];
+
+	monitor_names__dev(n, kdev);
+	/* mounted after we first looked: look again, at most every 10 s */
+	if (!e->mnt[0] && now_ns() - e->fs_ns > 10000000000ull)
+		fs_of(e, kdev >> 20, kdev & 0xfffff);
+	return e;
+}
+
+const char *monitor_names__mountpoint(struct monitor_names *n, __u32 kdev)
+{
+	return dev_ent(n, kdev)->mnt;
+}
+
+const char *monitor_names__fstype(struct monitor_names *n, __u32 kdev)
+{
+	return dev_ent(n, kdev)->fstype;
+}
+
+bool monitor_names__pseudo_fs(struct monitor_names *n, __u32 kdev)
+{
+	return dev_ent(n, kdev)->pseudo;
 }

@@ -95,7 +95,9 @@ static void refresh_cgroups(struct monitor_agg *a, __u64 now)
 			a->untracked++;
 			continue;
 		}
-		if (!s->gen && !s->labeled && a->cg_labeled < a->o.top_cgroups) {
+		if (!s->gen)            /* new: the daemon's own /proc reads are not the jobs' data */
+			s->pseudo = !a->o.pseudo_fs && monitor_names__pseudo_fs(a->names, key.dev);
+		if (!s->gen && !s->pseudo && !s->labeled && a->cg_labeled < a->o.top_cgroups) {
 			/* a free label slot: the new series is labelled from its start */
 			s->labeled = true;
 			a->cg_labeled++;
@@ -108,10 +110,12 @@ static void refresh_cgroups(struct monitor_agg *a, __u64 now)
 				continue;
 			changed = true;
 			s->tot[i] += d;
-			if (!s->labeled)
+			if (s->pseudo)
+				a->cg_pseudo[i] += d;
+			else if (!s->labeled)
 				a->cg_other[i] += d;
 		}
-		if (changed) {
+		if (changed && !s->pseudo) {    /* a score of 0 is never labelled */
 			s->active_ns = now;
 			s->score += (double)(cg_rank(s->tot) - cg_rank(s->tot_at_score));
 			memcpy(s->tot_at_score, s->tot, sizeof(s->tot_at_score));

@@ -16,6 +16,7 @@
 #include "monitor/monitor_agg.h"
 #include "monitor/monitor_bpf.h"
 #include "monitor/monitor_names.h"
+#include "lib/job_identity.h"
 #include "lib/log.h"
 #include "monitor/monitor_agg_priv.h"
 
@@ -47,23 +48,47 @@ static void hist(struct mon_buf *b, const char *name, const char *labels, const 
 	mon_buf__printf(b, "%s_count{%s} %llu\n", name, labels, (unsigned long long)cum);
 }
 
-/* `cgroup="…",device="…"` of a cgroup series (NULL: the other series). */
+/* `,k="v"` when v is not empty */
+static void opt_label(struct mon_buf *l, const char *k, const char *v)
+{
+	if (!v || !v[0])
+		return;
+	mon_buf__printf(l, ",%s=\"", k);
+	mon_buf__label(l, v);
+	mon_buf__printf(l, "\"");
+}
+
+/* `cgroup="…"` and the job identity its path names (slurm_job, k8s_pod_uid…). */
+static void cgroup_labels(struct monitor_agg *a, bool other, __u64 cgid, struct mon_buf *l)
+{
+	const struct job_identity *job = other ? NULL : monitor_names__job(a->names, cgid);
+
+	mon_buf__printf(l, "cgroup=\"");
+	mon_buf__label(l, other ? "other" : monitor_names__cgroup(a->names, cgid));
+	mon_buf__printf(l, "\"");
+	for (int i = 0; job && i < JOB_IDENTITY_NFIELDS; i++)
+		opt_label(l, job_identity_keys[i], job_identity__field(job, i));
+}
+
+/* `cgroup="…",…,device="…",mountpoint="…",fstype="…"` of a cgroup series (NULL: the other series). */
 static void cg_labels(struct monitor_agg *a, const struct cg_series *s, struct mon_buf *l)
 {
 	l->len = 0;
-	mon_buf__printf(l, "cgroup=\"");
-	mon_buf__label(l, s ? monitor_names__cgroup(a->names, s->key.cgid) : "other");
-	mon_buf__printf(l, "\",device=\"");
+	cgroup_labels(a, !s, s ? s->key.cgid : 0, l);
+	mon_buf__printf(l, ",device=\"");
 	mon_buf__label(l, s ? monitor_names__dev(a->names, s->key.dev) : "other");
 	mon_buf__printf(l, "\"");
+	if (s) {
+		opt_label(l, "mountpoint", monitor_names__mountpoint(a->names, s->key.dev));
+		opt_label(l, "fstype", monitor_names__fstype(a->names, s->key.dev));
+	}
 }
 
 static void grp_labels(struct monitor_agg *a, const struct proc_group *g, struct mon_buf *l)
 {
 	l->len = 0;
-	mon_buf__printf(l, "cgroup=\"");
-	mon_buf__label(l, g ? monitor_names__cgroup(a->names, g->key.cgid) : "other");
-	mon_buf__printf(l, "\",comm=\"");
+	cgroup_labels(a, !g, g ? g->key.cgid : 0, l);
+	mon_buf__printf(l, ",comm=\"");
 	mon_buf__label(l, g ? g->key.comm : "other");
 	mon_buf__printf(l, "\"");
 }
@@ -163,6 +188,21 @@ static void render_cgroups(struct monitor_agg *a, struct mon_buf *b, struct mon_
 			mon_buf__printf(b, "gpuio_cgroup_dirtied_bytes_total{%s} %llu\n", l->p,
 					(unsigned long long)v->dirtied_pages * 4096);
 	});
+	/* left out of the series above (--pseudo-fs keeps them there): said, not lost */
+	{
+		const struct mon_cg_val *p = (const void *)a->cg_pseudo;
+
+		family(b, "gpuio_pseudo_fs_vfs_bytes_total", "counter",
+		       "Bytes of read/write-family syscalls on pseudo filesystems (proc, sysfs, cgroup, debugfs...), all cgroups: not in the gpuio_cgroup_vfs_* series unless --pseudo-fs.");
+		for (int d = 0; d < 2; d++)
+			mon_buf__printf(b, "gpuio_pseudo_fs_vfs_bytes_total{op=\"%s\"} %llu\n", dir_name[d],
+					(unsigned long long)p->vfs_bytes[d]);
+		family(b, "gpuio_pseudo_fs_vfs_ops_total", "counter",
+		       "read/write-family syscalls on pseudo filesystems, all cgroups.");
+		for (int d = 0; d < 2; d++)
+			mon_buf__printf(b, "gpuio_pseudo_fs_vfs_ops_total{op=\"%s\"} %llu\n", dir_name[d],
+					(unsigned long long)p->vfs_ops[d]);
+	}
 }
 
 static void render_procs(struct monitor_agg *a, struct mon_buf *b, struct mon_buf *l)
@@ -218,9 +258,7 @@ static void render_cuda(struct monitor_agg *a, struct mon_buf *b, struct mon_buf
 		if (c && (!a->ccgs.live[i] || !c->labeled))
 			continue;
 		l->len = 0;
-		mon_buf__printf(l, "cgroup=\"");
-		mon_buf__label(l, c ? monitor_names__cgroup(a->names, c->cgid) : "other");
-		mon_buf__printf(l, "\"");
+		cgroup_labels(a, !c, c ? c->cgid : 0, l);
 		cuda_samples(b, "gpuio_cgroup_cuda_calls_total", l->p, c ? c->tot : a->ccg_other);
 	}
 }
