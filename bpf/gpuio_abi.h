@@ -163,6 +163,8 @@ enum gpuio_proc_kind {
 	GPUIO_PROC_THREAD = 4,   /* new thread in hdr.pid */
 	GPUIO_PROC_NAME = 5,     /* comm of hdr.tid (rename, or read at attach) */
 	GPUIO_PROC_ATTACH = 6,   /* existed at attach; args = /proc/PID/cmdline */
+	GPUIO_PROC_CGROUP = 7,   /* args = the cgroup path that names its job (userspace, at
+	                            fork/exec/attach: lib/job_identity.h); no comm */
 };
 
 #define GPUIO_ARGS_MAX 256

@@ -182,10 +182,20 @@ static void meta_sort(struct jexp *x, const char *what, uint32_t pid, const uint
 	json_writer__printf(x->w, ",\"args\":{\"sort_index\":%llu}}", (unsigned long long)index);
 }
 
-static void j_process(struct exp_sink *s, uint32_t pid, const char *name, size_t len, uint64_t sort)
+static void j_process(struct exp_sink *s, uint32_t pid, const char *name, size_t len, uint64_t sort,
+		      const char *labels)
 {
 	meta_name(jexp_of(s), "process_name", pid, NULL, name, len);
 	meta_sort(jexp_of(s), "process_sort_index", pid, NULL, sort);
+	if (labels) {           /* Chrome's process labels (Perfetto's JSON importer skips them) */
+		struct jexp *x = jexp_of(s);
+
+		ev_start(x);
+		json_writer__printf(x->w, "\"name\":\"process_labels\",\"ph\":\"M\",\"pid\":%u,"
+				    "\"args\":{\"labels\":", pid);
+		json_writer__str(x->w, labels, strlen(labels));
+		json_writer__puts(x->w, "}}");
+	}
 }
 
 static void j_thread(struct exp_sink *s, uint32_t pid, uint32_t tid, const char *name, size_t len,
@@ -221,7 +231,7 @@ static void j_vfs(struct exp_sink *s, const struct exp_vfs *v)
 static void j_disk(struct exp_sink *s, uint32_t pid, const char *name, size_t len,
 		   const char *dname, uint64_t sort)
 {
-	j_process(s, pid, name, len, sort);
+	j_process(s, pid, name, len, sort, NULL);
 }
 
 static void j_disk_lane(struct exp_sink *s, uint32_t pid, uint32_t tid, uint32_t lane)
@@ -272,7 +282,7 @@ static void j_disk_counter(struct exp_sink *s, uint32_t pid, const char *dname, 
 static void j_gpu(struct exp_sink *s, uint32_t pid, const char *name, size_t len,
 		  const char *gname, uint64_t sort)
 {
-	j_process(s, pid, name, len, sort);
+	j_process(s, pid, name, len, sort, NULL);
 }
 
 static void j_gslice(struct exp_sink *s, const struct exp_gslice *o)
@@ -316,7 +326,7 @@ static void j_info(struct exp_sink *s, uint32_t pid, const char *name, size_t le
 {
 	struct jexp *x = jexp_of(s);
 
-	j_process(s, pid, name, len, sort);
+	j_process(s, pid, name, len, sort, NULL);
 	ev_start(x);
 	json_writer__puts(x->w, "\"name\":\"gpuio trace info\",\"cat\":\"gpuio\",\"ph\":\"i\","
 			  "\"s\":\"g\",\"ts\":");

@@ -38,7 +38,7 @@ enum {
 	TD_UUID = 1, TD_NAME = 2, TD_PROCESS = 3, TD_THREAD = 4,   /* TrackDescriptor */
 	TD_PARENT_UUID = 5, TD_COUNTER = 8, TD_CHILD_ORDERING = 11, TD_SIBLING_ORDER_RANK = 12,
 	TD_CHILD_ORDERING_EXPLICIT = 3,
-	PD_PID = 1, PD_PROCESS_NAME = 6,                        /* ProcessDescriptor */
+	PD_PID = 1, PD_PROCESS_NAME = 6, PD_PROCESS_LABELS = 8, /* ProcessDescriptor */
 	THD_PID = 1, THD_TID = 2, THD_THREAD_NAME = 5,          /* ThreadDescriptor */
 	CD_UNIT_NAME = 6,                                       /* CounterDescriptor */
 
@@ -434,7 +434,7 @@ int pftrace__detach(struct pftrace *p)
 /* ---- descriptors ---- */
 
 void pftrace__process(struct pftrace *p, uint64_t uuid, uint32_t pid, const char *name,
-		      size_t len)
+		      size_t len, const char *labels)
 {
 	packet_begin(p, SEQ_NEEDS_INCREMENTAL_STATE);
 	pb_buf__begin(&p->out, TP_TRACK_DESCRIPTOR);
@@ -442,6 +442,14 @@ void pftrace__process(struct pftrace *p, uint64_t uuid, uint32_t pid, const char
 	pb_buf__begin(&p->out, TD_PROCESS);
 	pb_buf__varint(&p->out, PD_PID, pid);
 	put_str(p, &p->out, PD_PROCESS_NAME, name, len);
+	/* one process_labels string per "k=v" (trace_processor: process args chrome.process_label[i]) */
+	for (const char *l = labels; l && *l;) {
+		const char *e = strstr(l, ", ");
+		size_t n = e ? (size_t)(e - l) : strlen(l);
+
+		put_str(p, &p->out, PD_PROCESS_LABELS, l, n);
+		l = e ? e + 2 : NULL;
+	}
 	pb_buf__end(&p->out);
 	pb_buf__end(&p->out);
 	packet_end(p);

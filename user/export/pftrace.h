@@ -83,8 +83,9 @@ uint64_t pftrace__bytes(const struct pftrace *p);       /* uncompressed */
 uint32_t pftrace__generation(const struct pftrace *p);
 
 /* Track descriptors. Names are any bytes (made valid UTF-8). */
+/* labels: "k=v" pairs joined by ", " (ProcessDescriptor.process_labels), or NULL */
 void pftrace__process(struct pftrace *p, uint64_t uuid, uint32_t pid, const char *name,
-		      size_t len);
+		      size_t len, const char *labels);
 void pftrace__thread(struct pftrace *p, uint64_t uuid, uint32_t pid, uint32_t tid,
 		     const char *name, size_t len);
 /* A plain track; parent 0: top level; explicit: children ordered by rank; rank < 0: none */

@@ -73,9 +73,9 @@ static size_t flows_room(struct pexp *x, size_t n)
 }
 
 static void p_process(struct exp_sink *s, uint32_t pid, const char *name, size_t len,
-		      uint64_t sort)
+		      uint64_t sort, const char *labels)
 {
-	pftrace__process(pexp_of(s)->p, UUID(s, pid, PFT_PROCESS), pid, name, len);
+	pftrace__process(pexp_of(s)->p, UUID(s, pid, PFT_PROCESS), pid, name, len, labels);
 }
 
 static void p_thread(struct exp_sink *s, uint32_t pid, uint32_t tid, const char *name, size_t len,

@@ -22,8 +22,9 @@
 struct exp_sink;
 
 struct exp_sink_ops {
+	/* labels: "key=value" pairs joined by ", " (the job, from the cgroup), or NULL */
 	void (*process)(struct exp_sink *s, uint32_t pid, const char *name, size_t len,
-			uint64_t sort);
+			uint64_t sort, const char *labels);
 	void (*thread)(struct exp_sink *s, uint32_t pid, uint32_t tid, const char *name, size_t len,
 		       uint64_t sort);
 	/* a track of a process that is not a thread: io_uring and CUDA overlap lanes */

@@ -122,7 +122,7 @@ static void need_process(struct gpuio_stream *s, uint32_t pid)
 		return;
 	n = exp_model__proc_name(&s->m, p, name, sizeof(name));
 	if (desc_due(s, PFT_PROCESS, pid, name_hash(name, n)))
-		pftrace__process(s->p, PFT_UUID(pid, PFT_PROCESS), pid, name, n);
+		pftrace__process(s->p, PFT_UUID(pid, PFT_PROCESS), pid, name, n, NULL);
 }
 
 static void need_thread(struct gpuio_stream *s, uint32_t pid, uint32_t tid)

@@ -12,7 +12,7 @@
 
 static void walk_processes(struct exp_sink *s, struct exp_model *m)
 {
-	char name[EXP_PROC_NAME_BUF], comm[32];
+	char name[EXP_PROC_NAME_BUF], comm[32], labels[512];
 	size_t t = 0;
 
 	/* threads are sorted by pid: walk both lists together */
@@ -23,7 +23,7 @@ static void walk_processes(struct exp_sink *s, struct exp_model *m)
 
 		n = exp_model__proc_name(m, p, name, sizeof(name));
 		p->sort = (uint32_t)i + 1;
-		s->ops->process(s, pid, name, n, p->sort);
+		s->ops->process(s, pid, name, n, p->sort, exp_model__proc_labels(m, p, labels, sizeof(labels)));
 		for (; t < m->nthreads && m->threads[t].pid == p->pid; t++) {
 			const struct thread_ent *th = &m->threads[t];
 			size_t tl;

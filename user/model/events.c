@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include "model/calls.h"
 #include "model/model.h"
+#include "lib/job_identity.h"
 #include "lib/json_writer.h"
 #include "model/model_priv.h"
 #include "model/proc_names.h"
@@ -44,6 +45,25 @@ static const char *proc_comm(struct exp_model *x, const struct proc_ent *p, char
 		}
 	}
 	snprintf(buf, len, "pid %u", p->pid);
+	return buf;
+}
+
+const char *exp_model__proc_labels(const struct exp_model *m, const struct proc_ent *p, char *buf,
+				   size_t len)
+{
+	struct job_identity job;
+	size_t n;
+
+	if (!p->cgroup || len < 2)
+		return NULL;
+	n = (size_t)snprintf(buf, len, "cgroup=%s", p->cgroup);
+	job_identity__parse(p->cgroup, &job);
+	for (int i = 0; i < JOB_IDENTITY_NFIELDS && n < len; i++) {
+		const char *v = job_identity__field(&job, i);
+
+		if (v[0])
+			n += (size_t)snprintf(buf + n, len - n, ", %s=%s", job_identity_keys[i], v);
+	}
 	return buf;
 }
 

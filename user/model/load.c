@@ -127,6 +127,15 @@ static int on_proc(struct exp_model *x, const struct gpuio_proc_event *p)
 	if (err)
 		return err;
 	pe = proc_get(x, p->hdr.pid);
+	if (p->kind == GPUIO_PROC_CGROUP) {      /* its job: kept as the path, parsed when shown */
+		char *cg = strndup(p->args, p->args_len);
+
+		if (!cg)
+			return -ENOMEM;
+		free(pe->cgroup);
+		pe->cgroup = cg;
+		return 0;
+	}
 	if (proc_names__names_process(&pe->rank, p)) {
 		char *args = NULL;
 		uint32_t n = p->args_len;

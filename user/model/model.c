@@ -199,8 +199,10 @@ void exp_model__free(struct exp_model *x)
 	for (size_t i = 0; i < x->npaths; i++)
 		free(x->paths[i].s);
 	free(x->paths);
-	for (size_t i = 0; i < x->nprocs; i++)
+	for (size_t i = 0; i < x->nprocs; i++) {
 		free(x->procs[i].args);
+		free(x->procs[i].cgroup);
+	}
 	free(x->procs);
 	free(x->threads);
 	for (size_t i = 0; i < x->ndevs; i++)
@@ -355,8 +357,10 @@ static void model_reset_tables(struct exp_model *x)
 {
 	for (size_t i = 0; i < x->npaths; i++)
 		free(x->paths[i].s);
-	for (size_t i = 0; i < x->nprocs; i++)
+	for (size_t i = 0; i < x->nprocs; i++) {
 		free(x->procs[i].args);
+		free(x->procs[i].cgroup);
+	}
 	kmap__free(&x->path_map);
 	kmap__free(&x->proc_map);
 	kmap__free(&x->thread_map);

@@ -125,6 +125,7 @@ struct proc_ent {
 	char *args;             /* NUL separated, args_len bytes */
 	uint32_t args_len;
 	uint32_t sort;
+	char *cgroup;           /* the cgroup that names its job (GPUIO_PROC_CGROUP), or NULL */
 };
 
 struct thread_ent {
@@ -431,6 +432,9 @@ uint64_t exp_flow_id(const struct exp_model *m, uint32_t tid, uint32_t seq, uint
 /* "comm: argv" of a process (prefixed), cut at EXP_PROC_NAME_MAX; its length.
  * buf: at least EXP_PROC_NAME_BUF bytes */
 #define EXP_PROC_NAME_BUF (EXP_PROC_NAME_MAX + 64 + 80)
+/* "cgroup=…, slurm_job=…, …" of p's job (lib/job_identity.h) in buf, or NULL when unknown. */
+const char *exp_model__proc_labels(const struct exp_model *m, const struct proc_ent *p, char *buf,
+				   size_t len);
 size_t exp_model__proc_name(struct exp_model *m, const struct proc_ent *p, char *buf,
 			    size_t len);
 /* comm of a thread (its own, else its process's) */

@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include "lib/json_writer.h"
 #include "report/report_model.h"
+#include "lib/job_identity.h"
 
 struct jw {
 	struct json_writer *w;
@@ -487,6 +488,28 @@ static void ckpts(struct jw *j, const struct rpt_model *m)
 	j_close(j, ']');
 }
 
+/* "jobs": [{cgroup, processes, slurm_job...}] — the identity their cgroups name */
+static void jobs(struct jw *j, const struct rpt_model *m)
+{
+	struct rpt_job jb[16];
+	size_t n = rpt_model__jobs(m, jb, 16);
+
+	j_open(j, "jobs", '[');
+	for (size_t i = 0; i < n; i++) {
+		struct job_identity id;
+
+		job_identity__parse(jb[i].cgroup, &id);
+		j_open(j, NULL, '{');
+		j_cstr(j, "cgroup", jb[i].cgroup);
+		j_u64(j, "processes", jb[i].nprocs);
+		for (int k = 0; k < JOB_IDENTITY_NFIELDS; k++)
+			if (job_identity__field(&id, k)[0])
+				j_cstr(j, job_identity_keys[k], job_identity__field(&id, k));
+		j_close(j, '}');
+	}
+	j_close(j, ']');
+}
+
 static void one(struct jw *j, const struct rpt_model *m, const struct rpt_opts *opt)
 {
 	const struct gpuio_cap_header *h = m->hdr;
@@ -499,6 +522,7 @@ static void one(struct jw *j, const struct rpt_model *m, const struct rpt_opts *
 	j_hstr(j, "hostname", h->hostname, sizeof(h->hostname));
 	j_hstr(j, "kernel", h->kernel, sizeof(h->kernel));
 	j_hstr(j, "target", h->target, sizeof(h->target));
+	jobs(j, m);
 	j_u64(j, "monotonic_base_ns", h->monotonic_ns);
 	j_u64(j, "realtime_base_ns", h->realtime_ns);
 	j_cstr(j, "time_base", "*_ts_us = (CLOCK_MONOTONIC ns - monotonic_base_ns) / 1000, "

@@ -504,6 +504,13 @@ static int on_proc(struct rpt_model *m, const struct gpuio_proc_event *e)
 	rc = rpt_proc_get(m, h->pid, &p);
 	if (rc)
 		return rc;
+	if (e->kind == GPUIO_PROC_CGROUP) {
+		size_t n = e->args_len < sizeof(p->cgroup) ? e->args_len : sizeof(p->cgroup) - 1;
+
+		memcpy(p->cgroup, e->args, n);
+		p->cgroup[n] = 0;
+		return 0;
+	}
 	if (e->kind == GPUIO_PROC_EXIT) {
 		p->exited = true;
 		p->exit_ts = h->ts;

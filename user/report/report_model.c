@@ -116,3 +116,32 @@ void rpt_model__free(struct rpt_model *m)
 	kmap__free(&m->gpu_map);
 	memset(m, 0, sizeof(*m));
 }
+
+size_t rpt_model__jobs(const struct rpt_model *m, struct rpt_job *out, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < m->nprocs; i++) {
+		const char *cg = m->procs[i].cgroup;
+		size_t k;
+
+		if (!cg[0])
+			continue;
+		for (k = 0; k < n && strcmp(out[k].cgroup, cg); k++)
+			;
+		if (k < n) {
+			out[k].nprocs++;
+		} else if (n < max) {
+			out[n].cgroup = cg;
+			out[n++].nprocs = 1;
+		}
+	}
+	for (size_t i = 1; i < n; i++)          /* few: insertion sort, most processes first */
+		for (size_t k = i; k > 0 && out[k].nprocs > out[k - 1].nprocs; k--) {
+			struct rpt_job t = out[k];
+
+			out[k] = out[k - 1];
+			out[k - 1] = t;
+		}
+	return n;
+}

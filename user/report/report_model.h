@@ -116,6 +116,13 @@ struct rpt_proc {
 	uint64_t rbytes, wbytes;
 	uint32_t nthreads;
 	bool gpu;
+	char cgroup[256];       /* the cgroup that names its job ("" unknown) */
+};
+
+/* A job the traced processes ran in: a distinct cgroup (rpt_model__jobs). */
+struct rpt_job {
+	const char *cgroup;
+	uint32_t nprocs;
 };
 
 struct rpt_series {             /* a timeline (see struct rpt_model.tl_*) */
@@ -290,6 +297,8 @@ void rpt_fmt_bytes(uint64_t b, char *buf, size_t len);
 void rpt_fmt_dur(uint64_t ns, char *buf, size_t len);
 uint64_t rpt_thread__wall(const struct rpt_model *m, const struct rpt_thread *t);
 const char *rpt_proc_comm(const struct rpt_model *m, uint32_t pid);
+/* The distinct cgroups of the traced processes, most processes first; at most max. */
+size_t rpt_model__jobs(const struct rpt_model *m, struct rpt_job *out, size_t max);
 const char *rpt_pattern_name(enum rpt_pattern p);
 
 /* Files ranked: indices into m->files (sorted by read+write time, then the

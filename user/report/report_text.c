@@ -14,6 +14,7 @@
 #include <string.h>
 #include "model/calls.h"
 #include "report/report_model.h"
+#include "lib/job_identity.h"
 #include "lib/json_writer.h"
 
 #define B(v, buf) (rpt_fmt_bytes((v), buf, sizeof(buf)), buf)
@@ -154,6 +155,25 @@ static void recos(const struct rpt_model *m)
 		       m->recos[i].text, m->recos[i].evidence);
 }
 
+/* The job(s) the processes ran in: Slurm / Kubernetes / systemd identity from their cgroups. */
+static void jobs(const struct rpt_model *m)
+{
+	struct rpt_job jb[4];
+	size_t n = rpt_model__jobs(m, jb, 4);
+
+	for (size_t i = 0; i < n; i++) {
+		struct job_identity id;
+		char who[512];
+
+		job_identity__parse(jb[i].cgroup, &id);
+		if (!job_identity__format(&id, who, sizeof(who)))
+			snprintf(who, sizeof(who), "no Slurm, Kubernetes or systemd identity");
+		printf("  job         %s (cgroup ", who);
+		put_clean(jb[i].cgroup, strlen(jb[i].cgroup));
+		printf(", %u process%s)\n", jb[i].nprocs, jb[i].nprocs == 1 ? "" : "es");
+	}
+}
+
 static void summary(const struct rpt_model *m)
 {
 	const struct gpuio_cap_header *h = m->hdr;
@@ -170,6 +190,7 @@ static void summary(const struct rpt_model *m)
 	printf("  time base   ts = us after MONOTONIC %" PRIu64 " ns (as in the exports)\n",
 	       (uint64_t)h->monotonic_ns);
 	printf("  tasks       %zu processes, %zu threads\n", m->nprocs, m->nthreads);
+	jobs(m);
 	printf("  VFS         read %s in %" PRIu64 " calls, write %s in %" PRIu64 " calls, "
 	       "%" PRIu64 " calls in all (%" PRIu64 " failed)\n", B(m->vfs_rbytes, a), m->vfs_rops,
 	       B(m->vfs_wbytes, b), m->vfs_wops, m->vfs_calls, m->vfs_errors);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include "lib/job_identity.h"
 #include "lib/keyset.h"
 #include "trace/procfs.h"
 #include "lib/proc_maps.h"
@@ -194,6 +195,25 @@ int procfs_emit_mapped_path(struct gpuio_cap_writer *w, pid_t pid, __u32 dev, __
 	return rc;
 }
 
+int procfs_emit_cgroup(struct gpuio_cap_writer *w, pid_t pid, __u64 ts)
+{
+	struct gpuio_proc_event ev;
+	char path[64], text[4096];
+	size_t size;
+
+	snprintf(path, sizeof(path), "/proc/%d/cgroup", pid);
+	if (read_small(path, text, sizeof(text)) <= 0)
+		return -ESRCH;
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = GPUIO_PROC_CGROUP;
+	if (!job_identity__pick(text, ev.args, sizeof(ev.args)))
+		return -ENOENT;
+	ev.args_len = (__u32)strlen(ev.args);
+	size = (offsetof(struct gpuio_proc_event, args) + ev.args_len + 7) & ~(size_t)7;
+	fill_hdr(&ev.hdr, GPUIO_REC_PROC, (__u16)size, pid, pid, ts);
+	return gpuio_cap_writer__append(w, &ev, size);
+}
+
 int procfs_emit_thread_name(struct gpuio_cap_writer *w, pid_t pid, pid_t tid, __u64 ts)
 {
 	struct gpuio_proc_event ev;
@@ -248,6 +268,8 @@ int procfs_emit_process(struct gpuio_cap_writer *w, pid_t tgid, bool all_fds, __
 	if (err)
 		return err;
 	count++;
+	if (procfs_emit_cgroup(w, tgid, ts) == 0)
+		count++;
 
 	snprintf(path, sizeof(path), "/proc/%d/task", tgid);
 	d = opendir(path);

@@ -46,6 +46,8 @@ int procfs_emit_fd_path(struct gpuio_cap_writer *w, pid_t pid, pid_t tid, int fd
 int procfs_emit_mapped_path(struct gpuio_cap_writer *w, pid_t pid, __u32 dev, __u64 ino, __u64 ts);
 
 /* NAME record from /proc/pid/task/tid/comm. */
+/* A GPUIO_PROC_CGROUP record: the cgroup of pid that names its job. 0 or -errno. */
+int procfs_emit_cgroup(struct gpuio_cap_writer *w, pid_t pid, __u64 ts);
 int procfs_emit_thread_name(struct gpuio_cap_writer *w, pid_t pid, pid_t tid, __u64 ts);
 
 /* DEVNAME record for a disk from /sys/dev/block/MAJ:MIN/uevent. */

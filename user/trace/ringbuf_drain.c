@@ -22,6 +22,7 @@ struct ringbuf_drain {
 	struct keyset *tids;       /* (pid, tid) named in the capture */
 	struct keyset *devs;       /* disks named in the capture */
 	struct keyset *stubs;      /* (pid, launch stub address) named or tried */
+	struct keyset *cgroups;    /* processes whose cgroup (job identity) was read */
 	int ncpus;
 	__u64 *percpu;
 	__u64 vfs, block, cuda;
@@ -85,6 +86,10 @@ static int handle(void *ctx, void *data, size_t size)
 		    p->kind == GPUIO_PROC_EXEC)
 			keyset__test_and_add(c->tids, h->pid, h->tid);
 		append(c, data, h->size);
+		/* a new process: which job it belongs to (its cgroup, inherited at fork) */
+		if ((p->kind == GPUIO_PROC_FORK || p->kind == GPUIO_PROC_EXEC) && h->pid == h->tid &&
+		    !keyset__test_and_add(c->cgroups, h->pid, 0))
+			procfs_emit_cgroup(c->w, (pid_t)h->pid, h->ts);
 		return 0;
 	}
 	case GPUIO_REC_VFS: {
@@ -150,8 +155,9 @@ int ringbuf_drain__new(struct gpuio_loader *l, struct gpuio_cap_writer *w,
 	c->tids = keyset__new(16);
 	c->devs = keyset__new(8);
 	c->stubs = keyset__new(12);
+	c->cgroups = keyset__new(12);
 	c->rb = ring_buffer__new(bpf_map__fd(l->skel->maps.events), handle, c, NULL);
-	if (!c->percpu || !c->paths || !c->tids || !c->devs || !c->stubs || !c->rb) {
+	if (!c->percpu || !c->paths || !c->tids || !c->devs || !c->stubs || !c->cgroups || !c->rb) {
 		ringbuf_drain__free(c);
 		return -ENOMEM;
 	}
@@ -250,6 +256,7 @@ void ringbuf_drain__free(struct ringbuf_drain *c)
 	keyset__free(c->tids);
 	keyset__free(c->devs);
 	keyset__free(c->stubs);
+	keyset__free(c->cgroups);
 	cuda_probes__sym_cache_free();
 	free(c->percpu);
 	free(c);
