@@ -1,6 +1,7 @@
 # gpuio — top-level build.  `make` builds build/gpuio; `make check` runs every
 # test (as root); `make demo` traces the bundled workload; `make bench` measures.
 PREFIX     ?= /usr/local
+SYSTEMD_UNIT_DIR ?= /etc/systemd/system
 DESTDIR    ?=
 BUILD      := build
 CC         ?= gcc
@@ -38,7 +39,7 @@ LIBGPUIO   := $(BUILD)/libgpuio.a
 USER_HDRS  := $(wildcard user/*/*.h) $(BPF_HDRS)
 
 .SECONDARY:
-.PHONY: all deps install uninstall check test bench demo vmtest clean fuzz man gpu-check
+.PHONY: all deps install uninstall check test bench demo vmtest clean fuzz man gpu-check deb
 all: $(BUILD)/gpuio
 
 # Dependencies come from Debian; the script is a no-op when all are present.
@@ -92,14 +93,14 @@ man: $(BUILD)/man/.stamp
 # (not enabled), man pages. Standard directories (bin, man1...) stay.
 install: $(BUILD)/gpuio $(BUILD)/man/.stamp
 	install -D -m 0755 $(BUILD)/gpuio $(DESTDIR)$(PREFIX)/bin/gpuio
-	install -d $(DESTDIR)/etc/systemd/system
-	sed 's|@BINDIR@|$(PREFIX)/bin|' scripts/gpuio-monitor.service > $(DESTDIR)/etc/systemd/system/gpuio-monitor.service
+	install -d $(DESTDIR)$(SYSTEMD_UNIT_DIR)
+	sed 's|@BINDIR@|$(PREFIX)/bin|' scripts/gpuio-monitor.service > $(DESTDIR)$(SYSTEMD_UNIT_DIR)/gpuio-monitor.service
 	install -d $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 0644 $(patsubst %,$(BUILD)/man/%.1,$(MAN_PAGES)) $(DESTDIR)$(PREFIX)/share/man/man1/
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/gpuio
-	rm -f $(DESTDIR)/etc/systemd/system/gpuio-monitor.service
+	rm -f $(DESTDIR)$(SYSTEMD_UNIT_DIR)/gpuio-monitor.service
 	rm -f $(patsubst %,$(DESTDIR)$(PREFIX)/share/man/man1/%.1,$(MAN_PAGES))
 
 # The one test command (README, .ci/run): installs what is missing, builds, runs all.
@@ -124,6 +125,11 @@ bench:
 	@tests/bench/cuda_uprobes.sh | tee $(BUILD)/bench/cuda_uprobes.md
 	@tests/bench/report.sh
 	@$(MAKE) --no-print-directory vmbench
+
+# A Debian package (debhelper): build/deb/gpuio_VERSION_ARCH.deb (scripts/deb/).
+deb:
+	@scripts/install-deps.sh all
+	@scripts/deb/build-deb.sh $(BUILD)/deb
 
 # On a machine with an NVIDIA GPU (tests/gpu/README.md); not part of `make check`.
 gpu-check: $(BUILD)/gpuio cupti
