@@ -13,7 +13,7 @@ CFLAGS     ?= -O2 -g
 CFLAGS     += -Wall -Wextra -Wno-unused-parameter -Wno-format-truncation -std=gnu11 -D_GNU_SOURCE \
               -I$(BUILD) -Ibpf -Iuser -I.
 LDLIBS     += -lbpf -lelf -lz
-LDLIBS     += -lmicrohttpd -lpthread
+LDLIBS     += -lmicrohttpd -lpthread -lm
 BPF_CFLAGS := -O2 -g -target bpf -D__TARGET_ARCH_$(ARCH) -I$(BUILD) -Ibpf \
               -Wall -Wno-unused-function $(BPF_EXTRA)
 

@@ -32,6 +32,7 @@ enum gpuio_rec_type {
 	GPUIO_REC_NVTX         = 13, /* struct gpuio_nvtx_range (name: variable) */
 	GPUIO_REC_GPU_OVERHEAD = 14, /* struct gpuio_gpu_overhead */
 	GPUIO_REC_GPU_SYM      = 15, /* struct gpuio_gpu_sym: host stub addr -> name */
+	GPUIO_REC_SCHED        = 16, /* struct gpuio_sched_event: switch or wake-up */
 	GPUIO_REC_MAX     = 64, /* types below this are reserved for gpuio */
 };
 
@@ -178,6 +179,42 @@ struct gpuio_proc_event {
 	char args[GPUIO_ARGS_MAX];
 };
 
+/*
+ * Scheduler layer (bpf/trace/sched.bpf.h): what a traced thread does between
+ * its calls. Only events with a traced thread on either side are kept.
+ */
+enum gpuio_sched_kind {
+	GPUIO_SCHED_SWITCH = 1,     /* hdr.tid = prev (left the CPU), next_* = who came on */
+	GPUIO_SCHED_WAKE = 2,       /* hdr.tid = woken; waker_* = the running task (sched_waking) */
+	GPUIO_SCHED_WAKE_NEW = 3,   /* a new task's first wake-up (hdr.tid = the new task) */
+};
+/* gpuio_sched_event.flags */
+#define GPUIO_SF_PREV_TRACED 0x01   /* switch: prev is traced */
+#define GPUIO_SF_NEXT_TRACED 0x02   /* switch: next is traced */
+#define GPUIO_SF_PREEMPT     0x04   /* switch: prev was preempted (still runnable) */
+#define GPUIO_SF_WAKER_TRACED 0x08  /* wake: the waker is traced */
+
+/*
+ * One context switch or wake-up. hdr.pid/tid: switch prev / woken task;
+ * hdr.cpu: the CPU it happened on (wake: the waker's CPU).
+ * prev_state is the kernel's task state (TASK_* bits of __state, with
+ * exit_state in the high half) before the switch; with GPUIO_SF_PREEMPT the
+ * task stays runnable whatever it says. comm names the untraced side of a
+ * switch (next when next is untraced, else prev), or the waker.
+ */
+struct gpuio_sched_event {
+	struct gpuio_hdr hdr;
+	__u32 kind;                 /* enum gpuio_sched_kind */
+	__u32 flags;                /* GPUIO_SF_* */
+	__u32 other_pid;            /* switch: next's tgid; wake: waker's tgid */
+	__u32 other_tid;            /* switch: next; wake: waker (0: idle/interrupt) */
+	__u32 prev_state;           /* switch: __state | exit_state << 16 */
+	__u32 target_cpu;           /* wake: the CPU the woken task will run on */
+	__u32 waker_seq;            /* wake: the waker's VFS call in flight (its seq), 0 none */
+	__s32 prio;                 /* switch: prev's prio; wake: woken's prio */
+	char comm[16];
+};
+
 /* Counters kept per CPU by the BPF side (stats map index) and by userspace. */
 enum gpuio_stat {
 	GPUIO_STAT_RB_DROP_VFS = 0,   /* ring buffer full: VFS event lost */
@@ -192,6 +229,7 @@ enum gpuio_stat {
 	GPUIO_STAT_EVENTS_BLOCK,      /* block records emitted */
 	GPUIO_STAT_RB_DROP_CUDA,      /* ring buffer full: CUDA API (uprobe) record lost */
 	GPUIO_STAT_CUDA_DEPTH,        /* CUDA calls nested deeper than the per-thread stack: call lost */
+	GPUIO_STAT_RB_DROP_SCHED,     /* ring buffer full: context switch or wake-up lost */
 	GPUIO_STAT_MAX
 };
 

@@ -35,9 +35,25 @@ Both are reduced to one canonical, name-based form and compared as multisets
 
 A group is a process (pid and name) or, for tracks that are not a process's
 (disks, the gpuio info track), the top-level name.
+
+Thread states are not alike by design: the JSON draws them as slices (cat
+"sched") on a lane per thread ("NAME TID · state"), the protobuf holds the raw
+switches and wake-ups as ftrace sched events from which Perfetto derives its
+thread_state table. So they are compared through Perfetto's importer
+(../shared/tools/trace_processor_shell, or $TRACE_PROCESSOR): every JSON state
+slice is a thread_state row of the protobuf with the same tid, state, ts and
+dur (the JSON's slice is shorter than the state by 1 ns, or a few ns far
+from the origin: json_sink.c state_dur; up to GAP_MAX is accepted; a row
+Perfetto leaves open at the end matches on tid, state and ts), and the other
+way round for the states the JSON draws (Running, R, R+, S, D). A merge
+compares the count per state.
 """
+import csv
+import io
 import os
+import subprocess
 import sys
+import tempfile
 from collections import Counter
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -45,6 +61,9 @@ import check_trace as ct  # noqa: E402
 import pftrace as pf      # noqa: E402
 
 REAL_MAX = 0x20000000     # pids/tids at or above this are gpuio's synthetic ones
+STATE_TID = 0x10000000    # a thread's state lane in the JSON: this + its tid
+PERFETTO_STATE = {"Running": "Running", "R": "Runnable", "R+": "Runnable (Preempted)",
+                  "S": "Sleeping", "D": "Uninterruptible Sleep"}
 
 
 def freeze(v):
@@ -107,14 +126,22 @@ def canon_json(events):
         if pid < REAL_MAX:
             out["tracks"][("process", pid, n)] += 1
     for (pid, tid), n in tname.items():
+        if STATE_TID <= tid < REAL_MAX:
+            continue                    # state lanes: compared through Perfetto below
         out["tracks"][track(pid, tid)] += 1
     # times relative to the (first) "gpuio trace info" instant, the trace start
     infos = [e for e in events if e.get("name") == "gpuio trace info"]
     infos.sort(key=lambda e: e.get("args", {}).get("host_index", 0))
     zero = ct.ns(infos[0]["ts"]) if infos else 0
     fout, fin = {}, {}
+    origin = infos[0]["args"].get("timeline_origin_ns", 0) if infos else 0
+    out["states"] = []
     for e in events:
         ph = e.get("ph")
+        if ph == "X" and e.get("cat") == "sched":
+            d = ct.ns(e["dur"])
+            out["states"].append((e["args"]["tid"], e["name"], ct.ns(e["ts"]) + origin, d))
+            continue
         if ph == "X":
             key = (track(e["pid"], e["tid"]), e.get("cat"), e["name"], ct.ns(e["ts"]) - zero,
                    ct.ns(e["dur"]), freeze(e.get("args", {})))
@@ -221,12 +248,78 @@ def as_json_merge(t):
         tr.machine = 0
 
 
+def perfetto_states(ppath):
+    """Perfetto's thread_state rows of the traced threads: [(tid, state, ts, dur)]."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    tp = os.environ.get("TRACE_PROCESSOR") or os.path.join(here, "..", "..", "shared", "tools",
+                                                            "trace_processor_shell")
+    if not os.access(tp, os.X_OK):
+        return None
+    with tempfile.NamedTemporaryFile("w", suffix=".sql", delete=False) as f:
+        f.write("select t.tid as tid, s.state as state, s.ts as ts, s.dur as dur from thread_state s "
+                "join thread t using (utid) where t.tid != 0;\n")
+    try:
+        r = subprocess.run([tp, "-q", f.name, ppath], capture_output=True, text=True, timeout=600)
+    finally:
+        os.unlink(f.name)
+    if r.returncode:
+        raise SystemExit("compare_exports: trace_processor failed on %s: %s" % (ppath, r.stderr[-2000:]))
+    lines = [l for l in r.stdout.splitlines() if l.strip()]
+    return [(int(x["tid"]), x["state"], int(x["ts"]), int(x["dur"]))
+            for x in csv.DictReader(io.StringIO("\n".join(lines)))]
+
+
+GAP_MAX = 16
+
+
+def compare_states(js, ppath, merged):
+    """JSON state slices vs Perfetto's thread_state of the protobuf (see the top)."""
+    ps = perfetto_states(ppath)
+    if ps is None:
+        print("compare_exports: no trace_processor_shell: thread states not compared", file=sys.stderr)
+        return []
+    drawn = [(tid, PERFETTO_STATE[s], ts, d) for tid, s, ts, d in ps if s in PERFETTO_STATE]
+    if merged:      # hosts' tids and clocks differ between the forms: counts per state
+        bad = []
+        for st in sorted(set(PERFETTO_STATE.values())):
+            j = sum(1 for r in js if r[1] == st)
+            p = sum(1 for r in drawn if r[1] == st)
+            if j != p:
+                bad.append("states %s: %d in JSON, %d in Perfetto" % (st, j, p))
+        return bad
+    pend = {}
+    for tid, s, ts, d in drawn:
+        pend.setdefault((tid, s, ts), []).append(d)
+    only_j = []
+    for tid, s, ts, d in js:
+        cand = pend.get((tid, s, ts), [])
+        hit = next((i for i, pd in enumerate(cand) if pd < 0 or 0 <= pd - d <= GAP_MAX), None)
+        if hit is None:
+            only_j.append((tid, s, ts, d))
+        else:
+            cand.pop(hit)
+    # a zero-length Running is the exporter closing a sched_gap (no JSON state)
+    only_p = [(k[0], k[1], k[2], d) for k, v in pend.items() for d in v if d > 0]
+    bad = []
+    for k in sorted(only_j)[:5]:
+        bad.append("state only in JSON: %r" % (k,))
+    for k in sorted(only_p)[:5]:
+        bad.append("state only in Perfetto's thread_state: %r" % (k,))
+    if only_j or only_p:
+        bad.append("states: %d only in JSON, %d only in Perfetto (of %d JSON, %d Perfetto)" %
+                   (len(only_j), len(only_p), len(js), len(drawn)))
+    return bad
+
+
 def compare(jpath, ppath, stream=False, machines=False):
     t = pf.load(ppath)
     if machines:
         as_json_merge(t)
     a, b = canon_json(ct.load(jpath)), canon_pftrace(t)
     bad = ["protobuf: " + e for e in t.errors]
+    states = a.pop("states")
+    if states:
+        bad += compare_states(states, ppath, machines)
     if stream:
         a, b = streamish(a), streamish(b)
     for kind in ("tracks", "slices", "flows", "counters", "instants"):
@@ -241,6 +334,8 @@ def compare(jpath, ppath, stream=False, machines=False):
             bad.append("%s: %d only in JSON, %d only in protobuf" %
                        (kind, sum(only_j.values()), sum(only_p.values())))
     summary = ", ".join("%d %s" % (sum(a[k].values()), k) for k in a)
+    if states:
+        summary += ", %d thread states" % len(states)
     return bad, summary
 
 

@@ -13,5 +13,6 @@
 #include "trace/pagecache.bpf.h"
 #include "trace/block.bpf.h"
 #include "trace/cuda.bpf.h"
+#include "trace/sched.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual MIT/GPL";

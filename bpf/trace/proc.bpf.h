@@ -86,14 +86,30 @@ static __always_inline int on_exit(struct task_struct *task)
 	/* signal->live reaches 0 when the last thread of the group exits */
 	if (BPF_CORE_READ(task, signal, live.counter) != 0)
 		return 0;
-	if (!trace_all)
-		bpf_map_delete_elem(&traced, &tgid);
+	/* the process stays in the set until its leader is freed (on_free): its
+	 * threads' last context switches come after this, and must be ours */
 	e = proc_reserve(GPUIO_PROC_EXIT, tgid, BPF_CORE_READ(task, pid));
 	if (!e)
 		return 0;
 	e->exit_code = BPF_CORE_READ(task, exit_code);
 	BPF_CORE_READ_STR_INTO(&e->comm, task, comm);
 	bpf_ringbuf_submit(e, rb_wakeup_flag());
+	return 0;
+}
+
+/*
+ * A task's memory is freed (after an RCU grace period): when it is the
+ * group leader, every thread of the process has exited, been switched out
+ * for the last time and been reaped. Only now does the process leave the
+ * traced set (its pid cannot be reused before this).
+ */
+static __always_inline int on_free(struct task_struct *task)
+{
+	__u32 tgid = BPF_CORE_READ(task, tgid);
+
+	if (trace_all || BPF_CORE_READ(task, pid) != tgid)
+		return 0;
+	bpf_map_delete_elem(&traced, &tgid);
 	return 0;
 }
 
@@ -122,6 +138,9 @@ int BPF_PROG(proc_exec_btf, struct task_struct *p, pid_t old_pid, struct linux_b
 SEC("?tp_btf/sched_process_exit")
 int BPF_PROG(proc_exit_btf, struct task_struct *p)
 { return on_exit(p); }
+SEC("?tp_btf/sched_process_free")
+int BPF_PROG(proc_free_btf, struct task_struct *p)
+{ return on_free(p); }
 SEC("?tp_btf/task_rename")
 int BPF_PROG(proc_rename_btf, struct task_struct *task, const char *comm)
 { return on_rename(task, comm); }
@@ -136,6 +155,9 @@ int BPF_PROG(proc_exec_raw, struct task_struct *p, pid_t old_pid, struct linux_b
 SEC("?raw_tp/sched_process_exit")
 int BPF_PROG(proc_exit_raw, struct task_struct *p)
 { return on_exit(p); }
+SEC("?raw_tp/sched_process_free")
+int BPF_PROG(proc_free_raw, struct task_struct *p)
+{ return on_free(p); }
 SEC("?raw_tp/task_rename")
 int BPF_PROG(proc_rename_raw, struct task_struct *task, const char *comm)
 { return on_rename(task, comm); }

@@ -141,6 +141,7 @@ const struct gpuio_drop_counter gpuio_drop_counters[] = {
 	{ GPUIO_STAT_MAP_FULL_TASK, "map_full_task" },
 	{ GPUIO_STAT_RB_DROP_CUDA, "rb_drop_cuda" },
 	{ GPUIO_STAT_CUDA_DEPTH, "cuda_too_deep" },
+	{ GPUIO_STAT_RB_DROP_SCHED, "rb_drop_sched" },
 };
 const size_t gpuio_ndrop_counters = sizeof(gpuio_drop_counters) / sizeof(gpuio_drop_counters[0]);
 
@@ -265,6 +266,7 @@ size_t gpuio_rec_min_size(__u16 type)
 	case GPUIO_REC_NVTX:         return offsetof(struct gpuio_nvtx_range, name);
 	case GPUIO_REC_GPU_OVERHEAD: return sizeof(struct gpuio_gpu_overhead);
 	case GPUIO_REC_GPU_SYM:      return offsetof(struct gpuio_gpu_sym, name);
+	case GPUIO_REC_SCHED:        return sizeof(struct gpuio_sched_event);
 	default:                return 0;
 	}
 }
@@ -341,13 +343,16 @@ int gpuio_cap_reader__open(const char *path, struct gpuio_cap_reader **out,
 		e = -EPROTO;
 		goto fail;
 	}
-	if (r->hdr.header_size < sizeof(r->hdr) || r->hdr.header_size > (1u << 20) ||
-	    n < (ssize_t)sizeof(r->hdr)) {
+	if (r->hdr.header_size < GPUIO_CAP_HEADER_V1_SIZE || r->hdr.header_size > (1u << 20) ||
+	    n < (ssize_t)GPUIO_CAP_HEADER_V1_SIZE) {
 		snprintf(err, errlen, "%s: corrupt capture header (size %u)", path,
 			 r->hdr.header_size);
 		e = -EBADMSG;
 		goto fail;
 	}
+	/* fields a shorter (older) header does not have are empty */
+	if (r->hdr.header_size < sizeof(r->hdr))
+		memset((char *)&r->hdr + r->hdr.header_size, 0, sizeof(r->hdr) - r->hdr.header_size);
 	/* strings in the header are used as C strings: force termination */
 	r->hdr.hostname[sizeof(r->hdr.hostname) - 1] = 0;
 	r->hdr.kernel[sizeof(r->hdr.kernel) - 1] = 0;
@@ -357,6 +362,7 @@ int gpuio_cap_reader__open(const char *path, struct gpuio_cap_reader **out,
 	r->hdr.proc_mode[sizeof(r->hdr.proc_mode) - 1] = 0;
 	r->hdr.pagecache_mode[sizeof(r->hdr.pagecache_mode) - 1] = 0;
 	r->hdr.iouring_mode[sizeof(r->hdr.iouring_mode) - 1] = 0;
+	r->hdr.sched_mode[sizeof(r->hdr.sched_mode) - 1] = 0;
 	r->hdr.modes_detail[sizeof(r->hdr.modes_detail) - 1] = 0;
 	r->hdr.target[sizeof(r->hdr.target) - 1] = 0;
 	r->hdr.cmdline[sizeof(r->hdr.cmdline) - 1] = 0;

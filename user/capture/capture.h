@@ -46,7 +46,11 @@ struct gpuio_cap_header {
 	char  modes_detail[512];/* why better modes were refused */
 	char  target[128];      /* "pid 4242", "launch", "all" */
 	char  cmdline[1024];    /* gpuio's own argv, space separated */
+	/* --- added after the first release: shorter headers read as empty --- */
+	char  sched_mode[16];   /* scheduler layer, "" in older captures */
 };
+/* Header of captures made before sched_mode. */
+#define GPUIO_CAP_HEADER_V1_SIZE 2024u
 
 /* A stats record of ABI 1 captures made before the two CUDA counters
  * (10 BPF counters); the reader expands it to struct gpuio_stats_event. */

@@ -58,6 +58,8 @@ static void usage(FILE *f)
 "                         Ctrl-C, or until the command / all targets exit)\n"
 "      --all-fds          also trace pipes, sockets and other non-file fds\n"
 "      --vfs-mode MODE    force the VFS attach mode: %s (default: best available)\n"
+"      --no-sched         no thread states or wake-ups (the scheduler layer; on by\n"
+"                         default: it says what threads did between their calls)\n"
 "      --no-cuda-uprobes  do not probe CUDA API calls in libcudart / libcuda.so.1\n"
 "      --no-gpu-inject    do not inject the CUPTI collector into running processes\n"
 "                         (launched commands still get it via CUDA_INJECTION64_PATH)\n"
@@ -188,6 +190,7 @@ static int parse_args(int argc, char **argv, struct trace_opts *o)
 		{ "all-fds", no_argument, NULL, 'F' },
 		{ "vfs-mode", required_argument, NULL, 'M' },
 		{ "no-cuda-uprobes", no_argument, NULL, 'G' },
+		{ "no-sched", no_argument, NULL, 'Z' },
 		{ "no-gpu-inject", no_argument, NULL, 'J' },
 		{ "no-gpu", no_argument, NULL, 'U' },
 		{ "ringbuf", required_argument, NULL, 'R' },
@@ -230,6 +233,7 @@ static int parse_args(int argc, char **argv, struct trace_opts *o)
 		case 'F': o->all_fds = true; break;
 		case 'M': o->vfs_mode = optarg; break;
 		case 'G': o->no_cuda_uprobes = true; break;
+		case 'Z': o->no_sched = true; break;
 		case 'J': o->no_gpu_inject = true; break;
 		case 'U': o->no_gpu_collector = true; break;
 		case 'R':

@@ -16,5 +16,10 @@ int json_sink__export(struct exp_model *const *models, int n, const char *out_pa
 /* Perfetto TracePackets (pftrace_sink.c); ".gz" gzipped. */
 int pftrace_sink__export(struct exp_model *const *models, int n, const char *out_path,
 			 const struct gpuio_export_opts *opts, uint64_t *events, uint64_t *bytes);
+/* Capture header h's host as Perfetto machine host (SystemInfo); clocks c on a change. */
+struct pftrace;
+struct pftrace_clocks;
+int pftrace_sink__machine(struct pftrace *p, const struct gpuio_cap_header *h, uint32_t host,
+			  const struct pftrace_clocks *c);
 
 #endif /* GPUIO_EXPORT_FORMATS_H */

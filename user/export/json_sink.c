@@ -32,6 +32,13 @@
  *  - Counter "throughput NAME" (cat "block") per disk: read/write MiB/s in
  *    equal buckets (<= 2000, >= 1 ms), bytes spread over issue..complete;
  *    a value is written only when it changes, plus a zero at the end.
+ *  - Thread states (scheduler layer): per traced thread with switches, a
+ *    lane tid 0x10000000 + tid named "COMM TID · state" with X slices cat
+ *    "sched" named as Perfetto names states (Running, Runnable, Runnable
+ *    (Preempted), Sleeping, Uninterruptible Sleep), each 1 ns shorter than
+ *    the state (state_dur: the importer must not see neighbours overlap); args: tid, cpu
+ *    (Running), kernel_state (sleeps), waker_tid/waker_pid/waker_traced/
+ *    waker_call_seq for a sleep ended by a wake-up and the Runnable after it.
  *  - Trace info: pid 0x3fffffff "gpuio", a global instant "gpuio trace
  *    info" at the trace start with the header, record counts and drop counters (and,
  *    with GPU records, "gpu": collector status per process, CUPTI drops,
@@ -58,6 +65,7 @@
  * shared with the Perfetto protobuf writer; this file only renders it.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -228,6 +236,40 @@ static void j_vfs(struct exp_sink *s, const struct exp_vfs *v)
 	write_args(x);
 }
 
+/*
+ * One state ends where the next begins, but the importer turns µs into ns
+ * through a double and truncates: short by 1 ns, or by twice the double's
+ * precision at that ts (merges of hosts whose clocks are months apart), so
+ * neighbours never overlap. At most 1 ns within ~100 days of the origin.
+ */
+static uint64_t state_dur(struct jexp *x, const struct exp_tstate *o)
+{
+	uint64_t d = o->end - o->ts, gap = 1;
+	int64_t rel = exp_ts_rel(x->s.m, o->ts);
+	double ulp_ns = rel > 0 ? ldexp(1.0, ilogb((double)rel / 1000.0) - 52) * 1000.0 : 0;
+
+	if (ulp_ns >= 0.25)
+		gap = 1 + 2 * (uint64_t)ceil(ulp_ns);
+	return d > gap ? d - gap : d;
+}
+
+/* A thread-state interval: a slice on the thread's state lane. */
+static void j_tstate(struct exp_sink *s, const struct exp_tstate *o)
+{
+	struct jexp *x = jexp_of(s);
+	struct json_writer *w = x->w;
+
+	ev_start(x);
+	json_writer__puts(w, "\"name\":\"");
+	json_writer__puts(w, o->name);
+	json_writer__puts(w, "\",\"cat\":\"sched\",\"ph\":\"X\",\"ts\":");
+	ts_rel(x, o->ts);
+	json_writer__puts(w, ",\"dur\":");
+	json_writer__us(w, (int64_t)state_dur(x, o));
+	json_writer__printf(w, ",\"pid\":%u,\"tid\":%u", o->pid, o->lane_tid);
+	write_args(x);
+}
+
 static void j_disk(struct exp_sink *s, uint32_t pid, const char *name, size_t len,
 		   const char *dname, uint64_t sort)
 {
@@ -351,6 +393,8 @@ static const struct exp_sink_ops json_ops = {
 	.thread = j_thread,
 	.proc_lane = j_thread,          /* a lane is a thread of its process in JSON */
 	.vfs = j_vfs,
+	.state_lane = j_thread,
+	.tstate = j_tstate,
 	.disk = j_disk,
 	.disk_lane = j_disk_lane,
 	.block = j_block,

@@ -109,4 +109,22 @@ void pftrace__instant(struct pftrace *p, uint64_t ts, uint64_t track, const char
 		      const char *name, const struct exp_args *a);
 void pftrace__counter(struct pftrace *p, uint64_t ts, uint64_t track, double v);
 
+/*
+ * Scheduler events as Perfetto's own ftrace sched_switch / sched_waking /
+ * sched_wakeup_new, so its thread_state table, wake-up arrows and standard
+ * library work on them. ts is MONOTONIC (written as BOOTTIME through the
+ * clock snapshot); events are buffered per CPU (in time order per CPU) and
+ * written as FtraceEventBundles of up to 1024, and all at pftrace__sched_flush
+ * (done by pftrace__detach and on a machine change).
+ */
+void pftrace__sched_switch(struct pftrace *p, uint32_t cpu, uint64_t ts, const char *prev_comm,
+			   uint32_t prev_tid, int prev_prio, int64_t prev_state,
+			   const char *next_comm, uint32_t next_tid, int next_prio);
+void pftrace__sched_waking(struct pftrace *p, uint32_t cpu, uint64_t ts, uint32_t waker_tid,
+			   const char *comm, uint32_t tid, int prio, uint32_t target_cpu,
+			   bool new_task);
+void pftrace__sched_flush(struct pftrace *p);
+/* An exporter's switch or wake-up, as the above (untraced sides as the idle task). */
+void pftrace__sched(struct pftrace *p, const struct exp_sched *o);
+
 #endif /* GPUIO_PFTRACE_H */

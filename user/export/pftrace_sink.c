@@ -23,6 +23,11 @@
  *    thread's track or an overlap lane (a track under the process, like
  *    io_uring lanes); API call -> activity arrows as flow_ids /
  *    terminating_flow_ids (exp_gpu_flow_id);
+ *  - thread states: the switches and wake-ups as ftrace sched_switch /
+ *    sched_waking / sched_wakeup_new events in per-CPU FtraceEventBundles
+ *    (BOOTTIME), from which Perfetto builds its thread_state table (Running,
+ *    Runnable, Sleeping, Uninterruptible Sleep on the thread's own track,
+ *    wake-up arrows);
  *  - a track "gpuio" with the "gpuio trace info" instant at the trace start.
  *
  * Track uuids are PFT_UUID(id, kind) (pftrace.h), from the ids the JSON uses,
@@ -236,11 +241,17 @@ static uint64_t p_events(const struct exp_sink *s)
 	return pftrace__packets(((const struct pexp *)s)->p);
 }
 
+static void p_sched(struct exp_sink *s, const struct exp_sched *o)
+{
+	pftrace__sched(pexp_of(s)->p, o);
+}
+
 static const struct exp_sink_ops pftrace_ops = {
 	.process = p_process,
 	.thread = p_thread,
 	.proc_lane = p_proc_lane,
 	.vfs = p_vfs,
+	.sched = p_sched,
 	.disk = p_disk,
 	.disk_lane = p_disk_lane,
 	.block = p_block,
@@ -262,6 +273,15 @@ static int machine_of(struct pftrace *p, const struct exp_model *m)
 		.mono = exp_ts(m, h->monotonic_ns), .real = h->realtime_ns,
 		.boot = exp_ts(m, gpuio_cap_header__boottime(h)),
 	};
+
+	return pftrace_sink__machine(p, h, m->map.host, &c);
+}
+
+/* The host of capture header h as machine host (its SystemInfo: Perfetto reads
+ * the kernel release to decode sched_switch states), clocks c on a change. */
+int pftrace_sink__machine(struct pftrace *p, const struct gpuio_cap_header *h, uint32_t host,
+			  const struct pftrace_clocks *c)
+{
 	char kernel[sizeof(h->kernel) + 1], *version;
 	struct pftrace_sysinfo si = { .name = h->hostname, .sysname = "Linux", .ncpus = h->ncpus };
 
@@ -272,7 +292,7 @@ static int machine_of(struct pftrace *p, const struct exp_model *m)
 		*version++ = 0;
 	si.release = kernel;
 	si.version = version;
-	return pftrace__machine(p, m->map.host, &c, &si);
+	return pftrace__machine(p, host, c, &si);
 }
 
 int pftrace_sink__export(struct exp_model *const *models, int n, const char *out_path,

@@ -7,7 +7,8 @@
  * construction). A new format is a new sink: see the README's architecture.
  *
  * Order of the walk, per capture: process, its threads, its lanes (io_uring,
- * CUDA overlap); VFS slices in capture order; per disk: disk, its lanes,
+ * CUDA overlap, thread states); VFS slices in capture order; the scheduler
+ * events and thread states in time order; per disk: disk, its lanes,
  * its block slices, its throughput counters; per GPU: gpu, then every stream
  * lane, the GPU slices in time order, the busy counters; last the info.
  * The slices' args are in sink->args when the callback runs.
@@ -21,6 +22,13 @@
 
 struct exp_sink;
 
+/* A thread-state interval on the thread's state lane; args in sink->args. */
+struct exp_tstate {
+	uint64_t ts, end;       /* output clock */
+	uint32_t pid, lane_tid;
+	const char *name;       /* tstate_names[] */
+};
+
 struct exp_sink_ops {
 	/* labels: "key=value" pairs joined by ", " (the job, from the cgroup), or NULL */
 	void (*process)(struct exp_sink *s, uint32_t pid, const char *name, size_t len,
@@ -31,6 +39,13 @@ struct exp_sink_ops {
 	void (*proc_lane)(struct exp_sink *s, uint32_t pid, uint32_t tid, const char *name,
 			  size_t len, uint64_t sort);
 	void (*vfs)(struct exp_sink *s, const struct exp_vfs *v);
+	/* a thread's state track (JSON: a lane; Perfetto draws states on the thread itself) */
+	void (*state_lane)(struct exp_sink *s, uint32_t pid, uint32_t tid, const char *name,
+			   size_t len, uint64_t sort);
+	/* raw events (.pftrace: ftrace sched events) and the states derived from them (JSON);
+	 * a format implements one of the two, the other is NULL */
+	void (*sched)(struct exp_sink *s, const struct exp_sched *o);
+	void (*tstate)(struct exp_sink *s, const struct exp_tstate *o);
 	/* name: "disk sda" (prefixed in merges); dname: "sda" */
 	void (*disk)(struct exp_sink *s, uint32_t pid, const char *name, size_t len,
 		     const char *dname, uint64_t sort);

@@ -148,7 +148,7 @@ static int read_new(struct gpuio_stream *s, bool *more)
 			/* GPU records: counted, collector status and drops kept for the
 			 * info; not drawn live (they arrive late, in CUPTI buffers) */
 			err = exp_model__note(&s->m, &rec.h);
-			if (!err && h.type == GPUIO_REC_VFS)
+			if (!err && (h.type == GPUIO_REC_VFS || h.type == GPUIO_REC_SCHED))
 				err = pendq__push(&s->next, &rec.h, &e);
 			else if (!err && h.type == GPUIO_REC_BLOCK)
 				err = on_block(s, (const void *)rec.b);
@@ -170,6 +170,8 @@ static void emit_round(struct gpuio_stream *s)
 
 		if (e->type == GPUIO_REC_VFS)
 			emit_vfs(s, &e->r.v);
+		else if (e->type == GPUIO_REC_SCHED)
+			emit_sched(s, &e->r.sc);
 		else
 			emit_block(s, e);
 	}

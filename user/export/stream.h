@@ -43,6 +43,7 @@ int gpuio_stream_opts__parse_rotate(struct gpuio_stream_opts *o, const char *s);
 
 struct gpuio_stream_stats {
 	uint64_t records, vfs, block, flows, packets, files, deleted;
+	uint64_t sched;         /* context switches and wake-ups written */
 };
 
 struct gpuio_stream;

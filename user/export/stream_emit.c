@@ -68,7 +68,8 @@ int pendq__push(struct pendq *q, const struct gpuio_hdr *h, struct pend **out)
 	e = &q->a[q->n++];
 	memset(e, 0, offsetof(struct pend, r));
 	e->type = (uint8_t)h->type;
-	memcpy(&e->r, h, h->type == GPUIO_REC_VFS ? sizeof(e->r.v) : sizeof(e->r.b));
+	memcpy(&e->r, h, h->type == GPUIO_REC_VFS ? sizeof(e->r.v) :
+	       h->type == GPUIO_REC_SCHED ? sizeof(e->r.sc) : sizeof(e->r.b));
 	*out = e;
 	return 0;
 }
@@ -451,4 +452,20 @@ void emit_info(struct gpuio_stream *s)
 	if (desc_due(s, PFT_INFO, EXP_INFO_PID, 0))
 		pftrace__track(s->p, track, 0, "gpuio", 5, false, -1);
 	pftrace__instant(s->p, s->file_start_ns, track, "gpuio", "gpuio trace info", &s->args);
+}
+
+/* A switch or wake-up: Perfetto's sched events (thread states), their threads' tracks. */
+void emit_sched(struct gpuio_stream *s, const struct gpuio_sched_event *r)
+{
+	struct sched_ent e;
+	struct exp_sched o;
+
+	sched_ent__from(r, &e);
+	if (e.kind != GPUIO_SCHED_SWITCH || (e.flags & GPUIO_SF_PREV_TRACED))
+		need_thread(s, e.pid, e.tid);
+	if (e.kind == GPUIO_SCHED_SWITCH && (e.flags & GPUIO_SF_NEXT_TRACED))
+		need_thread(s, e.opid, e.otid);
+	exp_model__sched(&s->m, &e, r->comm, &o);
+	pftrace__sched(s->p, &o);
+	s->st.sched++;
 }

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include "model/calls.h"
 #include "capture/capture.h"
+#include "export/formats.h"
 #include "export/export.h"
 #include "model/model.h"
 #include "lib/log.h"
@@ -117,7 +118,10 @@ int file_open(struct gpuio_stream *s, uint64_t now)
 			.boot = gpuio_cap_header__boottime(&s->hdr) + (now - s->hdr.monotonic_ns),
 		};
 
-		return pftrace__start(s->p, s->of, &c);
+		int err = pftrace__start(s->p, s->of, &c);
+
+		/* its SystemInfo: Perfetto decodes sched_switch states by kernel release */
+		return err ? err : pftrace_sink__machine(s->p, &s->hdr, 0, &c);
 	}
 }
 

@@ -40,6 +40,7 @@ struct pend {
 		struct gpuio_hdr h;
 		struct gpuio_vfs_event v;
 		struct gpuio_block_event b;
+		struct gpuio_sched_event sc;
 	} r;
 };
 
@@ -94,6 +95,7 @@ int on_block(struct gpuio_stream *s, const struct gpuio_block_event *b);
 void emit_block(struct gpuio_stream *s, const struct pend *e);
 
 void emit_vfs(struct gpuio_stream *s, const struct gpuio_vfs_event *e);
+void emit_sched(struct gpuio_stream *s, const struct gpuio_sched_event *r);
 
 int flows_sweep(struct gpuio_stream *s);
 

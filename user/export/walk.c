@@ -19,7 +19,7 @@ static void walk_processes(struct exp_sink *s, struct exp_model *m)
 	for (size_t i = 0; i < m->nprocs; i++) {
 		struct proc_ent *p = &m->procs[i];
 		uint32_t pid = exp_pid(m, p->pid);
-		size_t n, idx = 0;
+		size_t n, idx = 0, t0 = t;
 
 		n = exp_model__proc_name(m, p, name, sizeof(name));
 		p->sort = (uint32_t)i + 1;
@@ -30,6 +30,19 @@ static void walk_processes(struct exp_sink *s, struct exp_model *m)
 			const char *tn = exp_model__thread_name(m, p, th, comm, &tl);
 
 			s->ops->thread(s, pid, exp_pid(m, th->tid), tn, tl, idx++);
+		}
+		/* thread states: after the threads, in their order */
+		for (size_t k = t0; k < t && s->ops->state_lane; k++) {
+			const struct thread_ent *th = &m->threads[k];
+			size_t tl;
+			const char *tn;
+
+			if (!th->has_sched)
+				continue;
+			tn = exp_model__thread_name(m, p, th, comm, &tl);
+			n = (size_t)snprintf(name, sizeof(name), "%.*s %u · state", (int)tl, tn, th->tid);
+			s->ops->state_lane(s, pid, EXP_STATE_TID_BASE + exp_pid(m, th->tid), name, n,
+					   300000 + k - t0);
 		}
 		for (size_t l = 0; l < m->nulanes; l++) {
 			const struct lane_ent *le = &m->ulanes[l];
@@ -65,6 +78,48 @@ static int walk_vfs(struct exp_sink *s, struct exp_model *m)
 			return s->ops->error(s);
 	}
 	return rc;
+}
+
+struct tstate_walk {
+	struct exp_sink *s;
+	struct exp_model *m;
+};
+
+static int on_tstate(void *ctx, const struct tstate_iv *iv)
+{
+	struct tstate_walk *w = ctx;
+	struct exp_sink *s = w->s;
+	struct exp_model *m = w->m;
+	struct exp_tstate o = {
+		.ts = exp_ts(m, iv->ts), .end = exp_ts(m, iv->end), .pid = exp_pid(m, iv->pid),
+		.lane_tid = EXP_STATE_TID_BASE + exp_pid(m, iv->tid), .name = tstate_names[iv->state],
+	};
+
+	exp_model__tstate_args(m, iv, &s->args);
+	s->ops->tstate(s, &o);
+	return s->ops->error(s);
+}
+
+/* Switches and wake-ups in time order; the states they make. */
+static int walk_sched(struct exp_sink *s, struct exp_model *m)
+{
+	if (s->ops->sched) {
+		for (size_t i = 0; i < m->sched.n; i++) {
+			const struct sched_ent *e = &m->sched.ev[i];
+			struct exp_sched o;
+
+			exp_model__sched(m, e, sched_tab__comm(&m->sched, e->comm), &o);
+			s->ops->sched(s, &o);
+			if (s->ops->error(s))
+				return s->ops->error(s);
+		}
+	}
+	if (s->ops->tstate) {
+		struct tstate_walk w = { .s = s, .m = m };
+
+		return sched_tab__states(&m->sched, m->tend, on_tstate, &w);
+	}
+	return 0;
 }
 
 static void walk_disks(struct exp_sink *s, struct exp_model *m)
@@ -173,6 +228,9 @@ int exp_walk(struct exp_sink *s, struct exp_model *m)
 	err = walk_vfs(s, m);
 	if (err)
 		return exp_model__said(m, err);
+	err = walk_sched(s, m);
+	if (err)
+		return err;
 	walk_disks(s, m);
 	err = walk_gpus(s, m);
 	if (err)

@@ -102,3 +102,21 @@ void arg_hex(struct exp_args *a, const char *k, uint64_t v)
 	snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)v);
 	arg_copy(a, k, buf, false);
 }
+
+/* A thread-state interval: the CPU it ran on, or how its sleep ended. */
+void exp_model__tstate_args(const struct exp_model *m, const struct tstate_iv *iv, struct exp_args *a)
+{
+	args_reset(a);
+	arg_u64(a, "tid", iv->tid);
+	if (iv->state == TS_RUNNING)
+		arg_u64(a, "cpu", iv->cpu);
+	if (iv->state == TS_SLEEPING || iv->state == TS_BLOCKED)
+		arg_u64(a, "kernel_state", iv->raw_state & 0xffff);
+	if (iv->woken) {
+		arg_u64(a, "waker_tid", iv->waker_tid ? exp_pid(m, iv->waker_tid) : 0);
+		arg_u64(a, "waker_pid", iv->waker_tid ? exp_pid(m, iv->waker_pid) : 0);
+		arg_bool(a, "waker_traced", iv->waker_traced);
+		if (iv->waker_seq)
+			arg_u64(a, "waker_call_seq", iv->waker_seq);
+	}
+}

@@ -4,6 +4,7 @@
  * requests and disk counters: names, slices and their args.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -356,4 +357,50 @@ bool exp_model__next_counter(struct exp_model *x, const struct dev_ent *dev,
 	*t = x->t0 + x->nbuckets * x->bucket_ns;
 	*rd = *wr = 0;
 	return true;
+}
+
+/* ---- scheduler events ---- */
+
+/* A traced thread's name as its track shows it; else the comm the record carries. */
+static const char *sched_comm(struct exp_model *m, uint32_t pid, uint32_t tid, const char *comm,
+			      bool traced, char buf[32])
+{
+	uint64_t *v, *pv;
+	const char *n;
+	size_t len;
+
+	if (!tid)
+		return "swapper";
+	if (traced && (v = kmap__get(&m->thread_map, pid, tid)) &&
+	    (pv = kmap__get(&m->proc_map, pid, 0))) {
+		n = exp_model__thread_name(m, &m->procs[*pv], &m->threads[*v], buf, &len);
+		if (len > 31)
+			len = 31;
+		if (n != buf)
+			memcpy(buf, n, len);
+		buf[len] = 0;
+		return buf;
+	}
+	return comm;
+}
+
+void exp_model__sched(struct exp_model *m, const struct sched_ent *e, const char *comm,
+		      struct exp_sched *o)
+{
+	bool sw = e->kind == GPUIO_SCHED_SWITCH;
+
+	memset(o, 0, offsetof(struct exp_sched, buf));
+	o->ts = exp_ts(m, e->ts);
+	o->cpu = e->cpu;
+	o->kind = e->kind;
+	o->tid = e->tid ? exp_pid(m, e->tid) : 0;
+	o->otid = e->otid ? exp_pid(m, e->otid) : 0;
+	o->prio = e->prio;
+	o->target_cpu = e->target_cpu;
+	o->prev_state = sw ? sched_ftrace_prev_state(e) : 0;
+	o->prev_traced = sw && (e->flags & GPUIO_SF_PREV_TRACED);
+	o->next_traced = sw && (e->flags & GPUIO_SF_NEXT_TRACED);
+	o->comm = sched_comm(m, e->pid, e->tid, comm, !sw || o->prev_traced, o->buf[0]);
+	o->ocomm = sched_comm(m, e->opid, e->otid, comm,
+			      sw ? o->next_traced : (e->flags & GPUIO_SF_WAKER_TRACED), o->buf[1]);
 }

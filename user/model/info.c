@@ -136,6 +136,10 @@ void exp_model__info(struct exp_model *x, struct exp_args *a)
 	else
 		arg_null(a, "dropped");
 	arg_bool(a, "drops_known", x->have_stats);
+	/* switches the kernel made that the trace misses (a thread left a CPU
+	 * it was not seen to take): its states around them are approximate */
+	if (x->counts[GPUIO_REC_SCHED])
+		arg_u64(a, "sched_gaps", x->sched.gaps);
 	/* a snapshot that is not the final one counts drops only up to its time */
 	arg_bool(a, "drops_final", x->have_stats && s->final);
 	if (x->have_stats) {
@@ -199,6 +203,10 @@ void exp_model__info(struct exp_model *x, struct exp_args *a)
 		arg_u64(a, "devname", x->counts[GPUIO_REC_DEVNAME]);
 		arg_u64(a, "unknown", x->counts[0]);
 		d->len = 7;
+		if (x->counts[GPUIO_REC_SCHED]) {
+			arg_u64(a, "sched", x->counts[GPUIO_REC_SCHED]);
+			d->len++;
+		}
 		if (x->gpu.any) {
 			static const char *const gnames[] = {
 				"gpu_info", "gpu_kernel", "gpu_memcpy", "gpu_memset", "cuda_api",

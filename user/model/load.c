@@ -232,13 +232,30 @@ static int on_vfs_meta(struct exp_model *x, const struct gpuio_vfs_event *e)
 	return 0;
 }
 
+/* A switch or wake-up: kept for the thread states; its traced threads are tracks. */
+static int on_sched(struct exp_model *x, const struct gpuio_sched_event *e)
+{
+	int err = sched_tab__add(&x->sched, e);
+	struct thread_ent *t;
+
+	if (!err && (e->kind != GPUIO_SCHED_SWITCH || (e->flags & GPUIO_SF_PREV_TRACED)) &&
+	    !(err = note_thread(x, e->hdr.pid, e->hdr.tid, &t)))
+		t->has_sched = true;
+	if (!err && e->kind == GPUIO_SCHED_SWITCH && (e->flags & GPUIO_SF_NEXT_TRACED) &&
+	    !(err = note_thread(x, e->other_pid, e->other_tid, &t)))
+		t->has_sched = true;
+	return err;
+}
+
 /* One record of pass 1: everything but the VFS events themselves. */
 static int meta_record(struct exp_model *x, const struct gpuio_hdr *h)
 {
 	int err = 0;
 
 	x->records++;
-	x->counts[h->type <= GPUIO_REC_GPU_SYM ? h->type : 0]++;
+	x->counts[h->type <= GPUIO_REC_SCHED ? h->type : 0]++;
+	if (h->ts > x->tend)
+		x->tend = h->ts;
 	switch (h->type) {
 	case GPUIO_REC_GPU_INFO ... GPUIO_REC_GPU_SYM:
 		err = gpu_record(x, h);
@@ -263,6 +280,11 @@ static int meta_record(struct exp_model *x, const struct gpuio_hdr *h)
 	case GPUIO_REC_STATS:
 		gpuio_stats__from_record(h, &x->stats);
 		x->have_stats = true;
+		break;
+	case GPUIO_REC_SCHED:
+		if (h->ts < x->tmin)
+			x->tmin = h->ts;
+		err = on_sched(x, (const void *)h);
 		break;
 	case GPUIO_REC_DEVNAME: {
 		const struct gpuio_devname_event *d = (const void *)h;
@@ -355,7 +377,9 @@ static int gpu_note(struct exp_model *x, const struct gpuio_hdr *h)
 int exp_model__note(struct exp_model *x, const struct gpuio_hdr *h)
 {
 	x->records++;
-	x->counts[h->type <= GPUIO_REC_GPU_SYM ? h->type : 0]++;
+	x->counts[h->type <= GPUIO_REC_SCHED ? h->type : 0]++;
+	if (h->ts > x->tend)
+		x->tend = h->ts;
 	switch (h->type) {
 	case GPUIO_REC_GPU_INFO ... GPUIO_REC_GPU_SYM:
 		return gpu_note(x, h);

@@ -142,6 +142,7 @@ int exp_model__load(struct exp_model *x, const char *capture_path, const struct 
 			"ignored (exporting the %llu whole records before it)", capture_path,
 			(unsigned long long)x->trunc_offset, (unsigned long long)x->truncated,
 			(unsigned long long)x->records);
+	sched_tab__sort(&x->sched);
 	err = layout_block(x);
 	if (!err)
 		err = layout_async(x);
@@ -212,6 +213,7 @@ void exp_model__free(struct exp_model *x)
 	free(x->blks);
 	free(x->asyncs);
 	free(x->ulanes);
+	sched_tab__free(&x->sched);
 	kmap__free(&x->path_map);
 	kmap__free(&x->proc_map);
 	kmap__free(&x->thread_map);
@@ -367,6 +369,8 @@ static void model_reset_tables(struct exp_model *x)
 	kmap__free(&x->dev_map);
 	kmap__free(&x->flow_map);
 	gpu_free(&x->gpu);
+	sched_tab__free(&x->sched);
+	x->tend = 0;
 	x->npaths = x->nprocs = x->nthreads = x->ndevs = x->nblks = x->nasyncs = 0;
 	x->records = x->vfs_ordinal = 0;
 	x->tmin = UINT64_MAX;

@@ -37,6 +37,7 @@
 #include <sys/types.h>
 #include "capture/capture.h"
 #include "lib/kmap.h"
+#include "model/sched_tab.h"
 
 /* What an export wrote, counted by the model (gpuio_export() hands it out). */
 struct gpuio_export_stats {
@@ -67,6 +68,8 @@ struct gpuio_export_stats {
 #define EXP_GPU_PID_BASE    0x60000000u
 #define EXP_GPU_TID_BASE    0x70000000u
 #define EXP_GHOST_TID_BASE  0x30000000u
+/* a thread's state lane (JSON): this + its output tid */
+#define EXP_STATE_TID_BASE  0x10000000u
 #define EXP_PROC_NAME_MAX   200
 
 /* ---- typed args ---- */
@@ -131,6 +134,7 @@ struct proc_ent {
 struct thread_ent {
 	uint32_t pid, tid;
 	bool has_comm;
+	bool has_sched;         /* has thread states (a state lane in JSON) */
 	char comm[16];
 };
 
@@ -354,11 +358,13 @@ struct exp_model {
 
 	struct gpuio_stats_event stats;
 	bool have_stats;
-	uint64_t counts[GPUIO_REC_GPU_SYM + 1];   /* [0]: unknown types */
+	uint64_t counts[GPUIO_REC_SCHED + 1];     /* [0]: unknown types */
 	uint64_t records, vfs_ordinal, pass2_records;
 	uint64_t tmin;          /* earliest VFS/block start (pass 1), UINT64_MAX: none */
 	uint64_t rec_off;       /* pass 1: file offset of the record at hand */
 	struct exp_gpu gpu;
+	struct sched_tab sched; /* switches and wake-ups, sorted after pass 1 */
+	uint64_t tend;          /* latest record timestamp: open thread states end here */
 	uint64_t truncated, trunc_offset;
 	uint64_t t0, bucket_ns;
 	size_t nbuckets;
@@ -438,10 +444,31 @@ const char *exp_model__proc_labels(const struct exp_model *m, const struct proc_
 size_t exp_model__proc_name(struct exp_model *m, const struct proc_ent *p, char *buf,
 			    size_t len);
 /* comm of a thread (its own, else its process's) */
+/* The args of a thread-state interval (JSON state slices). */
+void exp_model__tstate_args(const struct exp_model *m, const struct tstate_iv *iv,
+			    struct exp_args *a);
 const char *exp_model__thread_name(struct exp_model *m, const struct proc_ent *p,
 				   const struct thread_ent *t, char buf[32], size_t *len);
 /* "sda", or "8:0" for a disk without a DEVNAME record */
 void exp_model__disk_name(const struct dev_ent *d, char *buf, size_t len);
+
+/* A context switch or wake-up, with output ids and names (see model/sched_tab.h);
+ * exp_model__sched() fills it. */
+struct exp_sched {
+	uint64_t ts;            /* output clock */
+	uint32_t cpu;
+	uint8_t kind;           /* GPUIO_SCHED_*: switch prev -> next; wake: waker wakes tid */
+	uint32_t tid, otid;     /* switch: prev, next; wake: woken, waker (output tids, 0 idle) */
+	const char *comm, *ocomm;
+	int prio;               /* prev's / the woken task's */
+	int64_t prev_state;     /* switch: ftrace encoding (sched_ftrace_prev_state) */
+	uint32_t target_cpu;    /* wake */
+	bool prev_traced, next_traced;  /* switch: which side is a traced thread */
+	char buf[2][32];
+};
+/* e's output form; comm: the name the record carries for its untraced side / waker */
+void exp_model__sched(struct exp_model *m, const struct sched_ent *e, const char *comm,
+		      struct exp_sched *o);
 
 struct exp_vfs {
 	const char *name;

@@ -40,7 +40,7 @@ struct layer {
 	bool manual;                   /* loaded here, attached by its module (per library) */
 };
 
-enum { L_PROC, L_VFS, L_BLOCK, L_PAGECACHE, L_IOURING, L_CUDA, L_COUNT };
+enum { L_PROC, L_VFS, L_BLOCK, L_PAGECACHE, L_IOURING, L_SCHED, L_CUDA, L_COUNT };
 
 #define FN_PROGS(e, x) \
 	"vfs_read_" e, "vfs_read_" x, "vfs_write_" e, "vfs_write_" x, \
@@ -53,8 +53,8 @@ enum { L_PROC, L_VFS, L_BLOCK, L_PAGECACHE, L_IOURING, L_CUDA, L_COUNT };
 
 static const struct layer layers[L_COUNT] = {
 	[L_PROC] = { "proc", false, {
-		{ "tp_btf", NULL, false, { "proc_fork_btf", "proc_exec_btf", "proc_exit_btf", "proc_rename_btf" } },
-		{ "raw_tp", NULL, false, { "proc_fork_raw", "proc_exec_raw", "proc_exit_raw", "proc_rename_raw" } },
+		{ "tp_btf", NULL, false, { "proc_fork_btf", "proc_exec_btf", "proc_exit_btf", "proc_free_btf", "proc_rename_btf" } },
+		{ "raw_tp", NULL, false, { "proc_fork_raw", "proc_exec_raw", "proc_exit_raw", "proc_free_raw", "proc_rename_raw" } },
 	} },
 	[L_VFS] = { "vfs", false, {
 		{ "fentry", "fentry", false, { FN_PROGS("fentry", "fexit") } },
@@ -75,6 +75,11 @@ static const struct layer layers[L_COUNT] = {
 		{ "tp_btf", NULL, false, { "uring_submit_btf", "uring_complete_cqe_btf" } },
 		{ "tp_btf:v1", NULL, false, { "uring_submit_btf", "uring_complete_args_btf" } },
 		{ "tp_btf:v0", NULL, false, { "uring_submit_sqe_btf", "uring_complete_args_btf" } },
+	} },
+	/* thread states and wake-ups of traced threads (--no-sched: off) */
+	[L_SCHED] = { "sched", true, {
+		{ "tp_btf", NULL, false, { "sched_switch_btf", "sched_waking_btf", "sched_wakeup_new_btf" } },
+		{ "raw_tp", NULL, false, { "sched_switch_raw", "sched_waking_raw", "sched_wakeup_new_raw" } },
 	} },
 	/* attached per library file by user/gpu/cuda_probes.c (--no-cuda-uprobes: off) */
 	[L_CUDA] = { "cuda", true, {
@@ -334,6 +339,8 @@ int gpuio_loader__open(const struct gpuio_loader_opts *o, struct gpuio_loader **
 
 	memset(l, 0, sizeof(*l));
 	libbpf_set_print(libbpf_print);
+	if (o->no_sched)
+		choice[L_SCHED] = nvariants(&layers[L_SCHED]);
 	if (o->no_cuda_uprobes) {
 		choice[L_CUDA] = nvariants(&layers[L_CUDA]);
 	} else if (getenv("GPUIO_CUDA_UPROBE_MODE")) {
@@ -408,6 +415,7 @@ int gpuio_loader__open(const struct gpuio_loader_opts *o, struct gpuio_loader **
 	MODE(pagecache_mode, L_PAGECACHE);
 	MODE(iouring_mode, L_IOURING);
 	MODE(cuda_mode, L_CUDA);
+	MODE(sched_mode, L_SCHED);
 #undef MODE
 	if (!l->detail[0])
 		snprintf(l->detail, sizeof(l->detail), "best mode of every layer accepted");
@@ -428,5 +436,6 @@ void gpuio_loader__describe(const struct gpuio_loader *l, struct gpuio_cap_heade
 	snprintf(h->proc_mode, sizeof(h->proc_mode), "%s", l->proc_mode);
 	snprintf(h->pagecache_mode, sizeof(h->pagecache_mode), "%s", l->pagecache_mode);
 	snprintf(h->iouring_mode, sizeof(h->iouring_mode), "%s", l->iouring_mode);
+	snprintf(h->sched_mode, sizeof(h->sched_mode), "%s", l->sched_mode);
 	snprintf(h->modes_detail, sizeof(h->modes_detail), "%s", l->detail);
 }

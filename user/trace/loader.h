@@ -19,6 +19,7 @@ struct gpuio_loader_opts {
 	size_t ringbuf_bytes;    /* power of two */
 	const char *vfs_mode;    /* NULL = best; else forced (e.g. "syscall") */
 	bool no_cuda_uprobes;    /* --no-cuda-uprobes: do not load the CUDA API probes */
+	bool no_sched;           /* --no-sched: no thread states or wake-ups */
 };
 
 struct gpuio_loader {
@@ -28,6 +29,7 @@ struct gpuio_loader {
 	char proc_mode[16];
 	char pagecache_mode[16];
 	char iouring_mode[16];
+	char sched_mode[16];
 	char cuda_mode[16];      /* "uprobe.multi", "uprobe" (attached per library later) or "off" */
 	char detail[512];        /* why better modes were refused */
 	struct bpf_link *links[48];

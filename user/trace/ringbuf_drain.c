@@ -25,7 +25,7 @@ struct ringbuf_drain {
 	struct keyset *cgroups;    /* processes whose cgroup (job identity) was read */
 	int ncpus;
 	__u64 *percpu;
-	__u64 vfs, block, cuda;
+	__u64 vfs, block, cuda, sched;
 	__u64 ustats[GPUIO_USTAT_MAX];
 	int write_err;
 };
@@ -102,6 +102,19 @@ static int handle(void *ctx, void *data, size_t size)
 		name_file(c, h, e->fd, e->dev, e->ino);
 		if (e->fd2 >= 0)
 			name_file(c, h, e->fd2, e->dev2, e->ino2);
+		return 0;
+	}
+	case GPUIO_REC_SCHED: {
+		const struct gpuio_sched_event *e = data;
+		struct gpuio_hdr next = { .pid = e->other_pid, .tid = e->other_tid, .ts = h->ts };
+
+		c->sched++;
+		append(c, data, h->size);
+		/* a thread that only sleeps and runs still needs its name */
+		if (e->kind != GPUIO_SCHED_SWITCH || (e->flags & GPUIO_SF_PREV_TRACED))
+			name_thread(c, h);
+		if (e->kind == GPUIO_SCHED_SWITCH && (e->flags & GPUIO_SF_NEXT_TRACED))
+			name_thread(c, &next);
 		return 0;
 	}
 	case GPUIO_REC_BLOCK: {
@@ -228,6 +241,7 @@ void ringbuf_drain__totals(struct ringbuf_drain *c, struct ringbuf_drain_totals 
 	t->vfs = c->vfs;
 	t->block = c->block;
 	t->cuda = c->cuda;
+	t->sched = c->sched;
 	t->dropped = c->ustats[GPUIO_USTAT_WRITE_ERRORS];
 	for (size_t i = 0; i < gpuio_ndrop_counters; i++)
 		t->dropped += t->stats[gpuio_drop_counters[i].idx];

@@ -144,7 +144,7 @@ static int setup(struct trace_session *s)
 	struct gpuio_loader_opts lo = {
 		.trace_all = o->all, .all_fds = o->all_fds, .self_tgid = (__u32)getpid(),
 		.ringbuf_bytes = o->ringbuf, .vfs_mode = o->vfs_mode,
-		.no_cuda_uprobes = o->no_cuda_uprobes,
+		.no_cuda_uprobes = o->no_cuda_uprobes, .no_sched = o->no_sched,
 	};
 	struct sigaction sa = { .sa_handler = on_signal };
 	int err;
@@ -152,9 +152,9 @@ static int setup(struct trace_session *s)
 	err = gpuio_loader__open(&lo, &s->l);
 	if (err)
 		return err;
-	pr_debug("attach modes: vfs=%s block=%s proc=%s pagecache=%s io_uring=%s cuda=%s",
+	pr_debug("attach modes: vfs=%s block=%s proc=%s pagecache=%s io_uring=%s sched=%s cuda=%s",
 		 s->l->vfs_mode, s->l->block_mode, s->l->proc_mode, s->l->pagecache_mode,
-		 s->l->iouring_mode, s->l->cuda_mode);
+		 s->l->iouring_mode, s->l->sched_mode, s->l->cuda_mode);
 	if (o->start_at_str) {
 		/* loaded already: at TIME only the attach is left to do */
 		pr_info("waiting until %s to attach (Ctrl-C cancels)", o->start_at_str);
@@ -394,6 +394,10 @@ static void say_drops(const struct ringbuf_drain_totals *t)
 		pr_warn("CUDA API calls lost: %llu (ring buffer full), %llu (nested deeper than %d)",
 			(unsigned long long)t->stats[GPUIO_STAT_RB_DROP_CUDA],
 			(unsigned long long)t->stats[GPUIO_STAT_CUDA_DEPTH], CUDA_DEPTH);
+	if (t->stats[GPUIO_STAT_RB_DROP_SCHED])
+		pr_warn("%llu context switches or wake-ups lost (ring buffer full): thread states "
+			"around them are approximate; try --ringbuf 64M or --no-sched",
+			(unsigned long long)t->stats[GPUIO_STAT_RB_DROP_SCHED]);
 }
 
 /* The stream's last pump, or the export of the closed capture; the summary line. */
@@ -418,9 +422,12 @@ static int export(struct trace_session *s)
 	/* said only when there were some: the line is parsed by scripts */
 	if (s->tot.cuda)
 		snprintf(cuda, sizeof(cuda), ", %llu cuda", (unsigned long long)s->tot.cuda);
+	if (s->tot.sched)
+		snprintf(cuda + strlen(cuda), sizeof(cuda) - strlen(cuda), ", %llu sched",
+			 (unsigned long long)s->tot.sched);
 	fprintf(stderr, "gpuio: %s after %.1fs: %llu events (%llu vfs, %llu block%s), %llu dropped -> %s"
 		" (capture %s)\n", s->why_end, (clock_mono_ns() - s->start) / 1e9,
-		(unsigned long long)(s->tot.vfs + s->tot.block + s->tot.cuda),
+		(unsigned long long)(s->tot.vfs + s->tot.block + s->tot.cuda + s->tot.sched),
 		(unsigned long long)s->tot.vfs, (unsigned long long)s->tot.block, cuda,
 		(unsigned long long)s->tot.dropped,
 		o->no_export && !o->stream ? "no export" : o->output, o->capture);

@@ -27,6 +27,7 @@ struct trace_opts {
 	const char *capture;     /* set: beside the output when --capture is absent */
 	const char *vfs_mode;
 	bool no_cuda_uprobes;
+	bool no_sched;          /* --no-sched */
 	bool no_gpu_collector;   /* --no-gpu: no CUPTI collector at all */
 	bool no_gpu_inject;
 	__u64 duration_ns;

@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * sched.bpf.h — the scheduler layer: what a traced thread does between its
+ * calls. A context switch is kept when a traced thread leaves or takes a
+ * CPU (its state on leaving: preempted, sleeping, blocked); a wake-up when a
+ * traced thread is woken, with the waker and the waker's VFS call in flight,
+ * so userspace can follow "the loop slept until a worker's write woke it".
+ * Filtered in the kernel: the switch hook runs on every switch of the node,
+ * so it is two hash lookups and out when neither side is ours.
+ */
+#ifndef GPUIO_SCHED_BPF_H
+#define GPUIO_SCHED_BPF_H
+#include "trace/common.bpf.h"
+#include "trace/vfs.bpf.h"
+
+static __always_inline __u32 task_state(struct task_struct *t)
+{
+	struct task_struct___old { long state; } *o = (void *)t;
+	__u32 st;
+
+	if (bpf_core_field_exists(t->__state))
+		st = BPF_CORE_READ(t, __state);
+	else
+		st = BPF_CORE_READ(o, state);
+	return (st & 0xffff) | ((__u32)BPF_CORE_READ(t, exit_state) & 0xffff) << 16;
+}
+
+static __always_inline struct gpuio_sched_event *sched_reserve(__u32 kind, __u32 pid, __u32 tid)
+{
+	struct gpuio_sched_event *e;
+
+	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (!e) {
+		stat_inc(GPUIO_STAT_RB_DROP_SCHED);
+		return NULL;
+	}
+	fill_hdr(&e->hdr, GPUIO_REC_SCHED, sizeof(*e), pid, tid, bpf_ktime_get_ns());
+	e->kind = kind;
+	e->prev_state = 0;
+	e->target_cpu = 0;
+	e->waker_seq = 0;
+	return e;
+}
+
+static __always_inline int on_switch(bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	__u32 ptgid = BPF_CORE_READ(prev, tgid), ntgid = BPF_CORE_READ(next, tgid);
+	bool pt = tgid_traced(ptgid) && BPF_CORE_READ(prev, pid) != 0;
+	bool nt = tgid_traced(ntgid) && BPF_CORE_READ(next, pid) != 0;
+	struct gpuio_sched_event *e;
+
+	if (!pt && !nt)
+		return 0;
+	e = sched_reserve(GPUIO_SCHED_SWITCH, ptgid, BPF_CORE_READ(prev, pid));
+	if (!e)
+		return 0;
+	e->flags = (pt ? GPUIO_SF_PREV_TRACED : 0) | (nt ? GPUIO_SF_NEXT_TRACED : 0) |
+		   (preempt ? GPUIO_SF_PREEMPT : 0);
+	e->other_pid = ntgid;
+	e->other_tid = BPF_CORE_READ(next, pid);
+	e->prev_state = task_state(prev);
+	e->prio = BPF_CORE_READ(prev, prio);
+	if (!nt)
+		BPF_CORE_READ_STR_INTO(&e->comm, next, comm);
+	else if (!pt)
+		BPF_CORE_READ_STR_INTO(&e->comm, prev, comm);
+	else
+		e->comm[0] = 0;
+	bpf_ringbuf_submit(e, rb_wakeup_flag());
+	return 0;
+}
+
+static __always_inline int on_wake(struct task_struct *p, __u32 kind)
+{
+	__u32 tgid = BPF_CORE_READ(p, tgid);
+	__u64 cur = bpf_get_current_pid_tgid();
+	struct gpuio_sched_event *e;
+	struct call_state *cs;
+
+	if (!tgid_traced(tgid))
+		return 0;
+	e = sched_reserve(kind, tgid, BPF_CORE_READ(p, pid));
+	if (!e)
+		return 0;
+	e->flags = 0;
+	e->other_pid = cur >> 32;
+	e->other_tid = (__u32)cur;
+	e->prio = BPF_CORE_READ(p, prio);
+	e->target_cpu = BPF_CORE_READ(p, wake_cpu);
+	/*
+	 * The running task is the waker, except in interrupt context (a timer,
+	 * a disk completion), where it is whoever the interrupt landed on: the
+	 * per-CPU preempt count that tells them apart is not readable from BPF
+	 * on every kernel (no kallsyms address for it here), so userspace only
+	 * trusts a traced waker for waits that are not I/O or timers.
+	 */
+	if ((__u32)cur && tgid_traced(cur >> 32)) {
+		e->flags |= GPUIO_SF_WAKER_TRACED;
+		cs = bpf_task_storage_get(&calls, bpf_get_current_task_btf(), NULL, 0);
+		if (cs && cs->call != GPUIO_CALL_NONE)
+			e->waker_seq = cs->seq;
+	}
+	bpf_get_current_comm(e->comm, sizeof(e->comm));
+	bpf_ringbuf_submit(e, rb_wakeup_flag());
+	return 0;
+}
+
+/* tp_btf: typed arguments. prev_state is read from the task, not from the
+ * 4th argument, which kernels before 5.18 do not pass. */
+SEC("?tp_btf/sched_switch")
+int BPF_PROG(sched_switch_btf, bool preempt, struct task_struct *prev, struct task_struct *next)
+{ return on_switch(preempt, prev, next); }
+SEC("?tp_btf/sched_waking")
+int BPF_PROG(sched_waking_btf, struct task_struct *p)
+{ return on_wake(p, GPUIO_SCHED_WAKE); }
+SEC("?tp_btf/sched_wakeup_new")
+int BPF_PROG(sched_wakeup_new_btf, struct task_struct *p)
+{ return on_wake(p, GPUIO_SCHED_WAKE_NEW); }
+
+SEC("?raw_tp/sched_switch")
+int BPF_PROG(sched_switch_raw, bool preempt, struct task_struct *prev, struct task_struct *next)
+{ return on_switch(preempt, prev, next); }
+SEC("?raw_tp/sched_waking")
+int BPF_PROG(sched_waking_raw, struct task_struct *p)
+{ return on_wake(p, GPUIO_SCHED_WAKE); }
+SEC("?raw_tp/sched_wakeup_new")
+int BPF_PROG(sched_wakeup_new_raw, struct task_struct *p)
+{ return on_wake(p, GPUIO_SCHED_WAKE_NEW); }
+
+#endif

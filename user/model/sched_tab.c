@@ -1,0 +1,358 @@
+// SPDX-License-Identifier: MIT
+/* sched_tab.c — switches and wake-ups into thread states. See sched_tab.h. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "model/sched_tab.h"
+
+/* Perfetto's names for the same states (its thread_state table and UI) */
+const char *const tstate_names[TS_N] = {
+	[TS_RUNNING] = "Running",
+	[TS_RUNNABLE] = "Runnable",
+	[TS_PREEMPTED] = "Runnable (Preempted)",
+	[TS_SLEEPING] = "Sleeping",
+	[TS_BLOCKED] = "Uninterruptible Sleep",
+};
+
+/* kernel task states (include/linux/sched.h), stable since 4.14 */
+#define K_INTERRUPTIBLE   0x0001
+#define K_UNINTERRUPTIBLE 0x0002
+#define K_REPORT          0x007f
+#define K_DEAD            0x0080
+#define K_NOLOAD          0x0400
+#define K_IDLE            (K_UNINTERRUPTIBLE | K_NOLOAD)
+#define K_EXIT_DEAD       0x0010
+#define K_EXIT_ZOMBIE     0x0020
+
+static uint64_t comm_hash(const char *c)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (int i = 0; i < 16 && c[i]; i++)
+		h = (h ^ (unsigned char)c[i]) * 1099511628211ull;
+	return h;
+}
+
+static int name_of(struct sched_tab *t, uint32_t tid, const char *comm, uint32_t *out)
+{
+	uint64_t *v;
+	int rc;
+
+	*out = 0;
+	if (!comm[0])
+		return 0;
+	rc = kmap__upsert(&t->name_map, tid, comm_hash(comm), &v);
+	if (rc < 0)
+		return rc;
+	if (rc) {
+		if (array_grow((void **)&t->names, &t->cnames, t->nnames + 1, sizeof(*t->names)))
+			return -ENOMEM;
+		memset(t->names[t->nnames], 0, 16);
+		memcpy(t->names[t->nnames], comm, strnlen(comm, 15));
+		*v = ++t->nnames;
+	}
+	*out = (uint32_t)*v;
+	return 0;
+}
+
+void sched_ent__from(const struct gpuio_sched_event *e, struct sched_ent *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->ts = e->hdr.ts;
+	s->pid = e->hdr.pid;
+	s->tid = e->hdr.tid;
+	s->opid = e->other_pid;
+	s->otid = e->other_tid;
+	s->state = e->prev_state;
+	s->waker_seq = e->waker_seq;
+	s->cpu = (uint16_t)e->hdr.cpu;
+	s->target_cpu = (uint16_t)e->target_cpu;
+	s->prio = (int16_t)e->prio;
+	s->kind = (uint8_t)e->kind;
+	s->flags = (uint8_t)e->flags;
+}
+
+int sched_tab__add(struct sched_tab *t, const struct gpuio_sched_event *e)
+{
+	struct sched_ent *s;
+	int err;
+
+	if (array_grow((void **)&t->ev, &t->cap, t->n + 1, sizeof(*t->ev)))
+		return -ENOMEM;
+	s = &t->ev[t->n];
+	sched_ent__from(e, s);
+	s->ord = (uint32_t)t->n;
+	err = name_of(t, e->kind == GPUIO_SCHED_SWITCH && !(e->flags & GPUIO_SF_NEXT_TRACED) ?
+		      e->other_tid : e->kind == GPUIO_SCHED_SWITCH ? e->hdr.tid : e->other_tid,
+		      e->comm, &s->comm);
+	if (err)
+		return err;
+	t->n++;
+	t->sorted = false;
+	return 0;
+}
+
+static int by_ts(const void *a, const void *b)
+{
+	const struct sched_ent *x = a, *y = b;
+
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return x->ord < y->ord ? -1 : x->ord > y->ord;  /* stable: capture order */
+}
+
+/*
+ * A CPU's recorded switches chain: the traced thread (or "not ours", 0)
+ * that one puts on the CPU is the one the next takes off. A break means a
+ * switch the kernel made was not recorded.
+ */
+static void count_gaps(struct sched_tab *t)
+{
+	uint32_t cur[1024];
+	bool known[1024] = { false };
+
+	t->gaps = 0;
+	for (size_t i = 0; i < t->n; i++) {
+		const struct sched_ent *e = &t->ev[i];
+		uint32_t c = e->cpu & 1023;
+		uint32_t prev = (e->flags & GPUIO_SF_PREV_TRACED) ? e->tid : 0;
+
+		if (e->kind != GPUIO_SCHED_SWITCH)
+			continue;
+		if (known[c] && cur[c] != prev)
+			t->gaps++;
+		cur[c] = (e->flags & GPUIO_SF_NEXT_TRACED) ? e->otid : 0;
+		known[c] = true;
+	}
+}
+
+void sched_tab__sort(struct sched_tab *t)
+{
+	/* capture order is nearly time order (one ring buffer): check first */
+	bool in_order = true;
+
+	for (size_t i = 1; i < t->n && in_order; i++)
+		in_order = t->ev[i - 1].ts <= t->ev[i].ts;
+	if (!in_order)
+		qsort(t->ev, t->n, sizeof(*t->ev), by_ts);
+	t->sorted = true;
+	count_gaps(t);
+}
+
+const char *sched_tab__comm(const struct sched_tab *t, uint32_t comm)
+{
+	return comm && comm <= t->nnames ? t->names[comm - 1] : "";
+}
+
+void sched_tab__free(struct sched_tab *t)
+{
+	free(t->ev);
+	free(t->names);
+	kmap__free(&t->name_map);
+	memset(t, 0, sizeof(*t));
+}
+
+int64_t sched_ftrace_prev_state(const struct sched_ent *e)
+{
+	uint32_t st = e->state & 0xffff, ex = e->state >> 16, s;
+	int idx = 0;
+
+	if (e->flags & GPUIO_SF_PREEMPT)
+		return 0x100;
+	if ((st & K_IDLE) == K_IDLE)
+		return 0x80;
+	s = (st | ex) & K_REPORT;
+	while (s) {             /* fls */
+		idx++;
+		s >>= 1;
+	}
+	return idx ? 1 << (idx - 1) : 0;
+}
+
+enum tstate sched_state_after_switch(const struct sched_ent *e)
+{
+	uint32_t st = e->state & 0xffff, ex = e->state >> 16;
+
+	if (e->flags & GPUIO_SF_PREEMPT)
+		return TS_PREEMPTED;
+	if ((st & K_DEAD) || (ex & (K_EXIT_DEAD | K_EXIT_ZOMBIE)))
+		return TS_N;
+	if (!(st & K_REPORT))
+		return TS_RUNNABLE;             /* yielded: still on the run queue */
+	if ((st & K_IDLE) == K_IDLE || (st & K_INTERRUPTIBLE) || !(st & K_UNINTERRUPTIBLE))
+		return TS_SLEEPING;             /* S, idle kthreads, stopped, parked */
+	return TS_BLOCKED;
+}
+
+/* ---- the state machine ---- */
+
+#define ST_NONE 0xff
+
+struct tcur {
+	uint32_t pid, tid;
+	uint64_t since, run_start;
+	uint8_t state;                  /* enum tstate, ST_NONE: unknown or gone */
+	uint16_t cpu;
+	uint32_t raw;
+	struct tstate_iv wake;          /* woken/waker_* of the current interval */
+	struct tstate_iv pending;       /* a wake-up seen while still on a CPU */
+	bool has_pending;
+};
+
+struct walk {
+	struct kmap map;
+	struct tcur *th;
+	size_t n, cap;
+	tstate_fn fn;
+	void *ctx;
+};
+
+static struct tcur *cur_get(struct walk *w, uint32_t pid, uint32_t tid)
+{
+	uint64_t *v;
+	int rc = kmap__upsert(&w->map, pid, tid, &v);
+
+	if (rc < 0)
+		return NULL;
+	if (rc) {
+		if (array_grow((void **)&w->th, &w->cap, w->n + 1, sizeof(*w->th)))
+			return NULL;
+		memset(&w->th[w->n], 0, sizeof(w->th[0]));
+		w->th[w->n].pid = pid;
+		w->th[w->n].tid = tid;
+		w->th[w->n].state = ST_NONE;
+		*v = w->n++;
+	}
+	return &w->th[*v];
+}
+
+/* Close the thread's current interval at ts (with how it ended, if woken). */
+static int close_iv(struct walk *w, struct tcur *c, uint64_t ts, const struct tstate_iv *woke)
+{
+	struct tstate_iv iv;
+
+	if (c->state == ST_NONE || ts <= c->since)
+		return 0;
+	memset(&iv, 0, sizeof(iv));
+	iv.ts = c->since;
+	iv.end = ts;
+	iv.pid = c->pid;
+	iv.tid = c->tid;
+	iv.state = c->state;
+	iv.cpu = c->cpu;
+	iv.raw_state = c->raw;
+	if (woke) {
+		iv.woken = true;
+		iv.waker_traced = woke->waker_traced;
+		iv.waker_pid = woke->waker_pid;
+		iv.waker_tid = woke->waker_tid;
+		iv.waker_seq = woke->waker_seq;
+	} else if (c->wake.woken) {
+		iv.woken = true;
+		iv.waker_traced = c->wake.waker_traced;
+		iv.waker_pid = c->wake.waker_pid;
+		iv.waker_tid = c->wake.waker_tid;
+		iv.waker_seq = c->wake.waker_seq;
+	}
+	return w->fn(w->ctx, &iv);
+}
+
+static void set_state(struct tcur *c, uint8_t state, uint64_t ts, const struct tstate_iv *woke)
+{
+	c->state = state;
+	c->since = ts;
+	memset(&c->wake, 0, sizeof(c->wake));
+	if (woke)
+		c->wake = *woke;
+}
+
+static int on_switch(struct walk *w, const struct sched_ent *e)
+{
+	struct tcur *c;
+	int rc;
+
+	if (e->flags & GPUIO_SF_PREV_TRACED) {
+		enum tstate s = sched_state_after_switch(e);
+
+		c = cur_get(w, e->pid, e->tid);
+		if (!c)
+			return -ENOMEM;
+		if ((rc = close_iv(w, c, e->ts, NULL)))
+			return rc;
+		if (s == TS_N) {
+			c->state = ST_NONE;
+		} else if ((s == TS_SLEEPING || s == TS_BLOCKED) && c->has_pending &&
+			   c->pending.ts >= c->run_start) {
+			/* woken while still switching out: it never slept */
+			set_state(c, TS_RUNNABLE, e->ts, &c->pending);
+		} else {
+			set_state(c, (uint8_t)s, e->ts, NULL);
+			c->raw = e->state;
+		}
+		c->has_pending = false;
+	}
+	if (e->flags & GPUIO_SF_NEXT_TRACED) {
+		c = cur_get(w, e->opid, e->otid);
+		if (!c)
+			return -ENOMEM;
+		if ((rc = close_iv(w, c, e->ts, NULL)))
+			return rc;
+		set_state(c, TS_RUNNING, e->ts, NULL);
+		c->cpu = e->cpu;
+		c->run_start = e->ts;
+		c->has_pending = false;
+	}
+	return 0;
+}
+
+static int on_wake(struct walk *w, const struct sched_ent *e)
+{
+	struct tcur *c = cur_get(w, e->pid, e->tid);
+	struct tstate_iv woke;
+	int rc;
+
+	if (!c)
+		return -ENOMEM;
+	memset(&woke, 0, sizeof(woke));
+	woke.ts = e->ts;
+	woke.woken = true;
+	woke.waker_traced = e->flags & GPUIO_SF_WAKER_TRACED;
+	woke.waker_pid = e->opid;
+	woke.waker_tid = e->otid;
+	woke.waker_seq = e->waker_seq;
+	switch (c->state) {
+	case TS_SLEEPING:
+	case TS_BLOCKED:
+		if ((rc = close_iv(w, c, e->ts, &woke)))
+			return rc;
+		/* fall through */
+	case ST_NONE:
+		set_state(c, TS_RUNNABLE, e->ts, &woke);
+		c->cpu = e->target_cpu;
+		break;
+	case TS_RUNNING:
+		c->pending = woke;
+		c->has_pending = true;
+		break;
+	default:
+		break;          /* already runnable */
+	}
+	return 0;
+}
+
+int sched_tab__states(const struct sched_tab *t, uint64_t end_ts, tstate_fn fn, void *ctx)
+{
+	struct walk w = { .fn = fn, .ctx = ctx };
+	int rc = 0;
+
+	for (size_t i = 0; i < t->n && !rc; i++) {
+		const struct sched_ent *e = &t->ev[i];
+
+		rc = e->kind == GPUIO_SCHED_SWITCH ? on_switch(&w, e) : on_wake(&w, e);
+	}
+	for (size_t i = 0; i < w.n && !rc; i++)
+		rc = close_iv(&w, &w.th[i], end_ts, NULL);
+	kmap__free(&w.map);
+	free(w.th);
+	return rc;
+}

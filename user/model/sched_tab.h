@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sched_tab.h — context switches and wake-ups of traced threads (records
+ * GPUIO_REC_SCHED), kept compactly, sorted by time, and turned into thread
+ * states: the intervals a thread spent Running, Runnable (woken, or
+ * preempted, waiting for a CPU), Sleeping, in Uninterruptible sleep (D: most
+ * often I/O), with who woke it. Shared by the exporters (JSON state tracks;
+ * the .pftrace gets the raw events as ftrace sched events and Perfetto
+ * derives the same states) and the report (where a thread's time went).
+ *
+ * Memory: ~48 bytes per switch or wake-up of a traced thread.
+ */
+#ifndef GPUIO_MODEL_SCHED_TAB_H
+#define GPUIO_MODEL_SCHED_TAB_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <linux/types.h>
+#include "gpuio_abi.h"
+#include "lib/kmap.h"
+
+enum tstate {
+	TS_RUNNING,
+	TS_RUNNABLE,            /* woken, waiting for a CPU */
+	TS_PREEMPTED,           /* preempted, waiting for a CPU */
+	TS_SLEEPING,            /* S: interruptible (futex, poll, pipe, timer...) */
+	TS_BLOCKED,             /* D: uninterruptible (disk I/O, page faults, locks) */
+	TS_N
+};
+extern const char *const tstate_names[TS_N];
+
+struct sched_ent {
+	uint64_t ts;
+	uint32_t pid, tid;      /* switch: prev; wake: the woken task */
+	uint32_t opid, otid;    /* switch: next; wake: the waker */
+	uint32_t state;         /* switch: prev's raw state (GPUIO ABI) */
+	uint32_t waker_seq;
+	uint32_t comm;          /* names[] + 1 of the untraced side / waker, 0 none */
+	uint32_t ord;           /* capture order (ties in time keep it) */
+	uint16_t cpu;           /* the event's CPU */
+	uint16_t target_cpu;
+	int16_t prio;
+	uint8_t kind, flags;
+};
+
+/* One closed interval of a thread's state. */
+struct tstate_iv {
+	uint64_t ts, end;
+	uint32_t pid, tid;
+	uint8_t state;          /* enum tstate */
+	uint16_t cpu;           /* Running: the CPU */
+	uint32_t raw_state;     /* Sleeping/Blocked: the kernel state it left the CPU in */
+	/* Sleeping/Blocked ended by a wake-up, and the Runnable after it: who woke it
+	 * (waker_tid 0: an interrupt or the idle task; waker_traced: a traced thread) */
+	bool woken;
+	bool waker_traced;
+	uint32_t waker_pid, waker_tid, waker_seq;
+};
+
+struct sched_tab {
+	struct sched_ent *ev;
+	size_t n, cap;
+	char (*names)[16];
+	size_t nnames, cnames;
+	struct kmap name_map;   /* (tid, hash of comm) -> names[] + 1 */
+	bool sorted;
+	uint64_t gaps;          /* switches whose thread was not seen taking the CPU */
+};
+
+int sched_tab__add(struct sched_tab *t, const struct gpuio_sched_event *e);
+/* One record as an entry (no comm index): for users without a table (the stream). */
+void sched_ent__from(const struct gpuio_sched_event *e, struct sched_ent *s);
+/* Sort by time (stable: capture order breaks ties). */
+void sched_tab__sort(struct sched_tab *t);
+const char *sched_tab__comm(const struct sched_tab *t, uint32_t comm);
+void sched_tab__free(struct sched_tab *t);
+
+/*
+ * Ftrace's prev_state encoding of a switch (what `sched_switch` prints and
+ * Perfetto decodes, kernels >= 4.14): 0 R, 1 S, 2 D, 4 T, 8 t, 16 X, 32 Z,
+ * 64 P, 128 I, 256 R+ (preempted).
+ */
+int64_t sched_ftrace_prev_state(const struct sched_ent *e);
+
+/* The state a switch leaves its prev in (TS_N: the thread is gone). */
+enum tstate sched_state_after_switch(const struct sched_ent *e);
+
+/*
+ * Walk the sorted table once, calling fn for every closed interval of every
+ * traced thread, in the order they close; intervals still open at end_ts
+ * are closed there. fn returns non-zero to stop (returned).
+ */
+typedef int (*tstate_fn)(void *ctx, const struct tstate_iv *iv);
+int sched_tab__states(const struct sched_tab *t, uint64_t end_ts, tstate_fn fn, void *ctx);
+
+#endif /* GPUIO_MODEL_SCHED_TAB_H */
