@@ -81,3 +81,8 @@ $(BUILD)/tests/libinject_test.so: tests/progs/lib/inject_testlib.c
 	@mkdir -p $(BUILD)/tests
 	$(CC) -O2 -g -Wall -fPIC -shared -o $@ $<
 test-progs: $(BUILD)/tests/libinject_test.so
+
+# tests/progs/torch_loader.py (PyTorch DataLoader workloads that measure
+# themselves) is not built: tests run it from the source tree with
+# /usr/bin/python3 (Debian's python3-torch) through tests/torch_lib.sh;
+# t_torch_loader.sh checks its numbers, and skips without torch.
