@@ -363,9 +363,9 @@ static void files(FILE *f, const struct rpt_model *m, const struct rpt_opts *opt
 
 	fprintf(f, "<h2>Files</h2><p>%zu of %zu files (top %u by time, bytes and ops).</p>",
 		n, m->nfiles, opt->top);
-	fprintf(f, "<table><tr><th class=l>path</th><th>read</th><th>ops</th><th>write</th>"
-		"<th>ops</th><th>time</th><th>mean</th><th>p50</th><th>p99</th><th>cache hit</th>"
-		"<th class=l>pattern</th><th>opens</th></tr>");
+	fprintf(f, "<table><tr><th class=l>path</th><th class=l>role</th><th>read</th><th>ops</th>"
+		"<th>write</th><th>ops</th><th>time</th><th>mean</th><th>p50</th><th>p99</th>"
+		"<th>cache hit</th><th class=l>pattern</th><th>opens</th></tr>");
 	for (size_t k = 0; k < n; k++) {
 		const struct rpt_file *fl = &m->files[idx[k]];
 		uint64_t single;
@@ -373,6 +373,7 @@ static void files(FILE *f, const struct rpt_model *m, const struct rpt_opts *opt
 
 		fprintf(f, "<tr><td class=l>");
 		esc(f, fl->path, fl->path_len);
+		fprintf(f, "</td><td class=l>%s", rpt_role_names[fl->role]);
 		fprintf(f, "</td><td>%s</td><td>%" PRIu64 "</td><td>%s</td><td>%" PRIu64 "</td>"
 			"<td>%s</td><td>%s</td><td>%s</td><td>%s</td>",
 			bytes(fl->rbytes, a, sizeof(a)), fl->rops, bytes(fl->wbytes, b, sizeof(b)),
@@ -390,7 +391,7 @@ static void files(FILE *f, const struct rpt_model *m, const struct rpt_opts *opt
 	fprintf(f, "</table>\n");
 	free(idx);
 	if (m->small_files)
-		fprintf(f, "<p>%" PRIu64 " of %" PRIu64 " files read are under 1 MiB and read once."
+		fprintf(f, "<p>%" PRIu64 " of %" PRIu64 " data files read are under 1 MiB and read once."
 			"</p>", m->small_files, m->read_files);
 }
 

@@ -215,6 +215,7 @@ static void files(struct jw *j, const struct rpt_model *m, const struct rpt_opts
 
 		j_open(j, NULL, '{');
 		j_str(j, "path", f->path, f->path_len);
+		j_cstr(j, "role", rpt_role_names[f->role]);
 		j_u64(j, "dev", f->dev);
 		j_u64(j, "ino", f->ino);
 		j_u64(j, "read_bytes", f->rbytes);
@@ -276,6 +277,21 @@ static void files(struct jw *j, const struct rpt_model *m, const struct rpt_opts
 	j_u64(j, "read_files", m->read_files);
 	j_u64(j, "bytes", m->small_bytes);
 	j_u64(j, "reads", m->small_rops);
+	j_close(j, '}');
+}
+
+/* "roles": {"data": {files, read_bytes, ...}, "code": ...} (report_roles.c) */
+static void roles(struct jw *j, const struct rpt_model *m)
+{
+	j_open(j, "roles", '{');
+	for (int r = 0; r < RPT_ROLE_N; r++) {
+		j_open(j, rpt_role_names[r], '{');
+		j_u64(j, "files", m->roles[r].files);
+		j_u64(j, "read_bytes", m->roles[r].rbytes);
+		j_u64(j, "write_bytes", m->roles[r].wbytes);
+		j_us(j, "read_time_us", (int64_t)m->roles[r].rtime);
+		j_close(j, '}');
+	}
 	j_close(j, '}');
 }
 
@@ -552,6 +568,7 @@ static void one(struct jw *j, const struct rpt_model *m, const struct rpt_opts *
 	gpu(j, m);
 	ckpts(j, m);
 	files(j, m, opt);
+	roles(j, m);
 	devices(j, m);
 	threads(j, m);
 	j_close(j, '}');

@@ -197,6 +197,10 @@ static int ckpt_close(struct rpt_model *m, struct rpt_file *f, uint64_t end, boo
 		c->bytes = f->burst_bytes;
 		c->writes = f->burst_writes;
 		c->synced = synced;
+		f->big_bursts++;
+		/* from the start (or at an unknown offset): the file written anew */
+		if (f->burst_off <= 0)
+			f->rewrites++;
 	}
 	f->burst_bytes = 0;
 	f->burst_writes = 0;
@@ -230,14 +234,19 @@ static int file_xfer(struct rpt_model *m, struct rpt_file *f, const struct gpuio
 		f->rops++;
 		f->rbytes += bytes;
 		f->rtime += dur;
+		if (bytes && f->wbytes)
+			f->rd_after_wr = true;
 		rc |= rpt_hist_add(&f->rlat, dur);
 	} else {
 		f->wops++;
 		f->wbytes += bytes;
 		f->wtime += dur;
+		if (gpuio_call__is_write(e->call) && (e->fd == 1 || e->fd == 2))
+			f->stdio = true;
 		if (bytes) {
 			if (!f->burst_bytes) {
 				f->burst_start = e->hdr.ts;
+				f->burst_off = off;
 				f->burst_pid = e->hdr.pid;
 				f->burst_tid = e->hdr.tid;
 			}
@@ -268,6 +277,12 @@ static void thread_time(struct rpt_thread *t, const struct gpuio_vfs_event *e)
 	}
 }
 
+/* Not a file of data: a pipe, socket or character device (its role is other). */
+static bool special_ftype(unsigned ftype)
+{
+	return ftype == GPUIO_FT_FIFO || ftype == GPUIO_FT_SOCK || ftype == GPUIO_FT_CHR;
+}
+
 /* The call's file (and destination file of two-file calls), first/last seen. */
 static int call_files(struct rpt_model *m, const struct gpuio_vfs_event *e, uint64_t end,
 		      struct rpt_file **fo, struct rpt_file **f2o)
@@ -287,6 +302,7 @@ static int call_files(struct rpt_model *m, const struct gpuio_vfs_event *e, uint
 		file_pid(f, h->pid);
 		if (e->ret < 0)
 			f->errors++;
+		f->special |= special_ftype(e->ftype);
 	}
 	if (gpuio_call__two_files(e->call) && (e->ino2 || e->dev2)) {
 		size_t fi = f ? (size_t)(f - m->files) : 0;
@@ -297,6 +313,7 @@ static int call_files(struct rpt_model *m, const struct gpuio_vfs_event *e, uint
 		if (f)
 			f = &m->files[fi];      /* files[] may have moved */
 		file_pid(f2, h->pid);
+		f2->special |= special_ftype(e->ftype2);
 	}
 	*fo = f;
 	*f2o = f2;

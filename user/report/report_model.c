@@ -3,8 +3,8 @@
  * report_model.c — streaming aggregation behind `gpuio report` (see
  * report_model.h for the passes and the memory bound): the driver. Pass 1
  * (report_load.c, report_gpu.c's GPU records), pass 2 (report_gpu.c: what
- * the host did while each GPU sat idle), then rankings and recommendations
- * (report_reco.c).
+ * the host did while each GPU sat idle), then file roles (report_roles.c),
+ * rankings and recommendations (report_reco.c).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -67,12 +67,12 @@ int rpt_model__load(struct rpt_model *m, const char *path, const struct rpt_opts
 	}
 	if (rpt_gaps_resolve(m))
 		goto nomem;
+	if (rpt_name_files(m) || rpt_roles(m))     /* roles need names; they pick checkpoints */
+		goto nomem;
 	for (size_t i = 0; i < m->nckpts; i++)
 		m->ckpts[i].gpu_lost_ns = rpt_gpu_idle_in(m, m->ckpts[i].pid, m->ckpts[i].s,
 						      m->ckpts[i].e);
-	if (rpt_name_files(m))
-		goto nomem;
-	rpt_small_files(m);         /* also page-cache totals */
+	rpt_small_files(m);         /* data files only; also page-cache totals */
 	rpt_recommend(m);
 	return 0;
 nomem:

@@ -60,6 +60,21 @@ enum rpt_cause {
 };
 extern const char *const rpt_cause_names[RPT_CAUSE_N];
 
+/* What a file is to the job (report_roles.c): the data recommendations look
+ * at data files only, and only checkpoints' write bursts are checkpoints. */
+enum rpt_role {
+	RPT_ROLE_DATA,          /* read by the job: datasets, shards, inputs */
+	RPT_ROLE_CODE,          /* interpreter imports, libraries, system config */
+	RPT_ROLE_CHECKPOINT,    /* written state: synced, recurring or named so */
+	RPT_ROLE_OTHER,         /* logs, outputs, stdout, pseudo files */
+	RPT_ROLE_N
+};
+extern const char *const rpt_role_names[RPT_ROLE_N];
+
+struct rpt_role_sum {           /* the files of one role */
+	uint64_t files, rbytes, wbytes, rtime;
+};
+
 struct rpt_hist {               /* log-linear latency histogram (ns) */
 	uint64_t n, sum, min, max;
 	uint32_t *b;            /* RPT_LAT_BUCKETS, allocated at the 2nd sample */
@@ -86,7 +101,14 @@ struct rpt_file {
 	bool all_direct_opens, any_open;
 	/* write burst not yet closed by fsync/close (checkpoint detection) */
 	uint64_t burst_start, burst_end, burst_bytes;
+	int64_t burst_off;              /* offset of its first write */
 	uint32_t burst_pid, burst_tid, burst_writes;
+	/* what the program did to it, for its role (report_roles.c) */
+	uint32_t big_bursts, rewrites;  /* bursts >= RPT_CKPT_MIN_BYTES; those from offset 0 */
+	bool rd_after_wr;               /* bytes read after bytes were written */
+	bool stdio;                     /* written through fd 1 or 2 */
+	bool special;                   /* a pipe, socket or character device */
+	uint8_t role;                   /* enum rpt_role */
 	/* pass 2 */
 	uint64_t gpu_idle_read_ns, gpu_idle_miss_pages;
 	const char *path;               /* set by rpt_model__finish */
@@ -263,11 +285,12 @@ struct rpt_model {
 	uint64_t gap_reads_ns;          /* sum of read overlaps with gaps (concurrency) */
 	bool gaps_approx;
 
-	/* checkpoints */
+	/* files by role; checkpoints: write bursts of checkpoint files */
+	struct rpt_role_sum roles[RPT_ROLE_N];
 	struct rpt_ckpt *ckpts;
 	size_t nckpts, cckpts;
 
-	/* small files, recommendations */
+	/* small data files, recommendations */
 	uint64_t small_files, small_bytes, read_files, small_rops;
 	struct rpt_reco recos[8];
 	size_t nrecos;

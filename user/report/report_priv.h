@@ -50,6 +50,8 @@ uint64_t rpt_gpu_idle_in(const struct rpt_model *m, uint32_t pid, uint64_t s, ui
 
 int rpt_name_files(struct rpt_model *m);
 
+int rpt_roles(struct rpt_model *m);
+
 void rpt_recommend(struct rpt_model *m);
 
 void rpt_small_files(struct rpt_model *m);

@@ -197,7 +197,7 @@ void rpt_recommend(struct rpt_model *m)
 				 100.0 * (double)lost / (double)m->gpu_span_ns);
 		}
 	}
-	/* 3. many small files, each read once */
+	/* 3. many small data files, each read once (code and libraries are not counted) */
 	if (m->small_files >= 64 && m->small_files * 2 >= m->read_files &&
 	    (r = reco_new(m, "shard"))) {
 		rpt_fmt_bytes(m->small_files ? m->small_bytes / m->small_files : 0, a, sizeof(a));
@@ -205,12 +205,12 @@ void rpt_recommend(struct rpt_model *m)
 			 "many small files, each read once: pack them into larger shards "
 			 "(tar/WebDataset, TFRecord, HDF5, ...) of 100 MiB or more");
 		snprintf(r->evidence, sizeof(r->evidence),
-			 "%llu of %llu files read are under 1 MiB and read once (mean %s, %llu read "
+			 "%llu of %llu data files read are under 1 MiB and read once (mean %s, %llu read "
 			 "calls); per-file opens and metadata dominate such loads",
 			 (unsigned long long)m->small_files, (unsigned long long)m->read_files, a,
 			 (unsigned long long)m->small_rops);
 	}
-	/* 4. hot, re-read files with device latency: stage them (tf-Darshan) */
+	/* 4. hot, re-read data files with device latency: stage them (tf-Darshan) */
 	{
 		size_t nf = 0;
 		char ev[600] = "";
@@ -221,7 +221,8 @@ void rpt_recommend(struct rpt_model *m)
 			uint64_t miss_b = f->miss_pages * RPT_PAGE;
 			uint64_t svc = f->blk_reqs ? f->blk_svc_ns / f->blk_reqs : 0;
 
-			if (f->rbytes * 20 < m->vfs_rbytes || reread < 1.5 || !f->rops)
+			if (f->role != RPT_ROLE_DATA || f->rbytes * 20 < m->roles[RPT_ROLE_DATA].rbytes ||
+			    reread < 1.5 || !f->rops)
 				continue;
 			/* the cache did not keep it, or the device is slow for it */
 			if (!((double)miss_b >= 1.5 * (double)f->extent ||
@@ -257,7 +258,7 @@ void rpt_small_files(struct rpt_model *m)
 		m->hit_pages += f->hit_pages;
 		m->miss_pages += f->miss_pages;
 
-		if (!f->rops || !f->rbytes)
+		if (f->role != RPT_ROLE_DATA || !f->rops || !f->rbytes)
 			continue;
 		m->read_files++;
 		if (f->extent && f->extent < RPT_SMALL_FILE && f->rbytes <= f->extent) {

@@ -139,7 +139,7 @@ static void headlines(const struct rpt_model *m)
 		any = true;
 	}
 	if (m->small_files >= 10 && m->small_files * 4 >= m->read_files)
-		printf("  * %" PRIu64 " of %" PRIu64 " files read are small (< 1 MiB) and read once\n",
+		printf("  * %" PRIu64 " of %" PRIu64 " data files read are small (< 1 MiB) and read once\n",
 		       m->small_files, m->read_files), any = true;
 	printf("  * %zu recommendation(s)%s\n", m->nrecos, m->nrecos ? " below" :
 	       any ? ": nothing crossed a threshold" : "");
@@ -306,7 +306,7 @@ static void ckpts(const struct rpt_model *m)
 {
 	char a[32], b[32], c[96];
 
-	printf("\nCHECKPOINTS (write bursts >= 1 MiB ended by fsync/close)\n");
+	printf("\nCHECKPOINTS (write bursts >= 1 MiB ended by fsync/close, in checkpoint files)\n");
 	if (!m->nckpts) {
 		printf("  none\n");
 		return;
@@ -386,9 +386,28 @@ static void files(const struct rpt_model *m, const struct rpt_opts *opt)
 	}
 	free(idx);
 	if (m->small_files)
-		printf("  small files: %" PRIu64 " of %" PRIu64 " files read are < 1 MiB and read once "
+		printf("  small files: %" PRIu64 " of %" PRIu64 " data files read are < 1 MiB and read once "
 		       "(%s in %" PRIu64 " reads)\n", m->small_files, m->read_files,
 		       B(m->small_bytes, a), m->small_rops);
+}
+
+/* Files by role (report_roles.c): the job's data apart from its code and outputs. */
+static void roles(const struct rpt_model *m)
+{
+	static const char *const what[RPT_ROLE_N] = {
+		"read by the job", "interpreter, libraries, config", "written state, not read back",
+		"logs, outputs, pseudo files",
+	};
+	char a[32], b[32], c[32];
+
+	printf("\nFILES BY ROLE\n  %-10s %8s %10s %10s %10s\n", "role", "files", "read", "written",
+	       "read time");
+	for (int r = 0; r < RPT_ROLE_N; r++) {
+		const struct rpt_role_sum *s = &m->roles[r];
+
+		printf("  %-10s %8" PRIu64 " %10s %10s %10s  %s\n", rpt_role_names[r], s->files,
+		       B(s->rbytes, a), B(s->wbytes, b), D(s->rtime, c), what[r]);
+	}
 }
 
 static void hist_rows(const uint32_t *h, const char *unit)
@@ -528,6 +547,7 @@ int rpt_text__print(const struct rpt_model *m, const struct rpt_opts *opt)
 	summary(m);
 	gpu(m);
 	ckpts(m);
+	roles(m);
 	files(m, opt);
 	devices(m);
 	threads(m, opt);
