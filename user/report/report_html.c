@@ -468,6 +468,74 @@ static void threads(FILE *f, const struct rpt_model *m, const struct rpt_opts *o
 	}
 }
 
+/* Steps as stacked bars: the wait for data, then the rest of the step. */
+static void svg_steps(FILE *f, const struct rpt_model *m, const struct rpt_wait *w)
+{
+	const int W = 720, H = 180, L = 50, B = 30;
+	uint64_t max = 0;
+	double bw;
+	char a[32];
+
+	for (size_t i = 0; i < w->nsteps; i++)
+		if (w->steps[i].wait_ns + w->steps[i].compute_ns > max)
+			max = w->steps[i].wait_ns + w->steps[i].compute_ns;
+	if (!w->nsteps || !max)
+		return;
+	bw = (double)(W - L - 10) / (double)w->nsteps;
+	rpt_fmt_dur(max, a, sizeof(a));
+	fprintf(f, "<figure><figcaption>steps: wait for data (red) and the rest of the step "
+		"(blue)</figcaption><svg class=chart width=%d height=%d viewBox=\"0 0 %d %d\">",
+		W, H, W, H);
+	fprintf(f, "<line x1=%d y1=%d x2=%d y2=%d stroke=#888 />", L, H - B, W - 5, H - B);
+	for (size_t i = 0; i < w->nsteps; i++) {
+		const struct rpt_step *s = &w->steps[i];
+		double hw = (double)(H - B - 10) * (double)s->wait_ns / (double)max;
+		double hc = (double)(H - B - 10) * (double)s->compute_ns / (double)max;
+		double x = L + (double)i * bw;
+
+		fprintf(f, "<rect x=%.1f y=%.1f width=%.1f height=%.1f fill=#d9534f><title>step %zu: "
+			"wait %.3f ms</title></rect>", x + 0.5, H - B - hw, bw > 2 ? bw - 1 : bw, hw,
+			i + 1, (double)s->wait_ns / 1e6);
+		fprintf(f, "<rect x=%.1f y=%.1f width=%.1f height=%.1f fill=#4a7ebb><title>step %zu: "
+			"rest %.3f ms</title></rect>", x + 0.5, H - B - hw - hc, bw > 2 ? bw - 1 : bw, hc,
+			i + 1, (double)s->compute_ns / 1e6);
+	}
+	fprintf(f, "<text x=4 y=14 font-size=10>%s</text><text x=%d y=%d font-size=10 "
+		"text-anchor=middle>step (1..%zu)</text></svg></figure>\n", a, (W + L) / 2, H - 8,
+		w->nsteps);
+}
+
+/* Why the loop waited (report_wait.c). */
+static void wait_section(FILE *f, const struct rpt_model *m)
+{
+	const struct rpt_wait *w = m->wait;
+	uint64_t span, act;
+	char line[1024], a[32];
+
+	if (!w)
+		return;
+	span = rpt_wait__span(w);
+	act = rpt_wait__act_total(w);
+	fprintf(f, "<h2>Why the loop waited</h2><p>");
+	rpt_wait__headline(m, line, sizeof(line));
+	esc(f, line, strlen(line));
+	fprintf(f, "</p><table><tr><th class=l>the loop's time</th><th>time</th><th>%%</th></tr>");
+	for (int k = 0; k < RPT_TW_N; k++) {
+		rpt_fmt_dur(w->ns[k], a, sizeof(a));
+		fprintf(f, "<tr><td class=l>%s</td><td>%s</td><td>%.1f</td></tr>", rpt_tw_names[k], a,
+			span ? 100.0 * (double)w->ns[k] / (double)span : 0);
+	}
+	fprintf(f, "</table><table><tr><th class=l>while it waited, the processes that woke it"
+		"</th><th>time</th><th>%%</th></tr>");
+	for (int k = 0; k < RPT_WA_N; k++) {
+		rpt_fmt_dur(w->act_ns[k], a, sizeof(a));
+		fprintf(f, "<tr><td class=l>%s</td><td>%s</td><td>%.1f</td></tr>", rpt_wa_names[k], a,
+			act ? 100.0 * (double)w->act_ns[k] / (double)act : 0);
+	}
+	fprintf(f, "</table>");
+	svg_steps(f, m, w);
+}
+
 static int render(FILE *f, const struct rpt_model *m, const struct rpt_opts *opt)
 {
 	fprintf(f, "<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8>"
@@ -490,6 +558,7 @@ static int render(FILE *f, const struct rpt_model *m, const struct rpt_opts *opt
 		esc(f, m->recos[i].evidence, sizeof(m->recos[i].evidence));
 		fprintf(f, "</div></div>\n");
 	}
+	wait_section(f, m);
 	summary(f, m);
 	gpu(f, m);
 	ckpts(f, m);

@@ -295,6 +295,71 @@ static void roles(struct jw *j, const struct rpt_model *m)
 	j_close(j, '}');
 }
 
+/* "wait": why the loop waited (report_wait.c), null without thread states */
+static void wait(struct jw *j, const struct rpt_model *m)
+{
+	const struct rpt_wait *w = m->wait;
+	char line[1024];
+
+	if (!w) {
+		j_null(j, "wait");
+		return;
+	}
+	j_open(j, "wait", '{');
+	rpt_wait__headline(m, line, sizeof(line));
+	j_cstr(j, "headline", line);
+	j_u64(j, "pid", w->pid);
+	j_u64(j, "tid", w->tid);
+	j_us(j, "start_us", rpt_ts_rel_ns(m, w->span_s));
+	j_us(j, "span_us", (int64_t)rpt_wait__span(w));
+	j_open(j, "loop_us", '{');
+	for (int k = 0; k < RPT_TW_N; k++)
+		j_us(j, rpt_tw_names[k], (int64_t)w->ns[k]);
+	j_close(j, '}');
+	j_open(j, "wakers", '[');
+	for (size_t i = 0; i < w->nwakers; i++) {
+		j_open(j, NULL, '{');
+		j_u64(j, "pid", w->wakers[i].pid);
+		j_cstr(j, "comm", rpt_proc_comm(m, w->wakers[i].pid));
+		j_u64(j, "wakes", w->wakers[i].wakes);
+		j_us(j, "wait_us", (int64_t)w->wakers[i].ns);
+		j_close(j, '}');
+	}
+	j_close(j, ']');
+	j_open(j, "wakers_meanwhile_us", '{');
+	for (int k = 0; k < RPT_WA_N; k++)
+		j_us(j, rpt_wa_names[k], (int64_t)w->act_ns[k]);
+	j_close(j, '}');
+	j_cstr(j, "data_files", w->glob);
+	j_u64(j, "data_files_read", w->ndata_files);
+	j_u64(j, "data_read_bytes", w->read_bytes);
+	j_ratio(j, "data_hit_ratio", rpt_ratio(w->hit_pages, w->pages));
+	j_open(j, "files", '[');
+	for (size_t i = 0; i < w->nfiles; i++) {
+		const struct rpt_file *f = &m->files[w->files[i].file];
+
+		j_open(j, NULL, '{');
+		j_str(j, "path", f->path ? f->path : "", f->path ? f->path_len : 0);
+		j_cstr(j, "role", rpt_role_names[f->role]);
+		j_u64(j, "bytes", w->files[i].bytes);
+		j_u64(j, "reads", w->files[i].reads);
+		j_us(j, "read_us", (int64_t)w->files[i].ns);
+		j_close(j, '}');
+	}
+	j_close(j, ']');
+	j_open(j, "steps", '[');
+	for (size_t i = 0; i < w->nsteps; i++) {
+		j_open(j, NULL, '{');
+		j_us(j, "start_us", rpt_ts_rel_ns(m, w->steps[i].s));
+		j_us(j, "wait_us", (int64_t)w->steps[i].wait_ns);
+		j_us(j, "rest_us", (int64_t)w->steps[i].compute_ns);
+		j_close(j, '}');
+	}
+	j_close(j, ']');
+	j_u64(j, "sched_gaps", w->gaps);
+	j_close(j, '}');
+}
+
 static void devices(struct jw *j, const struct rpt_model *m)
 {
 	static const char *const ops[] = { "read", "write", "flush", "discard", "other" };
@@ -565,6 +630,7 @@ static void one(struct jw *j, const struct rpt_model *m, const struct rpt_opts *
 		j_close(j, '}');
 	}
 	j_close(j, ']');
+	wait(j, m);
 	gpu(j, m);
 	ckpts(j, m);
 	files(j, m, opt);

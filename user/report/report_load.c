@@ -572,7 +572,7 @@ int rpt_pass1(struct rpt_model *m)
 
 	while ((rc = gpuio_cap_reader__next(m->r, &h)) > 0) {
 		m->records++;
-		m->counts[h->type <= GPUIO_REC_GPU_SYM ? h->type : 0]++;
+		m->counts[h->type <= GPUIO_REC_SCHED ? h->type : 0]++;
 		switch (h->type) {
 		case GPUIO_REC_VFS:
 			rc = on_vfs(m, (const void *)h);
@@ -590,6 +590,10 @@ int rpt_pass1(struct rpt_model *m)
 			gpuio_stats__from_record(h, &m->stats);
 			m->have_stats = true;
 			rc = 0;
+			break;
+		case GPUIO_REC_SCHED:
+			rpt_note_time(m, h->ts, h->ts);
+			rc = sched_tab__add(&m->sched, (const void *)h);
 			break;
 		case GPUIO_REC_DEVNAME: {
 			const struct gpuio_devname_event *d = (const void *)h;

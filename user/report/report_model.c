@@ -67,8 +67,14 @@ int rpt_model__load(struct rpt_model *m, const char *path, const struct rpt_opts
 	}
 	if (rpt_gaps_resolve(m))
 		goto nomem;
+	rc = rpt_wait_build(m);
+	if (rc == -ENOMEM)
+		goto nomem;
+	if (rc)
+		return rc;
 	if (rpt_name_files(m) || rpt_roles(m))     /* roles need names; they pick checkpoints */
 		goto nomem;
+	rpt_wait_name(m);
 	for (size_t i = 0; i < m->nckpts; i++)
 		m->ckpts[i].gpu_lost_ns = rpt_gpu_idle_in(m, m->ckpts[i].pid, m->ckpts[i].s,
 						      m->ckpts[i].e);
@@ -94,6 +100,8 @@ void rpt_model__free(struct rpt_model *m)
 		free(m->series[i]);
 	for (size_t i = 0; i < m->ngaps; i++)
 		free(m->gaps[i].segs);
+	rpt_wait_free(m);
+	sched_tab__free(&m->sched);
 	free(m->series);
 	free(m->files);
 	free(m->streams);

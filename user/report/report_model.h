@@ -29,6 +29,7 @@
 #include <stdint.h>
 #include "capture/capture.h"
 #include "model/model.h"     /* struct kmap, array_grow */
+#include "model/sched_tab.h"
 
 /* log-linear latency histogram: 4 buckets per power of two, 2^0 .. 2^40 ns */
 #define RPT_LAT_SUB      4
@@ -215,6 +216,50 @@ struct rpt_reco {
 	char evidence[600];             /* the numbers behind it */
 };
 
+/* The loop thread's time (report_wait.c), in order of precedence for sleeps. */
+enum rpt_tw {
+	RPT_TW_CPU,             /* on a CPU */
+	RPT_TW_RUNNABLE,        /* waiting for a CPU (woken or preempted) */
+	RPT_TW_FILE_IO,         /* asleep inside its own traced file calls */
+	RPT_TW_GPU,             /* asleep inside its CUDA sync calls */
+	RPT_TW_DATA,            /* asleep until another traced process woke it */
+	RPT_TW_SLEEP,           /* any other sleep (timers, locks, its own threads) */
+	RPT_TW_N
+};
+extern const char *const rpt_tw_names[RPT_TW_N];
+/* What the waking processes' main threads did while the loop waited for data. */
+enum rpt_wa { RPT_WA_READ, RPT_WA_CPU, RPT_WA_RUNNABLE, RPT_WA_OTHER, RPT_WA_N };
+extern const char *const rpt_wa_names[RPT_WA_N];
+
+#define RPT_WAKERS_MAX 64
+struct rpt_waker {              /* a process that ended the loop's waits for data */
+	uint32_t pid;
+	uint64_t wakes, ns;     /* waits it ended, their length */
+};
+struct rpt_wait_file {          /* a file the wakers read while the loop waited */
+	uint32_t file;          /* files[] */
+	uint64_t bytes, ns, reads;
+};
+struct rpt_step {               /* from one wait for data to the next */
+	uint64_t s, wait_ns, compute_ns;
+};
+struct rpt_wait {
+	uint32_t pid, tid;              /* the loop thread */
+	uint64_t span_s, span_e;        /* its first and last state */
+	uint64_t ns[RPT_TW_N];
+	struct rpt_waker wakers[RPT_WAKERS_MAX];
+	size_t nwakers;
+	uint64_t act_ns[RPT_WA_N];      /* the wakers' main threads, inside the waits */
+	struct rpt_wait_file *files;    /* by time read inside the waits */
+	size_t nfiles, cfiles;
+	size_t ndata_files;             /* the first ones are data files (role) */
+	uint64_t read_bytes, pages, hit_pages;  /* of the data files (pages: whole run) */
+	char glob[256];                 /* "DIR/" "*EXT" of those files, or the top file */
+	struct rpt_step *steps;
+	size_t nsteps, csteps;
+	uint64_t gaps;                  /* unrecorded switches (sched_gaps) */
+};
+
 struct rpt_opts {
 	unsigned top;                   /* files per ranking, 0: all */
 	bool no_gpu_pass;               /* testing aid: skip pass 2 */
@@ -228,7 +273,7 @@ struct rpt_model {
 	struct rpt_opts opt;
 
 	/* counts and summary */
-	uint64_t records, counts[GPUIO_REC_GPU_SYM + 1];
+	uint64_t records, counts[GPUIO_REC_SCHED + 1];
 	uint64_t first_ts, last_ts;     /* over records with a ts (ends included) */
 	uint64_t vfs_rbytes, vfs_wbytes, vfs_rops, vfs_wops, vfs_calls, vfs_errors;
 	uint64_t blk_rbytes, blk_wbytes, blk_rops, blk_wops, blk_reqs;
@@ -290,6 +335,10 @@ struct rpt_model {
 	struct rpt_ckpt *ckpts;
 	size_t nckpts, cckpts;
 
+	/* thread states (scheduler layer) and why the loop waited (report_wait.c) */
+	struct sched_tab sched;
+	struct rpt_wait *wait;          /* NULL: no thread states in the capture */
+
 	/* small data files, recommendations */
 	uint64_t small_files, small_bytes, read_files, small_rops;
 	struct rpt_reco recos[8];
@@ -297,6 +346,12 @@ struct rpt_model {
 
 	char err[320];
 };
+
+/* report_wait.c: the loop's run (first to last state); the workers' time inside its waits */
+uint64_t rpt_wait__span(const struct rpt_wait *w);
+uint64_t rpt_wait__act_total(const struct rpt_wait *w);
+/* "the loop ... waited 38% of its run (...) for data from 4 process(es); meanwhile ..." */
+void rpt_wait__headline(const struct rpt_model *m, char *buf, size_t len);
 
 /* Open path and build the whole model. Returns 0 or -errno with the reason
  * in m->err (bad magic, corrupt record at offset N, ...). */

@@ -38,6 +38,11 @@ enum rpt_cause rpt_call_cause(unsigned call);
 
 int rpt_on_gpu(struct rpt_model *m, const struct gpuio_hdr *h);
 
+/* report_wait.c: after pass 1 (a pass of its own over the VFS calls) */
+int rpt_wait_build(struct rpt_model *m);
+void rpt_wait_name(struct rpt_model *m);        /* after rpt_name_files */
+void rpt_wait_free(struct rpt_model *m);
+
 int rpt_pass1(struct rpt_model *m);
 
 int rpt_gpu_build(struct rpt_model *m);

@@ -144,8 +144,49 @@ static size_t appendf(char *buf, size_t len, const char *fmt, ...)
 	return strnlen(buf, len);
 }
 
+/*
+ * The loop waits for data (>= 10% of its run): the cause is what the
+ * processes that hand it the data did meanwhile (report_wait.c).
+ */
+static void reco_wait(struct rpt_model *m)
+{
+	const struct rpt_wait *w = m->wait;
+	uint64_t span, act;
+	struct rpt_reco *r;
+	char a[32], line[600];
+	double rd, cpu, run;
+	unsigned ncpu = m->hdr->ncpus;
+
+	if (!w || !(span = rpt_wait__span(w)) || w->ns[RPT_TW_DATA] * 10 < span ||
+	    !(act = rpt_wait__act_total(w)))
+		return;
+	rd = (double)w->act_ns[RPT_WA_READ] / (double)act;
+	cpu = (double)w->act_ns[RPT_WA_CPU] / (double)act;
+	run = (double)w->act_ns[RPT_WA_RUNNABLE] / (double)act;
+	rpt_fmt_dur(w->ns[RPT_TW_DATA], a, sizeof(a));
+	rpt_wait__headline(m, line, sizeof(line));
+	if (rd >= 0.5 && (r = reco_new(m, "data_storage"))) {
+		snprintf(r->text, sizeof(r->text), "the loop waits for data while its workers read files: "
+			 "faster storage, or stage the hot data files (%s) on local disk or in memory "
+			 "before training; more workers help only while the device has headroom", w->glob);
+		snprintf(r->evidence, sizeof(r->evidence), "%s", line);
+	} else if (run >= 0.25 && run >= cpu / 2 && (r = reco_new(m, "data_cpu_shortage"))) {
+		snprintf(r->text, sizeof(r->text), "the loop waits for data while its %zu workers wait "
+			 "for a CPU (%u CPUs): more CPUs, or fewer workers (num_workers <= CPUs - 1) so "
+			 "the loop and the workers stop competing", w->nwakers, ncpu);
+		snprintf(r->evidence, sizeof(r->evidence), "%s", line);
+	} else if (cpu >= 0.5 && (r = reco_new(m, "data_workers"))) {
+		snprintf(r->text, sizeof(r->text), "the loop waits for data while its %zu workers compute "
+			 "(decode, transforms): %s", w->nwakers,
+			 w->nwakers + 1 < ncpu ? "more workers (CPUs are free) or a larger prefetch_factor; "
+			 "cheaper transforms" : "cheaper transforms or more CPUs (every CPU has a worker)");
+		snprintf(r->evidence, sizeof(r->evidence), "%s", line);
+	}
+}
+
 void rpt_recommend(struct rpt_model *m)
 {
+	reco_wait(m);
 	char a[32], b[32], c[32];
 	struct rpt_reco *r;
 

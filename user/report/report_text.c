@@ -145,6 +145,73 @@ static void headlines(const struct rpt_model *m)
 	       any ? ": nothing crossed a threshold" : "");
 }
 
+/* Why the loop waited: its time by state and cause, the waits for data, the steps. */
+static void wait_section(const struct rpt_model *m)
+{
+	const struct rpt_wait *w = m->wait;
+	uint64_t span, act, maxs = 0;
+	char a[32], b[32], line[1024];
+	size_t show;
+
+	if (!w)
+		return;
+	span = rpt_wait__span(w);
+	act = rpt_wait__act_total(w);
+	printf("\nWHY THE LOOP WAITED (thread states; the loop is pid %u tid %u, %s)\n", w->pid, w->tid,
+	       rpt_proc_comm(m, w->pid));
+	rpt_wait__headline(m, line, sizeof(line));
+	printf("  %s\n", line);
+	for (int k = 0; k < RPT_TW_N; k++)
+		printf("  %-18s %10s %5.1f%%\n", rpt_tw_names[k], D(w->ns[k], a), pct(w->ns[k], span));
+	if (w->nwakers) {
+		printf("  woken with data by:");
+		for (size_t i = 0; i < w->nwakers; i++)
+			printf(" pid %u (%s) %" PRIu64 "x %s%s", w->wakers[i].pid,
+			       rpt_proc_comm(m, w->wakers[i].pid), w->wakers[i].wakes,
+			       D(w->wakers[i].ns, a), i + 1 < w->nwakers ? ";" : "");
+		printf("\n");
+	}
+	if (act) {
+		printf("  meanwhile their main threads:");
+		for (int k = 0; k < RPT_WA_N; k++)
+			printf(" %s %s (%.0f%%)%s", rpt_wa_names[k], D(w->act_ns[k], a),
+			       pct(w->act_ns[k], act), k + 1 < RPT_WA_N ? "," : "");
+		printf("\n");
+	}
+	for (size_t i = 0; i < w->nfiles && i < 5; i++) {
+		const struct rpt_wait_file *f = &w->files[i];
+
+		printf("    read %s in %s: ", B(f->bytes, a), D(f->ns, b));
+		put_path(&m->files[f->file], 80);
+		printf("\n");
+	}
+	if (w->nfiles > 5)
+		printf("    ... %zu more files\n", w->nfiles - 5);
+	if (w->gaps)
+		printf("  note: %" PRIu64 " context switch(es) were not recorded (sched_gaps): the "
+		       "states around them are approximate\n", w->gaps);
+	if (!w->nsteps)
+		return;
+	for (size_t i = 0; i < w->nsteps; i++)
+		if (w->steps[i].wait_ns + w->steps[i].compute_ns > maxs)
+			maxs = w->steps[i].wait_ns + w->steps[i].compute_ns;
+	show = w->nsteps <= 24 ? w->nsteps : 20;
+	printf("  STEPS (%zu: a wait for data, then the work until the next; W wait, # rest)\n",
+	       w->nsteps);
+	printf("  %5s %12s %12s %12s\n", "step", "start(ms)", "wait", "rest");
+	for (size_t i = 0; i < show; i++) {
+		const struct rpt_step *s = &w->steps[i];
+		int bw = maxs ? (int)(30.0 * (double)s->wait_ns / (double)maxs + 0.5) : 0;
+		int bc = maxs ? (int)(30.0 * (double)s->compute_ns / (double)maxs + 0.5) : 0;
+
+		printf("  %5zu %12.3f %12s %12s %.*s%.*s\n", i + 1,
+		       (double)rpt_ts_rel_ns(m, s->s) / 1e6, D(s->wait_ns, a), D(s->compute_ns, b),
+		       bw, "WWWWWWWWWWWWWWWWWWWWWWWWWWWWWW", bc, "##############################");
+	}
+	if (show < w->nsteps)
+		printf("  ... %zu more steps (--json has them all)\n", w->nsteps - show);
+}
+
 static void recos(const struct rpt_model *m)
 {
 	if (!m->nrecos)
@@ -543,6 +610,7 @@ int rpt_text__print(const struct rpt_model *m, const struct rpt_opts *opt)
 	printf("gpuio report: %s\n", m->path);
 	warnings(m);
 	headlines(m);
+	wait_section(m);
 	recos(m);
 	summary(m);
 	gpu(m);

@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# t_report_wait: `gpuio report` says how long a real PyTorch DataLoader loop
+# waited for data and why, against the program's own measurements.
+#
+# tests/progs/torch_loader.py times every next() on its DataLoader with
+# perf_counter and reads its own schedstat (tests/torch_lib.sh has the
+# scenarios, each traced here with `gpuio trace --no-export --capture`):
+#   - I/O-bound (cold files, device throttled to 4 MiB/s): the report's loop
+#     thread is the program's (pid, main tid); its "waiting_for_data" is the
+#     program's sum of waits within 10% + 20 ms; the processes that woke it are
+#     exactly its workers; meanwhile they mostly (>= 50%) read files, the data
+#     files named by the program's data directory, page-cache hit ratio < 20%;
+#     the recommendation is about storage (data_storage); as many steps as the
+#     program made (+-1); no checkpoint found; the HTML page (headless
+#     Chromium) shows the section and its step chart with no script error;
+#   - CPU-bound (warm files, 25 ms of CPU per sample): the same match; the
+#     workers were mostly (>= 50%) on CPU; the recommendation is about the
+#     workers' computing (data_workers);
+#   - CPU shortage (3 x nproc workers): the workers waited for a CPU (>= 20%
+#     of their time while the loop waited), the recommendation says so
+#     (data_cpu_shortage), and the loop's runnable time is its own schedstat
+#     run_delay within 15% + 30 ms.
+source "$(dirname "$0")/lib.sh"
+need_root
+source "$(dirname "$0")/torch_lib.sh"
+need_torch
+
+check() {  # SCENARIO CAPTURE PROGRAM_JSON REPORT_JSON
+  python3 - "$@" <<'EOF'
+import json, os, sys
+scen, cap, pj, rj = sys.argv[1:]
+t, r = json.load(open(pj)), json.load(open(rj))
+w = r["wait"]
+bad = []
+if not w:
+    sys.exit("FAIL %s: the report has no wait analysis" % scen)
+print("%s: %s" % (scen, w["headline"]))
+if (w["pid"], w["tid"]) != (t["pid"], t["main_tid"]):
+    bad.append("loop thread %d/%d, the program's is %d/%d" % (w["pid"], w["tid"], t["pid"], t["main_tid"]))
+got, want = w["loop_us"]["waiting_for_data"] / 1e6, t["total_wait_s"]
+print("  waiting for data: report %.3f s, program %.3f s (%+.1f%%)" % (got, want, 100 * (got - want) / want))
+act = w["wakers_meanwhile_us"]
+tot = sum(act.values()) or 1
+share = {k: v / tot for k, v in act.items()}
+print("  workers meanwhile: " + ", ".join("%s %.0f%%" % (k, 100 * v) for k, v in share.items()))
+kinds = [x["kind"] for x in r["recommendations"]]
+print("  recommendations: %s; steps %d (program %d)" % (kinds, len(w["steps"]), len(t["steps"])))
+wakers = sorted(x["pid"] for x in w["wakers"])
+if scen in ("io_bound", "cpu_bound"):
+    if abs(got - want) > 0.10 * want + 0.020:
+        bad.append("waiting for data %.3f s, the program measured %.3f s" % (got, want))
+    if wakers != sorted(t["worker_pids"]):
+        bad.append("woken by %s, the workers are %s" % (wakers, sorted(t["worker_pids"])))
+    if abs(len(w["steps"]) - len(t["steps"])) > 1:
+        bad.append("%d steps, the program made %d" % (len(w["steps"]), len(t["steps"])))
+if scen == "io_bound":
+    data_dir = os.path.dirname(t["argv"][t["argv"].index("--data") + 1] + "/")
+    if share["reading_files"] < 0.5:
+        bad.append("workers read only %.0f%% of the time" % (100 * share["reading_files"]))
+    if not w["data_files"].startswith(data_dir + "/"):
+        bad.append("data files %r are not the program's %s" % (w["data_files"], data_dir))
+    if w["data_hit_ratio"] is None or w["data_hit_ratio"] >= 0.2:
+        bad.append("cold data files with hit ratio %r" % w["data_hit_ratio"])
+    if "data_storage" not in kinds:
+        bad.append("no storage recommendation: %s" % kinds)
+if scen == "cpu_bound":
+    if share["on_cpu"] < 0.5:
+        bad.append("workers on CPU only %.0f%% of the time" % (100 * share["on_cpu"]))
+    if "data_workers" not in kinds:
+        bad.append("no recommendation about the workers' computing: %s" % kinds)
+if scen == "cpu_shortage":
+    run, want_rd = w["loop_us"]["runnable"] / 1e6, t["main_run_delay_ns"] / 1e9
+    print("  loop runnable: report %.3f s, its schedstat run_delay %.3f s" % (run, want_rd))
+    if abs(run - want_rd) > 0.15 * want_rd + 0.030:
+        bad.append("loop runnable %.3f s, schedstat run_delay %.3f s" % (run, want_rd))
+    if share["runnable"] < 0.2:
+        bad.append("workers waited for a CPU only %.0f%% of the time" % (100 * share["runnable"]))
+    if "data_cpu_shortage" not in kinds:
+        bad.append("no CPU-shortage recommendation: %s" % kinds)
+if r.get("checkpoints"):
+    bad.append("checkpoints found in a loader that writes none: %r" % r["checkpoints"][:2])
+for b in bad:
+    print("FAIL %s: %s" % (scen, b))
+sys.exit(1 if bad else 0)
+EOF
+}
+
+for scen in io_bound cpu_bound cpu_shortage; do
+  cap="$TMP/$scen.gpuio"
+  "torch_$scen" "$TMP/$scen.json" "$GPUIO" trace -q --no-export --capture "$cap" -- ||
+    { cat "$TMP/$scen.json.log" 2>/dev/null | tail -20; fail "$scen: traced run failed"; }
+  "$GPUIO" report --json "$cap" >"$TMP/$scen.report.json" || fail "$scen: report failed"
+  check "$scen" "$cap" "$TMP/$scen.json" "$TMP/$scen.report.json" || fail "$scen: the report is wrong"
+done
+
+# the page: the section and its step chart, in headless Chromium
+"$GPUIO" report --html "$TMP/io.html" "$TMP/io_bound.gpuio" || fail "report --html failed"
+grep -q "<h2>Why the loop waited</h2>" "$TMP/io.html" || fail "no wait section in the page"
+grep -q "steps: wait for data" "$TMP/io.html" || fail "no step chart in the page"
+CHROME=$(command -v chromium || command -v chromium-browser || true)
+if [ -n "$CHROME" ]; then
+  timeout 120 "$CHROME" --headless --no-sandbox --disable-gpu --no-first-run \
+    --user-data-dir="$TMP/profile" --virtual-time-budget=3000 --dump-dom "file://$TMP/io.html" \
+    >"$TMP/dom.html" 2>/dev/null || fail "chromium --dump-dom failed"
+  grep -q 'data-charts="[1-9]' "$TMP/dom.html" || fail "page script did not run"
+  grep -q 'data-js-errors="' "$TMP/dom.html" && fail "script errors in the page"
+  echo "html: loads in Chromium, $(grep -o 'data-charts="[0-9]*"' "$TMP/dom.html")"
+else
+  echo "html: chromium not installed: the page was not loaded (apt-get install chromium)"
+fi
