@@ -121,6 +121,7 @@ bench:
 	@$(MAKE) --no-print-directory test-progs bench-progs
 	@tests/bench/run.sh
 	@tests/bench/monitor_run.sh
+	@tests/bench/sched.sh | tee $(BUILD)/bench/sched.md
 	@tests/bench/cupti.sh | tee $(BUILD)/bench/cupti.md
 	@tests/bench/cuda_uprobes.sh | tee $(BUILD)/bench/cuda_uprobes.md
 	@tests/bench/report.sh

@@ -65,7 +65,7 @@ long_name = sys.argv[2]
 pid = hdr["tracer_pid"]
 assert hdr["version"] == 1 and hdr["abi_version"] == 1, hdr
 ns = os.stat("/proc/self/ns/pid").st_ino   # same namespace as the collector
-assert hdr["header_size"] == 2024 and hdr["target"] == "cupti pid %d pidns %d" % (pid, ns), hdr
+assert hdr["header_size"] == 2040 and hdr["target"] == "cupti pid %d pidns %d" % (pid, ns), hdr
 assert hdr["monotonic_ns"] > 0 and hdr["realtime_ns"] > hdr["monotonic_ns"], hdr
 
 def info(state, dropped, records):

@@ -2,7 +2,7 @@
 # t_doctor: `gpuio doctor` tells the truth about this machine. Each fact is
 # checked against its own source, not against doctor's other output:
 #   kernel release = uname -r; BTF present = the file exists;
-#   vfs/block/proc/pagecache/io_uring modes = the modes a real `gpuio trace`
+#   vfs/block/proc/pagecache/io_uring/sched modes = the modes a real `gpuio trace`
 #   records in its capture (gpuio info --json), and the refusals it records;
 #   CUDA driver: none loadable here -> "no CUDA driver"; with the stand-in
 #   libcuda.so.1 on LD_LIBRARY_PATH -> the version its cuDriverGetVersion
@@ -45,7 +45,7 @@ check(d["kernel"]["release"]["value"] == os.uname().release,
 btf = os.path.exists("/sys/kernel/btf/vmlinux")
 check((d["kernel"]["btf"]["status"] == "ok") == btf, f"BTF ok == /sys/kernel/btf/vmlinux exists ({btf})")
 modes = info["modes"]
-for layer in ("vfs", "block", "proc", "pagecache", "io_uring"):
+for layer in ("vfs", "block", "proc", "pagecache", "io_uring", "sched"):
     check(d["attach"][layer]["value"] == modes[layer],
           f'{layer}: doctor {d["attach"][layer]["value"]} == trace {modes[layer]}')
 # the refusals a real trace recorded are the ones doctor gives for vfs

@@ -172,6 +172,7 @@ void exp_model__info(struct exp_model *x, struct exp_args *a)
 	hdr_str(a, "proc_mode", h->proc_mode, sizeof(h->proc_mode));
 	hdr_str(a, "pagecache_mode", h->pagecache_mode, sizeof(h->pagecache_mode));
 	hdr_str(a, "iouring_mode", h->iouring_mode, sizeof(h->iouring_mode));
+	hdr_str(a, "sched_mode", h->sched_mode, sizeof(h->sched_mode));
 	hdr_str(a, "modes_detail", h->modes_detail, sizeof(h->modes_detail));
 	hdr_str(a, "hostname", h->hostname, sizeof(h->hostname));
 	hdr_str(a, "kernel", h->kernel, sizeof(h->kernel));

@@ -39,9 +39,9 @@ static void text_header(const char *path, const struct capture_info *in)
 	       h->flags & GPUIO_CAPF_ALL ? ", whole node (-a)" : "",
 	       h->flags & GPUIO_CAPF_ALL_FDS ? ", all fd types" : "",
 	       h->flags & GPUIO_CAPF_LAUNCH ? ", command launched by gpuio" : "");
-	printf("%-13svfs=%.16s block=%.16s proc=%.16s pagecache=%.16s io_uring=%.16s\n",
+	printf("%-13svfs=%.16s block=%.16s proc=%.16s pagecache=%.16s io_uring=%.16s sched=%.16s\n",
 	       "attach modes", h->vfs_mode, h->block_mode, h->proc_mode, h->pagecache_mode,
-	       h->iouring_mode);
+	       h->iouring_mode, h->sched_mode[0] ? h->sched_mode : "none");
 	field("mode detail", h->modes_detail, sizeof(h->modes_detail));
 	capture_info__utc(h->realtime_ns, rt, sizeof(rt));
 	printf("%-13sREALTIME %s (%llu ns) = MONOTONIC %llu ns\n", "clock anchor", rt,

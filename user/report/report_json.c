@@ -187,6 +187,7 @@ static void summary(struct jw *j, const struct rpt_model *m)
 	j_hstr(j, "proc", h->proc_mode, sizeof(h->proc_mode));
 	j_hstr(j, "pagecache", h->pagecache_mode, sizeof(h->pagecache_mode));
 	j_hstr(j, "io_uring", h->iouring_mode, sizeof(h->iouring_mode));
+	j_hstr(j, "sched", h->sched_mode, sizeof(h->sched_mode));
 	j_close(j, '}');
 	j_bool(j, "drops_known", known);
 	if (known)

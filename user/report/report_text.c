@@ -269,8 +269,9 @@ static void summary(const struct rpt_model *m)
 		       m->pages, m->miss_pages);
 	else
 		printf("  page cache  no buffered reads\n");
-	printf("  attach      vfs=%.16s block=%.16s proc=%.16s pagecache=%.16s io_uring=%.16s\n",
-	       h->vfs_mode, h->block_mode, h->proc_mode, h->pagecache_mode, h->iouring_mode);
+	printf("  attach      vfs=%.16s block=%.16s proc=%.16s pagecache=%.16s io_uring=%.16s "
+	       "sched=%.16s\n", h->vfs_mode, h->block_mode, h->proc_mode, h->pagecache_mode,
+	       h->iouring_mode, h->sched_mode[0] ? h->sched_mode : "none");
 	if (rpt_model__dropped(m, &d))
 		printf("  drops       %" PRIu64 " (measured)%s\n", d,
 		       m->stats.final ? "" : "; no final stats");
