@@ -48,17 +48,14 @@ Perfetto leaves open at the end matches on tid, state and ts), and the other
 way round for the states the JSON draws (Running, R, R+, S, D). A merge
 compares the count per state.
 """
-import csv
-import io
 import os
-import subprocess
 import sys
-import tempfile
 from collections import Counter
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import check_trace as ct  # noqa: E402
 import pftrace as pf      # noqa: E402
+import tp_check as tpc    # noqa: E402
 
 REAL_MAX = 0x20000000     # pids/tids at or above this are gpuio's synthetic ones
 STATE_TID = 0x10000000    # a thread's state lane in the JSON: this + its tid
@@ -250,23 +247,12 @@ def as_json_merge(t):
 
 def perfetto_states(ppath):
     """Perfetto's thread_state rows of the traced threads: [(tid, state, ts, dur)]."""
-    here = os.path.dirname(os.path.abspath(__file__))
-    tp = os.environ.get("TRACE_PROCESSOR") or os.path.join(here, "..", "..", "shared", "tools",
-                                                            "trace_processor_shell")
-    if not os.access(tp, os.X_OK):
+    tp = tpc.tp_path()
+    if not tp:
         return None
-    with tempfile.NamedTemporaryFile("w", suffix=".sql", delete=False) as f:
-        f.write("select t.tid as tid, s.state as state, s.ts as ts, s.dur as dur from thread_state s "
-                "join thread t using (utid) where t.tid != 0;\n")
-    try:
-        r = subprocess.run([tp, "-q", f.name, ppath], capture_output=True, text=True, timeout=600)
-    finally:
-        os.unlink(f.name)
-    if r.returncode:
-        raise SystemExit("compare_exports: trace_processor failed on %s: %s" % (ppath, r.stderr[-2000:]))
-    lines = [l for l in r.stdout.splitlines() if l.strip()]
-    return [(int(x["tid"]), x["state"], int(x["ts"]), int(x["dur"]))
-            for x in csv.DictReader(io.StringIO("\n".join(lines)))]
+    rows = tpc.query(tp, ppath, "select t.tid as tid, s.state as state, s.ts as ts, s.dur as dur "
+                                "from thread_state s join thread t using (utid) where t.tid != 0")
+    return [(int(x["tid"]), x["state"], int(x["ts"]), int(x["dur"])) for x in rows]
 
 
 GAP_MAX = 16

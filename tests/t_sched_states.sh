@@ -10,7 +10,9 @@
 #   - Perfetto's importer (trace_processor_shell) takes the .pftrace with no
 #     error stat; in its thread_state table, per worker, the Running time up
 #     to the read is the schedstat on-CPU time within 1%, and the Runnable
-#     time (R and R+) the schedstat run-queue wait within 3% + 2 ms;
+#     time (R and R+) the schedstat run-queue wait within 3% + 2 ms (5% and
+#     15% for a thread with a switch-in the trace did not see: "sched_gaps",
+#     its Running start assumed; at least one thread must be exact);
 #   - the JSON's state slices say the same (within 1% / 3% + 2 ms), and
 #     every one of them is Perfetto's (compare_exports.py);
 #   - each worker's last sleep (the pipe read) was ended by a wake-up from
@@ -60,6 +62,7 @@ info = ct.trace_info(ev)
 origin = int(info["timeline_origin_ns"])
 js = {}
 last_sleep = {}
+assumed = set()     # threads with a Running whose switch-in the trace missed (sched_gaps)
 for e in ev:
     if e.get("ph") != "X" or e.get("cat") != "sched":
         continue
@@ -67,6 +70,8 @@ for e in ev:
     d = ct.ns(e["dur"]) + 1         # the JSON slice is 1 ns short of the state
     if ts + d <= rt:
         js[(tid, e["name"])] = js.get((tid, e["name"]), 0) + d
+    if e["args"].get("start_assumed") is True and ts < rt:
+        assumed.add(tid)
     if e["name"] == "Sleeping" and ts < rt and ts + d > rt:
         last_sleep[tid] = e["args"]
 dropped = int(info.get("drops", {}).get("rb_drop_sched", 0)) if isinstance(info.get("drops"), dict) else 0
@@ -89,13 +94,20 @@ for line in r.stdout.splitlines():
         ps[(int(p[0]), p[1])] = int(p[2])
     elif len(p) == 2 and p[0].isdigit():
         wakers.setdefault(int(p[0]), p[1])
+exact = [w for w in t["threads"] if w["tid"] not in assumed]
+if not exact:
+    bad.append("every thread had a switch the trace missed: nothing to compare exactly (rerun)")
 for w in t["threads"]:
     tid = w["tid"]
-    close("Perfetto", tid, ps.get((tid, "Running"), 0), w["run_ns"], 0.01, 0)
-    close("  R+R+", tid, ps.get((tid, "R"), 0) + ps.get((tid, "R+"), 0), w["wait_ns"], 0.03, 2000000)
-    close("JSON", tid, js.get((tid, "Running"), 0), w["run_ns"], 0.01, 0)
+    # a switch-in the trace missed is placed by assumption: 5% there, 1% elsewhere
+    rel, rrel = (0.05, 0.15) if tid in assumed else (0.01, 0.03)
+    if tid in assumed:
+        print("tid %d: a switch-in was not recorded (start_assumed): 5%% / 15%%" % tid)
+    close("Perfetto", tid, ps.get((tid, "Running"), 0), w["run_ns"], rel, 0)
+    close("  R+R+", tid, ps.get((tid, "R"), 0) + ps.get((tid, "R+"), 0), w["wait_ns"], rrel, 2000000)
+    close("JSON", tid, js.get((tid, "Running"), 0), w["run_ns"], rel, 0)
     close("  R+R+", tid, js.get((tid, "Runnable"), 0) + js.get((tid, "Runnable (Preempted)"), 0),
-          w["wait_ns"], 0.03, 2000000)
+          w["wait_ns"], rrel, 2000000)
     # the pipe read: the main thread's write woke it
     a = last_sleep.get(tid)
     if not a or a.get("waker_tid") != main or a.get("waker_traced") is not True:

@@ -32,6 +32,14 @@ Q = {
 }
 
 
+def tp_path():
+    """Perfetto's importer: $TRACE_PROCESSOR, else ../shared/tools beside the tree; None if absent."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    tp = os.environ.get("TRACE_PROCESSOR") or os.path.join(here, "..", "..", "shared", "tools",
+                                                            "trace_processor_shell")
+    return tp if os.access(tp, os.X_OK) else None
+
+
 def query(tp, trace, sql):
     with tempfile.NamedTemporaryFile("w", suffix=".sql", delete=False) as f:
         f.write(sql + ";\n")
@@ -69,11 +77,9 @@ def main():
     if len(args) != 1:
         raise SystemExit(__doc__)
     trace = args[0]
-    here = os.path.dirname(os.path.abspath(__file__))
-    tp = os.environ.get("TRACE_PROCESSOR") or os.path.join(here, "..", "..", "shared", "tools",
-                                                            "trace_processor_shell")
-    if not os.access(tp, os.X_OK):
-        print("tp_check: %s not found: import of %s not checked" % (tp, trace))
+    tp = tp_path()
+    if not tp:
+        print("tp_check: trace_processor_shell not found: import of %s not checked" % trace)
         return 0
     bad = []
     for r in query(tp, trace, Q["stats"]):

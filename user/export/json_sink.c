@@ -213,22 +213,30 @@ static void j_thread(struct exp_sink *s, uint32_t pid, uint32_t tid, const char 
 	meta_sort(jexp_of(s), "thread_sort_index", pid, &tid, sort);
 }
 
+/* {"name":NAME,"cat":CAT,"ph":"X","ts":..,"dur":..,"pid":..,"tid":.. (name: no escaping needed) */
+static void x_head(struct jexp *x, const char *name, const char *cat, uint64_t ts, uint64_t dur,
+		   uint32_t pid, uint32_t tid)
+{
+	struct json_writer *w = x->w;
+
+	ev_start(x);
+	json_writer__puts(w, "\"name\":\"");
+	json_writer__puts(w, name);
+	json_writer__puts(w, "\",\"cat\":\"");
+	json_writer__puts(w, cat);
+	json_writer__puts(w, "\",\"ph\":\"X\",\"ts\":");
+	ts_rel(x, ts);
+	json_writer__puts(w, ",\"dur\":");
+	json_writer__us(w, (int64_t)dur);
+	json_writer__printf(w, ",\"pid\":%u,\"tid\":%u", pid, tid);
+}
+
 static void j_vfs(struct exp_sink *s, const struct exp_vfs *v)
 {
 	struct jexp *x = jexp_of(s);
 	struct json_writer *w = x->w;
 
-	ev_start(x);
-	json_writer__puts(w, "\"name\":\"");
-	json_writer__puts(w, v->name);
-	json_writer__puts(w, "\",\"cat\":\"vfs\",\"ph\":\"X\",\"ts\":");
-	ts_rel(x, v->ts);
-	json_writer__puts(w, ",\"dur\":");
-	json_writer__us(w, (int64_t)v->dur);
-	json_writer__puts(w, ",\"pid\":");
-	json_writer__u64(w, v->pid);
-	json_writer__puts(w, ",\"tid\":");
-	json_writer__u64(w, v->tid);
+	x_head(x, v->name, "vfs", v->ts, v->dur, v->pid, v->tid);
 	if (v->nflows) {
 		bind_id(x, v->ftid, v->fseq);
 		json_writer__puts(w, ",\"flow_out\":true");
@@ -257,16 +265,8 @@ static uint64_t state_dur(struct jexp *x, const struct exp_tstate *o)
 static void j_tstate(struct exp_sink *s, const struct exp_tstate *o)
 {
 	struct jexp *x = jexp_of(s);
-	struct json_writer *w = x->w;
 
-	ev_start(x);
-	json_writer__puts(w, "\"name\":\"");
-	json_writer__puts(w, o->name);
-	json_writer__puts(w, "\",\"cat\":\"sched\",\"ph\":\"X\",\"ts\":");
-	ts_rel(x, o->ts);
-	json_writer__puts(w, ",\"dur\":");
-	json_writer__us(w, (int64_t)state_dur(x, o));
-	json_writer__printf(w, ",\"pid\":%u,\"tid\":%u", o->pid, o->lane_tid);
+	x_head(x, o->name, "sched", o->ts, state_dur(x, o), o->pid, o->lane_tid);
 	write_args(x);
 }
 

@@ -1,19 +1,18 @@
 // SPDX-License-Identifier: MIT
 /* pftrace.c — Perfetto TracePacket writer. See pftrace.h. */
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "lib/pb_writer.h"
 #include "export/pftrace.h"
+#include "export/pftrace_priv.h"
 #include "lib/utf8.h"
 
 /* Field numbers, from Perfetto's protos/perfetto/trace/ (trace.proto etc). */
 enum {
 	TRACE_PACKET = 1,                       /* Trace.packet */
 
-	TP_FTRACE_EVENTS = 1,                   /* TracePacket */
-	TP_CLOCK_SNAPSHOT = 6,
+	TP_CLOCK_SNAPSHOT = 6,                  /* TracePacket */
 	TP_TIMESTAMP = 8,
 	TP_SEQUENCE_ID = 10,                    /* trusted_packet_sequence_id */
 	TP_TRACK_EVENT = 11,
@@ -27,14 +26,6 @@ enum {
 
 	SI_UTSNAME = 1, SI_NUM_CPUS = 8, SI_MACHINE_NAME = 17,  /* SystemInfo */
 	UTS_SYSNAME = 1, UTS_VERSION = 2, UTS_RELEASE = 3, UTS_MACHINE = 4,  /* Utsname */
-
-	/* FtraceEventBundle, FtraceEvent, sched.proto (timestamps: BOOTTIME) */
-	FB_CPU = 1, FB_EVENT = 2,
-	FE_TIMESTAMP = 1, FE_PID = 2, FE_SCHED_SWITCH = 4, FE_SCHED_WAKING = 20,
-	FE_SCHED_WAKEUP_NEW = 114,
-	SS_PREV_COMM = 1, SS_PREV_PID = 2, SS_PREV_PRIO = 3, SS_PREV_STATE = 4,
-	SS_NEXT_COMM = 5, SS_NEXT_PID = 6, SS_NEXT_PRIO = 7,
-	SW_COMM = 1, SW_PID = 2, SW_PRIO = 3, SW_SUCCESS = 4, SW_TARGET_CPU = 5,
 
 	SEQ_INCREMENTAL_STATE_CLEARED = 1,
 	SEQ_NEEDS_INCREMENTAL_STATE = 2,
@@ -115,16 +106,9 @@ struct pftrace {
 	char *fix;                      /* UTF-8 repair buffer */
 	size_t fix_cap;
 
-	/* ftrace sched events not yet written, one bundle body per CPU */
-	struct pb_buf *ft;
-	uint32_t *ftn;
-	uint32_t *ft_cur;               /* per CPU: the tid the last switch put there */
-	char (*ft_comm)[16];            /* and its name */
-	size_t nft;
+	struct pftrace_ftrace *ft;      /* sched events not yet written (pftrace_sched.c) */
 	int64_t boot_minus_mono;        /* ftrace timestamps are BOOTTIME */
 };
-
-#define FTRACE_BUNDLE_EVENTS 1024
 
 int pftrace__new(struct pftrace **out)
 {
@@ -151,12 +135,7 @@ void pftrace__free(struct pftrace *p)
 	free(p->slots);
 	free(p->arena);
 	free(p->fix);
-	for (size_t i = 0; i < p->nft; i++)
-		pb_buf__free(&p->ft[i]);
-	free(p->ft);
-	free(p->ftn);
-	free(p->ft_cur);
-	free(p->ft_comm);
+	pftrace_ftrace__free(p->ft);
 	free(p);
 }
 
@@ -172,7 +151,7 @@ uint32_t pftrace__generation(const struct pftrace *p) { return p->generation; }
 /* ---- strings ---- */
 
 /* s as valid UTF-8: s itself, or a repaired copy in p->fix */
-static const char *utf8(struct pftrace *p, const char *s, size_t n, size_t *out_len)
+const char *pftrace__utf8(struct pftrace *p, const char *s, size_t n, size_t *out_len)
 {
 	if (utf8_valid(s, n)) {
 		*out_len = n;
@@ -196,7 +175,7 @@ static const char *utf8(struct pftrace *p, const char *s, size_t n, size_t *out_
 static void put_str(struct pftrace *p, struct pb_buf *b, uint32_t field, const char *s, size_t n)
 {
 	size_t len;
-	const char *v = utf8(p, s, n, &len);
+	const char *v = pftrace__utf8(p, s, n, &len);
 
 	pb_buf__bytes(b, field, v, len);
 }
@@ -314,7 +293,7 @@ static uint64_t intern(struct pftrace *p, unsigned kind, const char *s, size_t n
 		p->n++;
 		pb_buf__begin(&p->intern, intern_field[kind]);
 		pb_buf__varint(&p->intern, IE_IID, iid);
-		v = utf8(p, s, n, &len);
+		v = pftrace__utf8(p, s, n, &len);
 		pb_buf__bytes(&p->intern, IE_NAME, v, len);
 		pb_buf__end(&p->intern);
 	}
@@ -724,178 +703,23 @@ void pftrace__counter(struct pftrace *p, uint64_t ts, uint64_t track, double v)
 	event_tail(p);
 }
 
-/* ---- ftrace sched events (Perfetto derives thread_state from them) ---- */
+/* ---- for the other writers of packets (pftrace_priv.h) ---- */
 
-static void ft_flush_cpu(struct pftrace *p, size_t cpu)
+void pftrace__raw_packet(struct pftrace *p, uint32_t field, const struct pb_buf *body)
 {
-	if (!p->ftn[cpu])
-		return;
 	pb_buf__begin(&p->out, TRACE_PACKET);
 	pb_buf__varint(&p->out, TP_SEQUENCE_ID, p->seq);
 	if (p->machine)
 		pb_buf__varint(&p->out, TP_MACHINE_ID, p->machine);
-	pb_buf__begin(&p->out, TP_FTRACE_EVENTS);
-	pb_buf__varint(&p->out, FB_CPU, cpu);
-	if (pb_buf__reserve(&p->out, p->ft[cpu].len)) {
-		memcpy(p->out.p + p->out.len, p->ft[cpu].p, p->ft[cpu].len);
-		p->out.len += p->ft[cpu].len;
-	}
-	pb_buf__end(&p->out);
+	pb_buf__append_msg(&p->out, field, body);
 	pb_buf__end(&p->out);
 	p->packets++;
-	if (pb_buf__error(&p->ft[cpu]) && !p->err)
-		p->err = pb_buf__error(&p->ft[cpu]);
-	pb_buf__reset(&p->ft[cpu]);
-	p->ftn[cpu] = 0;
+	if (!p->err && pb_buf__error(body))
+		p->err = pb_buf__error(body);
 	if (p->out.len >= OUT_FLUSH_AT && !p->in_slice)
 		pftrace__flush(p, false);
 }
 
-void pftrace__sched_flush(struct pftrace *p)
-{
-	for (size_t c = 0; c < p->nft; c++)
-		ft_flush_cpu(p, c);
-}
-
-/* The bundle of cpu with a new FtraceEvent open in it, NULL when out of memory. */
-static struct pb_buf *ft_event(struct pftrace *p, uint32_t cpu, uint64_t mono, uint32_t cur_tid)
-{
-	struct pb_buf *b;
-
-	if (cpu >= 4096)
-		cpu = 4095;
-	if (cpu >= p->nft) {
-		size_t n = cpu + 1;
-		struct pb_buf *nb = realloc(p->ft, n * sizeof(*nb));
-		uint32_t *nn;
-
-		if (!nb) {
-			p->err = -ENOMEM;
-			return NULL;
-		}
-		p->ft = nb;
-		nn = realloc(p->ftn, n * sizeof(*nn));
-		if (!nn) {
-			p->err = -ENOMEM;
-			return NULL;
-		}
-		p->ftn = nn;
-		nn = realloc(p->ft_cur, n * sizeof(*nn));
-		if (!nn) {
-			p->err = -ENOMEM;
-			return NULL;
-		}
-		p->ft_cur = nn;
-		{
-			char (*nc)[16] = realloc(p->ft_comm, n * sizeof(*nc));
-
-			if (!nc) {
-				p->err = -ENOMEM;
-				return NULL;
-			}
-			p->ft_comm = nc;
-		}
-		for (size_t i = p->nft; i < n; i++) {
-			p->ft_comm[i][0] = 0;
-			pb_buf__init(&p->ft[i]);
-			p->ftn[i] = 0;
-			p->ft_cur[i] = UINT32_MAX;
-		}
-		p->nft = n;
-	}
-	b = &p->ft[cpu];
-	pb_buf__begin(b, FB_EVENT);
-	pb_buf__varint(b, FE_TIMESTAMP, (uint64_t)((int64_t)mono + p->boot_minus_mono));
-	pb_buf__varint(b, FE_PID, cur_tid);
-	return b;
-}
-
-static void ft_done(struct pftrace *p, uint32_t cpu, struct pb_buf *b)
-{
-	pb_buf__end(b);
-	if (cpu >= 4096)
-		cpu = 4095;
-	if (++p->ftn[cpu] >= FTRACE_BUNDLE_EVENTS)
-		ft_flush_cpu(p, cpu);
-}
-
-static void ft_comm(struct pftrace *p, struct pb_buf *b, uint32_t field, const char *comm)
-{
-	size_t len, n = strnlen(comm, 15);
-	const char *v = utf8(p, comm, n, &len);
-
-	pb_buf__bytes(b, field, v, len);
-}
-
-void pftrace__sched_switch(struct pftrace *p, uint32_t cpu, uint64_t ts, const char *prev_comm,
-			   uint32_t prev_tid, int prev_prio, int64_t prev_state,
-			   const char *next_comm, uint32_t next_tid, int next_prio)
-{
-	struct pb_buf *b = ft_event(p, cpu, ts, prev_tid);
-
-	if (!b)
-		return;
-	pb_buf__begin(b, FE_SCHED_SWITCH);
-	ft_comm(p, b, SS_PREV_COMM, prev_comm);
-	pb_buf__varint(b, SS_PREV_PID, prev_tid);
-	pb_buf__varint(b, SS_PREV_PRIO, (uint64_t)(int64_t)prev_prio);
-	pb_buf__varint(b, SS_PREV_STATE, (uint64_t)prev_state);
-	ft_comm(p, b, SS_NEXT_COMM, next_comm);
-	pb_buf__varint(b, SS_NEXT_PID, next_tid);
-	pb_buf__varint(b, SS_NEXT_PRIO, (uint64_t)(int64_t)next_prio);
-	pb_buf__end(b);
-	ft_done(p, cpu, b);
-}
-
-void pftrace__sched_waking(struct pftrace *p, uint32_t cpu, uint64_t ts, uint32_t waker_tid,
-			   const char *comm, uint32_t tid, int prio, uint32_t target_cpu,
-			   bool new_task)
-{
-	struct pb_buf *b = ft_event(p, cpu, ts, waker_tid);
-
-	if (!b)
-		return;
-	pb_buf__begin(b, new_task ? FE_SCHED_WAKEUP_NEW : FE_SCHED_WAKING);
-	ft_comm(p, b, SW_COMM, comm);
-	pb_buf__varint(b, SW_PID, tid);
-	pb_buf__varint(b, SW_PRIO, (uint64_t)(int64_t)prio);
-	pb_buf__varint(b, SW_SUCCESS, 1);
-	pb_buf__varint(b, SW_TARGET_CPU, target_cpu);
-	pb_buf__end(b);
-	ft_done(p, cpu, b);
-}
-
-/*
- * Only switches with a traced side are recorded, so the untraced side
- * (another process, or idle) is written as the idle task: then every CPU's
- * switches chain (each prev is the last next on that CPU), which Perfetto
- * checks, and its CPU tracks show our threads and nothing else.
- */
-void pftrace__sched(struct pftrace *p, const struct exp_sched *o)
-{
-	uint32_t prev = o->prev_traced ? o->tid : 0, cpu = o->cpu < 4096 ? o->cpu : 4095;
-
-	if (o->kind == GPUIO_SCHED_SWITCH) {
-		/*
-		 * A thread leaves a CPU it was not seen to take (its switch-in was
-		 * not recorded; the model counts these as sched_gaps): say it came
-		 * on at this instant, so the CPU's chain stays whole.
-		 */
-		if (cpu < p->nft && p->ft_cur[cpu] != UINT32_MAX && p->ft_cur[cpu] != prev)
-			pftrace__sched_switch(p, o->cpu, o->ts, p->ft_comm[cpu],
-					      p->ft_cur[cpu], 120, 0,
-					      o->prev_traced ? o->comm : "swapper", prev, o->prio);
-		pftrace__sched_switch(p, o->cpu, o->ts, o->prev_traced ? o->comm : "swapper",
-				      prev, o->prio, o->prev_traced ? o->prev_state : 0,
-				      o->next_traced ? o->ocomm : "swapper",
-				      o->next_traced ? o->otid : 0, 120);
-		if (cpu < p->nft) {
-			p->ft_cur[cpu] = o->next_traced ? o->otid : 0;
-			snprintf(p->ft_comm[cpu], 16, "%s", o->next_traced ? o->ocomm : "swapper");
-		}
-	} else
-		/* a new task's first wake-up too: Perfetto starts no Runnable state
-		 * at sched_wakeup_new, which would hide its first wait for a CPU */
-		pftrace__sched_waking(p, o->cpu, o->ts, o->otid, o->comm, o->tid, o->prio,
-				      o->target_cpu, false);
-}
+int64_t pftrace__boot_minus_mono(const struct pftrace *p) { return p->boot_minus_mono; }
+struct pftrace_ftrace **pftrace__ftrace(struct pftrace *p) { return &p->ft; }
+void pftrace__fail(struct pftrace *p, int err) { if (!p->err) p->err = err; }

@@ -261,6 +261,7 @@ int gpuio_stream__close(struct gpuio_stream *s, struct gpuio_stream_stats *st)
 	pftrace__free(s->p);
 	exp_model__free(&s->m);
 	kmap__free(&s->desc);
+	sched_chain__free(&s->chain);
 	kmap__free(&s->flows);
 	kmap__free(&s->uring);
 	kmap__free(&s->disk_map);

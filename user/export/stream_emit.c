@@ -461,6 +461,7 @@ void emit_sched(struct gpuio_stream *s, const struct gpuio_sched_event *r)
 	struct exp_sched o;
 
 	sched_ent__from(r, &e);
+	sched_chain__step(&s->chain, &e);
 	if (e.kind != GPUIO_SCHED_SWITCH || (e.flags & GPUIO_SF_PREV_TRACED))
 		need_thread(s, e.pid, e.tid);
 	if (e.kind == GPUIO_SCHED_SWITCH && (e.flags & GPUIO_SF_NEXT_TRACED))

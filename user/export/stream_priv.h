@@ -82,6 +82,7 @@ struct gpuio_stream {
 	uint64_t *fids;
 	size_t cfids;
 	struct gpuio_stream_stats st;
+	struct sched_chain chain;       /* switches the trace missed (model/sched_tab.h) */
 };
 
 int pendq__push(struct pendq *q, const struct gpuio_hdr *h, struct pend **out);

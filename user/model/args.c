@@ -110,6 +110,8 @@ void exp_model__tstate_args(const struct exp_model *m, const struct tstate_iv *i
 	arg_u64(a, "tid", iv->tid);
 	if (iv->state == TS_RUNNING)
 		arg_u64(a, "cpu", iv->cpu);
+	if (iv->assumed)        /* its switch-in was not recorded (sched_gaps) */
+		arg_bool(a, "start_assumed", true);
 	if (iv->state == TS_SLEEPING || iv->state == TS_BLOCKED)
 		arg_u64(a, "kernel_state", iv->raw_state & 0xffff);
 	if (iv->woken) {

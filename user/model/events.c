@@ -403,4 +403,9 @@ void exp_model__sched(struct exp_model *m, const struct sched_ent *e, const char
 	o->comm = sched_comm(m, e->pid, e->tid, comm, !sw || o->prev_traced, o->buf[0]);
 	o->ocomm = sched_comm(m, e->opid, e->otid, comm,
 			      sw ? o->next_traced : (e->flags & GPUIO_SF_WAKER_TRACED), o->buf[1]);
+	if (e->bridge_at) {
+		o->bridge_at = exp_ts(m, e->bridge_at);
+		o->bridge_from = e->bridge_from ? exp_pid(m, e->bridge_from) : 0;
+		o->bridge_comm = sched_comm(m, e->bridge_from_pid, e->bridge_from, "", true, o->buf[2]);
+	}
 }

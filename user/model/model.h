@@ -464,7 +464,12 @@ struct exp_sched {
 	int64_t prev_state;     /* switch: ftrace encoding (sched_ftrace_prev_state) */
 	uint32_t target_cpu;    /* wake */
 	bool prev_traced, next_traced;  /* switch: which side is a traced thread */
-	char buf[2][32];
+	/* the switch-in of prev the trace missed, assumed at bridge_at (0: none),
+	 * from bridge_from (output tid, 0: not ours) named bridge_comm */
+	uint64_t bridge_at;
+	uint32_t bridge_from;
+	const char *bridge_comm;
+	char buf[3][32];
 };
 /* e's output form; comm: the name the record carries for its untraced side / waker */
 void exp_model__sched(struct exp_model *m, const struct sched_ent *e, const char *comm,

@@ -106,24 +106,64 @@ static int by_ts(const void *a, const void *b)
  * that one puts on the CPU is the one the next takes off. A break means a
  * switch the kernel made was not recorded.
  */
+static uint64_t last_of(struct sched_chain *c, uint32_t pid, uint32_t tid, uint64_t ts)
+{
+	uint64_t *v, old;
+
+	if (kmap__upsert(&c->last, pid, tid, &v) < 0)
+		return 0;
+	old = *v;
+	*v = ts;
+	return old;
+}
+
+void sched_chain__step(struct sched_chain *c, struct sched_ent *e)
+{
+	uint32_t k = e->cpu % SCHED_CHAIN_CPUS;
+	bool pt = e->flags & GPUIO_SF_PREV_TRACED;
+	uint32_t prev = pt ? e->tid : 0;
+	uint64_t at, plast = 0;
+
+	e->bridge_at = 0;
+	e->bridge_from = e->bridge_from_pid = 0;
+	if (e->kind != GPUIO_SCHED_SWITCH) {
+		last_of(c, e->pid, e->tid, e->ts);
+		return;
+	}
+	if (pt)
+		plast = last_of(c, e->pid, e->tid, e->ts);
+	if (c->known[k] && c->cur[k] != prev) {
+		c->gaps++;
+		at = (c->cur_ts[k] > plast ? c->cur_ts[k] : plast) + 1;
+		e->bridge_at = at < e->ts ? at : e->ts;
+		e->bridge_from = c->cur[k];
+		e->bridge_from_pid = c->cur_pid[k];
+	}
+	c->cur[k] = (e->flags & GPUIO_SF_NEXT_TRACED) ? e->otid : 0;
+	c->cur_pid[k] = (e->flags & GPUIO_SF_NEXT_TRACED) ? e->opid : 0;
+	c->cur_ts[k] = e->ts;
+	c->known[k] = true;
+	if (e->flags & GPUIO_SF_NEXT_TRACED)
+		last_of(c, e->opid, e->otid, e->ts);
+}
+
+void sched_chain__free(struct sched_chain *c)
+{
+	kmap__free(&c->last);
+}
+
 static void count_gaps(struct sched_tab *t)
 {
-	uint32_t cur[1024];
-	bool known[1024] = { false };
+	struct sched_chain *c = calloc(1, sizeof(*c));
 
 	t->gaps = 0;
-	for (size_t i = 0; i < t->n; i++) {
-		const struct sched_ent *e = &t->ev[i];
-		uint32_t c = e->cpu & 1023;
-		uint32_t prev = (e->flags & GPUIO_SF_PREV_TRACED) ? e->tid : 0;
-
-		if (e->kind != GPUIO_SCHED_SWITCH)
-			continue;
-		if (known[c] && cur[c] != prev)
-			t->gaps++;
-		cur[c] = (e->flags & GPUIO_SF_NEXT_TRACED) ? e->otid : 0;
-		known[c] = true;
-	}
+	if (!c)
+		return;
+	for (size_t i = 0; i < t->n; i++)
+		sched_chain__step(c, &t->ev[i]);
+	t->gaps = c->gaps;
+	sched_chain__free(c);
+	free(c);
 }
 
 void sched_tab__sort(struct sched_tab *t)
@@ -197,6 +237,7 @@ struct tcur {
 	struct tstate_iv wake;          /* woken/waker_* of the current interval */
 	struct tstate_iv pending;       /* a wake-up seen while still on a CPU */
 	bool has_pending;
+	bool assumed;                   /* the current Running began at a bridge */
 };
 
 struct walk {
@@ -241,6 +282,7 @@ static int close_iv(struct walk *w, struct tcur *c, uint64_t ts, const struct ts
 	iv.state = c->state;
 	iv.cpu = c->cpu;
 	iv.raw_state = c->raw;
+	iv.assumed = c->assumed;
 	if (woke) {
 		iv.woken = true;
 		iv.waker_traced = woke->waker_traced;
@@ -261,6 +303,7 @@ static void set_state(struct tcur *c, uint8_t state, uint64_t ts, const struct t
 {
 	c->state = state;
 	c->since = ts;
+	c->assumed = false;
 	memset(&c->wake, 0, sizeof(c->wake));
 	if (woke)
 		c->wake = *woke;
@@ -271,6 +314,30 @@ static int on_switch(struct walk *w, const struct sched_ent *e)
 	struct tcur *c;
 	int rc;
 
+	if (e->bridge_at) {
+		/* the switch-in the trace missed (sched_chain): from leaves, prev comes on */
+		if (e->bridge_from) {
+			c = cur_get(w, e->bridge_from_pid, e->bridge_from);
+			if (!c)
+				return -ENOMEM;
+			if (c->state == TS_RUNNING) {
+				if ((rc = close_iv(w, c, e->bridge_at, NULL)))
+					return rc;
+				set_state(c, TS_RUNNABLE, e->bridge_at, NULL);
+			}
+		}
+		if (e->flags & GPUIO_SF_PREV_TRACED) {
+			c = cur_get(w, e->pid, e->tid);
+			if (!c)
+				return -ENOMEM;
+			if ((rc = close_iv(w, c, e->bridge_at, NULL)))
+				return rc;
+			set_state(c, TS_RUNNING, e->bridge_at, NULL);
+			c->cpu = e->cpu;
+			c->run_start = e->bridge_at;
+			c->assumed = true;
+		}
+	}
 	if (e->flags & GPUIO_SF_PREV_TRACED) {
 		enum tstate s = sched_state_after_switch(e);
 
@@ -283,8 +350,11 @@ static int on_switch(struct walk *w, const struct sched_ent *e)
 			c->state = ST_NONE;
 		} else if ((s == TS_SLEEPING || s == TS_BLOCKED) && c->has_pending &&
 			   c->pending.ts >= c->run_start) {
-			/* woken while still switching out: it never slept */
-			set_state(c, TS_RUNNABLE, e->ts, &c->pending);
+			/* woken while still switching out: the kernel enqueues it once it is
+			 * off the CPU; as Perfetto does, the sleep lasts until it runs or is
+			 * woken again, and that sleep keeps the waker */
+			set_state(c, (uint8_t)s, e->ts, &c->pending);
+			c->raw = e->state;
 		} else {
 			set_state(c, (uint8_t)s, e->ts, NULL);
 			c->raw = e->state;

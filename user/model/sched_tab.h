@@ -37,6 +37,11 @@ struct sched_ent {
 	uint32_t waker_seq;
 	uint32_t comm;          /* names[] + 1 of the untraced side / waker, 0 none */
 	uint32_t ord;           /* capture order (ties in time keep it) */
+	/* a switch whose prev was not seen taking the CPU (sched_chain): the
+	 * switch-in the trace missed is assumed at bridge_at, from bridge_from
+	 * (pid, tid; 0: an untraced task) — 0: none */
+	uint64_t bridge_at;
+	uint32_t bridge_from_pid, bridge_from;
 	uint16_t cpu;           /* the event's CPU */
 	uint16_t target_cpu;
 	int16_t prio;
@@ -54,6 +59,7 @@ struct tstate_iv {
 	 * (waker_tid 0: an interrupt or the idle task; waker_traced: a traced thread) */
 	bool woken;
 	bool waker_traced;
+	bool assumed;           /* Running that began at a switch-in the trace missed (bridge_at) */
 	uint32_t waker_pid, waker_tid, waker_seq;
 };
 
@@ -66,6 +72,28 @@ struct sched_tab {
 	bool sorted;
 	uint64_t gaps;          /* switches whose thread was not seen taking the CPU */
 };
+
+/*
+ * Every CPU's recorded switches chain: the traced thread (or "not ours", 0)
+ * one puts on the CPU is the one the next takes off. A break is a switch
+ * the kernel made that the trace did not see: the thread leaving was put on
+ * the CPU unseen. It is assumed to have come on just after the later of the
+ * CPU's last recorded switch and its own last event (it was runnable, then
+ * ran: the other task on the CPU meanwhile ran briefly, as observed), so
+ * the exporters and the report show the same states and every CPU's chain
+ * stays whole. Feed switches and wake-ups in time order.
+ */
+#define SCHED_CHAIN_CPUS 1024
+struct sched_chain {
+	struct kmap last;       /* (pid, tid) -> its last event ts */
+	uint32_t cur_pid[SCHED_CHAIN_CPUS], cur[SCHED_CHAIN_CPUS];
+	uint64_t cur_ts[SCHED_CHAIN_CPUS];
+	bool known[SCHED_CHAIN_CPUS];
+	uint64_t gaps;
+};
+/* Sets e's bridge_* (a break) or clears them. */
+void sched_chain__step(struct sched_chain *c, struct sched_ent *e);
+void sched_chain__free(struct sched_chain *c);
 
 int sched_tab__add(struct sched_tab *t, const struct gpuio_sched_event *e);
 /* One record as an entry (no comm index): for users without a table (the stream). */

@@ -317,6 +317,7 @@ static void wait(struct jw *j, const struct rpt_model *m)
 	for (int k = 0; k < RPT_TW_N; k++)
 		j_us(j, rpt_tw_names[k], (int64_t)w->ns[k]);
 	j_close(j, '}');
+	j_us(j, "data_then_runnable_us", (int64_t)w->data_runnable_ns);
 	j_open(j, "wakers", '[');
 	for (size_t i = 0; i < w->nwakers; i++) {
 		j_open(j, NULL, '{');

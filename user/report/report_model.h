@@ -247,6 +247,7 @@ struct rpt_wait {
 	uint32_t pid, tid;              /* the loop thread */
 	uint64_t span_s, span_e;        /* its first and last state */
 	uint64_t ns[RPT_TW_N];
+	uint64_t data_runnable_ns;      /* of ns[RPT_TW_DATA]: waiting for a CPU once woken with data */
 	struct rpt_waker wakers[RPT_WAKERS_MAX];
 	size_t nwakers;
 	uint64_t act_ns[RPT_WA_N];      /* the wakers' main threads, inside the waits */

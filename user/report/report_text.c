@@ -162,7 +162,9 @@ static void wait_section(const struct rpt_model *m)
 	rpt_wait__headline(m, line, sizeof(line));
 	printf("  %s\n", line);
 	for (int k = 0; k < RPT_TW_N; k++)
-		printf("  %-18s %10s %5.1f%%\n", rpt_tw_names[k], D(w->ns[k], a), pct(w->ns[k], span));
+		printf("  %-18s %10s %5.1f%%%s\n", rpt_tw_names[k], D(w->ns[k], a), pct(w->ns[k], span),
+		       k == RPT_TW_DATA && w->data_runnable_ns ? " (of which waiting for a CPU once the "
+		       "data had come: see data_then_runnable in --json)" : "");
 	if (w->nwakers) {
 		printf("  woken with data by:");
 		for (size_t i = 0; i < w->nwakers; i++)

@@ -12,7 +12,8 @@
  *    woke it; without such waits, the thread with the most CPU time;
  *  - its time is on CPU, runnable (waiting for a CPU), blocked in its own
  *    file calls, waiting for the GPU (its CUDA sync calls), waiting for
- *    data (asleep until another traced process woke it; not a process that
+ *    data (asleep until another traced process woke it, and the wait for a
+ *    CPU right after such a wake-up — counted apart too; not a process that
  *    was exiting: a join), or other sleep — in that order of precedence;
  *  - the waits for data are windows: what the waking processes' main
  *    threads did inside them (reads of which files, on CPU, runnable,
@@ -165,12 +166,12 @@ static bool is_sleep(uint8_t s)
 }
 
 /* A sleep another traced process ended: data handed over (not a dying child). */
-static bool data_wake(const struct sched_tab *t, const struct tstate_iv *iv, struct kmap *deaths)
+static bool data_waker(const struct sched_tab *t, const struct tstate_iv *iv, uint64_t woke,
+		       struct kmap *deaths)
 {
 	uint64_t *d;
 
-	if (!is_sleep(iv->state) || !iv->woken || !iv->waker_traced || !iv->waker_tid ||
-	    iv->waker_pid == iv->pid)
+	if (!iv->woken || !iv->waker_traced || !iv->waker_tid || iv->waker_pid == iv->pid)
 		return false;
 	d = kmap__get(deaths, iv->waker_tid, 0);
 	if (!d) {
@@ -181,7 +182,12 @@ static bool data_wake(const struct sched_tab *t, const struct tstate_iv *iv, str
 		*v = death_of(t, iv->waker_tid) + 1;
 		d = v;
 	}
-	return !(*d > 1 && *d - 1 >= iv->end && *d - 1 - iv->end < EXIT_WAKE_NS);
+	return !(*d > 1 && *d - 1 >= woke && *d - 1 - woke < EXIT_WAKE_NS);
+}
+
+static bool data_wake(const struct sched_tab *t, const struct tstate_iv *iv, struct kmap *deaths)
+{
+	return is_sleep(iv->state) && data_waker(t, iv, iv->end, deaths);
 }
 
 struct worker_th {              /* a waking process's main thread inside the windows */
@@ -435,7 +441,13 @@ int rpt_wait_build(struct rpt_model *m)
 			continue;
 		}
 		if (!is_sleep(iv->state)) {
-			w->ns[RPT_TW_RUNNABLE] += d;
+			/* woken with data, then waiting for a CPU: still inside the fetch */
+			if (iv->state == TS_RUNNABLE && data_waker(&m->sched, iv, iv->ts, &deaths)) {
+				w->ns[RPT_TW_DATA] += d;
+				w->data_runnable_ns += d;
+			} else {
+				w->ns[RPT_TW_RUNNABLE] += d;
+			}
 			continue;
 		}
 		io = spans_overlap(&p.loop_calls, iv->ts, iv->end);
