@@ -25,6 +25,9 @@ PROG="$GPUIO_TESTS/sched_truth"
 [ -x "$PROG" ] || fail "$PROG missing (make test-progs)"
 TP="${TRACE_PROCESSOR:-$GPUIO_SRC/../shared/tools/trace_processor_shell}"
 
+# one traced run and its checks; returns 3 when every worker had a switch-in
+# the trace did not see (then there is nothing to compare exactly: run again)
+run_and_check() {
 "$GPUIO" trace -o "$TMP/s.pftrace" -- "$PROG" 3 20 20 10 >"$TMP/truth.json" 2>"$TMP/trace.err" ||
   { cat "$TMP/trace.err"; fail "trace failed"; }
 tail -n1 "$TMP/trace.err"
@@ -39,7 +42,7 @@ check_struct "$TMP/s.json"
 tp_check "$TMP/s.pftrace"
 python3 "$GPUIO_SRC/tests/compare_exports.py" "$TMP/s.json" "$TMP/s.pftrace" || fail "JSON and protobuf thread states differ"
 
-python3 - "$TMP/truth.json" "$TMP/s.json" "$TMP/s.pftrace" "$TP" <<'EOF' || fail "thread states disagree with schedstat"
+python3 - "$TMP/truth.json" "$TMP/s.json" "$TMP/s.pftrace" "$TP" <<'EOF'
 import json, os, subprocess, sys, tempfile
 sys.path.insert(0, os.environ["GPUIO_SRC"] + "/tests")
 import check_trace as ct
@@ -95,8 +98,7 @@ for line in r.stdout.splitlines():
     elif len(p) == 2 and p[0].isdigit():
         wakers.setdefault(int(p[0]), p[1])
 exact = [w for w in t["threads"] if w["tid"] not in assumed]
-if not exact:
-    bad.append("every thread had a switch the trace missed: nothing to compare exactly (rerun)")
+no_exact = not exact
 for w in t["threads"]:
     tid = w["tid"]
     # a switch-in the trace missed is placed by assumption: 5% there, 1% elsewhere
@@ -117,8 +119,19 @@ for w in t["threads"]:
                    (tid, wakers.get(tid), main))
 for b in bad:
     print("FAIL:", b)
+if no_exact and not bad:
+    print("every worker had a switch-in the trace missed: nothing to compare exactly")
+    sys.exit(3)
 sys.exit(1 if bad else 0)
 EOF
+}
+rc=3
+for attempt in 1 2 3; do
+  set +e; run_and_check; rc=$?; set -e
+  [ "$rc" = 3 ] || break
+  echo "attempt $attempt: no exact worker, running again"
+done
+[ "$rc" = 0 ] || fail "thread states disagree with schedstat$([ "$rc" = 3 ] && echo ': no worker without a missed switch-in in 3 runs')"
 
 # --no-sched: the layer is off
 "$GPUIO" trace --no-sched -o "$TMP/n.json" -- "$PROG" 2 2 5 5 >/dev/null 2>"$TMP/n.err" || fail "--no-sched trace failed"
