@@ -17,6 +17,16 @@ const volatile bool trace_all = false;      /* -a: every process but gpuio */
 const volatile bool all_fds = false;        /* --all-fds: pipes, sockets, … */
 const volatile __u32 self_tgid = 0;         /* gpuio itself, never traced */
 const volatile __u64 wakeup_bytes = 256 * 1024; /* wake the collector past this */
+/*
+ * Benchmark knob (`make vmbench`'s cost breakdown; GPUIO_BENCH_CUT in the
+ * environment of `gpuio trace`): stop the VFS path after stage N so the
+ * instructions of each stage can be told apart. 0, the default, is the whole
+ * path; the verifier removes the checks, so they cost nothing then.
+ *   1 filter only   2 + fd -> file -> inode   3 + per-thread call state
+ *   4 + clock reads  5 + ring-buffer reserve/discard (no record fill)
+ *   6 + record fill, discarded (the collector gets nothing to do)
+ */
+const volatile __u32 bench_cut = 0;
 
 /* Traced TGIDs. Fork adds children in the kernel; exit removes the dead. */
 struct {

@@ -13,16 +13,22 @@
 #include "trace/common.bpf.h"
 #include "trace/vfs.bpf.h"
 
-static __always_inline __u32 task_state(struct task_struct *t)
+/*
+ * A field of a task: tp_btf passes trusted BTF pointers, read with plain
+ * loads; raw_tp passes raw ones, read with a probe_read helper each.
+ */
+#define TASK_RD(btf, t, field) ((btf) ? (t)->field : BPF_CORE_READ(t, field))
+
+static __always_inline __u32 task_state(struct task_struct *t, const bool btf)
 {
 	struct task_struct___old { long state; } *o = (void *)t;
 	__u32 st;
 
 	if (bpf_core_field_exists(t->__state))
-		st = BPF_CORE_READ(t, __state);
+		st = TASK_RD(btf, t, __state);
 	else
 		st = BPF_CORE_READ(o, state);
-	return (st & 0xffff) | ((__u32)BPF_CORE_READ(t, exit_state) & 0xffff) << 16;
+	return (st & 0xffff) | ((__u32)TASK_RD(btf, t, exit_state) & 0xffff) << 16;
 }
 
 static __always_inline struct gpuio_sched_event *sched_reserve(__u32 kind, __u32 pid, __u32 tid)
@@ -42,24 +48,33 @@ static __always_inline struct gpuio_sched_event *sched_reserve(__u32 kind, __u32
 	return e;
 }
 
-static __always_inline int on_switch(bool preempt, struct task_struct *prev, struct task_struct *next)
+static __always_inline int on_switch(bool preempt, struct task_struct *prev,
+				     struct task_struct *next, const bool btf)
 {
-	__u32 ptgid = BPF_CORE_READ(prev, tgid), ntgid = BPF_CORE_READ(next, tgid);
-	bool pt = tgid_traced(ptgid) && BPF_CORE_READ(prev, pid) != 0;
-	bool nt = tgid_traced(ntgid) && BPF_CORE_READ(next, pid) != 0;
+	__u32 ptgid = TASK_RD(btf, prev, tgid), ntgid = TASK_RD(btf, next, tgid);
+	__u32 ppid, npid;
+	bool pt, nt;
 	struct gpuio_sched_event *e;
 
+	pt = tgid_traced(ptgid);
+	nt = tgid_traced(ntgid);
 	if (!pt && !nt)
 		return 0;
-	e = sched_reserve(GPUIO_SCHED_SWITCH, ptgid, BPF_CORE_READ(prev, pid));
+	ppid = TASK_RD(btf, prev, pid);
+	npid = TASK_RD(btf, next, pid);
+	pt = pt && ppid != 0;           /* the idle task is never ours */
+	nt = nt && npid != 0;
+	if (!pt && !nt)
+		return 0;
+	e = sched_reserve(GPUIO_SCHED_SWITCH, ptgid, ppid);
 	if (!e)
 		return 0;
 	e->flags = (pt ? GPUIO_SF_PREV_TRACED : 0) | (nt ? GPUIO_SF_NEXT_TRACED : 0) |
 		   (preempt ? GPUIO_SF_PREEMPT : 0);
 	e->other_pid = ntgid;
-	e->other_tid = BPF_CORE_READ(next, pid);
-	e->prev_state = task_state(prev);
-	e->prio = BPF_CORE_READ(prev, prio);
+	e->other_tid = npid;
+	e->prev_state = task_state(prev, btf);
+	e->prio = TASK_RD(btf, prev, prio);
 	if (!nt)
 		BPF_CORE_READ_STR_INTO(&e->comm, next, comm);
 	else if (!pt)
@@ -70,23 +85,23 @@ static __always_inline int on_switch(bool preempt, struct task_struct *prev, str
 	return 0;
 }
 
-static __always_inline int on_wake(struct task_struct *p, __u32 kind)
+static __always_inline int on_wake(struct task_struct *p, __u32 kind, const bool btf)
 {
-	__u32 tgid = BPF_CORE_READ(p, tgid);
+	__u32 tgid = TASK_RD(btf, p, tgid);
 	__u64 cur = bpf_get_current_pid_tgid();
 	struct gpuio_sched_event *e;
 	struct call_state *cs;
 
 	if (!tgid_traced(tgid))
 		return 0;
-	e = sched_reserve(kind, tgid, BPF_CORE_READ(p, pid));
+	e = sched_reserve(kind, tgid, TASK_RD(btf, p, pid));
 	if (!e)
 		return 0;
 	e->flags = 0;
 	e->other_pid = cur >> 32;
 	e->other_tid = (__u32)cur;
-	e->prio = BPF_CORE_READ(p, prio);
-	e->target_cpu = BPF_CORE_READ(p, wake_cpu);
+	e->prio = TASK_RD(btf, p, prio);
+	e->target_cpu = TASK_RD(btf, p, wake_cpu);
 	/*
 	 * The running task is the waker, except in interrupt context (a timer,
 	 * a disk completion), where it is whoever the interrupt landed on: the
@@ -109,22 +124,22 @@ static __always_inline int on_wake(struct task_struct *p, __u32 kind)
  * 4th argument, which kernels before 5.18 do not pass. */
 SEC("?tp_btf/sched_switch")
 int BPF_PROG(sched_switch_btf, bool preempt, struct task_struct *prev, struct task_struct *next)
-{ return on_switch(preempt, prev, next); }
+{ return on_switch(preempt, prev, next, true); }
 SEC("?tp_btf/sched_waking")
 int BPF_PROG(sched_waking_btf, struct task_struct *p)
-{ return on_wake(p, GPUIO_SCHED_WAKE); }
+{ return on_wake(p, GPUIO_SCHED_WAKE, true); }
 SEC("?tp_btf/sched_wakeup_new")
 int BPF_PROG(sched_wakeup_new_btf, struct task_struct *p)
-{ return on_wake(p, GPUIO_SCHED_WAKE_NEW); }
+{ return on_wake(p, GPUIO_SCHED_WAKE_NEW, true); }
 
 SEC("?raw_tp/sched_switch")
 int BPF_PROG(sched_switch_raw, bool preempt, struct task_struct *prev, struct task_struct *next)
-{ return on_switch(preempt, prev, next); }
+{ return on_switch(preempt, prev, next, false); }
 SEC("?raw_tp/sched_waking")
 int BPF_PROG(sched_waking_raw, struct task_struct *p)
-{ return on_wake(p, GPUIO_SCHED_WAKE); }
+{ return on_wake(p, GPUIO_SCHED_WAKE, false); }
 SEC("?raw_tp/sched_wakeup_new")
 int BPF_PROG(sched_wakeup_new_raw, struct task_struct *p)
-{ return on_wake(p, GPUIO_SCHED_WAKE_NEW); }
+{ return on_wake(p, GPUIO_SCHED_WAKE_NEW, false); }
 
 #endif

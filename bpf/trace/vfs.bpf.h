@@ -36,6 +36,11 @@ struct call_state {
 	__u8 traced;         /* the task is in the traced set (cached) */
 	__u64 named_ino;     /* the file this thread last named (emit_path): */
 	__u32 named_dev;     /* most calls repeat it, so the map is not asked */
+	/* the file this thread last identified: most calls repeat it, so where
+	 * each inode field costs a probe_read helper only f_inode is read */
+	__u8 c_ftype;
+	__u64 c_file, c_inode, c_ino;
+	__u32 c_dev;
 };
 
 struct {
@@ -77,22 +82,34 @@ static __always_inline struct call_state *call_state_get(bool create)
 	return cs;
 }
 
-/* The file behind fd in the current task, NULL when none. */
+/* fdt->fd[fd]: a pointer array the verifier cannot index (bpf_rdonly_cast to
+ * void, which could, is 6.17+ only), so one probe_read. */
+static __always_inline struct file *fd_slot(struct fdtable *fdt, int fd)
+{
+	struct file **arr = fdt->fd;
+	struct file *f = NULL;
+
+	bpf_probe_read_kernel(&f, sizeof(f), &arr[fd]);
+	return f;
+}
+
+/*
+ * The file behind fd in the current task, NULL when none. The task is a
+ * trusted BTF pointer, so the walk to the fd array is plain loads; only the
+ * array slot needs a helper.
+ */
 static __always_inline struct file *fd_to_file(int fd)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
+	struct files_struct *files = task->files;
 	struct fdtable *fdt;
-	struct file **arr;
-	struct file *f = NULL;
 
-	if (fd < 0)
+	if (fd < 0 || !files)
 		return NULL;
-	fdt = BPF_CORE_READ(task, files, fdt);
-	if (!fdt || (unsigned int)fd >= BPF_CORE_READ(fdt, max_fds))
+	fdt = files->fdt;
+	if (!fdt || (unsigned int)fd >= fdt->max_fds)
 		return NULL;
-	arr = BPF_CORE_READ(fdt, fd);
-	bpf_probe_read_kernel(&f, sizeof(f), &arr[fd]);
-	return f;
+	return fd_slot(fdt, fd);
 }
 
 struct file_id { __u64 ino; __u32 dev; __u8 ftype; };
@@ -115,31 +132,62 @@ static __always_inline bool file_ident(struct file *f, struct file_id *id)
 }
 
 /*
- * The same two lookups with plain loads instead of probe_read helpers
- * (~10 helper calls per event): the task is a trusted BTF pointer and
- * bpf_rdonly_cast (6.2+) makes the file one. Used by the tp_btf syscall
- * variant; kernels without the kfunc refuse that variant and the loader
- * falls back to raw_tp, which uses the portable walk above.
+ * file_ident through the thread's one-entry cache. A struct file can be
+ * freed and its memory reused for another open, so the hit is checked on the
+ * inode pointer too (one read): same file and same inode, same identity.
+ */
+static __always_inline bool file_ident_cached(struct call_state *cs, struct file *f,
+					      struct file_id *id)
+{
+	struct inode *inode;
+	umode_t mode;
+
+	if (!f)
+		return false;
+	inode = BPF_CORE_READ(f, f_inode);
+	if (!inode)
+		return false;
+	if ((__u64)f == cs->c_file && (__u64)inode == cs->c_inode) {
+		id->ino = cs->c_ino;
+		id->dev = cs->c_dev;
+		id->ftype = cs->c_ftype;
+		return true;
+	}
+	mode = BPF_CORE_READ(inode, i_mode);
+	id->ino = BPF_CORE_READ(inode, i_ino);
+	id->dev = inode_dev(inode);
+	id->ftype = (mode & S_IFMT_) >> 12;
+	cs->c_file = (__u64)f;
+	cs->c_inode = (__u64)inode;
+	cs->c_ino = id->ino;
+	cs->c_dev = id->dev;
+	cs->c_ftype = id->ftype;
+	return true;
+}
+
+/* Plain loads: f is a trusted BTF pointer (a fentry/fexit argument). */
+static __always_inline bool file_ident_btf(struct file *f, struct file_id *id)
+{
+	struct inode *inode;
+
+	if (!f)
+		return false;
+	inode = f->f_inode;
+	if (!inode)
+		return false;
+	id->ino = inode->i_ino;
+	id->dev = inode->i_sb->s_dev;
+	id->ftype = (inode->i_mode & S_IFMT_) >> 12;
+	return true;
+}
+
+/*
+ * file_ident with plain loads instead of probe_read helpers: bpf_rdonly_cast
+ * (6.2+) makes the file a BTF pointer. Used by the tp_btf syscall variant;
+ * kernels without the kfunc refuse that variant and the loader falls back to
+ * raw_tp, which uses the cached walk above.
  */
 extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym __weak;
-
-static __always_inline struct file *fd_to_file_fast(int fd)
-{
-	struct task_struct *task = bpf_get_current_task_btf();
-	struct files_struct *files = task->files;
-	struct fdtable *fdt;
-	struct file **arr;
-	struct file *f = NULL;
-
-	if (fd < 0 || !files)
-		return NULL;
-	fdt = files->fdt;
-	if (!fdt || (unsigned int)fd >= fdt->max_fds)
-		return NULL;
-	arr = fdt->fd;
-	bpf_probe_read_kernel(&f, sizeof(f), &arr[fd]);
-	return f;
-}
 
 static __always_inline bool file_ident_fast(struct file *fp, struct file_id *id)
 {
@@ -316,24 +364,25 @@ static __always_inline __u64 iov_total(__u64 uiov, __u64 cnt)
 }
 
 /*
- * Is the current task traced? Filter first: most syscalls on a node are not
- * ours. A task never leaves the traced set while it lives (exit removes the
- * whole process, and its storage with it), so its task storage remembers a
- * yes: the TGID hash is consulted once per thread, not once per call.
+ * The current task's call state when it is traced, else NULL. Filter first:
+ * most syscalls on a node are not ours. A task never leaves the traced set
+ * while it lives (its process leaves when the leader is freed, and its storage
+ * with it), so its task storage remembers a yes: the TGID hash is consulted
+ * once per thread, and each call pays one task-storage lookup.
  */
-static __always_inline bool current_traced(void)
+static __always_inline struct call_state *current_traced(void)
 {
 	struct call_state *cs;
 
 	cs = bpf_task_storage_get(&calls, bpf_get_current_task_btf(), NULL, 0);
 	if (cs && cs->traced)
-		return true;
+		return cs;
 	if (!tgid_traced(bpf_get_current_pid_tgid() >> 32))
-		return false;
+		return NULL;
 	cs = call_state_get(true);
 	if (cs)
 		cs->traced = 1;
-	return true;
+	return cs;
 }
 
 /*
@@ -352,36 +401,57 @@ struct vfs_args {
 	__u32 flags;
 };
 
-static __always_inline void vfs_begin(const struct vfs_args *a, const bool fast)
+/*
+ * How a hook reaches the file's identity (the cheapest its program type allows):
+ *   ACC_BTF    the file is a trusted BTF pointer (fentry/fexit arguments)
+ *   ACC_CAST   bpf_rdonly_cast makes the file one (tp_btf, 6.2+)
+ *   ACC_PROBE  probe_read helpers, through the thread's one-file cache
+ */
+enum { ACC_PROBE, ACC_CAST, ACC_BTF };
+
+static __always_inline bool acc_ident(struct call_state *cs, struct file *f,
+				      struct file_id *id, const int acc)
 {
-	struct call_state *cs;
+	if (acc == ACC_BTF)
+		return file_ident_btf(f, id);
+	if (acc == ACC_CAST)
+		return file_ident_fast(f, id);
+	return file_ident_cached(cs, f, id);
+}
+
+static __always_inline void vfs_begin(struct call_state *cs, const struct vfs_args *a,
+				      const int acc)
+{
 	struct file_id id = {}, id2 = {};
 	struct file *f = NULL, *f2 = NULL;
 	bool is_open = a->call == GPUIO_CALL_OPEN || a->call == GPUIO_CALL_OPENAT ||
 		       a->call == GPUIO_CALL_OPENAT2 || a->call == GPUIO_CALL_CREAT;
 
+	if (bench_cut == 1)
+		return;
+	/* a function hook nested in another traced call (splice internals,
+	 * kernel readers) belongs to the outer call */
+	if (a->hook && cs->call != GPUIO_CALL_NONE)
+		return;
 	if (!is_open) {
-		f = a->file ? a->file : fast ? fd_to_file_fast(a->fd) : fd_to_file(a->fd);
-		if (!(fast ? file_ident_fast(f, &id) : file_ident(f, &id)))
+		f = a->file ? a->file : fd_to_file(a->fd);
+		if (!acc_ident(cs, f, &id, acc))
 			f = NULL;
 		if (a->file2 || a->fd2 >= 0) {
-			f2 = a->file2 ? a->file2 : fast ? fd_to_file_fast(a->fd2) : fd_to_file(a->fd2);
-			if (!(fast ? file_ident_fast(f2, &id2) : file_ident(f2, &id2)))
+			/* two-file calls are rare: no cache for the second */
+			f2 = a->file2 ? a->file2 : fd_to_file(a->fd2);
+			if (!(acc == ACC_BTF ? file_ident_btf(f2, &id2) :
+			      acc == ACC_CAST ? file_ident_fast(f2, &id2) : file_ident(f2, &id2)))
 				f2 = NULL;
 		}
 		/* with no wanted file behind the call there is nothing to attribute */
 		if (!(f && ftype_wanted(id.ftype)) && !(f2 && ftype_wanted(id2.ftype)))
 			return;
 	}
-	cs = call_state_get(true);
-	if (!cs)
-		return;
-	/* a function hook nested in another traced call (splice internals,
-	 * kernel readers) belongs to the outer call */
-	if (a->hook && cs->call != GPUIO_CALL_NONE)
+	if (bench_cut == 2)
 		return;
 	cs->hook = a->hook;
-	cs->ts = bpf_ktime_get_ns();
+	cs->ts = bench_cut == 3 ? 0 : bpf_ktime_get_ns();
 	cs->seq++;
 	cs->call = a->call;
 	cs->fd = a->fd;
@@ -417,7 +487,7 @@ static __always_inline void vfs_end(long ret, __u8 hook)
 		return;
 	call = cs->call;
 	cs->call = GPUIO_CALL_NONE;
-	now = bpf_ktime_get_ns();
+	now = bench_cut == 3 ? 0 : bpf_ktime_get_ns();
 	id_tgid = bpf_get_current_pid_tgid();
 
 	if (call == GPUIO_CALL_OPEN || call == GPUIO_CALL_OPENAT ||
@@ -460,9 +530,15 @@ static __always_inline void vfs_end(long ret, __u8 hook)
 	if (cs->offset2 < 0 || (cs->ftype2 != GPUIO_FT_REG && cs->ftype2 != GPUIO_FT_BLK))
 		cs->offset2 = -1;
 
+	if (bench_cut == 3 || bench_cut == 4)
+		return;
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e) {
 		stat_inc(GPUIO_STAT_RB_DROP_VFS);
+		return;
+	}
+	if (bench_cut == 5) {
+		bpf_ringbuf_discard(e, rb_wakeup_flag());
 		return;
 	}
 	fill_hdr(&e->hdr, GPUIO_REC_VFS, sizeof(*e), id_tgid >> 32, (__u32)id_tgid, cs->ts);
@@ -483,6 +559,10 @@ static __always_inline void vfs_end(long ret, __u8 hook)
 	e->call = call;
 	e->ftype = cs->ftype;
 	e->ftype2 = cs->ftype2;
+	if (bench_cut == 6) {
+		bpf_ringbuf_discard(e, rb_wakeup_flag());
+		return;
+	}
 	bpf_ringbuf_submit(e, rb_wakeup_flag());
 }
 

@@ -52,7 +52,8 @@ static __always_inline __s64 user_loff(__u64 uptr)
 	return v;
 }
 
-static __always_inline void sys_enter_decode(long nr, const __u64 *a, const bool fast)
+static __always_inline void sys_enter_decode(struct call_state *cs, long nr, const __u64 *a,
+					     const int acc)
 {
 	struct vfs_args v = { .fd = (int)a[0], .fd2 = -1, .offset = -1, .offset2 = -1 };
 
@@ -132,20 +133,21 @@ static __always_inline void sys_enter_decode(long nr, const __u64 *a, const bool
 	default:
 		return;
 	}
-	vfs_begin(&v, fast);
+	vfs_begin(cs, &v, acc);
 }
 
 SEC("?tp_btf/sys_enter")
 int BPF_PROG(vfs_sys_enter_btf, struct pt_regs *regs, long id)
 {
+	struct call_state *cs;
 	__u64 a[6];
 
-	if (!nr_traced(id) || !current_traced())
+	if (!nr_traced(id) || !(cs = current_traced()))
 		return 0;
 	/* typed pointer: plain loads, no probe_read helpers */
 	a[0] = regs->di; a[1] = regs->si; a[2] = regs->dx;
 	a[3] = regs->r10; a[4] = regs->r8; a[5] = regs->r9;
-	sys_enter_decode(id, a, true);
+	sys_enter_decode(cs, id, a, ACC_CAST);
 	return 0;
 }
 
@@ -159,14 +161,18 @@ int BPF_PROG(vfs_sys_exit_btf, struct pt_regs *regs, long ret)
 SEC("?raw_tp/sys_enter")
 int BPF_PROG(vfs_sys_enter_raw, struct pt_regs *regs, long id)
 {
+	struct call_state *cs;
+	struct pt_regs r;
 	__u64 a[6];
 
-	if (!nr_traced(id) || !current_traced())
+	if (!nr_traced(id) || !(cs = current_traced()))
 		return 0;
-	a[0] = BPF_CORE_READ(regs, di); a[1] = BPF_CORE_READ(regs, si);
-	a[2] = BPF_CORE_READ(regs, dx); a[3] = BPF_CORE_READ(regs, r10);
-	a[4] = BPF_CORE_READ(regs, r8); a[5] = BPF_CORE_READ(regs, r9);
-	sys_enter_decode(id, a, false);
+	/* one copy of the registers instead of one helper call per argument */
+	if (bpf_probe_read_kernel(&r, sizeof(r), regs))
+		return 0;
+	a[0] = r.di; a[1] = r.si; a[2] = r.dx;
+	a[3] = r.r10; a[4] = r.r8; a[5] = r.r9;
+	sys_enter_decode(cs, id, a, ACC_PROBE);
 	return 0;
 }
 
@@ -180,14 +186,15 @@ int BPF_PROG(vfs_sys_exit_raw, struct pt_regs *regs, long ret)
 SEC("?tracepoint/raw_syscalls/sys_enter")
 int vfs_sys_enter_tp(struct trace_event_raw_sys_enter *ctx)
 {
+	struct call_state *cs;
 	__u64 a[6];
 	long id = ctx->id;
 
-	if (!nr_traced(id) || !current_traced())
+	if (!nr_traced(id) || !(cs = current_traced()))
 		return 0;
 	a[0] = ctx->args[0]; a[1] = ctx->args[1]; a[2] = ctx->args[2];
 	a[3] = ctx->args[3]; a[4] = ctx->args[4]; a[5] = ctx->args[5];
-	sys_enter_decode(id, a, false);
+	sys_enter_decode(cs, id, a, ACC_PROBE);
 	return 0;
 }
 

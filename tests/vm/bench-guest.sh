@@ -11,6 +11,8 @@
 #                   pair on the hook, TGID lookup only; HOOK = fentry, kprobe,
 #                   tp_btf, raw_tp
 #   gpuio:MODE      gpuio trace --vfs-mode=MODE (fentry, kprobe, syscall)
+#   cutN:MODE       the same with the VFS path stopped after stage N (one
+#                   round: the cost breakdown, see bench-modes.sh)
 #
 # Each run prints one line the host parses:
 #   VMBENCH round=R setup=S ns_per_call=N [mode=VFS_MODE]
@@ -49,6 +51,16 @@ vmbench() {
       echo "VMBENCH round=$r setup=gpuio:$m $(grep -o 'ns_per_call=[0-9]*' /tmp/gb.out) mode=$vm $ev$dr"
     done
     r=$((r + 1))
+  done
+  # Where the instructions go: the same runs stopped after each stage of the
+  # VFS path (GPUIO_BENCH_CUT, bpf/trace/common.bpf.h). -icount repeats
+  # exactly, so one round is enough.
+  for cut in 1 2 3 4 5 6; do
+    for m in fentry kprobe syscall; do
+      GPUIO_BENCH_CUT=$cut gpuio trace -q --vfs-mode=$m --no-export --capture /tmp/bench.gpuio -- preadloop $f "$calls" > /tmp/gb.out 2>&1 ||
+        { cat /tmp/gb.out; fail "gpuio trace --vfs-mode=$m (cut $cut) failed"; }
+      echo "VMBENCH round=1 setup=cut$cut:$m $(grep -o 'ns_per_call=[0-9]*' /tmp/gb.out)"
+    done
   done
 }
 check vmbench vmbench

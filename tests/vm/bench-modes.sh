@@ -92,6 +92,23 @@ grep -o 'VMBENCH .*' "$out" | awk -v unit="$unit" '
       r = (ea > 0) ? sprintf("%.1f", ga / ea) : "n/a"
       printf "| %s | %s | %.0f | %.0f | %s |\n", ms[k], mode[g], ea, ga, r
     }
+    # the breakdown: the instructions each stage adds (cutN - cutN-1)
+    if ("cut1:fentry" in seen) {
+      printf "\n### Where the instructions go (VFS path stopped after each stage; guest instructions per pread)\n\n"
+      printf "| stage | fentry | kprobe | syscall |\n|---|---:|---:|---:|\n"
+      split("dispatch + the empty program with its TGID filter|the gpuio filter (task storage, traced flag), over the empty program|fd -> file -> inode|per-thread call state (task storage create/update)|two clock reads|ring-buffer reserve + discard (incl. wake-up query)|record fill|submit, and the collector taking the record (the guest has one CPU)", st, "|")
+      for (c = 0; c <= 7; c++) {
+        printf "| %s |", st[c + 1]
+        for (k = 1; k <= 3; k++) {
+          h = ms[k]; g = "gpuio:" h
+          if (h == "syscall") h = (mode[g] == "sys:tp_btf") ? "tp_btf" : "raw_tp"
+          prev = (c == 0) ? b : (c == 1) ? m["empty:" h] : m["cut" (c - 1) ":" ms[k]]
+          cur = (c == 0) ? m["empty:" h] : (c == 7) ? m[g] : m["cut" c ":" ms[k]]
+          printf " %.0f |", cur - prev
+        }
+        printf "\n"
+      }
+    }
     printf "\nRatios only: TCG timings are not comparable with native ones. Events per gpuio run (read_ops on the file):%s; drops:%s.\n", ops["gpuio:fentry"] ops["gpuio:kprobe"] ops["gpuio:syscall"], drops["gpuio:fentry"] drops["gpuio:kprobe"] drops["gpuio:syscall"]
     printf "Runs (ns/call per round):"
     for (i = 1; i <= n; i++) printf " %s:%s;", order[i], vals[order[i]]

@@ -264,6 +264,9 @@ static int try_load(struct gpuio_loader *l, const struct gpuio_loader_opts *o, i
 	l->skel->rodata->all_fds = o->all_fds;
 	l->skel->rodata->self_tgid = o->self_tgid;
 	l->skel->rodata->wakeup_bytes = o->ringbuf_bytes / 16;
+	/* make vmbench's cost breakdown only (bpf/trace/common.bpf.h bench_cut) */
+	if (getenv("GPUIO_BENCH_CUT"))
+		l->skel->rodata->bench_cut = (__u32)atoi(getenv("GPUIO_BENCH_CUT"));
 	bpf_map__set_max_entries(l->skel->maps.events, (__u32)o->ringbuf_bytes);
 
 	for (lay = 0; lay < L_COUNT; lay++) {
