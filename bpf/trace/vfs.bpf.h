@@ -14,6 +14,14 @@
 #define S_IFREG_ 0100000
 #define S_IFBLK_ 0060000
 
+/*
+ * How a hook reaches the file's identity (the cheapest its program type allows):
+ *   ACC_BTF    the file is a trusted BTF pointer (fentry/fexit arguments)
+ *   ACC_CAST   bpf_rdonly_cast makes the file one (tp_btf, 6.2+)
+ *   ACC_PROBE  probe_read helpers, through the thread's one-file cache
+ */
+enum { ACC_PROBE, ACC_CAST, ACC_BTF };
+
 /* In-flight call of one thread. */
 struct call_state {
 	__u64 ts;
@@ -217,6 +225,15 @@ static __always_inline __s64 file_pos(__u64 file)
 	return BPF_CORE_READ((struct file *)file, f_pos);
 }
 
+/* The same with a plain load where bpf_rdonly_cast exists (tp_btf). */
+static __always_inline __s64 file_pos_acc(__u64 file, const int acc)
+{
+	if (acc == ACC_CAST)
+		return ((struct file *)bpf_rdonly_cast((void *)file,
+				bpf_core_type_id_kernel(struct file)))->f_pos;
+	return file_pos(file);
+}
+
 /*
  * Emit (dev, ino) -> absolute path by walking dentries up to the root,
  * crossing mounts. Names go leaf first, NUL separated; userspace reverses.
@@ -401,13 +418,6 @@ struct vfs_args {
 	__u32 flags;
 };
 
-/*
- * How a hook reaches the file's identity (the cheapest its program type allows):
- *   ACC_BTF    the file is a trusted BTF pointer (fentry/fexit arguments)
- *   ACC_CAST   bpf_rdonly_cast makes the file one (tp_btf, 6.2+)
- *   ACC_PROBE  probe_read helpers, through the thread's one-file cache
- */
-enum { ACC_PROBE, ACC_CAST, ACC_BTF };
 
 static __always_inline bool acc_ident(struct call_state *cs, struct file *f,
 				      struct file_id *id, const int acc)
@@ -469,11 +479,11 @@ static __always_inline void vfs_begin(struct call_state *cs, const struct vfs_ar
 	cs->ftype2 = id2.ftype;
 	cs->implicit_pos = a->implicit && f;
 	cs->implicit_pos2 = a->implicit2 && f2;
-	cs->offset = cs->implicit_pos ? file_pos((__u64)f) : a->offset;
-	cs->offset2 = cs->implicit_pos2 ? file_pos((__u64)f2) : a->offset2;
+	cs->offset = cs->implicit_pos ? file_pos_acc((__u64)f, acc) : a->offset;
+	cs->offset2 = cs->implicit_pos2 ? file_pos_acc((__u64)f2, acc) : a->offset2;
 }
 
-static __always_inline void vfs_end(long ret, __u8 hook)
+static __always_inline void vfs_end(long ret, __u8 hook, const int acc)
 {
 	struct gpuio_vfs_event *e;
 	struct call_state *cs;
@@ -521,9 +531,9 @@ static __always_inline void vfs_end(long ret, __u8 hook)
 	}
 	/* for read/write-style calls the position moved by what was transferred */
 	if (cs->implicit_pos && ret > 0)
-		cs->offset = file_pos(cs->file) - ret;
+		cs->offset = file_pos_acc(cs->file, acc) - ret;
 	if (cs->implicit_pos2 && ret > 0)
-		cs->offset2 = file_pos(cs->file2) - ret;
+		cs->offset2 = file_pos_acc(cs->file2, acc) - ret;
 	/* pipes and sockets have no position */
 	if (cs->offset < 0 || (cs->ftype != GPUIO_FT_REG && cs->ftype != GPUIO_FT_BLK))
 		cs->offset = -1;

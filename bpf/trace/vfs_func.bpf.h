@@ -54,7 +54,8 @@ static __always_inline int fn_open_begin(struct open_how *how)
 	return 0;
 }
 
-#define FN_END(hook, ret) ({ vfs_end((long)(ret), hook); 0; })
+/* function hooks never take the position from the file (implicit is unset) */
+#define FN_END(hook, ret) ({ vfs_end((long)(ret), hook, ACC_PROBE); 0; })
 
 /* ---- fentry / fexit ---- */
 SEC("?fentry/vfs_read")

@@ -154,7 +154,7 @@ int BPF_PROG(vfs_sys_enter_btf, struct pt_regs *regs, long id)
 SEC("?tp_btf/sys_exit")
 int BPF_PROG(vfs_sys_exit_btf, struct pt_regs *regs, long ret)
 {
-	vfs_end(ret, 0);
+	vfs_end(ret, 0, ACC_CAST);
 	return 0;
 }
 
@@ -179,7 +179,7 @@ int BPF_PROG(vfs_sys_enter_raw, struct pt_regs *regs, long id)
 SEC("?raw_tp/sys_exit")
 int BPF_PROG(vfs_sys_exit_raw, struct pt_regs *regs, long ret)
 {
-	vfs_end(ret, 0);
+	vfs_end(ret, 0, ACC_PROBE);
 	return 0;
 }
 
@@ -201,7 +201,7 @@ int vfs_sys_enter_tp(struct trace_event_raw_sys_enter *ctx)
 SEC("?tracepoint/raw_syscalls/sys_exit")
 int vfs_sys_exit_tp(struct trace_event_raw_sys_exit *ctx)
 {
-	vfs_end(ctx->ret, 0);
+	vfs_end(ctx->ret, 0, ACC_PROBE);
 	return 0;
 }
 
