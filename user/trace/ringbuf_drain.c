@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+#include <sys/epoll.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "gpuio.skel.h"
@@ -18,6 +20,7 @@ struct ringbuf_drain {
 	struct gpuio_loader *l;
 	struct gpuio_cap_writer *w;
 	struct ring_buffer *rb;
+	int epfd;                  /* edge-triggered on the ring: see __poll */
 	struct keyset *paths;      /* (dev, ino) named in the capture */
 	struct keyset *tids;       /* (pid, tid) named in the capture */
 	struct keyset *devs;       /* disks named in the capture */
@@ -160,6 +163,7 @@ int ringbuf_drain__new(struct gpuio_loader *l, struct gpuio_cap_writer *w,
 
 	if (!c)
 		return -ENOMEM;
+	c->epfd = -1;
 	c->l = l;
 	c->w = w;
 	c->ncpus = libbpf_num_possible_cpus();
@@ -170,9 +174,18 @@ int ringbuf_drain__new(struct gpuio_loader *l, struct gpuio_cap_writer *w,
 	c->stubs = keyset__new(12);
 	c->cgroups = keyset__new(12);
 	c->rb = ring_buffer__new(bpf_map__fd(l->skel->maps.events), handle, c, NULL);
-	if (!c->percpu || !c->paths || !c->tids || !c->devs || !c->stubs || !c->cgroups || !c->rb) {
+	c->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (!c->percpu || !c->paths || !c->tids || !c->devs || !c->stubs || !c->cgroups || !c->rb ||
+	    c->epfd < 0) {
 		ringbuf_drain__free(c);
 		return -ENOMEM;
+	}
+	struct epoll_event ev = { .events = EPOLLIN | EPOLLET };
+	if (epoll_ctl(c->epfd, EPOLL_CTL_ADD, bpf_map__fd(l->skel->maps.events), &ev) < 0) {
+		int err = -errno;
+
+		ringbuf_drain__free(c);
+		return err;
 	}
 	*out = c;
 	return 0;
@@ -180,13 +193,21 @@ int ringbuf_drain__new(struct gpuio_loader *l, struct gpuio_cap_writer *w,
 
 int ringbuf_drain__poll(struct ringbuf_drain *c, int timeout_ms)
 {
-	int n = ring_buffer__poll(c->rb, timeout_ms);
+	struct epoll_event ev;
+	int n;
 
-	if (n < 0 && n != -EINTR)
-		return n;
-	/* the BPF side wakes us only past a threshold (batched wakeups): take
-	 * whatever waits every period, or a slow workload's records would sit
-	 * in the kernel until the end (and be lost to a SIGKILL) */
+	/*
+	 * Sleep until the BPF side wakes us (once per wakeup_bytes produced: a
+	 * batch) or the period ends. Edge-triggered: a level-triggered poll of
+	 * a ring buffer reports "ready" whenever any record is waiting, which
+	 * under a steady stream is always, and the loop would spin (one
+	 * epoll_wait, write and waitpid per ~100 records).
+	 */
+	n = epoll_wait(c->epfd, &ev, 1, timeout_ms);
+	if (n < 0 && errno != EINTR)
+		return -errno;
+	/* take whatever waits: a slow workload's records must not sit in the
+	 * kernel until the end (and be lost to a SIGKILL) */
 	n = ring_buffer__consume(c->rb);
 	if (n < 0 && n != -EINTR)
 		return n;
@@ -266,6 +287,8 @@ void ringbuf_drain__free(struct ringbuf_drain *c)
 	if (!c)
 		return;
 	ring_buffer__free(c->rb);
+	if (c->epfd >= 0)
+		close(c->epfd);
 	keyset__free(c->paths);
 	keyset__free(c->tids);
 	keyset__free(c->devs);
