@@ -122,6 +122,7 @@ bench:
 	@tests/bench/run.sh
 	@tests/bench/prog_cost.sh | tee $(BUILD)/bench/prog_cost.md
 	@tests/bench/collector.sh | tee $(BUILD)/bench/collector.md
+	@tests/bench/loader.sh | tee $(BUILD)/bench/loader.md
 	@tests/bench/monitor_run.sh
 	@tests/bench/sched.sh | tee $(BUILD)/bench/sched.md
 	@tests/bench/cupti.sh | tee $(BUILD)/bench/cupti.md
