@@ -545,7 +545,7 @@ static int next_v2(struct gpuio_cap_reader *r, const struct gpuio_hdr **rec)
 			continue;
 		}
 		if (rc < 0) {
-			snprintf(r->error, sizeof(r->error), "corrupt capture at offset %llu: %s",
+			snprintf(r->error, sizeof(r->error), "corrupt record at offset %llu (%s)",
 				 (unsigned long long)(r->buf_off + r->pos), why);
 			return -EBADMSG;
 		}

@@ -366,7 +366,7 @@ static int dec_raw(struct gpuio_cdec *d, struct cur *c, unsigned char *rec, char
 	/* the checks of a version 1 record */
 	if (h.type == 0 || h.size != n || h.size > GPUIO_REC_SIZE_MAX || (min && h.size < min) ||
 	    (h.size & 7) != 0)
-		BAD("corrupt record (type %u, size %u, frame %zu)", h.type, h.size, n);
+		BAD("type %u, size %u in a frame of %zu bytes", h.type, h.size, n);
 	memcpy(rec, c->p, n);
 	memset(rec + n, 0, 16 < GPUIO_REC_SIZE_MAX - n ? 16 : GPUIO_REC_SIZE_MAX - n);
 	c->p = c->end;
@@ -382,7 +382,7 @@ static int dec_thread(struct gpuio_cdec *d, struct cur *c, char *why, size_t why
 	k.pid = get_u32(c);
 	k.tid = get_u32(c);
 	if (c->bad || id >= THR_CAP)
-		BAD("corrupt thread definition (id %u)", id);
+		BAD("a thread definition that makes no sense (id %u)", id);
 	d->thr_ok[id] = true;
 	d->thr_key[id] = k;
 	d->thr[id] = (struct thr_state){ 0, NO_ID };
@@ -402,7 +402,7 @@ static int dec_file(struct gpuio_cdec *d, struct cur *c, char *why, size_t whyle
 	k.ftype = get_byte(c);
 	k.fd = (__s32)fd;
 	if (c->bad || id >= FILE_CAP || fd != k.fd)
-		BAD("corrupt file definition (id %u)", id);
+		BAD("a file definition that makes no sense (id %u)", id);
 	d->file_ok[id] = true;
 	d->file_key[id] = k;
 	d->file[id].next_off = INT64_MIN;
@@ -430,7 +430,7 @@ static int dec_vfs(struct gpuio_cdec *d, struct cur *c, unsigned char *rec, char
 	v.hdr.ts = d->prev_ts + (__u64)get_s(c);
 	tid = get_u32(c);
 	if (c->bad || tid >= THR_CAP || !d->thr_ok[tid])
-		BAD("VFS record of an undefined thread (id %u)", tid);
+		BAD("a VFS record of an undefined thread (id %u)", tid);
 	ts = &d->thr[tid];
 	v.hdr.pid = d->thr_key[tid].pid;
 	v.hdr.tid = d->thr_key[tid].tid;
@@ -447,7 +447,7 @@ static int dec_vfs(struct gpuio_cdec *d, struct cur *c, unsigned char *rec, char
 	fid = P & P_FILE_SAME ? ts->last_file : get_u32(c);
 	if (c->bad || call > UINT16_MAX || (P & P_OFF_NONE && P & P_OFF_NEXT) ||
 	    !file_ref(d, fid, v.hdr.pid))
-		BAD("corrupt VFS record (file id %u)", fid);
+		BAD("a VFS record of an undefined file (id %u) or bad values", fid);
 	fs = &d->file[fid];
 	if (P & P_OFF_NEXT)
 		v.offset = fs->next_off;
@@ -462,7 +462,7 @@ static int dec_vfs(struct gpuio_cdec *d, struct cur *c, unsigned char *rec, char
 		fid2 = get_u32(c);
 		v.offset2 = get_s(c);
 		if (c->bad || !file_ref(d, fid2, v.hdr.pid))
-			BAD("corrupt VFS record (second file id %u)", fid2);
+			BAD("a VFS record of an undefined second file (id %u)", fid2);
 		v.fd2 = d->file_key[fid2].fd;
 		v.dev2 = d->file_key[fid2].dev;
 		v.ino2 = d->file_key[fid2].ino;
@@ -472,7 +472,7 @@ static int dec_vfs(struct gpuio_cdec *d, struct cur *c, unsigned char *rec, char
 		v.offset2 = -1;
 	}
 	if (c->bad || c->p != c->end)
-		BAD("corrupt VFS record (%s)", c->bad ? "short" : "trailing bytes");
+		BAD("a VFS record %s", c->bad ? "cut short or with a bad number" : "with bytes too many");
 	after_vfs(ts, fs, fid, &v);
 	d->prev_ts = v.hdr.ts;
 	memcpy(rec, &v, sizeof(v));
@@ -499,7 +499,7 @@ int gpuio_cdec__decode(struct gpuio_cdec *d, const unsigned char *p, size_t avai
 			break;
 	}
 	if (len > GPUIO_REC_SIZE_MAX)
-		BAD("frame of %zu bytes", len);
+		BAD("a frame of %zu bytes (at most %u)", len, (unsigned)GPUIO_REC_SIZE_MAX);
 	if (avail - hlen < 1 + len)
 		return GPUIO_CDEC_MORE;
 	c.p = p + hlen + 1;
@@ -513,7 +513,7 @@ int gpuio_cdec__decode(struct gpuio_cdec *d, const unsigned char *p, size_t avai
 	default:       BAD("unknown frame kind %u", p[hlen]);
 	}
 	if (rc > 0 && c.p != c.end)
-		BAD("frame of kind %u has %zu bytes too many", p[hlen], (size_t)(c.end - c.p));
+		BAD("a frame of kind %u with %zu bytes too many", p[hlen], (size_t)(c.end - c.p));
 	if (rc > 0)
 		*used = hlen + 1 + len;
 	return rc;
