@@ -163,7 +163,7 @@ def v2_records(data, off, path="capture"):
             i, p = _varint(data, off, end)
             pid, p = _varint(data, p, end)
             tid, p = _varint(data, p, end)
-            thr[i], tstate[i] = (pid, tid), [0, None]
+            thr[i], tstate[i] = (pid, tid), [0, None, bytes(16), bytes(16)]
         elif kind == 3:     # FILE: id, pid, zz fd, dev, ino, ftype
             i, p = _varint(data, off, end)
             pid, p = _varint(data, p, end)
@@ -214,9 +214,45 @@ def v2_records(data, off, path="capture"):
             yield start, struct.pack(VFS_FMT, 1, 112, thr[t][0], thr[t][1], cpu, ts, dur, ret,
                                      req, offset, off2, f[3], f2[3], f[2], f2[2], f[1], f2[1],
                                      seq, cmp_, flags, call, f[4], f2[4])
-            tstate[t] = [(seq + 1) & 0xFFFFFFFF, fid]
+            tstate[t][0:2] = [(seq + 1) & 0xFFFFFFFF, fid]
             if offset != -1:
                 fstate[fid] = ((offset + max(ret, 0) + (1 << 63)) & m64) - (1 << 63)
+            prev_ts = ts
+        elif kind == 5:     # SCHED
+            P, p = data[off], off + 1
+            d, p = _varint(data, p, end)
+            ts = (prev_ts + _zz(d)) & m64
+            t, p = _varint(data, p, end)
+            cpu, p = _varint(data, p, end)
+            sk, p = _varint(data, p, end)
+            fl, p = _varint(data, p, end)
+            o = None
+            if not P & 0x80:
+                o, p = _varint(data, p, end)
+            st = tc = ws = 0
+            if P & 0x20:
+                st, p = _varint(data, p, end)
+            if P & 0x08:
+                tc = cpu
+            elif not P & 0x10:
+                tc, p = _varint(data, p, end)
+            if P & 0x40:
+                ws, p = _varint(data, p, end)
+            prio, p = _varint(data, p, end)
+            if P & 0x04:
+                comm = bytes(16)
+            elif P & 0x01:
+                comm = tstate[o][2]
+            elif P & 0x02:
+                comm = tstate[t][3]
+            else:
+                comm = data[p:p + 16]
+            op, ot = thr[o] if o is not None else (0, 0)
+            yield start, struct.pack("<HHIIIQIIIIIIIi16s", 16, 72, thr[t][0], thr[t][1], cpu, ts,
+                                     sk, fl, op, ot, st, tc, ws, _zz(prio), comm)
+            tstate[t][3] = comm
+            if o is not None:
+                tstate[o][2] = comm
             prev_ts = ts
         else:
             raise ValueError("%s: unknown frame kind %d at offset %d" % (path, kind, start))

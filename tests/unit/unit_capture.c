@@ -101,6 +101,31 @@ static int64_t pick64(void)
 	}
 }
 
+/* A switch or wake-up among a few threads, comms with or without stale tails. */
+static void add_sched(struct recs *r, uint64_t ts)
+{
+	static const char *names[] = { "python3", "pt_data_worker", "kworker/0:1", "" };
+	struct gpuio_sched_event *s = rec_add(r, sizeof(*s));
+	int t = (int)(rnd() % 6), o = (int)(rnd() % 7);
+
+	s->hdr = (struct gpuio_hdr){ .type = GPUIO_REC_SCHED, .size = sizeof(*s), .pid = 50,
+				     .tid = 50 + (uint32_t)t, .cpu = (uint32_t)(rnd() % 2), .ts = ts };
+	s->kind = 1 + (uint32_t)(rnd() % 3);
+	s->flags = (uint32_t)(rnd() % 16);
+	if (o < 6) {
+		s->other_pid = 50;
+		s->other_tid = 50 + (uint32_t)o;
+	}
+	s->prev_state = rnd() % 2 ? 0 : (uint32_t)pick64();
+	s->target_cpu = rnd() % 3 == 0 ? s->hdr.cpu : rnd() % 2 ? 0 : (uint32_t)pick64();
+	s->waker_seq = rnd() % 2 ? 0 : (uint32_t)pick64();
+	s->prio = rnd() % 2 ? 120 : (int32_t)pick64();
+	strcpy(s->comm, names[o % 4]);
+	if (rnd() % 4 == 0)     /* what the ring buffer held before */
+		for (size_t i = strlen(s->comm) + 1; i < sizeof(s->comm); i++)
+			s->comm[i] = (char)rnd();
+}
+
 /* Every kind of record and value the encoder has a case for, and more. */
 static void make_mixed(struct recs *r, size_t n)
 {
@@ -187,7 +212,11 @@ static void make_mixed(struct recs *r, size_t n)
 		} else if (k == 12) {
 			random_add(r, GPUIO_REC_BLOCK, sizeof(struct gpuio_block_event));
 		} else if (k == 13) {
-			random_add(r, GPUIO_REC_SCHED, sizeof(struct gpuio_sched_event));
+			if (rnd() % 4) {
+				add_sched(r, ts);
+			} else {
+				random_add(r, GPUIO_REC_SCHED, sizeof(struct gpuio_sched_event));
+			}
 		} else if (k == 14) {
 			random_add(r, GPUIO_REC_CUDA_API, sizeof(struct gpuio_cuda_api));
 		} else {
@@ -244,6 +273,43 @@ static void make_seq_reads(struct recs *r, size_t n)
 		v->seq = ++seq[t];
 		v->cache_miss_pages = rnd() % 3 ? 0 : 32;
 		ts += 5000 + rnd() % 50000;
+	}
+}
+
+/* 4 threads that sleep on I/O and wake each other; the CPUs' idle and a kworker. */
+static void make_sched_stream(struct recs *r, size_t n)
+{
+	uint64_t ts = 9000000000ull;
+
+	for (size_t i = 0; i < n; i++) {
+		struct gpuio_sched_event *s = rec_add(r, sizeof(*s));
+		uint32_t t = 300 + (uint32_t)(rnd() % 4), cpu = (uint32_t)(rnd() % 2);
+
+		s->hdr = (struct gpuio_hdr){ .type = GPUIO_REC_SCHED, .size = sizeof(*s), .pid = 300,
+					     .tid = t, .cpu = cpu, .ts = ts };
+		s->prio = 120;
+		if (i % 2 == 0) {       /* t leaves the CPU, to the idle task or a kworker */
+			s->kind = GPUIO_SCHED_SWITCH;
+			s->flags = GPUIO_SF_PREV_TRACED;
+			s->prev_state = rnd() % 5 ? 1 : 0;
+			if (rnd() % 4 == 0) {
+				s->other_pid = s->other_tid = 40 + cpu;
+				strcpy(s->comm, cpu ? "kworker/1:2" : "kworker/0:1");
+			} else {
+				snprintf(s->comm, sizeof(s->comm), "swapper/%u", cpu);
+			}
+		} else {                /* the waker: another of the 4, or an interrupt */
+			s->kind = GPUIO_SCHED_WAKE;
+			s->target_cpu = rnd() % 3 ? cpu : !cpu;
+			if (rnd() % 3) {
+				s->other_pid = 300;
+				s->other_tid = 300 + (uint32_t)(rnd() % 4);
+				s->flags = GPUIO_SF_WAKER_TRACED;
+				s->waker_seq = (uint32_t)(rnd() % 100000);
+				strcpy(s->comm, "python3");
+			}
+		}
+		ts += 2000 + rnd() % 40000;
 	}
 }
 
@@ -528,7 +594,7 @@ static void size_of(const char *name, void (*make)(struct recs *, size_t))
 	per = (double)(flen - sizeof(struct gpuio_cap_header)) / (double)r.n;
 	rc = read_all(path, &r, &n, &trunc, NULL, &diff, err, sizeof(err));
 	CHECK(rc == 0 && n == r.n && !diff, "%s: rc %d, %zu records, %zu differ", name, rc, n, diff);
-	CHECK(per <= 32.0, "%s: %.1f bytes per VFS record, want <= 32", name, per);
+	CHECK(per <= 32.0, "%s: %.1f bytes per record, want <= 32", name, per);
 	/* the coder alone, in memory */
 	{
 		struct gpuio_cenc *e = gpuio_cenc__new();
@@ -553,9 +619,9 @@ static void size_of(const char *name, void (*make)(struct recs *, size_t))
 		gpuio_cenc__free(e);
 		gpuio_cdec__free(d);
 	}
-	printf("unit_capture: %s: %.2f bytes per VFS record (version 1: %zu); "
+	printf("unit_capture: %s: %.2f bytes per record (version 1: %u); "
 	       "encode %.0f ns, decode %.0f ns per record\n", name, per,
-	       sizeof(struct gpuio_vfs_event), enc_ns, dec_ns);
+	       rec_at(&r, 0)->size, enc_ns, dec_ns);
 	unlink(path);
 	recs_free(&r);
 }
@@ -571,6 +637,7 @@ int main(void)
 	test_v1();
 	size_of("random_preads", make_random_preads);
 	size_of("seq_reads_4x8", make_seq_reads);
+	size_of("sched_4_threads", make_sched_stream);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	if (system(cmd))
 		fprintf(stderr, "could not remove %s\n", dir);

@@ -12,17 +12,25 @@
  *   THREAD id, pid, tid: names a thread by a small id; resets its state
  *   FILE   id, pid, zz fd, dev, ino, u8 ftype: same for a file; resets state
  *   VFS    a struct gpuio_vfs_event (below), thread and files by id
+ *   SCHED  a struct gpuio_sched_event (below), both threads by id
  * Definitions come right before the first record using them, in the same
- * write. Ids are bounded (THR_CAP, FILE_CAP): when a table is full the
- * encoder forgets it and numbers from 0 again; a definition simply replaces
- * the decoder's slot, so the decoder needs no rule of its own.
+ * write. Ids are bounded (THR_CAP, FILE_CAP): when a table is nearly full
+ * (before a record, so that one record's ids never collide) the encoder
+ * forgets it and numbers from 0 again; a definition simply replaces the
+ * decoder's slot, so the decoder needs no rule of its own.
  * VFS body: u8 presence bits P, zz ts delta from the previous record (any
  * kind), thread id, cpu, call, dur, zz ret, then only what P says is not
  * predicted: requested (when != ret), zz offset (unless -1 or the file's
  * previous offset + ret), file id (unless the thread's previous file), seq
  * (unless the thread's previous + 1), cache_miss_pages, flags (when != 0),
  * the second file's id and zz offset2 (two-file calls only).
+ * SCHED body: u8 presence bits, zz ts delta, thread id, cpu, kind, flags,
+ * other thread's id (unless 0/0), prev_state, target_cpu (unless 0 or cpu),
+ * waker_seq (unless 0), zz prio, comm (16 bytes, unless 0 or the last comm
+ * seen for the other thread or for this one).
  * Every field is carried or predicted exactly: records read back bit-identical.
+ * Records of other types stay verbatim (RAW): the model reads GPU records
+ * back by file offset (model/gpu_cache.c), which stays valid for them.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -31,7 +39,7 @@
 #include "capture/capture.h"
 #include "capture/compact.h"
 
-enum { K_RAW = 1, K_THREAD = 2, K_FILE = 3, K_VFS = 4 };
+enum { K_RAW = 1, K_THREAD = 2, K_FILE = 3, K_VFS = 4, K_SCHED = 5 };
 
 /* VFS presence bits */
 #define P_REQ_IS_RET 0x01   /* requested == (u64)ret: not stored */
@@ -43,6 +51,16 @@ enum { K_RAW = 1, K_THREAD = 2, K_FILE = 3, K_VFS = 4 };
 #define P_FLAGS      0x40   /* flags stored (else 0) */
 #define P_FILE2      0x80   /* second file stored (else fd2 -1, the rest 0, offset2 -1) */
 
+/* SCHED presence bits */
+#define S_COMM_OTHER 0x01   /* comm == the last comm of the other thread */
+#define S_COMM_SELF  0x02   /* comm == the last comm of a record of this thread */
+#define S_COMM_ZERO  0x04   /* comm all zero */
+#define S_TCPU_CPU   0x08   /* target_cpu == hdr.cpu */
+#define S_TCPU_ZERO  0x10   /* target_cpu == 0 */
+#define S_STATE      0x20   /* prev_state stored (else 0) */
+#define S_WSEQ       0x40   /* waker_seq stored (else 0) */
+#define S_NO_OTHER   0x80   /* other_pid == other_tid == 0: no id */
+
 /* Table bounds: memory is fixed; more threads or files only cost definitions. */
 #define THR_CAP  4096u
 #define FILE_CAP 16384u
@@ -52,7 +70,10 @@ struct thr_key { __u32 pid, tid; };
 struct file_key { __u64 ino; __u32 pid, dev; __s32 fd; __u8 ftype; };
 
 /* Prediction state, kept alike by the encoder and the decoder. */
-struct thr_state { __u32 next_seq, last_file; };
+struct thr_state {
+	__u32 next_seq, last_file;
+	char comm_other[16], comm_self[16];   /* sched: last comm as the other / as hdr thread */
+};
 struct file_state { __s64 next_off; };
 
 struct gpuio_cenc {
@@ -193,15 +214,10 @@ static __u32 enc_thread(struct gpuio_cenc *e, __u32 pid, __u32 tid, unsigned cha
 		if (e->thr_key[id].pid == pid && e->thr_key[id].tid == tid)
 			return id;
 	}
-	if (e->nthr == THR_CAP) {       /* full: start numbering again */
-		memset(e->thr_slot, 0, sizeof(e->thr_slot));
-		e->nthr = 0;
-		h = thr_hash(&k) & (2 * THR_CAP - 1);
-	}
 	id = e->nthr++;
 	e->thr_slot[h] = id + 1;
 	e->thr_key[id] = k;
-	e->thr[id] = (struct thr_state){ 0, NO_ID };
+	e->thr[id] = (struct thr_state){ .last_file = NO_ID };
 	t = put_u(t, id);
 	t = put_u(t, pid);
 	t = put_u(t, tid);
@@ -219,11 +235,6 @@ static __u32 enc_file(struct gpuio_cenc *e, const struct file_key *k, unsigned c
 		if (file_eq(&e->file_key[id], k))
 			return id;
 	}
-	if (e->nfile == FILE_CAP) {
-		memset(e->file_slot, 0, sizeof(e->file_slot));
-		e->nfile = 0;
-		h = file_hash(k) & (2 * FILE_CAP - 1);
-	}
 	id = e->nfile++;
 	e->file_slot[h] = id + 1;
 	e->file_key[id] = *k;
@@ -236,6 +247,22 @@ static __u32 enc_file(struct gpuio_cenc *e, const struct file_key *k, unsigned c
 	*t++ = k->ftype;
 	*out = put_frame(*out, K_FILE, tmp, (size_t)(t - tmp));
 	return id;
+}
+
+/*
+ * Before a record: a table without room for the 2 ids one record may define
+ * starts again from id 0, so that the ids of one record never collide.
+ */
+static void enc_room(struct gpuio_cenc *e)
+{
+	if (e->nthr > THR_CAP - 2) {
+		memset(e->thr_slot, 0, sizeof(e->thr_slot));
+		e->nthr = 0;
+	}
+	if (e->nfile > FILE_CAP - 2) {
+		memset(e->file_slot, 0, sizeof(e->file_slot));
+		e->nfile = 0;
+	}
 }
 
 /* The prediction updates, the same on both sides. */
@@ -262,6 +289,7 @@ static size_t enc_vfs(struct gpuio_cenc *e, const struct gpuio_vfs_event *v, uns
 	struct file_state *fs;
 	__u8 P = 0;
 
+	enc_room(e);
 	tid = enc_thread(e, v->hdr.pid, v->hdr.tid, &o);
 	fid = enc_file(e, &k1, &o);
 	if (!one_file(v)) {
@@ -315,6 +343,70 @@ static size_t enc_vfs(struct gpuio_cenc *e, const struct gpuio_vfs_event *v, uns
 	return (size_t)(o - out);
 }
 
+static void after_sched(struct thr_state *self, struct thr_state *other,
+			const struct gpuio_sched_event *s)
+{
+	memcpy(self->comm_self, s->comm, sizeof(s->comm));
+	if (other)
+		memcpy(other->comm_other, s->comm, sizeof(s->comm));
+}
+
+static const char zero_comm[16];
+
+static size_t enc_sched(struct gpuio_cenc *e, const struct gpuio_sched_event *s, unsigned char *out)
+{
+	unsigned char body[96], *b = body + 1, *o = out;
+	__u32 tid, oid = NO_ID;
+	struct thr_state *other = NULL;
+	__u8 P = 0;
+
+	enc_room(e);
+	tid = enc_thread(e, s->hdr.pid, s->hdr.tid, &o);
+	if (!s->other_pid && !s->other_tid)
+		P |= S_NO_OTHER;
+	else
+		oid = enc_thread(e, s->other_pid, s->other_tid, &o);
+	if (oid != NO_ID)
+		other = &e->thr[oid];
+	b = put_s(b, (__s64)(s->hdr.ts - e->prev_ts));
+	b = put_u(b, tid);
+	b = put_u(b, s->hdr.cpu);
+	b = put_u(b, s->kind);
+	b = put_u(b, s->flags);
+	if (oid != NO_ID)
+		b = put_u(b, oid);
+	if (s->prev_state) {
+		P |= S_STATE;
+		b = put_u(b, s->prev_state);
+	}
+	if (s->target_cpu == s->hdr.cpu)
+		P |= S_TCPU_CPU;
+	else if (!s->target_cpu)
+		P |= S_TCPU_ZERO;
+	else
+		b = put_u(b, s->target_cpu);
+	if (s->waker_seq) {
+		P |= S_WSEQ;
+		b = put_u(b, s->waker_seq);
+	}
+	b = put_s(b, s->prio);
+	if (!memcmp(s->comm, zero_comm, 16))
+		P |= S_COMM_ZERO;
+	else if (other && !memcmp(s->comm, other->comm_other, 16))
+		P |= S_COMM_OTHER;
+	else if (!memcmp(s->comm, e->thr[tid].comm_self, 16))
+		P |= S_COMM_SELF;
+	else {
+		memcpy(b, s->comm, 16);
+		b += 16;
+	}
+	body[0] = P;
+	o = put_frame(o, K_SCHED, body, (size_t)(b - body));
+	after_sched(&e->thr[tid], other, s);
+	e->prev_ts = s->hdr.ts;
+	return (size_t)(o - out);
+}
+
 size_t gpuio_cenc__encode(struct gpuio_cenc *e, const void *rec, size_t len, unsigned char *out)
 {
 	struct gpuio_hdr h;
@@ -328,6 +420,13 @@ size_t gpuio_cenc__encode(struct gpuio_cenc *e, const void *rec, size_t len, uns
 
 			memcpy(&v, rec, sizeof(v));
 			return enc_vfs(e, &v, out);
+		}
+		if (h.type == GPUIO_REC_SCHED && h.size == len &&
+		    len == sizeof(struct gpuio_sched_event)) {
+			struct gpuio_sched_event s;
+
+			memcpy(&s, rec, sizeof(s));
+			return enc_sched(e, &s, out);
 		}
 		e->prev_ts = h.ts;
 	}
@@ -385,7 +484,7 @@ static int dec_thread(struct gpuio_cdec *d, struct cur *c, char *why, size_t why
 		BAD("a thread definition that makes no sense (id %u)", id);
 	d->thr_ok[id] = true;
 	d->thr_key[id] = k;
-	d->thr[id] = (struct thr_state){ 0, NO_ID };
+	d->thr[id] = (struct thr_state){ .last_file = NO_ID };
 	return GPUIO_CDEC_DEF;
 }
 
@@ -480,6 +579,68 @@ static int dec_vfs(struct gpuio_cdec *d, struct cur *c, unsigned char *rec, char
 	return GPUIO_CDEC_REC;
 }
 
+static int dec_sched(struct gpuio_cdec *d, struct cur *c, unsigned char *rec, char *why,
+		     size_t whylen)
+{
+	struct gpuio_sched_event s;
+	struct thr_state *other = NULL;
+	__u32 tid, oid = NO_ID;
+	__s64 prio;
+	__u8 P;
+
+	memset(&s, 0, sizeof(s));
+	P = get_byte(c);
+	s.hdr.type = GPUIO_REC_SCHED;
+	s.hdr.size = sizeof(s);
+	s.hdr.ts = d->prev_ts + (__u64)get_s(c);
+	tid = get_u32(c);
+	s.hdr.cpu = get_u32(c);
+	s.kind = get_u32(c);
+	s.flags = get_u32(c);
+	if (!(P & S_NO_OTHER))
+		oid = get_u32(c);
+	if (c->bad || tid >= THR_CAP || !d->thr_ok[tid] ||
+	    (oid != NO_ID && (oid >= THR_CAP || !d->thr_ok[oid])))
+		BAD("a scheduler record of an undefined thread (ids %u, %u)", tid, oid);
+	s.hdr.pid = d->thr_key[tid].pid;
+	s.hdr.tid = d->thr_key[tid].tid;
+	if (oid != NO_ID) {
+		other = &d->thr[oid];
+		s.other_pid = d->thr_key[oid].pid;
+		s.other_tid = d->thr_key[oid].tid;
+	}
+	s.prev_state = P & S_STATE ? get_u32(c) : 0;
+	if ((P & S_TCPU_CPU) && (P & S_TCPU_ZERO))
+		c->bad = true;
+	s.target_cpu = P & S_TCPU_CPU ? s.hdr.cpu : P & S_TCPU_ZERO ? 0 : get_u32(c);
+	s.waker_seq = P & S_WSEQ ? get_u32(c) : 0;
+	prio = get_s(c);
+	s.prio = (__s32)prio;
+	if (prio != s.prio || __builtin_popcount(P & (S_COMM_OTHER | S_COMM_SELF | S_COMM_ZERO)) > 1 ||
+	    (P & S_COMM_OTHER && !other))
+		c->bad = true;
+	if (P & S_COMM_OTHER && other)
+		memcpy(s.comm, other->comm_other, 16);
+	else if (P & S_COMM_SELF)
+		memcpy(s.comm, d->thr[tid].comm_self, 16);
+	else if (!(P & S_COMM_ZERO)) {
+		if (c->end - c->p < 16)
+			c->bad = true;
+		else {
+			memcpy(s.comm, c->p, 16);
+			c->p += 16;
+		}
+	}
+	if (c->bad || c->p != c->end)
+		BAD("a scheduler record %s", c->bad ? "cut short or with a bad number" :
+		    "with bytes too many");
+	after_sched(&d->thr[tid], other, &s);
+	d->prev_ts = s.hdr.ts;
+	memcpy(rec, &s, sizeof(s));
+	memset(rec + sizeof(s), 0, 16);
+	return GPUIO_CDEC_REC;
+}
+
 int gpuio_cdec__decode(struct gpuio_cdec *d, const unsigned char *p, size_t avail,
 		       unsigned char *rec, size_t *used, char *why, size_t whylen)
 {
@@ -510,6 +671,7 @@ int gpuio_cdec__decode(struct gpuio_cdec *d, const unsigned char *p, size_t avai
 	case K_THREAD: rc = dec_thread(d, &c, why, whylen); break;
 	case K_FILE:   rc = dec_file(d, &c, why, whylen); break;
 	case K_VFS:    rc = dec_vfs(d, &c, rec, why, whylen); break;
+	case K_SCHED:  rc = dec_sched(d, &c, rec, why, whylen); break;
 	default:       BAD("unknown frame kind %u", p[hlen]);
 	}
 	if (rc > 0 && c.p != c.end)
