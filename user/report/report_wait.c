@@ -364,6 +364,9 @@ int rpt_wait_build(struct rpt_model *m)
 	sched_tab__sort(&m->sched);
 	if ((rc = sched_tab__states(&m->sched, m->last_ts, collect, &v)))
 		goto out;
+	rc = 0;
+	if (!v.n)               /* no thread states: no loop to find */
+		goto out;
 	rc = -ENOMEM;
 	if (v.n > 1)
 		qsort(v.a, v.n, sizeof(*v.a), by_thread_ts);
