@@ -17,6 +17,7 @@ static void fill_header(struct gpuio_cap_header *h, const char *target)
 	struct stat ns;
 
 	gpuio_cap_header__init(h, ncpu > 0 ? (__u32)ncpu : 0, 0);
+	h->version = GPUIO_CAP_VERSION_RAW;     /* records verbatim, as gpu_ingest.c tails them */
 	snprintf(h->target, sizeof(h->target), "%s", target);
 	/* our pid is the one of our pid namespace: say which, so a tracer in
 	 * another namespace (the host, for a container) can map it to its own */

@@ -1082,8 +1082,8 @@ static unsigned long long file_size(const char *path)
 static void gen_truncate(void)
 {
 	unsigned long long bpf[GPUIO_STAT_MAX] = { 0 };
-	unsigned long long size, cut_at;
-	const size_t vsz = sizeof(struct gpuio_vfs_event), keep = 40;
+	unsigned long long size, cut_at, before;
+	size_t keep;
 	int nwhole_vfs = 10;
 
 	add_proc(GPUIO_PROC_EXEC, 10, 10, BASE_NS + 10, "app", 3, "app", 3);
@@ -1094,15 +1094,18 @@ static void gen_truncate(void)
 	/* a periodic snapshot, not the final one: the tracer was killed later */
 	bpf[GPUIO_STAT_RB_DROP_VFS] = 7;
 	add_stats(BASE_NS + 20000, 0, bpf);
+	/* the last record's bytes, however the writer encodes it: cut in the middle */
+	before = gpuio_cap_writer__bytes(W);
 	add_pread(10, 10, BASE_NS + 30000, 500, 3, DEV_DATA, 500, GPUIO_FT_REG, 99, 4096, 0);
 	close_capture();
 	size = file_size(out_path);
-	cut_at = size - vsz + keep;
+	keep = (size_t)(size - before) / 2;
+	cut_at = before + keep;
 	if (truncate(out_path, (off_t)cut_at) < 0)
 		die("truncate: %s", strerror(errno));
 	printf("{\"mode\":\"truncate\",\"whole_records\":%d,\"vfs_whole\":%d,\"cut_offset\":%llu,"
 	       "\"partial_bytes\":%zu,\"dropped\":7}\n", nwhole_vfs + 3, nwhole_vfs,
-	       size - vsz, keep);
+	       before, keep);
 }
 
 static void gen_corrupt(void)

@@ -124,6 +124,141 @@ def decode(data, off):
     return rec
 
 
+def _varint(data, pos, end):
+    v = shift = 0
+    while True:
+        if pos >= end or shift > 63:
+            raise ValueError("bad varint at offset %d" % pos)
+        b = data[pos]
+        pos += 1
+        v |= (b & 0x7F) << shift
+        shift += 7
+        if not b & 0x80:
+            return v, pos
+
+
+def _zz(v):
+    return (v >> 1) ^ -(v & 1)
+
+
+VFS_FMT = "<HHIIIQQqQqqQQIIiiIIIHBB"    # struct gpuio_vfs_event (112 bytes)
+
+
+def v2_records(data, off, path="capture"):
+    """Version 2 (user/capture/compact.c), decoded independently of the C
+    reader: yields (offset, record bytes as in bpf/gpuio_abi.h); offset is
+    where the verbatim bytes of a RAW frame start, else the frame's."""
+    thr, files, tstate, fstate, prev_ts = {}, {}, {}, {}, 0
+    m64 = (1 << 64) - 1
+    while off < len(data):
+        start = off
+        n, off = _varint(data, off, min(len(data), off + 3))
+        if off + 1 + n > len(data):
+            raise ValueError("%s: %d bytes of a cut frame at the end" % (path, len(data) - start))
+        kind, off, end = data[off], off + 1, off + 1 + n
+        if kind == 1:   # RAW
+            yield off, data[off:end]
+            prev_ts = struct.unpack_from("<Q", data, off + 16)[0]
+        elif kind == 2:     # THREAD: id, pid, tid
+            i, p = _varint(data, off, end)
+            pid, p = _varint(data, p, end)
+            tid, p = _varint(data, p, end)
+            thr[i], tstate[i] = (pid, tid), [0, None, bytes(16), bytes(16)]
+        elif kind == 3:     # FILE: id, pid, zz fd, dev, ino, ftype
+            i, p = _varint(data, off, end)
+            pid, p = _varint(data, p, end)
+            fd, p = _varint(data, p, end)
+            dev, p = _varint(data, p, end)
+            ino, p = _varint(data, p, end)
+            files[i], fstate[i] = (pid, _zz(fd), dev, ino, data[p]), -(1 << 63)
+        elif kind == 4:     # VFS
+            P, p = data[off], off + 1
+            d, p = _varint(data, p, end)
+            ts = (prev_ts + _zz(d)) & m64
+            t, p = _varint(data, p, end)
+            cpu, p = _varint(data, p, end)
+            call, p = _varint(data, p, end)
+            dur, p = _varint(data, p, end)
+            ret, p = _varint(data, p, end)
+            ret = _zz(ret)
+            if P & 0x01:
+                req = ret & m64
+            else:
+                req, p = _varint(data, p, end)
+            if P & 0x04:
+                offset = -1
+            elif not P & 0x02:
+                offset, p = _varint(data, p, end)
+                offset = _zz(offset)
+            if P & 0x08:
+                fid = tstate[t][1]
+            else:
+                fid, p = _varint(data, p, end)
+            if P & 0x02:
+                offset = fstate[fid]
+            if P & 0x10:
+                seq = tstate[t][0]
+            else:
+                seq, p = _varint(data, p, end)
+            cmp_, flags = 0, 0
+            if P & 0x20:
+                cmp_, p = _varint(data, p, end)
+            if P & 0x40:
+                flags, p = _varint(data, p, end)
+            f2, off2 = (0, -1, 0, 0, 0), -1
+            if P & 0x80:
+                fid2, p = _varint(data, p, end)
+                off2, p = _varint(data, p, end)
+                f2, off2 = files[fid2], _zz(off2)
+            f = files[fid]
+            yield start, struct.pack(VFS_FMT, 1, 112, thr[t][0], thr[t][1], cpu, ts, dur, ret,
+                                     req, offset, off2, f[3], f2[3], f[2], f2[2], f[1], f2[1],
+                                     seq, cmp_, flags, call, f[4], f2[4])
+            tstate[t][0:2] = [(seq + 1) & 0xFFFFFFFF, fid]
+            if offset != -1:
+                fstate[fid] = ((offset + max(ret, 0) + (1 << 63)) & m64) - (1 << 63)
+            prev_ts = ts
+        elif kind == 5:     # SCHED
+            P, p = data[off], off + 1
+            d, p = _varint(data, p, end)
+            ts = (prev_ts + _zz(d)) & m64
+            t, p = _varint(data, p, end)
+            cpu, p = _varint(data, p, end)
+            sk, p = _varint(data, p, end)
+            fl, p = _varint(data, p, end)
+            o = None
+            if not P & 0x80:
+                o, p = _varint(data, p, end)
+            st = tc = ws = 0
+            if P & 0x20:
+                st, p = _varint(data, p, end)
+            if P & 0x08:
+                tc = cpu
+            elif not P & 0x10:
+                tc, p = _varint(data, p, end)
+            if P & 0x40:
+                ws, p = _varint(data, p, end)
+            prio, p = _varint(data, p, end)
+            if P & 0x04:
+                comm = bytes(16)
+            elif P & 0x01:
+                comm = tstate[o][2]
+            elif P & 0x02:
+                comm = tstate[t][3]
+            else:
+                comm = data[p:p + 16]
+            op, ot = thr[o] if o is not None else (0, 0)
+            yield start, struct.pack("<HHIIIQIIIIIIIi16s", 16, 72, thr[t][0], thr[t][1], cpu, ts,
+                                     sk, fl, op, ot, st, tc, ws, _zz(prio), comm)
+            tstate[t][3] = comm
+            if o is not None:
+                tstate[o][2] = comm
+            prev_ts = ts
+        else:
+            raise ValueError("%s: unknown frame kind %d at offset %d" % (path, kind, start))
+        off = end
+
+
 def read(path):
     data = open(path, "rb").read()
     hsz = struct.calcsize(fmt_of(CAP_HEADER))
@@ -137,6 +272,12 @@ def read(path):
         raise ValueError("%s: bad magic" % path)
     h["magic"] = "GPUIOCAP"
     off, recs = h["header_size"], []
+    if h["version"] == 2:
+        for roff, raw in v2_records(data, off, path):
+            r = decode(raw, 0)
+            r["offset"] = roff
+            recs.append(r)
+        return h, recs
     while off + 24 <= len(data):
         size = struct.unpack_from("<H", data, off + 2)[0]
         if size < 24 or size % 8 or off + size > len(data):

@@ -118,11 +118,15 @@ run_case() {
   kill -INT "$gpid"
   wait "$gpid" || { cat "$TMP/$label.err"; fail "$label: gpuio trace failed"; }
   # the traced process's calls are in the capture, the bystander's are not
-  python3 - "$TMP/$label.gpuio" "$tpid" "$ypid" "$all" <<'EOF' || fail "$label: CUDA records by pid"
-import struct, sys
+  GPUIO_SRC="$GPUIO_SRC" python3 - "$TMP/$label.gpuio" "$tpid" "$ypid" "$all" <<'EOF' || fail "$label: CUDA records by pid"
+import os, struct, sys
 path, tpid, ypid, all_ = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4] == "1"
 data = open(path, "rb").read()
 hsize = struct.unpack_from("<I", data, 12)[0]
+if struct.unpack_from("<I", data, 8)[0] == 2:   # version 2: frames; unpack the records verbatim
+    sys.path.insert(0, os.environ["GPUIO_SRC"] + "/tests")
+    import gpu_records
+    data = data[:hsize] + b"".join(r for _, r in gpu_records.v2_records(data, hsize))
 pos, n = hsize, {}
 while pos + 24 <= len(data):
     typ, size, pid = struct.unpack_from("<HHI", data, pos)

@@ -35,6 +35,8 @@ cleanup() {
 trap cleanup EXIT
 chmod 0755 "$TMP"
 
+# version 2 captures (frames) are unpacked by the independent decoder
+cp "$GPUIO_SRC/tests/gpu_records.py" "$TMP/"
 cat >"$TMP/dec.py" <<'EOF'
 # Minimal capture reader: CUDA_API (11) and GPU_SYM (15) records, header text.
 import struct
@@ -42,6 +44,9 @@ def load(path):
     d = open(path, 'rb').read()
     assert d[:8] == b'GPUIOCAP', 'not a capture'
     hs = struct.unpack_from('<I', d, 12)[0]
+    if struct.unpack_from('<I', d, 8)[0] == 2:    # frames: the records verbatim after the header
+        import gpu_records
+        d = d[:hs] + b''.join(r for _, r in gpu_records.v2_records(d, hs))
     # modes_detail: after magic..ncpus (48), hostname 64, kernel 128, boot_id 40, 5 modes x 16
     detail = d[48 + 64 + 128 + 40 + 80:48 + 64 + 128 + 40 + 80 + 512].split(b'\0')[0].decode()
     api, syms, off = [], {}, hs

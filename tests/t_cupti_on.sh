@@ -40,10 +40,14 @@ run() {  # run LABEL [GPUIO_CUPTI path]: trace the program; wait for the uprobe 
 }
 
 count_uprobe_calls() {  # CAPTURE: "uprobe_records state reason" of the capture
-  python3 - "$1" <<'PY'
-import struct, sys
+  GPUIO_SRC="$GPUIO_SRC" python3 - "$1" <<'PY'
+import os, struct, sys
 data = open(sys.argv[1], "rb").read()
 pos = struct.unpack_from("<I", data, 12)[0]
+if struct.unpack_from("<I", data, 8)[0] == 2:   # version 2: frames; unpack the records verbatim
+    sys.path.insert(0, os.environ["GPUIO_SRC"] + "/tests")
+    import gpu_records
+    data = data[:pos] + b"".join(r for _, r in gpu_records.v2_records(data, pos))
 n, state, reason = 0, None, ""
 while pos + 24 <= len(data):
     typ, size = struct.unpack_from("<HH", data, pos)

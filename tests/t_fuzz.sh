@@ -18,9 +18,10 @@ done
 mkdir -p "$TMP/seeds"
 for f in "$GPUIO_SRC"/tests/fuzz/corpus/*.gpuio; do
   cp "$f" "$TMP/seeds/"
-  # header_size is the u32 at byte 12; records alone make a second seed
-  hs=$(python3 -c 'import struct,sys; print(struct.unpack("<I", open(sys.argv[1],"rb").read(16)[12:16])[0])' "$f")
-  tail -c +$((hs + 1)) "$f" > "$TMP/seeds/$(basename "$f" .gpuio).records"
+  # version and header_size are the u32s at bytes 8 and 12; records alone make a second seed
+  # (version 2 records, frames, start with the fuzzers' marker byte 0xF2)
+  read -r ver hs < <(python3 -c 'import struct,sys; print(*struct.unpack("<II", open(sys.argv[1],"rb").read(16)[8:16]))' "$f")
+  { [ "$ver" = 2 ] && printf '\362'; tail -c +$((hs + 1)) "$f"; } > "$TMP/seeds/$(basename "$f" .gpuio).records"
 done
 crashdir="$GPUIO_SRC/build/fuzz-crashes"
 mkdir -p "$crashdir"

@@ -47,11 +47,11 @@ static void put(const void *p, size_t n)
 		abort();
 }
 
-static void valid_header(struct gpuio_cap_header *h)
+static void valid_header(struct gpuio_cap_header *h, __u32 version)
 {
 	memset(h, 0, sizeof(*h));
 	memcpy(h->magic, GPUIO_CAP_MAGIC, 8);
-	h->version = GPUIO_CAP_VERSION;
+	h->version = version;
 	h->header_size = sizeof(*h);
 	h->realtime_ns = 1700000000000000000ull;
 	h->monotonic_ns = 1000000000000ull;
@@ -130,10 +130,19 @@ void fuzz_input(const uint8_t *data, size_t size, bool gpu)
 {
 	if (ftruncate(in_fd, 0) < 0 || lseek(in_fd, 0, SEEK_SET) < 0)
 		abort();
-	if (size < 8 || memcmp(data, GPUIO_CAP_MAGIC, 8) != 0) {
+	if (size && data[0] == FUZZ_V2_MARK) {
 		struct gpuio_cap_header h;
 
-		valid_header(&h);
+		/* frames of version 2 (capture/compact.c) follow the marker */
+		valid_header(&h, GPUIO_CAP_VERSION);
+		put(&h, sizeof(h));
+		data++;
+		size--;
+	} else if (size < 8 || memcmp(data, GPUIO_CAP_MAGIC, 8) != 0) {
+		struct gpuio_cap_header h;
+
+		/* records verbatim (version 1), after the GPU records when asked */
+		valid_header(&h, GPUIO_CAP_VERSION_RAW);
 		put(&h, sizeof(h));
 		if (gpu) {
 			if (!gpu_prefix_len)

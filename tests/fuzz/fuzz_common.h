@@ -16,7 +16,12 @@ extern char fuzz_in_path[64];
 
 /* Once, from LLVMFuzzerInitialize: quiet logs, stdout to /dev/null, the memfd. */
 void fuzz_init(void);
-/* The input as the capture file (gpu_prefix: GPU records after a made-up header). */
+/*
+ * The input as the capture file. Without the capture magic it gets a made-up
+ * header: version 1 (records verbatim, after GPU records when gpu_prefix), or
+ * version 2 when the input starts with FUZZ_V2_MARK (frames follow it).
+ */
+#define FUZZ_V2_MARK 0xF2
 void fuzz_input(const uint8_t *data, size_t size, bool gpu_prefix);
 /* Where outputs that must be files go: $TMPDIR, else /dev/shm (tmpfs: memory), else /tmp. */
 const char *fuzz_out_dir(void);

@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: MIT
-/* capture.c — write and read the append-only capture file. */
+/*
+ * capture.c — write and read the append-only capture file: buffering, the
+ * header, the cut at the end, validation. Records are encoded and decoded by
+ * compact.c (version 2); version 1 files are read verbatim.
+ */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -8,6 +12,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include "capture/capture.h"
+#include "capture/compact.h"
 #include "lib/file_io.h"
 
 #define WBUF_SIZE (1u << 20)
@@ -19,6 +24,7 @@ struct gpuio_cap_writer {
 	size_t used;
 	__u64 records;
 	__u64 bytes;
+	struct gpuio_cenc *enc;
 	unsigned char buf[WBUF_SIZE];
 };
 
@@ -30,6 +36,8 @@ struct gpuio_cap_reader {
 	size_t pos, len;         /* consumed / filled bytes of buf */
 	__u64 truncated;
 	bool eof;
+	struct gpuio_cdec *dec;  /* version 2 */
+	__u64 def_bytes;         /* definitions read since the last record */
 	char error[160];
 	/* a record is copied here so that it stays aligned and whole */
 	union { struct gpuio_hdr h; unsigned char b[GPUIO_REC_SIZE_MAX]; } rec;
@@ -74,9 +82,22 @@ int gpuio_cap_writer__create(const char *path, const struct gpuio_cap_header *hd
 		return -ENOMEM;
 	}
 	w->fd = fd;
-	err = write_all(fd, hdr, sizeof(*hdr), NULL);
+	w->enc = gpuio_cenc__new();
+	if (!w->enc) {
+		close(fd);
+		free(w);
+		return -ENOMEM;
+	}
+	{
+		struct gpuio_cap_header h = *hdr;
+
+		h.version = GPUIO_CAP_VERSION;  /* whatever the caller copied: we encode */
+		h.header_size = sizeof(h);
+		err = write_all(fd, &h, sizeof(h), NULL);
+	}
 	if (err) {
 		close(fd);
+		gpuio_cenc__free(w->enc);
 		free(w);
 		return err;
 	}
@@ -100,16 +121,21 @@ int gpuio_cap_writer__flush(struct gpuio_cap_writer *w)
 
 int gpuio_cap_writer__append(struct gpuio_cap_writer *w, const void *rec, size_t len)
 {
+	size_t n;
+
 	if (w->err)
 		return w->err;
-	if (len > WBUF_SIZE)
+	if (len > GPUIO_REC_SIZE_MAX)
 		return -E2BIG;
-	if (w->used + len > WBUF_SIZE && gpuio_cap_writer__flush(w))
+	if (len < sizeof(struct gpuio_hdr))
+		return -EINVAL;
+	/* a record and its definitions go out in the same write */
+	if (WBUF_SIZE - w->used < GPUIO_CENC_OUT_MAX && gpuio_cap_writer__flush(w))
 		return w->err;
-	memcpy(w->buf + w->used, rec, len);
-	w->used += len;
+	n = gpuio_cenc__encode(w->enc, rec, len, w->buf + w->used);
+	w->used += n;
 	w->records++;
-	w->bytes += len;
+	w->bytes += n;
 	return 0;
 }
 
@@ -127,6 +153,7 @@ int gpuio_cap_writer__close(struct gpuio_cap_writer *w)
 		err = -errno;
 	if (close(w->fd) < 0 && !err)
 		err = -errno;
+	gpuio_cenc__free(w->enc);
 	free(w);
 	return err;
 }
@@ -337,10 +364,15 @@ int gpuio_cap_reader__open(const char *path, struct gpuio_cap_reader **out,
 		e = -EBADMSG;
 		goto fail;
 	}
-	if (r->hdr.version != GPUIO_CAP_VERSION) {
-		snprintf(err, errlen, "%s: capture format version %u, this gpuio reads version %u",
-			 path, r->hdr.version, GPUIO_CAP_VERSION);
+	if (r->hdr.version != GPUIO_CAP_VERSION && r->hdr.version != GPUIO_CAP_VERSION_RAW) {
+		snprintf(err, errlen, "%s: capture format version %u, this gpuio reads versions %u and %u",
+			 path, r->hdr.version, GPUIO_CAP_VERSION_RAW, GPUIO_CAP_VERSION);
 		e = -EPROTO;
+		goto fail;
+	}
+	if (r->hdr.version == GPUIO_CAP_VERSION && !(r->dec = gpuio_cdec__new())) {
+		snprintf(err, errlen, "out of memory");
+		e = -ENOMEM;
 		goto fail;
 	}
 	if (r->hdr.header_size < GPUIO_CAP_HEADER_V1_SIZE || r->hdr.header_size > (1u << 20) ||
@@ -376,6 +408,7 @@ int gpuio_cap_reader__open(const char *path, struct gpuio_cap_reader **out,
 	return 0;
 fail:
 	close(fd);
+	gpuio_cdec__free(r->dec);
 	free(r);
 	return e;
 }
@@ -393,7 +426,10 @@ int gpuio_cap_reader__rewind(struct gpuio_cap_reader *r)
 	r->pos = r->len = 0;
 	r->eof = false;
 	r->truncated = 0;
+	r->def_bytes = 0;
 	r->error[0] = 0;
+	if (r->dec)
+		gpuio_cdec__reset(r->dec);
 	return 0;
 }
 
@@ -484,6 +520,53 @@ int gpuio_rec__sanitize(unsigned char *rec)
 	return 0;
 }
 
+/* Version 2: frames through the decoder; definitions are not handed on. */
+static int next_v2(struct gpuio_cap_reader *r, const struct gpuio_hdr **rec)
+{
+	char why[120];
+
+	for (;;) {
+		size_t used;
+		int rc = gpuio_cdec__decode(r->dec, r->buf + r->pos, r->len - r->pos, r->rec.b,
+					    &used, why, sizeof(why));
+
+		if (rc == GPUIO_CDEC_MORE) {
+			int ok = fill(r, r->len - r->pos + 1);
+
+			if (ok < 0) {
+				snprintf(r->error, sizeof(r->error), "read error: %s", strerror(-ok));
+				return -EBADMSG;
+			}
+			if (!ok) {
+				/* definitions whose record was cut belong to the cut */
+				r->truncated = r->len - r->pos + r->def_bytes;
+				return 0;
+			}
+			continue;
+		}
+		if (rc < 0) {
+			snprintf(r->error, sizeof(r->error), "corrupt record at offset %llu (%s)",
+				 (unsigned long long)(r->buf_off + r->pos), why);
+			return -EBADMSG;
+		}
+		r->pos += used;
+		if (rc == GPUIO_CDEC_DEF) {
+			r->def_bytes += used;
+			continue;
+		}
+		r->def_bytes = 0;
+		if (gpuio_rec__sanitize(r->rec.b) < 0) {
+			snprintf(r->error, sizeof(r->error),
+				 "corrupt path record at offset %llu (len %u > size %u)",
+				 (unsigned long long)(r->buf_off + r->pos - used),
+				 ((struct gpuio_path_event *)r->rec.b)->len, r->rec.h.size);
+			return -EBADMSG;
+		}
+		*rec = &r->rec.h;
+		return 1;
+	}
+}
+
 int gpuio_cap_reader__next(struct gpuio_cap_reader *r, const struct gpuio_hdr **rec)
 {
 	struct gpuio_hdr h;
@@ -492,13 +575,15 @@ int gpuio_cap_reader__next(struct gpuio_cap_reader *r, const struct gpuio_hdr **
 
 	if (r->error[0])
 		return -EBADMSG;
+	if (r->dec)
+		return next_v2(r, rec);
 	ok = fill(r, sizeof(h));
 	if (ok < 0) {
 		snprintf(r->error, sizeof(r->error), "read error: %s", strerror(-ok));
 		return -EBADMSG;
 	}
 	if (!ok) {
-		r->truncated = r->len - r->pos;
+		r->truncated = r->len - r->pos + r->def_bytes;
 		return 0;
 	}
 	memcpy(&h, r->buf + r->pos, sizeof(h));
@@ -516,7 +601,7 @@ int gpuio_cap_reader__next(struct gpuio_cap_reader *r, const struct gpuio_hdr **
 		return -EBADMSG;
 	}
 	if (!ok) {
-		r->truncated = r->len - r->pos;
+		r->truncated = r->len - r->pos + r->def_bytes;
 		return 0;
 	}
 	memcpy(r->rec.b, r->buf + r->pos, h.size);
@@ -542,6 +627,7 @@ void gpuio_cap_reader__close(struct gpuio_cap_reader *r)
 	if (!r)
 		return;
 	close(r->fd);
+	gpuio_cdec__free(r->dec);
 	free(r);
 }
 

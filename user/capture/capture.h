@@ -2,10 +2,12 @@
 /*
  * capture.h — the gpuio capture file (run.gpuio).
  *
- * Layout: struct gpuio_cap_header, then records of bpf/gpuio_abi.h back to
- * back, append-only. A capture cut short (SIGKILL, disk full) is readable up
- * to its last whole record; the reader reports the cut. A record whose size
- * or type makes no sense is reported as corruption with its file offset.
+ * Layout: struct gpuio_cap_header, then the records, append-only. Version 1:
+ * records of bpf/gpuio_abi.h back to back. Version 2 (written now): records
+ * framed and compacted (compact.c); the reader hands back the same structs.
+ * A capture cut short (SIGKILL, disk full) is readable up to its last whole
+ * record; the reader reports the cut. A record whose size or type makes no
+ * sense is reported as corruption with its file offset.
  */
 #ifndef GPUIO_CAPTURE_H
 #define GPUIO_CAPTURE_H
@@ -18,7 +20,8 @@
 #include "gpuio_abi.h"
 
 #define GPUIO_CAP_MAGIC   "GPUIOCAP"
-#define GPUIO_CAP_VERSION 1
+#define GPUIO_CAP_VERSION 2     /* what the writer writes */
+#define GPUIO_CAP_VERSION_RAW 1 /* records verbatim: still read */
 
 /* gpuio_cap_header.flags */
 #define GPUIO_CAPF_ALL      0x01 /* -a: whole node */
@@ -83,11 +86,16 @@ struct gpuio_cap_reader;
 int gpuio_cap_writer__create(const char *path, const struct gpuio_cap_header *hdr,
 			     uid_t owner_uid, gid_t owner_gid,
 			     struct gpuio_cap_writer **out);
-/* Append one whole record (buffered). Returns 0 or -errno. */
+/*
+ * Append one whole record (buffered; encoded, see compact.c). Returns 0 or
+ * -errno (-E2BIG/-EINVAL for a record no reader would accept).
+ */
 int gpuio_cap_writer__append(struct gpuio_cap_writer *w, const void *rec, size_t len);
 /* Write buffered records to the file (whole records only). */
 int gpuio_cap_writer__flush(struct gpuio_cap_writer *w);
+/* Records appended (the encoding's own definitions not counted). */
 __u64 gpuio_cap_writer__records(const struct gpuio_cap_writer *w);
+/* Bytes in the file once flushed, header included. */
 __u64 gpuio_cap_writer__bytes(const struct gpuio_cap_writer *w);
 /* Flush, fsync and close. Returns 0 or the first error seen. */
 int gpuio_cap_writer__close(struct gpuio_cap_writer *w);
@@ -111,6 +119,7 @@ int gpuio_cap_reader__next(struct gpuio_cap_reader *r, const struct gpuio_hdr **
 int gpuio_cap_reader__rewind(struct gpuio_cap_reader *r);
 /* Bytes of a partial record at the end (0 when the capture ended cleanly). */
 __u64 gpuio_cap_reader__truncated(const struct gpuio_cap_reader *r);
+/* File offset of the next record (of its first definition in version 2). */
 __u64 gpuio_cap_reader__offset(const struct gpuio_cap_reader *r);
 const char *gpuio_cap_reader__error(const struct gpuio_cap_reader *r);
 void gpuio_cap_reader__close(struct gpuio_cap_reader *r);

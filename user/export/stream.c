@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include "model/calls.h"
 #include "capture/capture.h"
+#include "capture/compact.h"
 #include "export/export.h"
 #include "model/model.h"
 #include "lib/log.h"
@@ -27,6 +28,8 @@
 #define CLOSE_AFTER_NS  2000000000ull   /* a bucket is final 2 s after it ends */
 #define PUMP_BUDGET     (4u << 20)      /* capture bytes per pump: bounds the held
 					   records; a stream behind catches up later */
+/* version 2: 9 bytes make the smallest record, so fewer bytes for as many records */
+#define PUMP_BUDGET_V2  (PUMP_BUDGET / 8)
 /* held records per pump at most: blocks (72 bytes) are the smallest held */
 #define PEND_MAX        (PUMP_BUDGET / sizeof(struct gpuio_block_event) + 1)
 
@@ -78,6 +81,15 @@ int gpuio_stream__open(const char *capture_path, const char *out_path,
 		pr_err("--stream: %s has no capture header yet", capture_path);
 		goto fail;
 	}
+	if (s->hdr.version != GPUIO_CAP_VERSION_RAW && s->hdr.version != GPUIO_CAP_VERSION) {
+		err = -EPROTO;
+		pr_err("--stream: %s has capture format version %u", capture_path, s->hdr.version);
+		goto fail;
+	}
+	if (s->hdr.version == GPUIO_CAP_VERSION && !(s->dec = gpuio_cdec__new())) {
+		err = -ENOMEM;
+		goto fail;
+	}
 	s->cap_off = s->hdr.header_size;
 	exp_model__init_online(&s->m, &s->hdr);
 	err = pftrace__new(&s->p);
@@ -101,7 +113,7 @@ fail:
  */
 static int read_new(struct gpuio_stream *s, bool *more)
 {
-	uint64_t budget = PUMP_BUDGET;
+	uint64_t budget = s->dec ? PUMP_BUDGET_V2 : PUMP_BUDGET;
 	size_t pos = 0;
 	ssize_t k;
 	int err = 0;
@@ -125,20 +137,40 @@ static int read_new(struct gpuio_stream *s, bool *more)
 		s->cap_off += (uint64_t)k;
 		budget -= (uint64_t)k;
 		pos = 0;
-		while (s->rlen - pos >= sizeof(struct gpuio_hdr)) {
+		while (s->rlen - pos >= (s->dec ? 1 : sizeof(struct gpuio_hdr))) {
 			union { struct gpuio_hdr h; unsigned char b[GPUIO_REC_SIZE_MAX]; } rec;
 			struct gpuio_hdr h;
 			struct pend *e;
 
-			memcpy(&h, s->rbuf + pos, sizeof(h));
-			if (h.type == 0 || h.size < sizeof(h) || h.size > GPUIO_REC_SIZE_MAX ||
-			    h.size % 8 || (gpuio_rec_min_size(h.type) && h.size < gpuio_rec_min_size(h.type)))
-				return -EBADMSG;
-			if (s->rlen - pos < h.size)
-				break;
-			memcpy(rec.b, s->rbuf + pos, h.size);
-			memset(rec.b + h.size, 0, sizeof(rec) - h.size < 16 ? sizeof(rec) - h.size : 16);
-			pos += h.size;
+			if (s->dec) {
+				char why[120];
+				size_t used;
+				int rc = gpuio_cdec__decode(s->dec, s->rbuf + pos, s->rlen - pos, rec.b,
+							    &used, why, sizeof(why));
+
+				if (rc < 0) {
+					pr_err("--stream: capture offset %llu: %s", (unsigned long long)
+					       (s->cap_off - s->rlen + pos), why);
+					return -EBADMSG;
+				}
+				if (rc == GPUIO_CDEC_MORE)
+					break;
+				pos += used;
+				if (rc == GPUIO_CDEC_DEF)
+					continue;
+				memcpy(&h, rec.b, sizeof(h));
+			} else {
+				memcpy(&h, s->rbuf + pos, sizeof(h));
+				if (h.type == 0 || h.size < sizeof(h) || h.size > GPUIO_REC_SIZE_MAX ||
+				    h.size % 8 || (gpuio_rec_min_size(h.type) &&
+						   h.size < gpuio_rec_min_size(h.type)))
+					return -EBADMSG;
+				if (s->rlen - pos < h.size)
+					break;
+				memcpy(rec.b, s->rbuf + pos, h.size);
+				memset(rec.b + h.size, 0, sizeof(rec) - h.size < 16 ? sizeof(rec) - h.size : 16);
+				pos += h.size;
+			}
 			s->st.records++;
 			/* what the reader does to every record */
 			if (gpuio_rec__sanitize(rec.b) < 0)
@@ -279,6 +311,7 @@ int gpuio_stream__close(struct gpuio_stream *s, struct gpuio_stream_stats *st)
 	free(s->next.a);
 	free(s->fids);
 	free(s->rbuf);
+	gpuio_cdec__free(s->dec);
 	free(s->out_path);
 	free(s->base);
 	free(s->ext);

@@ -59,6 +59,7 @@ struct gpuio_stream {
 	uint64_t cap_off;
 	unsigned char *rbuf;
 	size_t rlen;
+	struct gpuio_cdec *dec; /* version 2 captures: the frames' decoder */
 
 	struct exp_model m;     /* names, paths, processes (online) */
 	struct exp_args args;

@@ -440,7 +440,7 @@ int pass_meta_fast(struct exp_model *x)
 	const struct gpuio_hdr *h;
 	int rc, err;
 
-	if (x->hdr->header_size % 8)
+	if (!model_in_place(x))
 		return -EAGAIN;
 	err = exp_model__rewind(x);
 	if (err)

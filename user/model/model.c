@@ -243,6 +243,14 @@ int exp_model__rewind(struct exp_model *x)
 	x->async_next = 0;
 	x->pass2_records = 0;
 	x->p2_err[0] = 0;
+	if (!model_in_place(x)) {
+		if (gpuio_cap_reader__rewind(x->r) < 0) {
+			snprintf(x->p2_err, sizeof(x->p2_err), "cannot read it again: %s",
+				 strerror(errno));
+			return -EBADMSG;
+		}
+		return 0;
+	}
 	if (x->p2_fd < 0) {
 		x->p2_fd = open(x->path, O_RDONLY | O_CLOEXEC);
 		if (x->p2_fd < 0) {
@@ -308,9 +316,10 @@ int exp_model__next_vfs(struct exp_model *x, const struct gpuio_vfs_event **e)
 	 * Pass 1 validated these records with the capture reader; a record that
 	 * now looks different means the file changed under us. Records are
 	 * 8-byte multiples after an 8-byte multiple header, so they are aligned
-	 * in the buffer; an odd header size takes the copying reader instead.
+	 * in the buffer; an odd header size or a version 2 capture (encoded
+	 * records) takes the copying reader instead.
 	 */
-	if (x->hdr->header_size % 8) {
+	if (!model_in_place(x)) {
 		while (x->pass2_records < x->records) {
 			rc = gpuio_cap_reader__next(x->r, &h);
 			if (rc <= 0)

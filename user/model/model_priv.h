@@ -10,6 +10,16 @@
 struct gcache;
 struct lane_busy;
 
+/*
+ * Records lie in the file as the reader hands them out (version 1, 8-byte
+ * aligned after the header): passes read them in place. Otherwise (version 2
+ * encodes them, or an odd header size) they go through the capture reader.
+ */
+static inline bool model_in_place(const struct exp_model *x)
+{
+	return x->hdr->version == GPUIO_CAP_VERSION_RAW && !(x->hdr->header_size % 8);
+}
+
 #define MAX_BUCKETS     2000
 #define MIN_BUCKET_NS   1000000ull
 struct exp_arg *arg_add(struct exp_args *a, const char *key, uint8_t type);

@@ -79,6 +79,8 @@ static void spans_norm(struct spans *v)
 {
 	size_t k = 0;
 
+	if (v->n < 2)           /* nothing to merge; and qsort must not see a NULL array */
+		return;
 	qsort(v->a, v->n, sizeof(*v->a), by_start);
 	for (size_t i = 0; i < v->n; i++) {
 		if (k && v->a[i].s <= v->a[k - 1].e) {
@@ -362,8 +364,12 @@ int rpt_wait_build(struct rpt_model *m)
 	sched_tab__sort(&m->sched);
 	if ((rc = sched_tab__states(&m->sched, m->last_ts, collect, &v)))
 		goto out;
+	rc = 0;
+	if (!v.n)               /* no thread states: no loop to find */
+		goto out;
 	rc = -ENOMEM;
-	qsort(v.a, v.n, sizeof(*v.a), by_thread_ts);
+	if (v.n > 1)
+		qsort(v.a, v.n, sizeof(*v.a), by_thread_ts);
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		goto out;
@@ -548,7 +554,8 @@ void rpt_wait_name(struct rpt_model *m)
 	if (!w)
 		return;
 	sort_m = m;
-	qsort(w->files, w->nfiles, sizeof(*w->files), data_first);
+	if (w->nfiles > 1)      /* qsort must not see a NULL array */
+		qsort(w->files, w->nfiles, sizeof(*w->files), data_first);
 	w->pages = w->hit_pages = w->read_bytes = 0;
 	while (nd < w->nfiles && m->files[w->files[nd].file].role == RPT_ROLE_DATA) {
 		const struct rpt_file *f = &m->files[w->files[nd].file];
