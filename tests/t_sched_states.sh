@@ -35,6 +35,10 @@ grep -q " sched)" "$TMP/trace.err" || fail "no scheduler events counted: $(tail 
 "$GPUIO" convert "$TMP/s.gpuio" -o "$TMP/s.json" 2>/dev/null || fail "convert to JSON failed"
 # switches the kernel made that were not recorded are counted (and, in the
 # .pftrace, bridged so every CPU's switches still chain)
+# gpuio info counts the scheduler records the trace said it wrote
+said=$(grep -o '[0-9]* sched)' "$TMP/trace.err" | tail -n1 | cut -d' ' -f1)
+got=$("$GPUIO" info --json "$TMP/s.gpuio" | python3 -c 'import json, sys; print(json.load(sys.stdin)["record_counts"]["sched"])')
+[ "$said" = "$got" ] || fail "gpuio info counts $got scheduler records, the trace wrote $said"
 gaps=$(grep -o '"sched_gaps":[0-9]*' "$TMP/s.json" | cut -d: -f2)
 [ -n "$gaps" ] || fail "the trace info does not count sched_gaps"
 echo "sched_gaps: $gaps"

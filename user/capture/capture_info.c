@@ -15,6 +15,7 @@ static const char *const type_names[] = {
 	[GPUIO_REC_GPU_MEMCPY] = "memcpy", [GPUIO_REC_GPU_MEMSET] = "memset",
 	[GPUIO_REC_CUDA_API] = "cuda_api", [GPUIO_REC_GPU_SYNC] = "sync", [GPUIO_REC_NVTX] = "nvtx",
 	[GPUIO_REC_GPU_OVERHEAD] = "overhead", [GPUIO_REC_GPU_SYM] = "sym",
+	[GPUIO_REC_SCHED] = "sched",
 };
 #define MAX_COLLECTORS 4096     /* collectors listed (one per process) */
 
@@ -90,7 +91,7 @@ int capture_info__scan(struct gpuio_cap_reader *r, struct capture_info *in)
 
 	while ((rc = gpuio_cap_reader__next(r, &h)) > 0) {
 		in->records++;
-		in->counts[h->type <= GPUIO_REC_GPU_SYM ? h->type : 0]++;
+		in->counts[h->type <= GPUIO_REC_SCHED ? h->type : 0]++;
 		if (h->type >= GPUIO_REC_GPU_INFO && h->type <= GPUIO_REC_GPU_SYM)
 			in->gpu_records++;
 		if (h->type == GPUIO_REC_GPU_INFO)

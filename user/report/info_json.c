@@ -88,6 +88,7 @@ static void json_counts(struct json_writer *w, bool *pfirst, const struct captur
 	json_writer__putc(w, '{');
 	for (int t = 1; t <= GPUIO_REC_DEVNAME; t++)
 		ju64(w, &f2, capture_info__type_name(t), in->counts[t]);
+	ju64(w, &f2, "sched", in->counts[GPUIO_REC_SCHED]);
 	ju64(w, &f2, "unknown", in->counts[0]);
 	if (in->gpu_records) {
 		static const char *const gk[] = {

@@ -59,7 +59,10 @@ static void text_records(const struct capture_info *in)
 	printf("%-13s%llu:", "records", (unsigned long long)in->records);
 	for (int t = 1; t <= GPUIO_REC_DEVNAME; t++)
 		printf(" %s %llu%s", capture_info__type_name(t), (unsigned long long)in->counts[t],
-		       t < GPUIO_REC_DEVNAME || in->counts[0] ? "," : "");
+		       t < GPUIO_REC_DEVNAME || in->counts[GPUIO_REC_SCHED] || in->counts[0] ? "," : "");
+	if (in->counts[GPUIO_REC_SCHED])
+		printf(" sched %llu%s", (unsigned long long)in->counts[GPUIO_REC_SCHED],
+		       in->counts[0] ? "," : "");
 	if (in->counts[0])
 		printf(" unknown types %llu", (unsigned long long)in->counts[0]);
 	putchar('\n');
