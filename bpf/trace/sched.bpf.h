@@ -75,12 +75,13 @@ static __always_inline int on_switch(bool preempt, struct task_struct *prev,
 	e->other_tid = npid;
 	e->prev_state = task_state(prev, btf);
 	e->prio = TASK_RD(btf, prev, prio);
+	/* zeroed first: a _str read leaves the ring's old bytes after the NUL,
+	 * which the compact capture would have to keep (and which leak) */
+	__builtin_memset(e->comm, 0, sizeof(e->comm));
 	if (!nt)
 		BPF_CORE_READ_STR_INTO(&e->comm, next, comm);
 	else if (!pt)
 		BPF_CORE_READ_STR_INTO(&e->comm, prev, comm);
-	else
-		e->comm[0] = 0;
 	bpf_ringbuf_submit(e, rb_wakeup_flag());
 	return 0;
 }
