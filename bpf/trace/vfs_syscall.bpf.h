@@ -154,6 +154,10 @@ int BPF_PROG(vfs_sys_enter_btf, struct pt_regs *regs, long id)
 SEC("?tp_btf/sys_exit")
 int BPF_PROG(vfs_sys_exit_btf, struct pt_regs *regs, long ret)
 {
+	/* every syscall of the node exits here: the number (a plain load)
+	 * turns away the futex/poll/… majority before any map lookup */
+	if (!nr_traced(regs->orig_ax))
+		return 0;
 	vfs_end(ret, 0, ACC_CAST);
 	return 0;
 }
@@ -201,6 +205,8 @@ int vfs_sys_enter_tp(struct trace_event_raw_sys_enter *ctx)
 SEC("?tracepoint/raw_syscalls/sys_exit")
 int vfs_sys_exit_tp(struct trace_event_raw_sys_exit *ctx)
 {
+	if (!nr_traced(ctx->id))
+		return 0;
 	vfs_end(ctx->ret, 0, ACC_PROBE);
 	return 0;
 }
