@@ -122,20 +122,26 @@ static __always_inline struct file *fd_to_file(int fd)
 
 struct file_id { __u64 ino; __u32 dev; __u8 ftype; };
 
+/* dev, ino and type of an inode, one probe_read each */
+static __always_inline void inode_ident(struct inode *inode, struct file_id *id)
+{
+	umode_t mode = BPF_CORE_READ(inode, i_mode);
+
+	id->ino = BPF_CORE_READ(inode, i_ino);
+	id->dev = inode_dev(inode);
+	id->ftype = (mode & S_IFMT_) >> 12;
+}
+
 static __always_inline bool file_ident(struct file *f, struct file_id *id)
 {
 	struct inode *inode;
-	umode_t mode;
 
 	if (!f)
 		return false;
 	inode = BPF_CORE_READ(f, f_inode);
 	if (!inode)
 		return false;
-	mode = BPF_CORE_READ(inode, i_mode);
-	id->ino = BPF_CORE_READ(inode, i_ino);
-	id->dev = inode_dev(inode);
-	id->ftype = (mode & S_IFMT_) >> 12;
+	inode_ident(inode, id);
 	return true;
 }
 
@@ -148,7 +154,6 @@ static __always_inline bool file_ident_cached(struct call_state *cs, struct file
 					      struct file_id *id)
 {
 	struct inode *inode;
-	umode_t mode;
 
 	if (!f)
 		return false;
@@ -161,10 +166,7 @@ static __always_inline bool file_ident_cached(struct call_state *cs, struct file
 		id->ftype = cs->c_ftype;
 		return true;
 	}
-	mode = BPF_CORE_READ(inode, i_mode);
-	id->ino = BPF_CORE_READ(inode, i_ino);
-	id->dev = inode_dev(inode);
-	id->ftype = (mode & S_IFMT_) >> 12;
+	inode_ident(inode, id);
 	cs->c_file = (__u64)f;
 	cs->c_inode = (__u64)inode;
 	cs->c_ino = id->ino;
@@ -419,6 +421,7 @@ struct vfs_args {
 };
 
 
+/* cs NULL: no cache (the second file of two-file calls, which are rare) */
 static __always_inline bool acc_ident(struct call_state *cs, struct file *f,
 				      struct file_id *id, const int acc)
 {
@@ -426,7 +429,7 @@ static __always_inline bool acc_ident(struct call_state *cs, struct file *f,
 		return file_ident_btf(f, id);
 	if (acc == ACC_CAST)
 		return file_ident_fast(f, id);
-	return file_ident_cached(cs, f, id);
+	return cs ? file_ident_cached(cs, f, id) : file_ident(f, id);
 }
 
 static __always_inline void vfs_begin(struct call_state *cs, const struct vfs_args *a,
@@ -448,10 +451,8 @@ static __always_inline void vfs_begin(struct call_state *cs, const struct vfs_ar
 		if (!acc_ident(cs, f, &id, acc))
 			f = NULL;
 		if (a->file2 || a->fd2 >= 0) {
-			/* two-file calls are rare: no cache for the second */
 			f2 = a->file2 ? a->file2 : fd_to_file(a->fd2);
-			if (!(acc == ACC_BTF ? file_ident_btf(f2, &id2) :
-			      acc == ACC_CAST ? file_ident_fast(f2, &id2) : file_ident(f2, &id2)))
+			if (!acc_ident(NULL, f2, &id2, acc))
 				f2 = NULL;
 		}
 		/* with no wanted file behind the call there is nothing to attribute */
