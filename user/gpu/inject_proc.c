@@ -311,6 +311,7 @@ int resolve_dl(struct inj *j)
 	static const char *const names[] = { "dlopen", "dlsym", "dlerror", "dlclose" };
 	uint64_t found[4] = { 0 };
 	bool any_lib = false, dyn = false;
+	unsigned nmaps = 0;
 	struct proc_maps it;
 	struct proc_map m;
 	int err;
@@ -324,6 +325,7 @@ int resolve_dl(struct inj *j)
 	while (proc_maps__next(&it, &m) > 0) {
 		const char *b;
 
+		nmaps++;
 		if (m.lo == 0) {
 			proc_maps__close(&it);
 			/* Our return address 0 would execute code instead of faulting. */
@@ -364,6 +366,11 @@ int resolve_dl(struct inj *j)
 	j->fn_dlclose = found[3];
 	if (j->fn_dlopen && j->fn_dlsym)
 		return 0;
+	/* kernel threads were turned away before: no memory at all means the
+	 * process is exiting (its mm released before it becomes a zombie) */
+	if (!nmaps)
+		return fail(j, ESRCH, "pid %d exited during the injection (its memory is gone)",
+			    j->pid);
 	if (!dyn && !any_lib)
 		return fail(j, ENOTSUP, "pid %d has no dynamic loader or C library mapped "
 			    "(statically linked?): cannot dlopen in it", j->pid);
