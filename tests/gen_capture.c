@@ -24,6 +24,8 @@
  *             without a thread, CUPTI overhead, collector status with drops
  *             and an UNAVAILABLE collector; records out of time order. The
  *             manifest lists every GPU-side slice the export must show.
+ *   states [N] one thread's N cycles of 1..3 ns long thread states at every ns
+ *             residue of a µs (the JSON export's rounding at its finest)
  *   big N [K] N VFS calls (4 threads, 64 files) and a block request per K
  *             calls (default 16; 0: none)
  *   gpubig N  N kernel launches (API call + kernel by correlation, 2 GPUs x 4
@@ -282,6 +284,100 @@ static void put_hex(const void *p, size_t n)
 	for (size_t i = 0; i < n; i++)
 		printf("%02x", c[i]);
 	putchar('"');
+}
+
+/* ---- states ---- */
+
+static void add_sched_ev(unsigned kind, unsigned flags, unsigned cpu, unsigned pid, unsigned tid,
+			 unsigned long long ts, unsigned other, unsigned prev_state)
+{
+	struct gpuio_sched_event e;
+
+	memset(&e, 0, sizeof(e));
+	fill_hdr(&e.hdr, GPUIO_REC_SCHED, sizeof(e), pid, tid, ts);
+	e.hdr.cpu = cpu;
+	e.kind = kind;
+	e.flags = flags;
+	e.other_pid = other ? pid : 0;
+	e.other_tid = other;
+	e.prev_state = prev_state;
+	e.target_cpu = cpu;
+	e.prio = 120;
+	memcpy(e.comm, "stateful", 8);
+	append(&e, sizeof(e));
+}
+
+static void m_state(const char *name, unsigned tid, unsigned long long ts, unsigned long long end)
+{
+	m_sep();
+	printf("[\"%s\",%u,%llu,%llu]", name, tid, ts - BASE_NS, end - BASE_NS);
+}
+
+/*
+ * Thread 10 cycles Sleeping -> Runnable -> Running -> Runnable (Preempted)
+ * -> Running with states 1, 2 and 3 ns long, starting at every ns residue
+ * of a µs: a JSON export writes µs with 3 decimals that the importer
+ * truncates to ns, so this is where neighbours would overlap. Then thread
+ * 11 runs on CPU 1 and shows up running on CPU 0 (its switch-out from CPU 1
+ * was missed) before thread 12 leaves CPU 1: the chain's bridge names 11 as
+ * the one leaving CPU 1, long after 11 moved. The manifest lists every
+ * closed state (name, tid, start, end; ns from BASE_NS).
+ */
+static void gen_states(size_t cycles)
+{
+	const unsigned P = 10, SW = GPUIO_SCHED_SWITCH, PT = GPUIO_SF_PREV_TRACED,
+		       NT = GPUIO_SF_NEXT_TRACED;
+	unsigned long long t = BASE_NS + 1000, n;
+	size_t recs = 0;
+
+	add_proc(GPUIO_PROC_EXEC, P, P, BASE_NS + 10, "stateful", 8, "stateful", 8);
+	printf("{\"mode\":\"states\",\"states\":[");
+	for (size_t i = 0; i < cycles; i++) {
+		unsigned a = 1 + i % 3, b = 1 + (i / 3) % 3, c = 1 + (i / 9) % 3;
+		unsigned long long w = t + a, in = w + b, pre = in + c, in2 = pre + a;
+		unsigned long long next = in2 + 1 + (i % 7) * 1001;
+
+		add_sched_ev(SW, PT, 0, P, P, t, 0, 1);
+		add_sched_ev(GPUIO_SCHED_WAKE, 0, 0, P, P, w, 0, 0);
+		add_sched_ev(SW, NT, 0, P, 0, in, P, 0);
+		add_sched_ev(SW, PT | GPUIO_SF_PREEMPT, 0, P, P, pre, 0, 0);
+		add_sched_ev(SW, NT, 0, P, 0, in2, P, 0);
+		m_state("Sleeping", P, t, w);
+		m_state("Runnable", P, w, in);
+		m_state("Running", P, in, pre);
+		m_state("Runnable (Preempted)", P, pre, in2);
+		m_state("Running", P, in2, next);
+		recs += 5;
+		if (i + 1 == cycles) {  /* and to sleep: CPU 0 is free for the next scene */
+			add_sched_ev(SW, PT, 0, P, P, next, 0, 1);
+			recs++;
+		}
+		t = next;
+	}
+	/* the missed switch-out */
+	t += 10000;
+	add_proc(GPUIO_PROC_THREAD, P, 11, t, "mover", 5, NULL, 0);
+	add_proc(GPUIO_PROC_THREAD, P, 12, t, "stayer", 6, NULL, 0);
+	add_sched_ev(GPUIO_SCHED_WAKE, 0, 1, P, 12, t + 10, 0, 0);
+	add_sched_ev(SW, NT, 1, P, 0, t + 20, 12, 0);           /* 12 on CPU 1 */
+	add_sched_ev(SW, PT | GPUIO_SF_PREEMPT, 1, P, 12, t + 1000, 0, 0); /* 12 preempted */
+	add_sched_ev(SW, NT, 1, P, 0, t + 2000, 11, 0);         /* 11 on CPU 1 */
+	add_sched_ev(SW, NT, 0, P, 0, t + 3000, 11, 0);         /* 11 on CPU 0 (off CPU 1 unseen) */
+	add_sched_ev(SW, PT, 1, P, 12, t + 5000, 0, 1);         /* 12 leaves CPU 1: a break */
+	add_sched_ev(SW, PT, 0, P, 11, t + 6000, 0, 1);         /* 11 off CPU 0 */
+	recs += 7;
+	m_state("Runnable", 12, t + 10, t + 20);
+	m_state("Running", 12, t + 20, t + 1000);
+	/* 11 left CPU 1 unseen: assumed 1 ns before it came on CPU 0; 12 came
+	 * on CPU 1 unseen just after that (model/sched_tab.h, sched_chain) */
+	m_state("Runnable (Preempted)", 12, t + 1000, t + 3000);
+	m_state("Running", 12, t + 3000, t + 5000);
+	m_state("Running", 11, t + 2000, t + 2999);
+	m_state("Runnable", 11, t + 2999, t + 3000);
+	m_state("Running", 11, t + 3000, t + 6000);
+	n = gpuio_cap_writer__records(W);
+	close_capture();
+	printf("],\"records\":%llu,\"sched\":%zu,\"cycles\":%zu}\n", n, recs, cycles);
 }
 
 /* ---- basic ---- */
@@ -1226,7 +1322,7 @@ int main(int argc, char **argv)
 	const char *mode;
 
 	if (argc < 3) {
-		fprintf(stderr, "usage: gen_capture basic|hostile|flows|truncate|corrupt|gpu|big|gpubig OUT.gpuio [N]\n"
+		fprintf(stderr, "usage: gen_capture basic|hostile|flows|truncate|corrupt|gpu|big|gpubig|states OUT.gpuio [N]\n"
 				"       gen_capture shift OUT.gpuio IN.gpuio MONO_NS REAL_NS\n");
 		return 2;
 	}
@@ -1258,6 +1354,8 @@ int main(int argc, char **argv)
 		gen_gpu();
 	else if (!strcmp(mode, "gpubig"))
 		gen_gpubig(strtoull(argv[3], NULL, 0));
+	else if (!strcmp(mode, "states"))
+		gen_states(argc > 3 ? strtoull(argv[3], NULL, 0) : 3000);
 	else if (!strcmp(mode, "big"))
 		gen_big(strtoull(argv[3], NULL, 0), argc > 4 ? strtoull(argv[4], NULL, 0) : 16);
 	else {

@@ -29,6 +29,11 @@ wait_lines() {
 # stats and the slice/flow/counter counts the file holds (tests/tp_check.py;
 # said and passed where ../shared/tools/trace_processor_shell is absent)
 tp_check() {  # [--part] TRACE
-  python3 "$GPUIO_SRC/tests/tp_check.py" "$@" > "$TMP/tp.out" 2>&1 || { cat "$TMP/tp.out"; fail "Perfetto's importer: $*"; }
+  python3 "$GPUIO_SRC/tests/tp_check.py" "$@" > "$TMP/tp.out" 2>&1 || {
+    cat "$TMP/tp.out"
+    # GPUIO_KEEP_FAILED=DIR keeps the rejected trace for a look after $TMP is gone
+    [ -n "${GPUIO_KEEP_FAILED:-}" ] && mkdir -p "$GPUIO_KEEP_FAILED" && cp "${@: -1}" "$GPUIO_KEEP_FAILED/"
+    fail "Perfetto's importer: $*"
+  }
   cat "$TMP/tp.out"
 }

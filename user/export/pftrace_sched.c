@@ -190,6 +190,10 @@ void pftrace__sched(struct pftrace *p, const struct exp_sched *o)
 	if (o->bridge_at)
 		pftrace__sched_switch(p, o->cpu, o->bridge_at, o->bridge_comm, o->bridge_from, 120, 0,
 				      o->prev_traced ? o->comm : "swapper", prev, o->prio);
+	/* next left its other CPU unseen: written there, so that chain stays whole too */
+	if (o->left_at)
+		pftrace__sched_switch(p, o->left_cpu, o->left_at, o->ocomm, o->otid, 120, 0,
+				      "swapper", 0, 120);
 	pftrace__sched_switch(p, o->cpu, o->ts, o->prev_traced ? o->comm : "swapper", prev,
 			      o->prio, o->prev_traced ? o->prev_state : 0,
 			      o->next_traced ? o->ocomm : "swapper", o->next_traced ? o->otid : 0, 120);

@@ -408,4 +408,8 @@ void exp_model__sched(struct exp_model *m, const struct sched_ent *e, const char
 		o->bridge_from = e->bridge_from ? exp_pid(m, e->bridge_from) : 0;
 		o->bridge_comm = sched_comm(m, e->bridge_from_pid, e->bridge_from, "", true, o->buf[2]);
 	}
+	if (e->left_at) {
+		o->left_at = exp_ts(m, e->left_at);
+		o->left_cpu = e->left_cpu;
+	}
 }

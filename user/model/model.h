@@ -469,6 +469,9 @@ struct exp_sched {
 	uint64_t bridge_at;
 	uint32_t bridge_from;
 	const char *bridge_comm;
+	/* next left left_cpu unseen, assumed at left_at (0: none; sched_tab.h) */
+	uint64_t left_at;
+	uint32_t left_cpu;
 	char buf[3][32];
 };
 /* e's output form; comm: the name the record carries for its untraced side / waker */

@@ -106,15 +106,44 @@ static int by_ts(const void *a, const void *b)
  * that one puts on the CPU is the one the next takes off. A break means a
  * switch the kernel made was not recorded.
  */
+/* (pid, tid)'s value in m set to v; the old value returned (0: none or no memory) */
+static uint64_t kmap_swap(struct kmap *m, uint32_t pid, uint32_t tid, uint64_t v)
+{
+	uint64_t *slot, old;
+
+	if (kmap__upsert(m, pid, tid, &slot) < 0)
+		return 0;
+	old = *slot;
+	*slot = v;
+	return old;
+}
+
 static uint64_t last_of(struct sched_chain *c, uint32_t pid, uint32_t tid, uint64_t ts)
 {
-	uint64_t *v, old;
+	return kmap_swap(&c->last, pid, tid, ts);
+}
 
-	if (kmap__upsert(&c->last, pid, tid, &v) < 0)
-		return 0;
-	old = *v;
-	*v = ts;
-	return old;
+/* Where the chain has (pid, tid) now: 1 + its CPU, 0 off; sets it to `to`. */
+static uint64_t on_cpu(struct sched_chain *c, uint32_t pid, uint32_t tid, uint64_t to)
+{
+	return kmap_swap(&c->on, pid, tid, to);
+}
+
+/* next comes on CPU k: if the chain still has it on another CPU, it left that one unseen */
+static void left_unseen(struct sched_chain *c, struct sched_ent *e, uint32_t k)
+{
+	uint64_t was = on_cpu(c, e->opid, e->otid, k + 1), at;
+	uint32_t j = (uint32_t)(was - 1);
+
+	if (!was || j == k || j >= SCHED_CHAIN_CPUS || !c->known[j] || c->cur[j] != e->otid ||
+	    c->cur_pid[j] != e->opid)
+		return;
+	c->gaps++;
+	at = e->ts - 1 > c->cur_ts[j] ? e->ts - 1 : e->ts;
+	e->left_at = at;
+	e->left_cpu = (uint16_t)j;
+	c->cur[j] = c->cur_pid[j] = 0;
+	c->cur_ts[j] = at;
 }
 
 void sched_chain__step(struct sched_chain *c, struct sched_ent *e)
@@ -124,32 +153,40 @@ void sched_chain__step(struct sched_chain *c, struct sched_ent *e)
 	uint32_t prev = pt ? e->tid : 0;
 	uint64_t at, plast = 0;
 
-	e->bridge_at = 0;
+	e->bridge_at = e->left_at = 0;
 	e->bridge_from = e->bridge_from_pid = 0;
+	e->left_cpu = 0;
 	if (e->kind != GPUIO_SCHED_SWITCH) {
 		last_of(c, e->pid, e->tid, e->ts);
 		return;
 	}
-	if (pt)
+	if (pt) {
 		plast = last_of(c, e->pid, e->tid, e->ts);
+		on_cpu(c, e->pid, e->tid, 0);
+	}
 	if (c->known[k] && c->cur[k] != prev) {
 		c->gaps++;
 		at = (c->cur_ts[k] > plast ? c->cur_ts[k] : plast) + 1;
 		e->bridge_at = at < e->ts ? at : e->ts;
 		e->bridge_from = c->cur[k];
 		e->bridge_from_pid = c->cur_pid[k];
+		if (e->bridge_from)
+			on_cpu(c, e->bridge_from_pid, e->bridge_from, 0);
 	}
 	c->cur[k] = (e->flags & GPUIO_SF_NEXT_TRACED) ? e->otid : 0;
 	c->cur_pid[k] = (e->flags & GPUIO_SF_NEXT_TRACED) ? e->opid : 0;
 	c->cur_ts[k] = e->ts;
 	c->known[k] = true;
-	if (e->flags & GPUIO_SF_NEXT_TRACED)
+	if (e->flags & GPUIO_SF_NEXT_TRACED) {
 		last_of(c, e->opid, e->otid, e->ts);
+		left_unseen(c, e, k);
+	}
 }
 
 void sched_chain__free(struct sched_chain *c)
 {
 	kmap__free(&c->last);
+	kmap__free(&c->on);
 }
 
 static void count_gaps(struct sched_tab *t)
@@ -320,7 +357,9 @@ static int on_switch(struct walk *w, const struct sched_ent *e)
 			c = cur_get(w, e->bridge_from_pid, e->bridge_from);
 			if (!c)
 				return -ENOMEM;
-			if (c->state == TS_RUNNING) {
+			/* only if it is still on this CPU: a thread seen coming on another
+			 * CPU since left this one unseen, and its state is already newer */
+			if (c->state == TS_RUNNING && c->cpu == e->cpu && c->since < e->bridge_at) {
 				if ((rc = close_iv(w, c, e->bridge_at, NULL)))
 					return rc;
 				set_state(c, TS_RUNNABLE, e->bridge_at, NULL);
@@ -330,6 +369,8 @@ static int on_switch(struct walk *w, const struct sched_ent *e)
 			c = cur_get(w, e->pid, e->tid);
 			if (!c)
 				return -ENOMEM;
+			if (c->state != ST_NONE && c->since >= e->bridge_at)
+				goto switched;  /* a state never starts before the one it ends */
 			if ((rc = close_iv(w, c, e->bridge_at, NULL)))
 				return rc;
 			set_state(c, TS_RUNNING, e->bridge_at, NULL);
@@ -338,6 +379,7 @@ static int on_switch(struct walk *w, const struct sched_ent *e)
 			c->assumed = true;
 		}
 	}
+switched:
 	if (e->flags & GPUIO_SF_PREV_TRACED) {
 		enum tstate s = sched_state_after_switch(e);
 
@@ -365,6 +407,12 @@ static int on_switch(struct walk *w, const struct sched_ent *e)
 		c = cur_get(w, e->opid, e->otid);
 		if (!c)
 			return -ENOMEM;
+		if (e->left_at && c->state == TS_RUNNING && c->since < e->left_at) {
+			/* it left its other CPU unseen (sched_chain): runnable until now */
+			if ((rc = close_iv(w, c, e->left_at, NULL)))
+				return rc;
+			set_state(c, TS_RUNNABLE, e->left_at, NULL);
+		}
 		if ((rc = close_iv(w, c, e->ts, NULL)))
 			return rc;
 		set_state(c, TS_RUNNING, e->ts, NULL);

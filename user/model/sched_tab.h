@@ -42,6 +42,10 @@ struct sched_ent {
 	 * (pid, tid; 0: an untraced task) — 0: none */
 	uint64_t bridge_at;
 	uint32_t bridge_from_pid, bridge_from;
+	/* a switch-in of next while the chain still has next on another CPU: it
+	 * left left_cpu unseen, assumed just before it came on here (0: none) */
+	uint64_t left_at;
+	uint16_t left_cpu;
 	uint16_t cpu;           /* the event's CPU */
 	uint16_t target_cpu;
 	int16_t prio;
@@ -81,11 +85,15 @@ struct sched_tab {
  * CPU's last recorded switch and its own last event (it was runnable, then
  * ran: the other task on the CPU meanwhile ran briefly, as observed), so
  * the exporters and the report show the same states and every CPU's chain
- * stays whole. Feed switches and wake-ups in time order.
+ * stays whole. The other break: a thread comes on a CPU while the chain has
+ * it on another; it left that one unseen, assumed 1 ns before (left_at), and
+ * that CPU's chain goes on from "not ours". Feed switches and wake-ups in
+ * time order.
  */
 #define SCHED_CHAIN_CPUS 1024
 struct sched_chain {
 	struct kmap last;       /* (pid, tid) -> its last event ts */
+	struct kmap on;         /* (pid, tid) -> 1 + the CPU it was put on, 0: off */
 	uint32_t cur_pid[SCHED_CHAIN_CPUS], cur[SCHED_CHAIN_CPUS];
 	uint64_t cur_ts[SCHED_CHAIN_CPUS];
 	bool known[SCHED_CHAIN_CPUS];
