@@ -24,6 +24,10 @@
  *             without a thread, CUPTI overhead, collector status with drops
  *             and an UNAVAILABLE collector; records out of time order. The
  *             manifest lists every GPU-side slice the export must show.
+ *   gpuwait [nosched]
+ *             a trainer's GPU idle gaps while its launching thread waited
+ *             for data, ran, was runnable, read a file, synced (and no
+ *             state), NVTX step ranges: the manifest has each gap's split
  *   states [N] one thread's N cycles of 1..3 ns long thread states at every ns
  *             residue of a µs (the JSON export's rounding at its finest)
  *   big N [K] N VFS calls (4 threads, 64 files) and a block request per K
@@ -198,8 +202,9 @@ static void add_path(unsigned dev, unsigned long long ino, unsigned flags, const
 	append(&p, p.hdr.size);
 }
 
-static void add_proc(unsigned kind, unsigned pid, unsigned tid, unsigned long long ts,
-		     const void *comm, size_t comm_len, const void *args, size_t args_len)
+static void add_proc_pp(unsigned kind, unsigned pid, unsigned tid, unsigned long long ts,
+			const void *comm, size_t comm_len, const void *args, size_t args_len,
+			unsigned ppid)
 {
 	struct gpuio_proc_event p;
 	size_t size = (offsetof(struct gpuio_proc_event, args) + args_len + 7) & ~(size_t)7;
@@ -207,11 +212,17 @@ static void add_proc(unsigned kind, unsigned pid, unsigned tid, unsigned long lo
 	memset(&p, 0, sizeof(p));
 	fill_hdr(&p.hdr, GPUIO_REC_PROC, size, pid, tid, ts);
 	p.kind = kind;
-	p.ppid = 1;
+	p.ppid = ppid;
 	memcpy(p.comm, comm, comm_len > 16 ? 16 : comm_len);
 	p.args_len = (__u32)args_len;
 	memcpy(p.args, args, args_len);
 	append(&p, size);
+}
+
+static void add_proc(unsigned kind, unsigned pid, unsigned tid, unsigned long long ts,
+		     const void *comm, size_t comm_len, const void *args, size_t args_len)
+{
+	add_proc_pp(kind, pid, tid, ts, comm, comm_len, args, args_len, 1);
 }
 
 struct blk_spec {
@@ -288,8 +299,9 @@ static void put_hex(const void *p, size_t n)
 
 /* ---- states ---- */
 
+/* switch: pid/tid = prev, opid/otid = next; wake: pid/tid = woken, opid/otid = waker */
 static void add_sched_ev(unsigned kind, unsigned flags, unsigned cpu, unsigned pid, unsigned tid,
-			 unsigned long long ts, unsigned other, unsigned prev_state)
+			 unsigned long long ts, unsigned opid, unsigned otid, unsigned prev_state)
 {
 	struct gpuio_sched_event e;
 
@@ -298,8 +310,8 @@ static void add_sched_ev(unsigned kind, unsigned flags, unsigned cpu, unsigned p
 	e.hdr.cpu = cpu;
 	e.kind = kind;
 	e.flags = flags;
-	e.other_pid = other ? pid : 0;
-	e.other_tid = other;
+	e.other_pid = opid;
+	e.other_tid = otid;
 	e.prev_state = prev_state;
 	e.target_cpu = cpu;
 	e.prio = 120;
@@ -337,11 +349,11 @@ static void gen_states(size_t cycles)
 		unsigned long long w = t + a, in = w + b, pre = in + c, in2 = pre + a;
 		unsigned long long next = in2 + 1 + (i % 7) * 1001;
 
-		add_sched_ev(SW, PT, 0, P, P, t, 0, 1);
-		add_sched_ev(GPUIO_SCHED_WAKE, 0, 0, P, P, w, 0, 0);
-		add_sched_ev(SW, NT, 0, P, 0, in, P, 0);
-		add_sched_ev(SW, PT | GPUIO_SF_PREEMPT, 0, P, P, pre, 0, 0);
-		add_sched_ev(SW, NT, 0, P, 0, in2, P, 0);
+		add_sched_ev(SW, PT, 0, P, P, t, 0, 0, 1);
+		add_sched_ev(GPUIO_SCHED_WAKE, 0, 0, P, P, w, 0, 0, 0);
+		add_sched_ev(SW, NT, 0, P, 0, in, P, P, 0);
+		add_sched_ev(SW, PT | GPUIO_SF_PREEMPT, 0, P, P, pre, 0, 0, 0);
+		add_sched_ev(SW, NT, 0, P, 0, in2, P, P, 0);
 		m_state("Sleeping", P, t, w);
 		m_state("Runnable", P, w, in);
 		m_state("Running", P, in, pre);
@@ -349,7 +361,7 @@ static void gen_states(size_t cycles)
 		m_state("Running", P, in2, next);
 		recs += 5;
 		if (i + 1 == cycles) {  /* and to sleep: CPU 0 is free for the next scene */
-			add_sched_ev(SW, PT, 0, P, P, next, 0, 1);
+			add_sched_ev(SW, PT, 0, P, P, next, 0, 0, 1);
 			recs++;
 		}
 		t = next;
@@ -358,13 +370,13 @@ static void gen_states(size_t cycles)
 	t += 10000;
 	add_proc(GPUIO_PROC_THREAD, P, 11, t, "mover", 5, NULL, 0);
 	add_proc(GPUIO_PROC_THREAD, P, 12, t, "stayer", 6, NULL, 0);
-	add_sched_ev(GPUIO_SCHED_WAKE, 0, 1, P, 12, t + 10, 0, 0);
-	add_sched_ev(SW, NT, 1, P, 0, t + 20, 12, 0);           /* 12 on CPU 1 */
-	add_sched_ev(SW, PT | GPUIO_SF_PREEMPT, 1, P, 12, t + 1000, 0, 0); /* 12 preempted */
-	add_sched_ev(SW, NT, 1, P, 0, t + 2000, 11, 0);         /* 11 on CPU 1 */
-	add_sched_ev(SW, NT, 0, P, 0, t + 3000, 11, 0);         /* 11 on CPU 0 (off CPU 1 unseen) */
-	add_sched_ev(SW, PT, 1, P, 12, t + 5000, 0, 1);         /* 12 leaves CPU 1: a break */
-	add_sched_ev(SW, PT, 0, P, 11, t + 6000, 0, 1);         /* 11 off CPU 0 */
+	add_sched_ev(GPUIO_SCHED_WAKE, 0, 1, P, 12, t + 10, 0, 0, 0);
+	add_sched_ev(SW, NT, 1, P, 0, t + 20, P, 12, 0);           /* 12 on CPU 1 */
+	add_sched_ev(SW, PT | GPUIO_SF_PREEMPT, 1, P, 12, t + 1000, 0, 0, 0); /* 12 preempted */
+	add_sched_ev(SW, NT, 1, P, 0, t + 2000, P, 11, 0);         /* 11 on CPU 1 */
+	add_sched_ev(SW, NT, 0, P, 0, t + 3000, P, 11, 0);         /* 11 on CPU 0 (off CPU 1 unseen) */
+	add_sched_ev(SW, PT, 1, P, 12, t + 5000, 0, 0, 1);         /* 12 leaves CPU 1: a break */
+	add_sched_ev(SW, PT, 0, P, 11, t + 6000, 0, 0, 1);         /* 11 off CPU 0 */
 	recs += 7;
 	m_state("Runnable", 12, t + 10, t + 20);
 	m_state("Running", 12, t + 20, t + 1000);
@@ -1164,6 +1176,98 @@ static void gen_gpubig(unsigned long long n)
 	printf("{\"mode\":\"gpubig\",\"launches\":%llu}\n", n);
 }
 
+/* ---- gpuwait ---- */
+
+/*
+ * Why the GPU waited, by its launching thread's state: a trainer (pid 300)
+ * whose thread 300 launches the kernels (thread 301 launches once) and a
+ * DataLoader-like worker (pid 310, its child). Kernels leave five 20 ms idle
+ * gaps: before thread 300's first state (no state); while it sleeps until
+ * the worker hands over data (waiting for data, and runnable once woken);
+ * on CPU then preempted (runnable); asleep inside its own pread (file I/O);
+ * asleep inside a CUDA sync. NVTX "train_step" ranges (depth 0) with
+ * nested "forward" ones mark four steps; thread 301 has "io_step" ranges.
+ * nosched: the same without scheduler records. The manifest: every gap's
+ * split in ns and every step's wait and rest.
+ */
+static void gen_gpuwait(bool nosched)
+{
+	const unsigned P = 300, T1 = 300, T2 = 301, WK = 310, SW = GPUIO_SCHED_SWITCH;
+	const unsigned long long MS = 1000000ull, t0 = BASE_NS + 50 * MS, US = 1000ull;
+	static const long long kern[][2] = { { -30, -20 }, { 0, 10 }, { 30, 40 }, { 60, 70 },
+					     { 90, 100 }, { 120, 130 } };
+	unsigned long long n;
+
+	add_proc(GPUIO_PROC_EXEC, P, T1, BASE_NS, "trainer", 7, "python3\0train.py", 16);
+	add_proc(GPUIO_PROC_THREAD, P, T2, BASE_NS + 10, "pin_memory", 10, NULL, 0);
+	add_proc_pp(GPUIO_PROC_EXEC, WK, WK, BASE_NS + 20, "loader", 6, "python3\0train.py", 16, P);
+	add_path(DEV_DATA, 40, GPUIO_PATH_PROCFS, "/data/shard-0.tar", 17);
+	add_path(DEV_DATA, 41, GPUIO_PATH_PROCFS, "/data/labels.csv", 16);
+	add_ginfo(P, BASE_NS + 100, GPUIO_GPU_ON, 0, 0, 0, "");
+	for (unsigned i = 0; i < 6; i++) {
+		unsigned long long ks = t0 + (unsigned long long)(kern[i][0] * (long long)MS);
+
+		add_api(&(struct api_spec){ .pid = P, .tid = T1, .corr = 100 + i,
+			.source = GPUIO_API_RUNTIME, .kind = GPUIO_API_LAUNCH, .ts = ks - 500 * US,
+			.end = ks - 490 * US, .name = "cudaLaunchKernel_v7000" });
+		add_kernel(P, ks, t0 + (unsigned long long)(kern[i][1] * (long long)MS), 0, 7, 100 + i,
+			   "train_kernel");
+	}
+	add_api(&(struct api_spec){ .pid = P, .tid = T2, .corr = 99, .source = GPUIO_API_RUNTIME,
+		.kind = GPUIO_API_LAUNCH, .ts = t0 - 40 * MS, .end = t0 - 40 * MS + 10 * US,
+		.name = "cudaLaunchKernel_v7000" });
+	/* the worker reads while the loop waits for it */
+	add_pread(WK, WK, t0 + 13 * MS, 13 * MS, 5, DEV_DATA, 40, GPUIO_FT_REG, 1, 1 << 20, 0);
+	/* the loop reads a file itself, then syncs */
+	add_pread(P, T1, t0 + 72 * MS, 13 * MS, 6, DEV_DATA, 41, GPUIO_FT_REG, 2, 65536, 0);
+	add_api(&(struct api_spec){ .pid = P, .tid = T1, .corr = 200, .source = GPUIO_API_RUNTIME,
+		.kind = GPUIO_API_SYNC, .ts = t0 + 101 * MS, .end = t0 + 118 * MS,
+		.name = "cudaStreamSynchronize_v3020" });
+	for (unsigned i = 0; i < 4; i++) {
+		unsigned long long s = t0 + (10 + 30 * i) * MS;
+
+		add_nvtx(P, T1, s, s + 30 * MS, 0, "train_step");
+		add_nvtx(P, T1, s + 1 * MS, s + 3 * MS, 1, "forward");
+		add_nvtx(P, T1, s + 5 * MS, s + 7 * MS, 1, "forward");
+		if (i < 3)
+			add_nvtx(P, T2, s + 2 * MS, s + 4 * MS, 0, "io_step");
+	}
+	if (!nosched) {
+		add_sched_ev(SW, GPUIO_SF_NEXT_TRACED, 0, P, 0, t0, P, T1, 0);
+		add_sched_ev(SW, GPUIO_SF_PREV_TRACED, 0, P, T1, t0 + 12 * MS, 0, 0, 1);       /* S */
+		add_sched_ev(SW, GPUIO_SF_NEXT_TRACED, 1, WK, 0, t0 + 12500 * US, WK, WK, 0);
+		/* the worker wakes the loop: data */
+		add_sched_ev(GPUIO_SCHED_WAKE, GPUIO_SF_WAKER_TRACED, 1, P, T1, t0 + 27 * MS, WK, WK, 0);
+		add_sched_ev(SW, GPUIO_SF_PREV_TRACED, 1, WK, WK, t0 + 27200 * US, 0, 0, 1);
+		add_sched_ev(SW, GPUIO_SF_NEXT_TRACED, 0, P, 0, t0 + 27500 * US, P, T1, 0);
+		add_sched_ev(SW, GPUIO_SF_PREV_TRACED | GPUIO_SF_PREEMPT, 0, P, T1, t0 + 58 * MS, 0, 0, 0);
+		add_sched_ev(SW, GPUIO_SF_NEXT_TRACED, 0, P, 0, t0 + 61 * MS, P, T1, 0);
+		add_sched_ev(SW, GPUIO_SF_PREV_TRACED, 0, P, T1, t0 + 73 * MS, 0, 0, 2);       /* D */
+		add_sched_ev(GPUIO_SCHED_WAKE, 0, 0, P, T1, t0 + 84500 * US, 0, 0, 0);
+		add_sched_ev(SW, GPUIO_SF_NEXT_TRACED, 0, P, 0, t0 + 84600 * US, P, T1, 0);
+		add_sched_ev(SW, GPUIO_SF_PREV_TRACED, 0, P, T1, t0 + 102 * MS, 0, 0, 1);
+		add_sched_ev(GPUIO_SCHED_WAKE, 0, 0, P, T1, t0 + 117500 * US, 0, 0, 0);
+		add_sched_ev(SW, GPUIO_SF_NEXT_TRACED, 0, P, 0, t0 + 117600 * US, P, T1, 0);
+		add_sched_ev(SW, GPUIO_SF_PREV_TRACED, 0, P, T1, t0 + 131 * MS, 0, 0, 1);
+	}
+	n = gpuio_cap_writer__records(W);
+	close_capture();
+	/* gap starts (ns from t0) and the launcher's split: on_cpu, runnable, file_io,
+	 * gpu_sync, waiting_for_data, other_sleep, no_state (µs) */
+	printf("{\"mode\":\"gpuwait\",\"records\":%llu,\"pid\":%u,\"launcher\":%u,\"t0_ns\":%llu,"
+	       "\"launches\":6,\"sched\":%s,\"gaps\":[", n, P, T1, t0 - BASE_NS,
+	       nosched ? "false" : "true");
+	printf("{\"start_ms\":-20,\"us\":{\"no_state\":20000}},"
+	       "{\"start_ms\":10,\"us\":{\"on_cpu\":4500,\"waiting_for_data\":15500}},"
+	       "{\"start_ms\":40,\"us\":{\"on_cpu\":18000,\"runnable\":2000}},"
+	       "{\"start_ms\":70,\"us\":{\"on_cpu\":8400,\"file_io\":11500,\"runnable\":100}},"
+	       "{\"start_ms\":100,\"us\":{\"on_cpu\":4400,\"gpu_sync\":15500,\"runnable\":100}}],");
+	printf("\"step_range\":\"train_step\",\"steps\":[{\"start_ms\":10,\"wait_us\":15500,"
+	       "\"rest_us\":14500},{\"start_ms\":40,\"wait_us\":0,\"rest_us\":30000},"
+	       "{\"start_ms\":70,\"wait_us\":0,\"rest_us\":30000},{\"start_ms\":100,\"wait_us\":0,"
+	       "\"rest_us\":30000}]}\n");
+}
+
 /* ---- truncate / corrupt ---- */
 
 static unsigned long long file_size(const char *path)
@@ -1322,7 +1426,7 @@ int main(int argc, char **argv)
 	const char *mode;
 
 	if (argc < 3) {
-		fprintf(stderr, "usage: gen_capture basic|hostile|flows|truncate|corrupt|gpu|big|gpubig|states OUT.gpuio [N]\n"
+		fprintf(stderr, "usage: gen_capture basic|hostile|flows|truncate|corrupt|gpu|big|gpubig|states|gpuwait OUT.gpuio [N]\n"
 				"       gen_capture shift OUT.gpuio IN.gpuio MONO_NS REAL_NS\n");
 		return 2;
 	}
@@ -1354,6 +1458,8 @@ int main(int argc, char **argv)
 		gen_gpu();
 	else if (!strcmp(mode, "gpubig"))
 		gen_gpubig(strtoull(argv[3], NULL, 0));
+	else if (!strcmp(mode, "gpuwait"))
+		gen_gpuwait(argc > 3 && !strcmp(argv[3], "nosched"));
 	else if (!strcmp(mode, "states"))
 		gen_states(argc > 3 ? strtoull(argv[3], NULL, 0) : 3000);
 	else if (!strcmp(mode, "big"))

@@ -139,6 +139,14 @@ int rpt_on_gpu(struct rpt_model *m, const struct gpuio_hdr *h)
 	case GPUIO_REC_CUDA_API: {
 		const struct gpuio_cuda_api *a = (const void *)h;
 
+		if ((a->kind == GPUIO_API_LAUNCH || a->kind == GPUIO_API_GRAPH_LAUNCH) && h->tid) {
+			/* who launches: the thread whose state explains the GPU's gaps */
+			rc = rpt_thread_get(m, h->pid, h->tid, h->ts, a->end_ns > h->ts ? a->end_ns : h->ts, &t);
+			if (rc)
+				return rc;
+			t->launches++;
+			return 0;
+		}
 		if (a->kind != GPUIO_API_SYNC || a->end_ns < h->ts || !h->tid)
 			return 0;
 		rc = rpt_thread_get(m, h->pid, h->tid, h->ts, a->end_ns, &t);
@@ -148,6 +156,8 @@ int rpt_on_gpu(struct rpt_model *m, const struct gpuio_hdr *h)
 		return gpu_iv_add(m, &m->syncs, &m->nsyncs, &m->csyncs, h->ts, a->end_ns,
 				  h->pid, h->tid, 0);
 	}
+	case GPUIO_REC_NVTX:
+		return rpt_nvtx_add(m, (const void *)h);
 	case GPUIO_REC_GPU_SYNC: {
 		const struct gpuio_gpu_sync *s = (const void *)h;
 
@@ -231,6 +241,7 @@ int rpt_gpu_build(struct rpt_model *m)
 			}
 		}
 		g->ngap = m->ngaps - g->gap0;
+		rpt_gpu_launcher(m, g);
 		m->gpu_idle_ns += g->idle_ns;
 		m->gpu_busy_ns += g->busy_ns;
 		m->gpu_span_ns += g->last - g->first;
@@ -561,4 +572,46 @@ uint64_t rpt_gpu_idle_in(const struct rpt_model *m, uint32_t pid, uint64_t s, ui
 		}
 	}
 	return total;
+}
+
+/* The thread of g's process that made the most launches (0: none seen). */
+uint32_t rpt_gpu_launcher(struct rpt_model *m, struct rpt_gpu *g)
+{
+	uint64_t best = 0;
+
+	g->launcher_tid = 0;
+	for (size_t i = 0; i < m->nthreads; i++) {
+		const struct rpt_thread *t = &m->threads[i];
+
+		if (t->pid == g->pid && t->launches > best) {
+			best = t->launches;
+			g->launcher_tid = t->tid;
+		}
+	}
+	g->launcher_launches = best;
+	return g->launcher_tid;
+}
+
+/*
+ * Each idle gap of g split by its launching thread's state then (tw: that
+ * thread's time by enum rpt_tw, normalised, disjoint); what no state covers
+ * (before the thread's first one) is RPT_TW_NOSTATE.
+ */
+void rpt_gaps_by_launcher(struct rpt_model *m, struct rpt_gpu *g, const struct rpt_spans *tw)
+{
+	for (size_t k = g->gap0; k < g->gap0 + g->ngap; k++) {
+		struct rpt_gap *gp = &m->gaps[k];
+		uint64_t len = gp->e - gp->s, in = 0;
+
+		for (int c = 0; c < RPT_TW_N; c++) {
+			gp->launch_ns[c] = rpt_spans_overlap(&tw[c], gp->s, gp->e);
+			in += gp->launch_ns[c];
+		}
+		gp->launch_ns[RPT_TW_NOSTATE] = len > in ? len - in : 0;
+		for (int c = 0; c < RPT_LS_N; c++) {
+			g->launch_ns[c] += gp->launch_ns[c];
+			m->launch_ns[c] += gp->launch_ns[c];
+		}
+	}
+	m->launch_states = true;
 }

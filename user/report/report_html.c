@@ -306,8 +306,18 @@ static void gpu(FILE *f, const struct rpt_model *m)
 		fprintf(f, "<tr><td class=l><span style=\"color:%s\">&#9632;</span> %s</td><td>%s"
 			"</td></tr>", cause_color[c], cause_label[c],
 			dur(m->cause_ns[c], a, sizeof(a)));
-	fprintf(f, "</table><h3>Largest idle gaps</h3><table><tr><th class=l>start</th>"
-		"<th>length</th><th class=l>host threads were</th><th class=l>files</th></tr>");
+	fprintf(f, "</table>");
+	if (m->launch_states) {
+		/* the launching threads' states: why the GPU got no work */
+		fprintf(f, "<table><tr><th class=l>the launching thread was</th><th>time</th></tr>");
+		for (int c = 0; c < RPT_LS_N; c++)
+			fprintf(f, "<tr><td class=l>%s</td><td>%s</td></tr>", rpt_ls_name(c),
+				dur(m->launch_ns[c], a, sizeof(a)));
+		fprintf(f, "</table>");
+	}
+	fprintf(f, "<h3>Largest idle gaps</h3><table><tr><th class=l>start</th>"
+		"<th>length</th><th class=l>host threads were</th><th class=l>launching thread</th>"
+		"<th class=l>files</th></tr>");
 	for (size_t i = 0; i < m->ntop_gaps; i++) {
 		const struct rpt_gap *gp = &m->gaps[m->top_gaps[i]];
 
@@ -317,6 +327,10 @@ static void gpu(FILE *f, const struct rpt_model *m)
 		for (int c = 0; c < RPT_CAUSE_N; c++)
 			if (gp->cause_ns[c])
 				fprintf(f, "%s %s; ", cause_label[c], dur(gp->cause_ns[c], b, sizeof(b)));
+		fprintf(f, "</td><td class=l>");
+		for (int c = 0; m->launch_states && c < RPT_LS_N; c++)
+			if (gp->launch_ns[c])
+				fprintf(f, "%s %s; ", rpt_ls_name(c), dur(gp->launch_ns[c], b, sizeof(b)));
 		fprintf(f, "</td><td class=l>");
 		for (int k = 0; k < RPT_GAP_FILES && m->top_gap_files[i][k].ns; k++) {
 			const struct rpt_file *fl = &m->files[m->top_gap_files[i][k].file - 1];
@@ -483,7 +497,13 @@ static void svg_steps(FILE *f, const struct rpt_model *m, const struct rpt_wait 
 		return;
 	bw = (double)(W - L - 10) / (double)w->nsteps;
 	rpt_fmt_dur(max, a, sizeof(a));
-	fprintf(f, "<figure><figcaption>steps: wait for data (red) and the rest of the step "
+	fprintf(f, "<figure><figcaption>steps");
+	if (w->step_range) {    /* a name the program chose: escaped */
+		fprintf(f, " (NVTX range &quot;");
+		esc(f, w->step_range, strlen(w->step_range));
+		fprintf(f, "&quot;)");
+	}
+	fprintf(f, ": wait for data (red) and the rest of the step "
 		"(blue)</figcaption><svg class=chart width=%d height=%d viewBox=\"0 0 %d %d\">",
 		W, H, W, H);
 	fprintf(f, "<line x1=%d y1=%d x2=%d y2=%d stroke=#888 />", L, H - B, W - 5, H - B);

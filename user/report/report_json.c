@@ -349,6 +349,14 @@ static void wait(struct jw *j, const struct rpt_model *m)
 		j_close(j, '}');
 	}
 	j_close(j, ']');
+	if (w->step_range)
+		j_cstr(j, "steps_from", "nvtx");
+	else
+		j_cstr(j, "steps_from", "waits");
+	if (w->step_range)
+		j_cstr(j, "step_range", w->step_range);
+	else
+		j_null(j, "step_range");
 	j_open(j, "steps", '[');
 	for (size_t i = 0; i < w->nsteps; i++) {
 		j_open(j, NULL, '{');
@@ -469,6 +477,19 @@ static void causes(struct jw *j, const char *k, const uint64_t *ns)
 	j_close(j, '}');
 }
 
+/* The launching thread's state during the idle gaps (null without thread states). */
+static void launch_states(struct jw *j, const struct rpt_model *m, const char *k, const uint64_t *ns)
+{
+	if (!m->launch_states) {
+		j_null(j, k);
+		return;
+	}
+	j_open(j, k, '{');
+	for (int c = 0; c < RPT_LS_N; c++)
+		j_us(j, rpt_ls_name(c), (int64_t)ns[c]);
+	j_close(j, '}');
+}
+
 static void gpu(struct jw *j, const struct rpt_model *m)
 {
 	j_open(j, "gpu", '{');
@@ -484,6 +505,7 @@ static void gpu(struct jw *j, const struct rpt_model *m)
 	j_us(j, "idle_us", (int64_t)m->gpu_idle_ns);
 	j_us(j, "span_us", (int64_t)m->gpu_span_ns);
 	causes(j, "idle_by_cause_us", m->cause_ns);
+	launch_states(j, m, "idle_by_launcher_state_us", m->launch_ns);
 	j_f(j, "reads_in_flight_during_read_idle",
 	    m->cause_ns[RPT_CAUSE_READ] ? (double)m->gap_reads_ns / (double)m->cause_ns[RPT_CAUSE_READ] : 0);
 	j_bool(j, "approximate", m->gaps_approx);
@@ -508,6 +530,15 @@ static void gpu(struct jw *j, const struct rpt_model *m)
 		j_u64(j, "gaps", g->ngaps);
 		j_us(j, "idle_us", (int64_t)g->idle_ns);
 		causes(j, "idle_by_cause_us", g->cause_ns);
+		if (g->launcher_tid) {
+			j_open(j, "launcher", '{');
+			j_u64(j, "tid", g->launcher_tid);
+			j_u64(j, "launches", g->launcher_launches);
+			launch_states(j, m, "idle_by_state_us", g->launch_ns);
+			j_close(j, '}');
+		} else {
+			j_null(j, "launcher");
+		}
 		j_open(j, "timeline", '{');
 		j_timeline_hdr(j, m);
 		j_series(j, "busy", g->busy, (double)m->tl_width);
@@ -531,6 +562,10 @@ static void gpu(struct jw *j, const struct rpt_model *m)
 		j_at(j, m, "start", gp->s);
 		j_us(j, "dur_us", (int64_t)(gp->e - gp->s));
 		causes(j, "by_cause_us", gp->cause_ns);
+		if (m->gpus[gp->gpu].launcher_tid)
+			launch_states(j, m, "launcher_state_us", gp->launch_ns);
+		else
+			j_null(j, "launcher_state_us");
 		j_bool(j, "approximate", gp->approx);
 		j_open(j, "files", '[');
 		for (int k = 0; k < RPT_GAP_FILES && m->top_gap_files[i][k].ns; k++) {

@@ -101,6 +101,7 @@ void rpt_model__free(struct rpt_model *m)
 	for (size_t i = 0; i < m->ngaps; i++)
 		free(m->gaps[i].segs);
 	rpt_wait_free(m);
+	rpt_nvtx_free(m);
 	sched_tab__free(&m->sched);
 	free(m->series);
 	free(m->files);

@@ -127,6 +127,7 @@ struct rpt_thread {
 	uint64_t first_ts, last_ts;
 	uint64_t io_ns, read_ns, write_ns, other_ns, cuda_sync_ns;
 	uint64_t rbytes, wbytes, rops, wops, calls;
+	uint64_t launches;              /* CUDA kernel and graph launches it made */
 };
 
 struct rpt_proc {
@@ -176,6 +177,22 @@ struct rpt_seg {                /* host activity clipped to a gap */
 	uint8_t cause;
 };
 
+/* A thread's time by state and cause (report_wait.c): the loop's, and the GPU
+ * launching thread's during the GPU's idle gaps; in order of precedence for sleeps. */
+enum rpt_tw {
+	RPT_TW_CPU,             /* on a CPU */
+	RPT_TW_RUNNABLE,        /* waiting for a CPU (woken or preempted) */
+	RPT_TW_FILE_IO,         /* asleep inside its own traced file calls */
+	RPT_TW_GPU,             /* asleep inside its CUDA sync calls */
+	RPT_TW_DATA,            /* asleep until another traced process woke it */
+	RPT_TW_SLEEP,           /* any other sleep (timers, locks, its own threads) */
+	RPT_TW_N
+};
+extern const char *const rpt_tw_names[RPT_TW_N];
+#define RPT_TW_NOSTATE RPT_TW_N         /* a GPU gap's time before the thread's first state */
+#define RPT_LS_N (RPT_TW_N + 1)
+const char *rpt_ls_name(int k);          /* rpt_tw_names, and "no_state" */
+
 struct rpt_gap {
 	uint64_t s, e;
 	uint32_t gpu;                   /* gpus[] index */
@@ -183,6 +200,7 @@ struct rpt_gap {
 	struct rpt_seg *segs;
 	bool approx;
 	uint64_t cause_ns[RPT_CAUSE_N];
+	uint64_t launch_ns[RPT_LS_N];   /* the launching thread's state during the gap */
 	int top;                        /* index in top_gaps, -1 */
 };
 
@@ -198,6 +216,9 @@ struct rpt_gpu {                /* one device as one process sees it */
 	uint64_t kernel_ns, copy_ns;
 	uint64_t idle_ns, ngaps;
 	uint64_t cause_ns[RPT_CAUSE_N];
+	uint32_t launcher_tid;          /* the process's thread that launched most, 0: none seen */
+	uint64_t launcher_launches;
+	uint64_t launch_ns[RPT_LS_N];   /* its state during this GPU's idle gaps */
 	size_t gap0, ngap;              /* its gaps in model.gaps */
 	struct rpt_series *busy;        /* busy fraction over time */
 	struct rpt_series *cause[RPT_CAUSE_N];  /* idle ns by cause over time */
@@ -216,17 +237,7 @@ struct rpt_reco {
 	char evidence[600];             /* the numbers behind it */
 };
 
-/* The loop thread's time (report_wait.c), in order of precedence for sleeps. */
-enum rpt_tw {
-	RPT_TW_CPU,             /* on a CPU */
-	RPT_TW_RUNNABLE,        /* waiting for a CPU (woken or preempted) */
-	RPT_TW_FILE_IO,         /* asleep inside its own traced file calls */
-	RPT_TW_GPU,             /* asleep inside its CUDA sync calls */
-	RPT_TW_DATA,            /* asleep until another traced process woke it */
-	RPT_TW_SLEEP,           /* any other sleep (timers, locks, its own threads) */
-	RPT_TW_N
-};
-extern const char *const rpt_tw_names[RPT_TW_N];
+
 /* What the waking processes' main threads did while the loop waited for data. */
 enum rpt_wa { RPT_WA_READ, RPT_WA_CPU, RPT_WA_RUNNABLE, RPT_WA_OTHER, RPT_WA_N };
 extern const char *const rpt_wa_names[RPT_WA_N];
@@ -240,8 +251,13 @@ struct rpt_wait_file {          /* a file the wakers read while the loop waited 
 	uint32_t file;          /* files[] */
 	uint64_t bytes, ns, reads;
 };
-struct rpt_step {               /* from one wait for data to the next */
+struct rpt_step {               /* an NVTX step range, or from one wait for data to the next */
 	uint64_t s, wait_ns, compute_ns;
+};
+struct rpt_nvtx {               /* an NVTX range of a thread */
+	uint64_t s, e;
+	uint32_t pid, tid, name;        /* name: nvtx_names[] */
+	uint32_t depth;
 };
 struct rpt_wait {
 	uint32_t pid, tid;              /* the loop thread */
@@ -258,6 +274,7 @@ struct rpt_wait {
 	char glob[256];                 /* "DIR/" "*EXT" of those files, or the top file */
 	struct rpt_step *steps;
 	size_t nsteps, csteps;
+	const char *step_range;         /* steps are this NVTX range of the loop; NULL: from its waits */
 	uint64_t gaps;                  /* unrecorded switches (sched_gaps) */
 };
 
@@ -330,6 +347,12 @@ struct rpt_model {
 	uint64_t cause_ns[RPT_CAUSE_N];
 	uint64_t gap_reads_ns;          /* sum of read overlaps with gaps (concurrency) */
 	bool gaps_approx;
+	bool launch_states;             /* launch_ns filled (thread states and a launcher) */
+	uint64_t launch_ns[RPT_LS_N];   /* the launching threads' states during the idle gaps */
+	struct rpt_nvtx *nvtx;          /* NVTX ranges (steps) */
+	size_t nnvtx, cnvtx;
+	char (*nvtx_names)[64];
+	size_t nnvtx_names, cnvtx_names;
 
 	/* files by role; checkpoints: write bursts of checkpoint files */
 	struct rpt_role_sum roles[RPT_ROLE_N];

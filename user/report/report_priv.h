@@ -38,6 +38,27 @@ enum rpt_cause rpt_call_cause(unsigned call);
 
 int rpt_on_gpu(struct rpt_model *m, const struct gpuio_hdr *h);
 
+/* report_spans.c: [s, e) spans of time */
+struct rpt_span { uint64_t s, e; };
+struct rpt_spans {
+	struct rpt_span *a;
+	size_t n, cap;
+};
+int rpt_spans_add(struct rpt_spans *v, uint64_t s, uint64_t e);   /* empty ones ignored */
+void rpt_spans_norm(struct rpt_spans *v);                         /* sort, merge overlaps */
+uint64_t rpt_spans_overlap(const struct rpt_spans *v, uint64_t s, uint64_t e); /* normalised v */
+int rpt_spans_minus(const struct rpt_spans *v, uint64_t s, uint64_t e, struct rpt_spans *out);
+
+/* report_steps.c: NVTX ranges (pass 1), the steps they mark (rpt_wait_build) */
+int rpt_nvtx_add(struct rpt_model *m, const struct gpuio_nvtx_range *r);
+int rpt_nvtx_steps(struct rpt_model *m, struct rpt_wait *w, const struct rpt_spans *data);
+void rpt_nvtx_free(struct rpt_model *m);
+
+/* report_gpu.c: the GPUs' launching threads, and their state during the idle
+ * gaps (tw: the thread's time by enum rpt_tw, normalised spans) */
+uint32_t rpt_gpu_launcher(struct rpt_model *m, struct rpt_gpu *g);
+void rpt_gaps_by_launcher(struct rpt_model *m, struct rpt_gpu *g, const struct rpt_spans *tw);
+
 /* report_wait.c: after pass 1 (a pass of its own over the VFS calls) */
 int rpt_wait_build(struct rpt_model *m);
 void rpt_wait_name(struct rpt_model *m);        /* after rpt_name_files */

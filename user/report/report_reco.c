@@ -144,6 +144,26 @@ static size_t appendf(char *buf, size_t len, const char *fmt, ...)
 	return strnlen(buf, len);
 }
 
+/* When the loop launches GPU work: the GPU idle time its waits for data cost. */
+static void gpu_evidence(const struct rpt_model *m, struct rpt_reco *r)
+{
+	uint64_t data = 0, idle = 0;
+	char a[32];
+
+	if (!m->launch_states)
+		return;
+	for (size_t i = 0; i < m->ngpus; i++)
+		if (m->gpus[i].launcher_tid == m->wait->tid) {
+			data += m->gpus[i].launch_ns[RPT_TW_DATA];
+			idle += m->gpus[i].idle_ns;
+		}
+	if (!data)
+		return;
+	rpt_fmt_dur(data, a, sizeof(a));
+	appendf(r->evidence, sizeof(r->evidence), "; its GPU(s) sat idle %s while it waited for data "
+		"(%.0f%% of their idle time)", a, 100.0 * (double)data / (double)idle);
+}
+
 /*
  * The loop waits for data (>= 10% of its run): the cause is what the
  * processes that hand it the data did meanwhile (report_wait.c).
@@ -181,7 +201,10 @@ static void reco_wait(struct rpt_model *m)
 			 w->nwakers + 1 < ncpu ? "more workers (CPUs are free) or a larger prefetch_factor; "
 			 "cheaper transforms" : "cheaper transforms or more CPUs (every CPU has a worker)");
 		snprintf(r->evidence, sizeof(r->evidence), "%s", line);
+	} else {
+		return;
 	}
+	gpu_evidence(m, r);
 }
 
 void rpt_recommend(struct rpt_model *m)

@@ -145,6 +145,26 @@ static void headlines(const struct rpt_model *m)
 	       any ? ": nothing crossed a threshold" : "");
 }
 
+/* What the thread that launches g's work was doing while g sat idle (thread states). */
+static void launcher_lines(const struct rpt_model *m, const struct rpt_gpu *g)
+{
+	char a[32];
+
+	if (!g->launcher_tid)
+		return;
+	printf("    its launching thread (tid %u, %" PRIu64 " launches) during the idle gaps:%s\n",
+	       g->launcher_tid, g->launcher_launches,
+	       m->launch_states ? "" : " no thread states in this capture (traced with --no-sched?)");
+	if (!m->launch_states)
+		return;
+	for (int k = 0; k < RPT_LS_N; k++)
+		if (g->launch_ns[k])
+			printf("      %-40s %12s  %5.1f%% of idle\n", rpt_ls_name(k), D(g->launch_ns[k], a),
+			       pct(g->launch_ns[k], g->idle_ns));
+	if (m->wait && m->wait->tid == g->launcher_tid && g->launch_ns[RPT_TW_DATA])
+		printf("      (waiting_for_data: the loop's waits; who woke it is under WHY THE LOOP WAITED)\n");
+}
+
 /* Why the loop waited: its time by state and cause, the waits for data, the steps. */
 static void wait_section(const struct rpt_model *m)
 {
@@ -198,8 +218,12 @@ static void wait_section(const struct rpt_model *m)
 		if (w->steps[i].wait_ns + w->steps[i].compute_ns > maxs)
 			maxs = w->steps[i].wait_ns + w->steps[i].compute_ns;
 	show = w->nsteps <= 24 ? w->nsteps : 20;
-	printf("  STEPS (%zu: a wait for data, then the work until the next; W wait, # rest)\n",
-	       w->nsteps);
+	if (w->step_range)
+		printf("  STEPS (%zu: the loop's NVTX range \"%s\"; W its wait for data, # the rest)\n",
+		       w->nsteps, w->step_range);
+	else
+		printf("  STEPS (%zu: a wait for data, then the work until the next; W wait, # rest)\n",
+		       w->nsteps);
 	printf("  %5s %12s %12s %12s\n", "step", "start(ms)", "wait", "rest");
 	for (size_t i = 0; i < show; i++) {
 		const struct rpt_step *s = &w->steps[i];
@@ -323,6 +347,7 @@ static void gpu(const struct rpt_model *m)
 			if (g->cause_ns[k])
 				printf("      %-40s %12s  %5.1f%% of idle\n", cause_text[k],
 				       D(g->cause_ns[k], a), pct(g->cause_ns[k], g->idle_ns));
+		launcher_lines(m, g);
 	}
 	if (m->ntop_gaps) {
 		printf("  largest idle gaps:\n");
@@ -341,6 +366,17 @@ static void gpu(const struct rpt_model *m)
 					first = false;
 				}
 			printf("\n");
+			if (m->launch_states && m->gpus[gp->gpu].launcher_tid) {
+				first = true;
+				printf("      launcher tid %u: ", m->gpus[gp->gpu].launcher_tid);
+				for (int k = 0; k < RPT_LS_N; k++)
+					if (gp->launch_ns[k]) {
+						printf("%s%s %s", first ? "" : ", ", rpt_ls_name(k),
+						       D(gp->launch_ns[k], b));
+						first = false;
+					}
+				printf("\n");
+			}
 			for (int j = 0; j < RPT_GAP_FILES; j++) {
 				const struct rpt_gap_file *gf = &m->top_gap_files[i][j];
 

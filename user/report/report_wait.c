@@ -40,6 +40,11 @@ const char *const rpt_tw_names[RPT_TW_N] = {
 	[RPT_TW_CPU] = "on_cpu", [RPT_TW_RUNNABLE] = "runnable", [RPT_TW_FILE_IO] = "file_io",
 	[RPT_TW_GPU] = "gpu_sync", [RPT_TW_DATA] = "waiting_for_data", [RPT_TW_SLEEP] = "other_sleep",
 };
+const char *rpt_ls_name(int k)
+{
+	return k >= 0 && k < RPT_TW_N ? rpt_tw_names[k] : "no_state";
+}
+
 const char *const rpt_wa_names[RPT_WA_N] = {
 	[RPT_WA_READ] = "reading_files", [RPT_WA_CPU] = "on_cpu",
 	[RPT_WA_RUNNABLE] = "runnable", [RPT_WA_OTHER] = "other",
@@ -49,87 +54,6 @@ struct ivs {
 	struct tstate_iv *a;
 	size_t n, cap;
 };
-
-struct span { uint64_t s, e; };
-
-struct spans {
-	struct span *a;
-	size_t n, cap;
-};
-
-static int spans_add(struct spans *v, uint64_t s, uint64_t e)
-{
-	if (e <= s)
-		return 0;
-	if (array_grow((void **)&v->a, &v->cap, v->n + 1, sizeof(*v->a)))
-		return -ENOMEM;
-	v->a[v->n++] = (struct span){ s, e };
-	return 0;
-}
-
-static int by_start(const void *a, const void *b)
-{
-	const struct span *x = a, *y = b;
-
-	return x->s < y->s ? -1 : x->s > y->s;
-}
-
-/* Sort and merge overlapping spans. */
-static void spans_norm(struct spans *v)
-{
-	size_t k = 0;
-
-	if (v->n < 2)           /* nothing to merge; and qsort must not see a NULL array */
-		return;
-	qsort(v->a, v->n, sizeof(*v->a), by_start);
-	for (size_t i = 0; i < v->n; i++) {
-		if (k && v->a[i].s <= v->a[k - 1].e) {
-			if (v->a[i].e > v->a[k - 1].e)
-				v->a[k - 1].e = v->a[i].e;
-		} else {
-			v->a[k++] = v->a[i];
-		}
-	}
-	v->n = k;
-}
-
-/* ns of [s, e) inside the (normalised) spans v */
-static uint64_t spans_overlap(const struct spans *v, uint64_t s, uint64_t e)
-{
-	size_t lo = 0, hi = v->n;
-	uint64_t t = 0;
-
-	while (lo < hi) {               /* first span ending after s */
-		size_t mid = (lo + hi) / 2;
-
-		if (v->a[mid].e <= s)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (size_t i = lo; i < v->n && v->a[i].s < e; i++) {
-		uint64_t a = v->a[i].s > s ? v->a[i].s : s, b = v->a[i].e < e ? v->a[i].e : e;
-
-		if (b > a)
-			t += b - a;
-	}
-	return t;
-}
-
-/* [s, e) minus the spans v, as spans appended to out */
-static int spans_minus(const struct spans *v, uint64_t s, uint64_t e, struct spans *out)
-{
-	uint64_t at = s;
-
-	for (size_t i = 0; i < v->n && at < e; i++) {
-		if (v->a[i].e <= at || v->a[i].s >= e)
-			continue;
-		if (v->a[i].s > at && spans_add(out, at, v->a[i].s))
-			return -ENOMEM;
-		at = v->a[i].e;
-	}
-	return at < e ? spans_add(out, at, e) : 0;
-}
 
 static int collect(void *ctx, const struct tstate_iv *iv)
 {
@@ -192,15 +116,28 @@ static bool data_wake(const struct sched_tab *t, const struct tstate_iv *iv, str
 	return is_sleep(iv->state) && data_waker(t, iv, iv->end, deaths);
 }
 
+/* One thread's time as spans by state and cause (the loop, the GPU launchers). */
+struct thread_time {
+	uint32_t pid, tid;
+	size_t i0, i1;                  /* its intervals in the sorted ones */
+	struct rpt_spans calls;         /* its own file calls (pass 3) */
+	struct rpt_spans win;           /* its waits for data (sleeps another process ended) */
+	struct rpt_spans tw[RPT_TW_N];  /* its time by enum rpt_tw */
+	uint64_t data_runnable_ns;      /* of tw[RPT_TW_DATA]: runnable once woken with data */
+};
+
+#define THREADS_MAX 16          /* the loop and the GPU processes' launchers */
+
 struct worker_th {              /* a waking process's main thread inside the windows */
 	uint32_t pid;
-	struct spans reads;     /* its read calls (clipped later) */
+	struct rpt_spans reads;     /* its read calls (clipped later) */
 	uint64_t read_ns;
 };
 
 struct pass3 {
 	struct rpt_wait *w;
-	struct spans loop_calls;        /* the loop thread's file calls */
+	struct thread_time *tt;         /* tt[0]: the loop */
+	size_t ntt;
 	struct worker_th *wk;
 	size_t nwk;
 };
@@ -228,9 +165,10 @@ static int file_add(struct rpt_wait *w, uint32_t file, uint64_t bytes, uint64_t 
 	return 0;
 }
 
-/* Pass 3: the loop thread's file calls; the workers' reads inside the windows. */
-static int pass3(struct rpt_model *m, struct pass3 *p, const struct spans *win)
+/* Pass 3: the file calls of the threads timed; the workers' reads inside the loop's windows. */
+static int pass3(struct rpt_model *m, struct pass3 *p)
 {
+	const struct rpt_spans *win = &p->tt[0].win;
 	const struct gpuio_hdr *h;
 	int rc = gpuio_cap_reader__rewind(m->r);
 
@@ -240,19 +178,22 @@ static int pass3(struct rpt_model *m, struct pass3 *p, const struct spans *win)
 		const struct gpuio_vfs_event *e = (const void *)h;
 		uint64_t end, in;
 		struct worker_th *wt;
+		size_t k;
 
 		if (h->type != GPUIO_REC_VFS || gpuio_call__is_async(e->call))
 			continue;
 		end = rpt_end_of(h->ts, e->dur_ns);
-		if (h->tid == p->w->tid) {
-			if (spans_add(&p->loop_calls, h->ts, end))
+		for (k = 0; k < p->ntt && p->tt[k].tid != h->tid; k++)
+			;
+		if (k < p->ntt) {
+			if (rpt_spans_add(&p->tt[k].calls, h->ts, end))
 				return -ENOMEM;
 			continue;
 		}
 		if (h->tid != h->pid || !gpuio_call__is_read(e->call) || e->ret <= 0 ||
-		    !(wt = worker_of(p, h->pid)) || !(in = spans_overlap(win, h->ts, end)))
+		    !(wt = worker_of(p, h->pid)) || !(in = rpt_spans_overlap(win, h->ts, end)))
 			continue;
-		if (spans_add(&wt->reads, h->ts, end))
+		if (rpt_spans_add(&wt->reads, h->ts, end))
 			return -ENOMEM;
 		{
 			uint64_t *fi = kmap__get(&m->file_map, e->dev, e->ino);
@@ -268,7 +209,6 @@ static int pass3(struct rpt_model *m, struct pass3 *p, const struct spans *win)
 	return 0;
 }
 
-/* "DIR/" + "*EXT" when the top files share their directory and extension. */
 static void files_glob(const struct rpt_model *m, struct rpt_wait *w)
 {
 	const char *p0 = NULL, *slash, *dot;
@@ -298,16 +238,16 @@ static void files_glob(const struct rpt_model *m, struct rpt_wait *w)
 		snprintf(w->glob, sizeof(w->glob), "%s", p0);
 }
 
-static int build_steps(struct rpt_wait *w, const struct spans *win)
+static int build_steps(struct rpt_wait *w, const struct rpt_spans *win)
 {
-	struct spans ep = { 0 };
+	struct rpt_spans ep = { 0 };
 	int rc = 0;
 
 	for (size_t i = 0; i < win->n && !rc; i++) {
 		if (ep.n && win->a[i].s - ep.a[ep.n - 1].e < STEP_MERGE_NS)
 			ep.a[ep.n - 1].e = win->a[i].e;
 		else
-			rc = spans_add(&ep, win->a[i].s, win->a[i].e);
+			rc = rpt_spans_add(&ep, win->a[i].s, win->a[i].e);
 	}
 	for (size_t i = 0; i < ep.n && !rc; i++) {
 		struct rpt_step *s;
@@ -326,39 +266,166 @@ static int build_steps(struct rpt_wait *w, const struct spans *win)
 	return rc;
 }
 
-/* The loop's CPU time between the merged waits of one fetch: waiting for data too. */
-static int fetch_cpu(struct rpt_wait *w, const struct ivs *v, size_t n0, const struct spans *win)
+/* The part of [s, e) inside the spans `in` (inside), or outside them, as time of kind k. */
+static int add_parts(struct thread_time *t, int k, const struct rpt_spans *in, uint64_t s,
+		     uint64_t e, bool inside)
 {
-	struct spans gaps = { 0 };
+	struct rpt_spans rest = { 0 };
 	int rc = 0;
 
-	for (size_t i = 0; i + 1 < win->n && !rc; i++)
-		if (win->a[i + 1].s - win->a[i].e < STEP_MERGE_NS)
-			rc = spans_add(&gaps, win->a[i].e, win->a[i + 1].s);
-	for (size_t j = n0; j < v->n && v->a[j].tid == w->tid && !rc; j++) {
-		uint64_t in;
-
-		if (v->a[j].state != TS_RUNNING)
-			continue;
-		in = spans_overlap(&gaps, v->a[j].ts, v->a[j].end);
-		w->ns[RPT_TW_CPU] -= in;
-		w->ns[RPT_TW_DATA] += in;
+	if (!inside) {
+		rc = rpt_spans_minus(in, s, e, &t->tw[k]);
+	} else if (!(rc = rpt_spans_minus(in, s, e, &rest))) {
+		/* the inside = [s, e) minus what is outside */
+		rc = rpt_spans_minus(&rest, s, e, &t->tw[k]);
 	}
-	free(gaps.a);
+	free(rest.a);
 	return rc;
+}
+
+/*
+ * A thread's time by state, then what its sleeps were: its own file calls
+ * first, then its CUDA syncs, then a wake by another traced process (data),
+ * else other sleep. The thread's CPU time between waits for data closer than
+ * STEP_MERGE_NS is part of one fetch of a batch (as the program's own timing
+ * of next() sees it): waiting for data too.
+ */
+static int thread_time(struct rpt_model *m, const struct ivs *v, struct thread_time *t,
+		       struct kmap *deaths)
+{
+	struct rpt_spans syncs = { 0 }, notio = { 0 }, gaps = { 0 }, cpu = { 0 };
+	int rc = -ENOMEM;
+
+	rpt_spans_norm(&t->calls);
+	for (size_t k = 0; k < m->nsyncs; k++)
+		if (m->syncs[k].dev == t->tid && m->syncs[k].pid == t->pid &&
+		    rpt_spans_add(&syncs, m->syncs[k].s, m->syncs[k].e))
+			goto out;
+	rpt_spans_norm(&syncs);
+	for (size_t j = t->i0; j < t->i1; j++) {
+		const struct tstate_iv *iv = &v->a[j];
+		int k;
+
+		if (iv->state == TS_RUNNING) {
+			if (rpt_spans_add(&cpu, iv->ts, iv->end))
+				goto out;
+			continue;
+		}
+		if (!is_sleep(iv->state)) {
+			/* woken with data, then waiting for a CPU: still inside the fetch */
+			k = RPT_TW_RUNNABLE;
+			if (iv->state == TS_RUNNABLE && data_waker(&m->sched, iv, iv->ts, deaths)) {
+				k = RPT_TW_DATA;
+				t->data_runnable_ns += iv->end - iv->ts;
+			}
+			if (rpt_spans_add(&t->tw[k], iv->ts, iv->end))
+				goto out;
+			continue;
+		}
+		if (data_wake(&m->sched, iv, deaths) && rpt_spans_add(&t->win, iv->ts, iv->end))
+			goto out;
+		/* the sleep: inside its calls, else inside its syncs, else why it ended */
+		notio.n = 0;
+		if (add_parts(t, RPT_TW_FILE_IO, &t->calls, iv->ts, iv->end, true) ||
+		    rpt_spans_minus(&t->calls, iv->ts, iv->end, &notio))
+			goto out;
+		for (size_t i = 0; i < notio.n; i++)
+			if (add_parts(t, RPT_TW_GPU, &syncs, notio.a[i].s, notio.a[i].e, true) ||
+			    add_parts(t, data_wake(&m->sched, iv, deaths) ? RPT_TW_DATA : RPT_TW_SLEEP,
+				      &syncs, notio.a[i].s, notio.a[i].e, false))
+				goto out;
+	}
+	rpt_spans_norm(&t->win);
+	/* one fetch: the CPU time between its merged waits */
+	for (size_t i = 0; i + 1 < t->win.n; i++)
+		if (t->win.a[i + 1].s - t->win.a[i].e < STEP_MERGE_NS &&
+		    rpt_spans_add(&gaps, t->win.a[i].e, t->win.a[i + 1].s))
+			goto out;
+	for (size_t i = 0; i < cpu.n; i++)
+		if (add_parts(t, RPT_TW_CPU, &gaps, cpu.a[i].s, cpu.a[i].e, false) ||
+		    add_parts(t, RPT_TW_DATA, &gaps, cpu.a[i].s, cpu.a[i].e, true))
+			goto out;
+	for (int k = 0; k < RPT_TW_N; k++)
+		rpt_spans_norm(&t->tw[k]);
+	rc = 0;
+out:
+	free(syncs.a);
+	free(notio.a);
+	free(gaps.a);
+	free(cpu.a);
+	return rc;
+}
+
+static uint64_t spans_total(const struct rpt_spans *v)
+{
+	uint64_t t = 0;
+
+	for (size_t i = 0; i < v->n; i++)
+		t += v->a[i].e - v->a[i].s;
+	return t;
+}
+
+/* The intervals of tid in v (sorted by thread, then time): [*i0, *i1). */
+static void thread_range(const struct ivs *v, uint32_t tid, size_t *i0, size_t *i1)
+{
+	size_t lo = 0, hi = v->n;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (v->a[mid].tid < tid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*i0 = lo;
+	while (lo < v->n && v->a[lo].tid == tid)
+		lo++;
+	*i1 = lo;
+}
+
+/* Threads to time: the loop (tt[0]), then each GPU process's launcher. */
+static size_t threads_to_time(struct rpt_model *m, const struct ivs *v, struct thread_time *tt,
+			      uint32_t loop_pid, uint32_t loop_tid)
+{
+	size_t n = 0;
+
+	tt[n].pid = loop_pid;
+	tt[n].tid = loop_tid;
+	thread_range(v, loop_tid, &tt[n].i0, &tt[n].i1);
+	n++;
+	for (size_t g = 0; g < m->ngpus; g++) {
+		uint32_t tid = m->gpus[g].launcher_tid;
+		size_t k;
+
+		if (!tid)
+			continue;
+		for (k = 0; k < n && tt[k].tid != tid; k++)
+			;
+		if (k < n || n == THREADS_MAX)
+			continue;
+		tt[n].pid = m->gpus[g].pid;
+		tt[n].tid = tid;
+		thread_range(v, tid, &tt[n].i0, &tt[n].i1);
+		n++;
+	}
+	return n;
 }
 
 int rpt_wait_build(struct rpt_model *m)
 {
 	struct ivs v = { 0 };
 	struct kmap deaths = { 0 };
-	struct spans win = { 0 }, sleeps = { 0 }, rest = { 0 }, syncs = { 0 };
+	struct thread_time tt[THREADS_MAX];
+	struct rpt_spans rest = { 0 };
 	struct pass3 p = { 0 };
 	struct rpt_wait *w;
 	uint64_t best = 0, best_cpu = 0, best_kids = 0;
 	size_t i, j, n0 = 0;
+	const struct rpt_spans *win;
 	int rc = -ENOMEM;
 
+	memset(tt, 0, sizeof(tt));
 	if (!m->sched.n)
 		return 0;
 	sched_tab__sort(&m->sched);
@@ -402,16 +469,12 @@ int rpt_wait_build(struct rpt_model *m)
 	w->span_s = v.a[n0].ts;
 	for (j = n0; j < v.n && v.a[j].tid == w->tid; j++)
 		w->span_e = v.a[j].end;
-	/* its waits for data (windows), and the processes that ended them */
+	/* the processes that ended its waits for data */
 	for (j = n0; j < v.n && v.a[j].tid == w->tid; j++) {
 		const struct tstate_iv *iv = &v.a[j];
 
-		if (is_sleep(iv->state) && spans_add(&sleeps, iv->ts, iv->end))
-			goto out;
 		if (!data_wake(&m->sched, iv, &deaths))
 			continue;
-		if (spans_add(&win, iv->ts, iv->end))
-			goto out;
 		for (i = 0; i < w->nwakers && w->wakers[i].pid != iv->waker_pid; i++)
 			;
 		if (i == w->nwakers && i < RPT_WAKERS_MAX)
@@ -421,61 +484,44 @@ int rpt_wait_build(struct rpt_model *m)
 			w->wakers[i].ns += iv->end - iv->ts;
 		}
 	}
-	spans_norm(&win);
-	spans_norm(&sleeps);
+	/* the loop's and the launchers' time, from their states and calls */
 	p.w = w;
+	p.tt = tt;
+	p.ntt = threads_to_time(m, &v, tt, w->pid, w->tid);
+	for (size_t k = 0; k < p.ntt; k++)      /* the windows first: pass 3 needs the loop's */
+		for (j = tt[k].i0; j < tt[k].i1; j++)
+			if (is_sleep(v.a[j].state) && data_wake(&m->sched, &v.a[j], &deaths) &&
+			    rpt_spans_add(&tt[k].win, v.a[j].ts, v.a[j].end))
+				goto out;
+	rpt_spans_norm(&tt[0].win);
 	p.wk = calloc(w->nwakers ? w->nwakers : 1, sizeof(*p.wk));
 	if (!p.wk)
 		goto out;
 	for (i = 0; i < w->nwakers; i++)
 		p.wk[p.nwk++].pid = w->wakers[i].pid;
-	if ((rc = pass3(m, &p, &win)))
+	if ((rc = pass3(m, &p)))
 		goto out;
 	rc = -ENOMEM;
-	spans_norm(&p.loop_calls);
-	for (size_t k = 0; k < m->nsyncs; k++)
-		if (m->syncs[k].dev == w->tid && spans_add(&syncs, m->syncs[k].s, m->syncs[k].e))
+	for (size_t k = 0; k < p.ntt; k++) {
+		tt[k].win.n = 0;        /* thread_time finds them again, with the rest */
+		if (thread_time(m, &v, &tt[k], &deaths))
 			goto out;
-	spans_norm(&syncs);
-	/* the loop's time: state, then what its sleeps were */
-	for (j = n0; j < v.n && v.a[j].tid == w->tid; j++) {
-		const struct tstate_iv *iv = &v.a[j];
-		uint64_t d = iv->end - iv->ts, io, gpu;
-
-		if (iv->state == TS_RUNNING) {
-			w->ns[RPT_TW_CPU] += d;
-			continue;
-		}
-		if (!is_sleep(iv->state)) {
-			/* woken with data, then waiting for a CPU: still inside the fetch */
-			if (iv->state == TS_RUNNABLE && data_waker(&m->sched, iv, iv->ts, &deaths)) {
-				w->ns[RPT_TW_DATA] += d;
-				w->data_runnable_ns += d;
-			} else {
-				w->ns[RPT_TW_RUNNABLE] += d;
-			}
-			continue;
-		}
-		io = spans_overlap(&p.loop_calls, iv->ts, iv->end);
-		rest.n = 0;
-		if (spans_minus(&p.loop_calls, iv->ts, iv->end, &rest))
-			goto out;
-		gpu = 0;
-		for (i = 0; i < rest.n; i++)
-			gpu += spans_overlap(&syncs, rest.a[i].s, rest.a[i].e);
-		w->ns[RPT_TW_FILE_IO] += io;
-		w->ns[RPT_TW_GPU] += gpu;
-		if (data_wake(&m->sched, iv, &deaths))
-			w->ns[RPT_TW_DATA] += d - io - gpu;
-		else
-			w->ns[RPT_TW_SLEEP] += d - io - gpu;
 	}
+	win = &tt[0].win;
+	for (int k = 0; k < RPT_TW_N; k++)
+		w->ns[k] = spans_total(&tt[0].tw[k]);
+	w->data_runnable_ns = tt[0].data_runnable_ns;
+	for (size_t g = 0; g < m->ngpus; g++)
+		for (size_t k = 0; k < p.ntt; k++)
+			if (m->gpus[g].launcher_tid && tt[k].tid == m->gpus[g].launcher_tid &&
+			    tt[k].pid == m->gpus[g].pid)
+				rpt_gaps_by_launcher(m, &m->gpus[g], tt[k].tw);
 	/* the workers' main threads inside the windows */
 	for (size_t k = 0; k < p.nwk; k++) {
 		struct worker_th *wt = &p.wk[k];
 		uint64_t life_s = UINT64_MAX, life_e = 0, in_all = 0, rd = 0, cpu = 0, run = 0;
 
-		spans_norm(&wt->reads);
+		rpt_spans_norm(&wt->reads);
 		for (i = 0; i < v.n; i++) {
 			const struct tstate_iv *iv = &v.a[i];
 			uint64_t in;
@@ -490,11 +536,11 @@ int rpt_wait_build(struct rpt_model *m)
 				continue;
 			/* on a CPU or waiting for one: outside its reads only */
 			rest.n = 0;
-			if (spans_minus(&wt->reads, iv->ts, iv->end, &rest))
+			if (rpt_spans_minus(&wt->reads, iv->ts, iv->end, &rest))
 				goto out;
 			in = 0;
 			for (j = 0; j < rest.n; j++)
-				in += spans_overlap(&win, rest.a[j].s, rest.a[j].e);
+				in += rpt_spans_overlap(win, rest.a[j].s, rest.a[j].e);
 			if (iv->state == TS_RUNNING)
 				cpu += in;
 			else
@@ -502,27 +548,32 @@ int rpt_wait_build(struct rpt_model *m)
 		}
 		if (life_e <= life_s)
 			continue;
-		in_all = spans_overlap(&win, life_s, life_e);
+		in_all = rpt_spans_overlap(win, life_s, life_e);
 		for (i = 0; i < wt->reads.n; i++)
-			rd += spans_overlap(&win, wt->reads.a[i].s, wt->reads.a[i].e);
+			rd += rpt_spans_overlap(win, wt->reads.a[i].s, wt->reads.a[i].e);
 		w->act_ns[RPT_WA_READ] += rd;
 		w->act_ns[RPT_WA_CPU] += cpu;
 		w->act_ns[RPT_WA_RUNNABLE] += run;
 		w->act_ns[RPT_WA_OTHER] += in_all > rd + cpu + run ? in_all - rd - cpu - run : 0;
 	}
-	rc = build_steps(w, &win);
-	if (!rc)
-		rc = fetch_cpu(w, &v, n0, &win);
+	/* steps: the loop's NVTX step ranges, else its recurring wait-then-work */
+	rc = rpt_nvtx_steps(m, w, &tt[0].tw[RPT_TW_DATA]);
+	if (rc == 0)
+		rc = build_steps(w, win);
+	if (rc > 0)
+		rc = 0;
 	w->gaps = m->sched.gaps;
 out:
 	for (size_t k = 0; k < p.nwk; k++)
 		free(p.wk[k].reads.a);
 	free(p.wk);
-	free(p.loop_calls.a);
-	free(win.a);
-	free(sleeps.a);
+	for (size_t k = 0; k < THREADS_MAX; k++) {
+		free(tt[k].calls.a);
+		free(tt[k].win.a);
+		for (int c = 0; c < RPT_TW_N; c++)
+			free(tt[k].tw[c].a);
+	}
 	free(rest.a);
-	free(syncs.a);
 	free(v.a);
 	kmap__free(&deaths);
 	return rc;

@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: MIT
+/*
+ * report_steps.c — the training loop's steps from NVTX ranges: the ranges
+ * the CUPTI collector recorded, and the one range name that marks the loop
+ * thread's steps (the most frequent name among its outermost ranges that
+ * recur). Each such range is a step: its wait for data is the loop's
+ * waiting-for-data time inside it (report_wait.c), the rest is the step's.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "report/report_priv.h"
+
+#define NVTX_NAMES_MAX 4096      /* distinct names kept; later ones share the last */
+
+static uint32_t name_of(struct rpt_model *m, const char *name, size_t len)
+{
+	if (len > sizeof(m->nvtx_names[0]) - 1)
+		len = sizeof(m->nvtx_names[0]) - 1;
+	for (size_t i = 0; i < m->nnvtx_names; i++)
+		if (!strncmp(m->nvtx_names[i], name, len) && !m->nvtx_names[i][len])
+			return (uint32_t)i;
+	if (m->nnvtx_names >= NVTX_NAMES_MAX)
+		return UINT32_MAX;
+	if (array_grow((void **)&m->nvtx_names, &m->cnvtx_names, m->nnvtx_names + 1,
+		       sizeof(*m->nvtx_names)))
+		return UINT32_MAX - 1;
+	memcpy(m->nvtx_names[m->nnvtx_names], name, len);
+	m->nvtx_names[m->nnvtx_names][len] = 0;
+	return (uint32_t)m->nnvtx_names++;
+}
+
+int rpt_nvtx_add(struct rpt_model *m, const struct gpuio_nvtx_range *r)
+{
+	size_t len = r->name_len;
+	struct rpt_nvtx *n;
+	uint32_t name;
+
+	if (!r->hdr.tid || r->end_ns <= r->hdr.ts)
+		return 0;               /* an open or empty range: no step */
+	if (len > r->hdr.size - offsetof(struct gpuio_nvtx_range, name))
+		len = r->hdr.size - offsetof(struct gpuio_nvtx_range, name);
+	name = name_of(m, r->name, len);
+	if (name == UINT32_MAX - 1)
+		return -ENOMEM;
+	if (name == UINT32_MAX)
+		return 0;               /* past the name cap: not a step candidate */
+	if (array_grow((void **)&m->nvtx, &m->cnvtx, m->nnvtx + 1, sizeof(*m->nvtx)))
+		return -ENOMEM;
+	n = &m->nvtx[m->nnvtx++];
+	n->s = r->hdr.ts;
+	n->e = r->end_ns;
+	n->pid = r->hdr.pid;
+	n->tid = r->hdr.tid;
+	n->name = name;
+	n->depth = r->depth;
+	return 0;
+}
+
+static int by_start(const void *a, const void *b)
+{
+	const struct rpt_nvtx *x = a, *y = b;
+
+	return x->s < y->s ? -1 : x->s > y->s;
+}
+
+/*
+ * The loop thread's step range: among its ranges at the outermost depth
+ * that has a name recurring at least twice, the most frequent name (ties:
+ * the longer in total). UINT32_MAX: none.
+ */
+static uint32_t step_name(const struct rpt_model *m, uint32_t tid)
+{
+	uint32_t best = UINT32_MAX, depth = UINT32_MAX;
+	uint64_t *cnt, *tot, bc = 0, bt = 0;
+
+	cnt = calloc(m->nnvtx_names ? m->nnvtx_names : 1, sizeof(*cnt));
+	tot = calloc(m->nnvtx_names ? m->nnvtx_names : 1, sizeof(*tot));
+	if (!cnt || !tot)
+		goto out;
+	for (size_t i = 0; i < m->nnvtx; i++) {
+		const struct rpt_nvtx *n = &m->nvtx[i];
+
+		if (n->tid != tid)
+			continue;
+		cnt[n->name]++;
+		if (cnt[n->name] >= 2 && n->depth < depth)
+			depth = n->depth;
+	}
+	memset(cnt, 0, (m->nnvtx_names ? m->nnvtx_names : 1) * sizeof(*cnt));
+	for (size_t i = 0; i < m->nnvtx; i++) {
+		const struct rpt_nvtx *n = &m->nvtx[i];
+
+		if (n->tid != tid || n->depth != depth)
+			continue;
+		cnt[n->name]++;
+		tot[n->name] += n->e - n->s;
+	}
+	for (size_t k = 0; k < m->nnvtx_names; k++)
+		if (cnt[k] >= 2 && (cnt[k] > bc || (cnt[k] == bc && tot[k] > bt))) {
+			best = (uint32_t)k;
+			bc = cnt[k];
+			bt = tot[k];
+		}
+out:
+	free(cnt);
+	free(tot);
+	return best;
+}
+
+/*
+ * Steps from the loop's NVTX step ranges, data: its waiting-for-data time
+ * (normalised spans). 1: built, 0: no step range (steps come from the
+ * waits), -ENOMEM.
+ */
+int rpt_nvtx_steps(struct rpt_model *m, struct rpt_wait *w, const struct rpt_spans *data)
+{
+	uint32_t name;
+
+	if (!m->nnvtx || (name = step_name(m, w->tid)) == UINT32_MAX)
+		return 0;
+	qsort(m->nvtx, m->nnvtx, sizeof(*m->nvtx), by_start);
+	for (size_t i = 0; i < m->nnvtx; i++) {
+		const struct rpt_nvtx *n = &m->nvtx[i];
+		struct rpt_step *st;
+		uint64_t wait;
+
+		if (n->tid != w->tid || n->name != name)
+			continue;
+		if (array_grow((void **)&w->steps, &w->csteps, w->nsteps + 1, sizeof(*w->steps)))
+			return -ENOMEM;
+		wait = rpt_spans_overlap(data, n->s, n->e);
+		st = &w->steps[w->nsteps++];
+		st->s = n->s;
+		st->wait_ns = wait;
+		st->compute_ns = n->e - n->s - wait;
+	}
+	w->step_range = m->nvtx_names[name];
+	return 1;
+}
+
+void rpt_nvtx_free(struct rpt_model *m)
+{
+	free(m->nvtx);
+	free(m->nvtx_names);
+	m->nvtx = NULL;
+	m->nvtx_names = NULL;
+	m->nnvtx = m->cnvtx = m->nnvtx_names = m->cnvtx_names = 0;
+}
