@@ -75,4 +75,21 @@ assert w >= 1000 and h >= 1000 and len(data) > 20000, "screenshot too small"
 assert top > 2000, "no blue chart area (GPU busy bar, histograms)"
 assert count(read, 0, h) > 500, "no red idle-on-reads area in the GPU bar"
 EOF
+# a trainer with thread states and NVTX steps (gen_capture gpuwait): the
+# launching thread's table, its column in the gaps, the NVTX step chart
+GEN="$GPUIO_TESTS/gen_capture"
+if [ -x "$GEN" ]; then
+  "$GEN" gpuwait "$TMP/w.gpuio" >/dev/null || fail "gen_capture gpuwait failed"
+  "$GPUIO" report --html "$TMP/w.html" "$TMP/w.gpuio" || fail "report --html (gpuwait) failed"
+  timeout 120 "${CH[@]}" --virtual-time-budget=3000 --dump-dom "file://$TMP/w.html" \
+    >"$TMP/wdom.html" 2>"$TMP/chrome-w.err" || { tail -20 "$TMP/chrome-w.err"; fail "chromium (gpuwait) failed"; }
+  grep -q 'data-js-errors="' "$TMP/wdom.html" && fail "gpuwait page: script errors"
+  if grep -E 'CONSOLE|Uncaught|SyntaxError' "$TMP/chrome-w.err"; then fail "gpuwait page: console errors"; fi
+  grep -q '<td class="l">waiting_for_data</td><td>15.50 ms</td>' "$TMP/wdom.html" ||
+    fail "gpuwait page: no launching-thread table with its 15.50 ms waiting for data"
+  grep -q 'steps (NVTX range "train_step")' "$TMP/wdom.html" || fail "gpuwait page: no NVTX step chart"
+  echo "ok   gpuwait page: launching thread's states and NVTX steps, no errors"
+else
+  echo "note: $GEN not built: the gpuwait page is not checked"
+fi
 echo "PASS: the HTML report is self-contained, loads without errors and shows its charts"
