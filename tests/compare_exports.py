@@ -45,7 +45,7 @@ slice is a thread_state row of the protobuf with the same tid, state, ts and
 dur (the JSON's slice is shorter than the state by 1 ns, or a few ns far
 from the origin: json_sink.c state_dur; up to GAP_MAX is accepted; a row
 Perfetto leaves open at the end matches on tid, state and ts), and the other
-way round for the states the JSON draws (Running, R, R+, S, D, I). A merge
+way round for the states the JSON draws (Running, R, R+, S, D, I, P, T, t). A merge
 compares the count per state.
 """
 import os
@@ -59,10 +59,12 @@ import tp_check as tpc    # noqa: E402
 
 REAL_MAX = 0x20000000     # pids/tids at or above this are gpuio's synthetic ones
 STATE_TID = 0x10000000    # a thread's state lane in the JSON: this + its tid
-# Perfetto's "I" (TASK_IDLE: an idle kernel thread, D without load) is drawn as
-# Sleeping (model/sched_tab.c sched_state_after_switch)
+# Perfetto's "I" (TASK_IDLE: an idle kernel thread, D without load), "P"
+# (parked kthread), "T" and "t" (stopped, traced) are drawn as Sleeping
+# (model/sched_tab.c sched_state_after_switch); dead tasks (X, Z) have no state
 PERFETTO_STATE = {"Running": "Running", "R": "Runnable", "R+": "Runnable (Preempted)",
-                  "S": "Sleeping", "D": "Uninterruptible Sleep", "I": "Sleeping"}
+                  "S": "Sleeping", "D": "Uninterruptible Sleep", "I": "Sleeping",
+                  "P": "Sleeping", "T": "Sleeping", "t": "Sleeping"}
 
 
 def freeze(v):

@@ -332,7 +332,8 @@ static void m_state(const char *name, unsigned tid, unsigned long long ts, unsig
  * truncates to ns, so this is where neighbours would overlap. Then thread
  * 11 runs on CPU 1 and shows up running on CPU 0 (its switch-out from CPU 1
  * was missed) before thread 12 leaves CPU 1: the chain's bridge names 11 as
- * the one leaving CPU 1, long after 11 moved. The manifest lists every
+ * the one leaving CPU 1, long after 11 moved. Thread 13 stops (T) and
+ * parks (P): Sleeping in the JSON. The manifest lists every
  * closed state (name, tid, start, end; ns from BASE_NS).
  */
 static void gen_states(size_t cycles)
@@ -378,6 +379,24 @@ static void gen_states(size_t cycles)
 	add_sched_ev(SW, PT, 1, P, 12, t + 5000, 0, 0, 1);         /* 12 leaves CPU 1: a break */
 	add_sched_ev(SW, PT, 0, P, 11, t + 6000, 0, 0, 1);         /* 11 off CPU 0 */
 	recs += 7;
+	/* thread 13 on CPU 2: stopped (T), then parked (P): both drawn as Sleeping */
+	add_proc(GPUIO_PROC_THREAD, P, 13, t, "stopper", 7, NULL, 0);
+	add_sched_ev(SW, NT, 2, P, 0, t + 100, P, 13, 0);
+	add_sched_ev(SW, PT, 2, P, 13, t + 200, 0, 0, 0x4);      /* __TASK_STOPPED */
+	add_sched_ev(GPUIO_SCHED_WAKE, 0, 2, P, 13, t + 300, 0, 0, 0);
+	add_sched_ev(SW, NT, 2, P, 0, t + 400, P, 13, 0);
+	add_sched_ev(SW, PT, 2, P, 13, t + 500, 0, 0, 0x40);     /* TASK_PARKED */
+	add_sched_ev(GPUIO_SCHED_WAKE, 0, 2, P, 13, t + 600, 0, 0, 0);
+	add_sched_ev(SW, NT, 2, P, 0, t + 700, P, 13, 0);
+	add_sched_ev(SW, PT, 2, P, 13, t + 800, 0, 0, 1);
+	recs += 8;
+	m_state("Running", 13, t + 100, t + 200);
+	m_state("Sleeping", 13, t + 200, t + 300);
+	m_state("Runnable", 13, t + 300, t + 400);
+	m_state("Running", 13, t + 400, t + 500);
+	m_state("Sleeping", 13, t + 500, t + 600);
+	m_state("Runnable", 13, t + 600, t + 700);
+	m_state("Running", 13, t + 700, t + 800);
 	m_state("Runnable", 12, t + 10, t + 20);
 	m_state("Running", 12, t + 20, t + 1000);
 	/* 11 left CPU 1 unseen: assumed 1 ns before it came on CPU 0; 12 came
