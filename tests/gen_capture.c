@@ -1204,14 +1204,16 @@ static void gen_gpubig(unsigned long long n)
  * gaps: before thread 300's first state (no state); while it sleeps until
  * the worker hands over data (waiting for data, and runnable once woken);
  * on CPU then preempted (runnable); asleep inside its own pread (file I/O);
- * asleep inside a CUDA sync. NVTX "train_step" ranges (depth 0) with
+ * asleep inside a CUDA sync. The worker exits 3 ms after its last hand-over
+ * (having slept since: still data); a helper child's exit wakes the loop
+ * later (a join: other sleep). NVTX "train_step" ranges (depth 0) with
  * nested "forward" ones mark four steps; thread 301 has "io_step" ranges.
  * nosched: the same without scheduler records. The manifest: every gap's
  * split in ns and every step's wait and rest.
  */
 static void gen_gpuwait(bool nosched)
 {
-	const unsigned P = 300, T1 = 300, T2 = 301, WK = 310, SW = GPUIO_SCHED_SWITCH;
+	const unsigned P = 300, T1 = 300, T2 = 301, WK = 310, JN = 320, SW = GPUIO_SCHED_SWITCH;
 	const unsigned long long MS = 1000000ull, t0 = BASE_NS + 50 * MS, US = 1000ull;
 	static const long long kern[][2] = { { -30, -20 }, { 0, 10 }, { 30, 40 }, { 60, 70 },
 					     { 90, 100 }, { 120, 130 } };
@@ -1220,6 +1222,7 @@ static void gen_gpuwait(bool nosched)
 	add_proc(GPUIO_PROC_EXEC, P, T1, BASE_NS, "trainer", 7, "python3\0train.py", 16);
 	add_proc(GPUIO_PROC_THREAD, P, T2, BASE_NS + 10, "pin_memory", 10, NULL, 0);
 	add_proc_pp(GPUIO_PROC_EXEC, WK, WK, BASE_NS + 20, "loader", 6, "python3\0train.py", 16, P);
+	add_proc_pp(GPUIO_PROC_EXEC, JN, JN, BASE_NS + 30, "helper", 6, "helper", 6, P);
 	add_path(DEV_DATA, 40, GPUIO_PATH_PROCFS, "/data/shard-0.tar", 17);
 	add_path(DEV_DATA, 41, GPUIO_PATH_PROCFS, "/data/labels.csv", 16);
 	add_ginfo(P, BASE_NS + 100, GPUIO_GPU_ON, 0, 0, 0, "");
@@ -1268,6 +1271,15 @@ static void gen_gpuwait(bool nosched)
 		add_sched_ev(GPUIO_SCHED_WAKE, 0, 0, P, T1, t0 + 117500 * US, 0, 0, 0);
 		add_sched_ev(SW, GPUIO_SF_NEXT_TRACED, 0, P, 0, t0 + 117600 * US, P, T1, 0);
 		add_sched_ev(SW, GPUIO_SF_PREV_TRACED, 0, P, T1, t0 + 131 * MS, 0, 0, 1);
+		/* the worker exits 3 ms after its last hand-over, having slept since: data */
+		add_sched_ev(SW, GPUIO_SF_NEXT_TRACED, 1, WK, 0, t0 + 29 * MS, WK, WK, 0);
+		add_sched_ev(SW, GPUIO_SF_PREV_TRACED, 1, WK, WK, t0 + 30 * MS, 0, 0, 0x80);
+		/* a child whose exit wakes the loop (a join, not data): other sleep */
+		add_sched_ev(SW, GPUIO_SF_NEXT_TRACED, 1, JN, 0, t0 + 139 * MS, JN, JN, 0);
+		add_sched_ev(GPUIO_SCHED_WAKE, GPUIO_SF_WAKER_TRACED, 1, P, T1, t0 + 140 * MS, JN, JN, 0);
+		add_sched_ev(SW, GPUIO_SF_PREV_TRACED, 1, JN, JN, t0 + 140010 * US, 0, 0, 0x80);
+		add_sched_ev(SW, GPUIO_SF_NEXT_TRACED, 0, P, 0, t0 + 140100 * US, P, T1, 0);
+		add_sched_ev(SW, GPUIO_SF_PREV_TRACED, 0, P, T1, t0 + 141 * MS, 0, 0, 1);
 	}
 	n = gpuio_cap_writer__records(W);
 	close_capture();
@@ -1281,6 +1293,10 @@ static void gen_gpuwait(bool nosched)
 	       "{\"start_ms\":40,\"us\":{\"on_cpu\":18000,\"runnable\":2000}},"
 	       "{\"start_ms\":70,\"us\":{\"on_cpu\":8400,\"file_io\":11500,\"runnable\":100}},"
 	       "{\"start_ms\":100,\"us\":{\"on_cpu\":4400,\"gpu_sync\":15500,\"runnable\":100}}],");
+	/* the loop's whole time: its sleep until the helper's exit is other sleep */
+	printf("\"loop_us\":{\"on_cpu\":86200,\"runnable\":3300,\"file_io\":11500,"
+	       "\"gpu_sync\":15500,\"waiting_for_data\":15500,\"other_sleep\":9000},"
+	       "\"wakers\":[%u],", WK);
 	printf("\"step_range\":\"train_step\",\"steps\":[{\"start_ms\":10,\"wait_us\":15500,"
 	       "\"rest_us\":14500},{\"start_ms\":40,\"wait_us\":0,\"rest_us\":30000},"
 	       "{\"start_ms\":70,\"wait_us\":0,\"rest_us\":30000},{\"start_ms\":100,\"wait_us\":0,"

@@ -13,7 +13,10 @@
 # on_cpu 4.4, runnable 0.1). NVTX: four depth-0 "train_step" ranges with
 # eight nested "forward" ones (more of them, but nested) and three
 # "io_step" ranges of the other thread: the steps are the four train_steps,
-# the first waiting 15.5 ms for data; the data recommendation says what its
+# the first waiting 15.5 ms for data. The worker exits 3 ms after its last
+# hand-over, having slept since (still data); a helper child's exit wakes the
+# loop later (a join: other sleep 9 ms, not data): the loop's whole time is
+# exact too. The data recommendation says what its
 # waits cost the GPU (15.5 ms, 16% of its idle). Every number is checked to the ns
 # against the generator's manifest; then the same capture without scheduler
 # records: the launcher is still named, its states are null and said to be
@@ -66,6 +69,12 @@ got = [(ns(s["start_us"]) - t0, ns(s["wait_us"]), ns(s["rest_us"])) for s in w["
 want = [(s["start_ms"] * 1000000, s["wait_us"] * 1000, s["rest_us"] * 1000) for s in m["steps"]]
 if got != want:
     bad.append("steps %r, want %r" % (got, want))
+got = {k: ns(v) for k, v in w["loop_us"].items()}
+want = {k: v * 1000 for k, v in m["loop_us"].items()}
+if got != want:
+    bad.append("the loop's time %r, want %r (ns)" % (got, want))
+if sorted(x["pid"] for x in w["wakers"]) != m["wakers"]:
+    bad.append("woken with data by %r, want %r (a child's exit is a join)" % (w["wakers"], m["wakers"]))
 ev = [x["evidence"] for x in r["recommendations"] if x["kind"].startswith("data_")]
 if not ev or "its GPU(s) sat idle 15.50 ms while it waited for data (16% of their idle time)" not in ev[0]:
     bad.append("the data recommendation's evidence lacks the GPU time its waits cost: %r" % ev)

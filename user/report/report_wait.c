@@ -34,7 +34,7 @@
 #include "report/report_priv.h"
 
 #define STEP_MERGE_NS   2000000ull   /* waits closer than this are one wait */
-#define EXIT_WAKE_NS    10000000ull  /* a waker dead this soon after: a join, not data */
+#define EXIT_WAKE_NS    10000000ull  /* a waker dead this soon after, without sleeping first: a join */
 
 const char *const rpt_tw_names[RPT_TW_N] = {
 	[RPT_TW_CPU] = "on_cpu", [RPT_TW_RUNNABLE] = "runnable", [RPT_TW_FILE_IO] = "file_io",
@@ -92,6 +92,35 @@ static bool is_sleep(uint8_t s)
 }
 
 /* A sleep another traced process ended: data handed over (not a dying child). */
+/* Did tid go to sleep (a switch-out not preempted) in [a, b)? */
+static bool slept_between(const struct sched_tab *t, uint32_t tid, uint64_t a, uint64_t b)
+{
+	size_t lo = 0, hi = t->n;
+
+	while (lo < hi) {               /* the first event at or after a */
+		size_t mid = (lo + hi) / 2;
+
+		if (t->ev[mid].ts < a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i < t->n && t->ev[i].ts < b; i++) {
+		const struct sched_ent *e = &t->ev[i];
+
+		if (e->kind == GPUIO_SCHED_SWITCH && (e->flags & GPUIO_SF_PREV_TRACED) &&
+		    e->tid == tid && !(e->flags & GPUIO_SF_PREEMPT))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * A sleep another traced process ended: data handed over — not a child's
+ * exit waking its parent (a join: the waker died soon after without going
+ * to sleep in between, so the wake-up was part of its exit; a worker that
+ * handed over its last batch, then waited to be shut down, is data).
+ */
 static bool data_waker(const struct sched_tab *t, const struct tstate_iv *iv, uint64_t woke,
 		       struct kmap *deaths)
 {
@@ -108,7 +137,9 @@ static bool data_waker(const struct sched_tab *t, const struct tstate_iv *iv, ui
 		*v = death_of(t, iv->waker_tid) + 1;
 		d = v;
 	}
-	return !(*d > 1 && *d - 1 >= woke && *d - 1 - woke < EXIT_WAKE_NS);
+	if (!(*d > 1 && *d - 1 >= woke && *d - 1 - woke < EXIT_WAKE_NS))
+		return true;
+	return slept_between(t, iv->waker_tid, woke, *d - 1);
 }
 
 static bool data_wake(const struct sched_tab *t, const struct tstate_iv *iv, struct kmap *deaths)
