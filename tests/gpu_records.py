@@ -144,6 +144,16 @@ def _zz(v):
 VFS_FMT = "<HHIIIQQqQqqQQIIiiIIIHBB"    # struct gpuio_vfs_event (112 bytes)
 
 
+def _head(data, off, end, prev_ts):
+    """A VFS or SCHED body's start: presence bits, ts (delta from prev_ts),
+    thread id, cpu; and the position after them."""
+    P, p = data[off], off + 1
+    d, p = _varint(data, p, end)
+    t, p = _varint(data, p, end)
+    cpu, p = _varint(data, p, end)
+    return P, (prev_ts + _zz(d)) & 0xFFFFFFFFFFFFFFFF, t, cpu, p
+
+
 def v2_records(data, off, path="capture"):
     """Version 2 (user/capture/compact.c), decoded independently of the C
     reader: yields (offset, record bytes as in bpf/gpuio_abi.h); offset is
@@ -172,11 +182,7 @@ def v2_records(data, off, path="capture"):
             ino, p = _varint(data, p, end)
             files[i], fstate[i] = (pid, _zz(fd), dev, ino, data[p]), -(1 << 63)
         elif kind == 4:     # VFS
-            P, p = data[off], off + 1
-            d, p = _varint(data, p, end)
-            ts = (prev_ts + _zz(d)) & m64
-            t, p = _varint(data, p, end)
-            cpu, p = _varint(data, p, end)
+            P, ts, t, cpu, p = _head(data, off, end, prev_ts)
             call, p = _varint(data, p, end)
             dur, p = _varint(data, p, end)
             ret, p = _varint(data, p, end)
@@ -219,11 +225,7 @@ def v2_records(data, off, path="capture"):
                 fstate[fid] = ((offset + max(ret, 0) + (1 << 63)) & m64) - (1 << 63)
             prev_ts = ts
         elif kind == 5:     # SCHED
-            P, p = data[off], off + 1
-            d, p = _varint(data, p, end)
-            ts = (prev_ts + _zz(d)) & m64
-            t, p = _varint(data, p, end)
-            cpu, p = _varint(data, p, end)
+            P, ts, t, cpu, p = _head(data, off, end, prev_ts)
             sk, p = _varint(data, p, end)
             fl, p = _varint(data, p, end)
             o = None

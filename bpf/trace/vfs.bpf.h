@@ -132,13 +132,16 @@ static __always_inline void inode_ident(struct inode *inode, struct file_id *id)
 	id->ftype = (mode & S_IFMT_) >> 12;
 }
 
+/* f's inode (one probe_read), NULL for no file or no inode */
+static __always_inline struct inode *file_inode_of(struct file *f)
+{
+	return f ? BPF_CORE_READ(f, f_inode) : NULL;
+}
+
 static __always_inline bool file_ident(struct file *f, struct file_id *id)
 {
-	struct inode *inode;
+	struct inode *inode = file_inode_of(f);
 
-	if (!f)
-		return false;
-	inode = BPF_CORE_READ(f, f_inode);
 	if (!inode)
 		return false;
 	inode_ident(inode, id);
@@ -153,11 +156,8 @@ static __always_inline bool file_ident(struct file *f, struct file_id *id)
 static __always_inline bool file_ident_cached(struct call_state *cs, struct file *f,
 					      struct file_id *id)
 {
-	struct inode *inode;
+	struct inode *inode = file_inode_of(f);
 
-	if (!f)
-		return false;
-	inode = BPF_CORE_READ(f, f_inode);
 	if (!inode)
 		return false;
 	if ((__u64)f == cs->c_file && (__u64)inode == cs->c_inode) {

@@ -77,6 +77,23 @@ static struct gpuio_vfs_event *vfs_add(struct recs *r, uint32_t pid, uint32_t ti
 	return v;
 }
 
+/* A 128 KiB read() of a regular file at off, as the loaders below make them. */
+static struct gpuio_vfs_event *read_add(struct recs *r, uint32_t pid, uint32_t tid, uint64_t ts,
+					uint32_t cpu, int fd, uint32_t dev, uint64_t ino, int64_t off)
+{
+	struct gpuio_vfs_event *v = vfs_add(r, pid, tid, ts);
+
+	v->hdr.cpu = cpu;
+	v->call = GPUIO_CALL_READ;
+	v->fd = fd;
+	v->dev = dev;
+	v->ino = ino;
+	v->ftype = GPUIO_FT_REG;
+	v->offset = off;
+	v->requested = 131072;
+	return v;
+}
+
 /* Any bytes at all, as a record of type t. */
 static void random_add(struct recs *r, uint16_t type, size_t size)
 {
@@ -156,15 +173,8 @@ static void make_mixed(struct recs *r, size_t n)
 		} else if (k <= 6) {    /* sequential reads by 4 threads on 8 files */
 			int t = (int)(rnd() % 4), f = t * 2 + (int)(rnd() % 2);
 
-			v = vfs_add(r, 100, 200 + (uint32_t)t, ts);
-			v->hdr.cpu = (uint32_t)(rnd() % 2);
-			v->call = GPUIO_CALL_READ;
-			v->fd = 3 + f;
-			v->dev = 8 << 20 | 1;
-			v->ino = 5000 + (uint64_t)f;
-			v->ftype = GPUIO_FT_REG;
-			v->offset = pos[f];
-			v->requested = 131072;
+			v = read_add(r, 100, 200 + (uint32_t)t, ts, (uint32_t)(rnd() % 2), 3 + f,
+				     8 << 20 | 1, 5000 + (uint64_t)f, pos[f]);
 			v->ret = rnd() % 20 ? 131072 : (int64_t)(rnd() % 131072);
 			if (rnd() % 30 == 0)
 				v->ret = -5;
@@ -257,16 +267,9 @@ static void make_seq_reads(struct recs *r, size_t n)
 
 	for (size_t i = 0; i < n; i++) {
 		int t = (int)(i % 4), f = t * 2 + (int)(i / 4 / 16 % 2);
-		struct gpuio_vfs_event *v = vfs_add(r, 777, 780 + (uint32_t)t, ts);
+		struct gpuio_vfs_event *v = read_add(r, 777, 780 + (uint32_t)t, ts, (uint32_t)(t % 2),
+						     10 + f, 259 << 20 | 2, 9000 + (uint64_t)f, pos[f]);
 
-		v->hdr.cpu = (uint32_t)(t % 2);
-		v->call = GPUIO_CALL_READ;
-		v->fd = 10 + f;
-		v->dev = 259 << 20 | 2;
-		v->ino = 9000 + (uint64_t)f;
-		v->ftype = GPUIO_FT_REG;
-		v->offset = pos[f];
-		v->requested = 131072;
 		v->ret = 131072;
 		pos[f] += v->ret;
 		v->dur_ns = 20000 + rnd() % 200000;

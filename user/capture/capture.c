@@ -520,6 +520,33 @@ int gpuio_rec__sanitize(unsigned char *rec)
 	return 0;
 }
 
+/* fill, said: 1 n bytes there, 0 the end (what is left counted as cut), -EBADMSG. */
+static int fill_or_end(struct gpuio_cap_reader *r, size_t n)
+{
+	int ok = fill(r, n);
+
+	if (ok < 0) {
+		snprintf(r->error, sizeof(r->error), "read error: %s", strerror(-ok));
+		return -EBADMSG;
+	}
+	if (!ok) {
+		/* definitions whose record was cut belong to the cut */
+		r->truncated = r->len - r->pos + r->def_bytes;
+		return 0;
+	}
+	return 1;
+}
+
+/* The record in r->rec, read from offset at, made safe to use; -EBADMSG if it cannot be. */
+static int rec_sanitize(struct gpuio_cap_reader *r, __u64 at)
+{
+	if (gpuio_rec__sanitize(r->rec.b) >= 0)
+		return 0;
+	snprintf(r->error, sizeof(r->error), "corrupt path record at offset %llu (len %u > size %u)",
+		 (unsigned long long)at, ((struct gpuio_path_event *)r->rec.b)->len, r->rec.h.size);
+	return -EBADMSG;
+}
+
 /* Version 2: frames through the decoder; definitions are not handed on. */
 static int next_v2(struct gpuio_cap_reader *r, const struct gpuio_hdr **rec)
 {
@@ -531,17 +558,10 @@ static int next_v2(struct gpuio_cap_reader *r, const struct gpuio_hdr **rec)
 					    &used, why, sizeof(why));
 
 		if (rc == GPUIO_CDEC_MORE) {
-			int ok = fill(r, r->len - r->pos + 1);
+			int ok = fill_or_end(r, r->len - r->pos + 1);
 
-			if (ok < 0) {
-				snprintf(r->error, sizeof(r->error), "read error: %s", strerror(-ok));
-				return -EBADMSG;
-			}
-			if (!ok) {
-				/* definitions whose record was cut belong to the cut */
-				r->truncated = r->len - r->pos + r->def_bytes;
-				return 0;
-			}
+			if (ok <= 0)
+				return ok;
 			continue;
 		}
 		if (rc < 0) {
@@ -555,13 +575,8 @@ static int next_v2(struct gpuio_cap_reader *r, const struct gpuio_hdr **rec)
 			continue;
 		}
 		r->def_bytes = 0;
-		if (gpuio_rec__sanitize(r->rec.b) < 0) {
-			snprintf(r->error, sizeof(r->error),
-				 "corrupt path record at offset %llu (len %u > size %u)",
-				 (unsigned long long)(r->buf_off + r->pos - used),
-				 ((struct gpuio_path_event *)r->rec.b)->len, r->rec.h.size);
+		if (rec_sanitize(r, r->buf_off + r->pos - used))
 			return -EBADMSG;
-		}
 		*rec = &r->rec.h;
 		return 1;
 	}
@@ -577,15 +592,9 @@ int gpuio_cap_reader__next(struct gpuio_cap_reader *r, const struct gpuio_hdr **
 		return -EBADMSG;
 	if (r->dec)
 		return next_v2(r, rec);
-	ok = fill(r, sizeof(h));
-	if (ok < 0) {
-		snprintf(r->error, sizeof(r->error), "read error: %s", strerror(-ok));
-		return -EBADMSG;
-	}
-	if (!ok) {
-		r->truncated = r->len - r->pos + r->def_bytes;
-		return 0;
-	}
+	ok = fill_or_end(r, sizeof(h));
+	if (ok <= 0)
+		return ok;
 	memcpy(&h, r->buf + r->pos, sizeof(h));
 	min = gpuio_rec_min_size(h.type);
 	if (h.type == 0 || h.size < sizeof(h) || h.size > GPUIO_REC_SIZE_MAX ||
@@ -595,25 +604,14 @@ int gpuio_cap_reader__next(struct gpuio_cap_reader *r, const struct gpuio_hdr **
 			 (unsigned long long)(r->buf_off + r->pos), h.type, h.size);
 		return -EBADMSG;
 	}
-	ok = fill(r, h.size);
-	if (ok < 0) {
-		snprintf(r->error, sizeof(r->error), "read error: %s", strerror(-ok));
-		return -EBADMSG;
-	}
-	if (!ok) {
-		r->truncated = r->len - r->pos + r->def_bytes;
-		return 0;
-	}
+	ok = fill_or_end(r, h.size);
+	if (ok <= 0)
+		return ok;
 	memcpy(r->rec.b, r->buf + r->pos, h.size);
 	memset(r->rec.b + h.size, 0, 16 < sizeof(r->rec) - h.size ? 16 : sizeof(r->rec) - h.size);
 	r->pos += h.size;
-	if (gpuio_rec__sanitize(r->rec.b) < 0) {
-		snprintf(r->error, sizeof(r->error),
-			 "corrupt path record at offset %llu (len %u > size %u)",
-			 (unsigned long long)(r->buf_off + r->pos - h.size),
-			 ((struct gpuio_path_event *)r->rec.b)->len, h.size);
+	if (rec_sanitize(r, r->buf_off + r->pos - h.size))
 		return -EBADMSG;
-	}
 	*rec = &r->rec.h;
 	return 1;
 }

@@ -513,6 +513,28 @@ static bool file_ref(struct gpuio_cdec *d, __u32 id, __u32 pid)
 	return id < FILE_CAP && d->file_ok[id] && d->file_key[id].pid == pid;
 }
 
+static bool thr_ref(const struct gpuio_cdec *d, __u32 id)
+{
+	return id < THR_CAP && d->thr_ok[id];
+}
+
+/* A defined thread's (pid, tid), into a record's fields. */
+static void thr_ids(const struct gpuio_cdec *d, __u32 id, __u32 *pid, __u32 *tid)
+{
+	*pid = d->thr_key[id].pid;
+	*tid = d->thr_key[id].tid;
+}
+
+/* A defined file's identity, into a VFS record's fields (first or second file). */
+static void file_ids(const struct gpuio_cdec *d, __u32 id, __s32 *fd, __u32 *dev, __u64 *ino,
+		     __u8 *ftype)
+{
+	*fd = d->file_key[id].fd;
+	*dev = d->file_key[id].dev;
+	*ino = d->file_key[id].ino;
+	*ftype = d->file_key[id].ftype;
+}
+
 static int dec_vfs(struct gpuio_cdec *d, struct cur *c, unsigned char *rec, char *why, size_t whylen)
 {
 	struct gpuio_vfs_event v;
@@ -528,11 +550,10 @@ static int dec_vfs(struct gpuio_cdec *d, struct cur *c, unsigned char *rec, char
 	v.hdr.size = sizeof(v);
 	v.hdr.ts = d->prev_ts + (__u64)get_s(c);
 	tid = get_u32(c);
-	if (c->bad || tid >= THR_CAP || !d->thr_ok[tid])
+	if (c->bad || !thr_ref(d, tid))
 		BAD("a VFS record of an undefined thread (id %u)", tid);
 	ts = &d->thr[tid];
-	v.hdr.pid = d->thr_key[tid].pid;
-	v.hdr.tid = d->thr_key[tid].tid;
+	thr_ids(d, tid, &v.hdr.pid, &v.hdr.tid);
 	v.hdr.cpu = get_u32(c);
 	call = get_u(c);
 	v.call = (__u16)call;
@@ -550,10 +571,7 @@ static int dec_vfs(struct gpuio_cdec *d, struct cur *c, unsigned char *rec, char
 	fs = &d->file[fid];
 	if (P & P_OFF_NEXT)
 		v.offset = fs->next_off;
-	v.fd = d->file_key[fid].fd;
-	v.dev = d->file_key[fid].dev;
-	v.ino = d->file_key[fid].ino;
-	v.ftype = d->file_key[fid].ftype;
+	file_ids(d, fid, &v.fd, &v.dev, &v.ino, &v.ftype);
 	v.seq = P & P_SEQ_NEXT ? ts->next_seq : get_u32(c);
 	v.cache_miss_pages = P & P_CMP ? get_u32(c) : 0;
 	v.flags = P & P_FLAGS ? get_u32(c) : 0;
@@ -562,10 +580,7 @@ static int dec_vfs(struct gpuio_cdec *d, struct cur *c, unsigned char *rec, char
 		v.offset2 = get_s(c);
 		if (c->bad || !file_ref(d, fid2, v.hdr.pid))
 			BAD("a VFS record of an undefined second file (id %u)", fid2);
-		v.fd2 = d->file_key[fid2].fd;
-		v.dev2 = d->file_key[fid2].dev;
-		v.ino2 = d->file_key[fid2].ino;
-		v.ftype2 = d->file_key[fid2].ftype;
+		file_ids(d, fid2, &v.fd2, &v.dev2, &v.ino2, &v.ftype2);
 	} else {
 		v.fd2 = -1;
 		v.offset2 = -1;
@@ -599,15 +614,12 @@ static int dec_sched(struct gpuio_cdec *d, struct cur *c, unsigned char *rec, ch
 	s.flags = get_u32(c);
 	if (!(P & S_NO_OTHER))
 		oid = get_u32(c);
-	if (c->bad || tid >= THR_CAP || !d->thr_ok[tid] ||
-	    (oid != NO_ID && (oid >= THR_CAP || !d->thr_ok[oid])))
+	if (c->bad || !thr_ref(d, tid) || (oid != NO_ID && !thr_ref(d, oid)))
 		BAD("a scheduler record of an undefined thread (ids %u, %u)", tid, oid);
-	s.hdr.pid = d->thr_key[tid].pid;
-	s.hdr.tid = d->thr_key[tid].tid;
+	thr_ids(d, tid, &s.hdr.pid, &s.hdr.tid);
 	if (oid != NO_ID) {
 		other = &d->thr[oid];
-		s.other_pid = d->thr_key[oid].pid;
-		s.other_tid = d->thr_key[oid].tid;
+		thr_ids(d, oid, &s.other_pid, &s.other_tid);
 	}
 	s.prev_state = P & S_STATE ? get_u32(c) : 0;
 	if ((P & S_TCPU_CPU) && (P & S_TCPU_ZERO))
