@@ -157,3 +157,4 @@ test-progs: $(TEST_PROGS)
 -include tests/bench/bench.mk
 -include tests/vm/vm.mk
 -include cupti/cupti.mk
+-include tests/gpu/bundle/bundle.mk

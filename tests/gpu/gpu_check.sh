@@ -11,6 +11,12 @@
 #           and the program does its GPU work
 # Exit 0 = both PASS, 1 = a FAIL, 2 = cannot run here (no GPU, not root, no
 # nvcc, gpuio not built): nothing was checked.
+#
+# Environment (the GPU bundle, tests/gpu/bundle/run.sh, sets them):
+#   GPU_CHECK_TRACE_ARGS  more `gpuio trace` options, e.g. --no-bpf (then root
+#                         is not needed: the GPU side alone, from CUPTI)
+#   GPU_CHECK_OUT         build and run folder (default build/gpu-check)
+#   GPU_CHECK_LABEL       prefix of the two modes' labels (default none)
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
@@ -45,7 +51,13 @@ EOF
 ) || cannot "$ndev; this check needs a usable GPU — nothing was run"
 
 # ---- 2. what the check needs besides the GPU ----
-[ "$(id -u)" -eq 0 ] || cannot "needs root (gpuio trace loads eBPF programs): sudo make gpu-check — nothing was run"
+TRACE_ARGS=${GPU_CHECK_TRACE_ARGS:-}
+LABEL=${GPU_CHECK_LABEL:-}
+case " $TRACE_ARGS " in
+  *" --no-bpf "*) ;;
+  *) [ "$(id -u)" -eq 0 ] ||
+       cannot "needs root (gpuio trace loads eBPF programs): sudo make gpu-check, or GPU_CHECK_TRACE_ARGS=--no-bpf — nothing was run" ;;
+esac
 NVCC=${NVCC:-$CUDA_HOME/bin/nvcc}
 [ -x "$NVCC" ] || NVCC=$(command -v nvcc) ||
   cannot "no nvcc ($CUDA_HOME/bin/nvcc; set CUDA_HOME) — nothing was run"
@@ -57,7 +69,7 @@ say "$ndev CUDA device(s)${smi:+; $(echo "$smi" | head -n1)}"
 
 # ---- 3. build ----
 SRC=$ROOT/tests/gpu/gpu_check.cu
-OUT=$ROOT/build/gpu-check
+OUT=${GPU_CHECK_OUT:-$ROOT/build/gpu-check}
 BIN=$OUT/gpu_check
 CHECK="python3 $ROOT/tests/gpu/gpu_check.py"
 mkdir -p "$OUT"
@@ -71,7 +83,7 @@ fi
 
 # Run directory: under sudo the launched command runs as the invoking user
 # and must be able to write its truth file there.
-RUN=$OUT/run
+RUN=${GPU_CHECK_RUN:-$OUT/run}
 rm -rf "$RUN" && mkdir -p "$RUN"
 [ -n "${SUDO_UID:-}" ] && chown "$SUDO_UID:${SUDO_GID:-$SUDO_UID}" "$RUN"
 pids=()
@@ -86,18 +98,18 @@ show_gpuio() {  # the tracer's own lines about the GPU, for the log
 }
 
 # ---- 4. launch mode ----
-say "launch: gpuio trace -o $RUN/launch.json -- $BIN $RUN/launch.truth.json"
-timeout 600 "$GPUIO" trace -o "$RUN/launch.json" -- "$BIN" "$RUN/launch.truth.json" \
+say "${LABEL}launch: gpuio trace $TRACE_ARGS -o $RUN/launch.json -- $BIN $RUN/launch.truth.json"
+timeout 600 "$GPUIO" trace $TRACE_ARGS -o "$RUN/launch.json" -- "$BIN" "$RUN/launch.truth.json" \
   >"$RUN/launch.out" 2>"$RUN/launch.err"
 rc=$?
 show_gpuio "$RUN/launch.err"
 if [ "$rc" -ne 0 ] || [ ! -s "$RUN/launch.truth.json" ]; then
   tail -n 20 "$RUN/launch.out" "$RUN/launch.err"
-  say "[launch]: FAIL: the traced program or gpuio failed (rc $rc)"
-  verdict launch 1
+  say "[${LABEL}launch]: FAIL: the traced program or gpuio failed (rc $rc)"
+  verdict "${LABEL}launch" 1
 else
-  $CHECK --label launch "$RUN/launch.json" "$RUN/launch.truth.json"
-  verdict launch $?
+  $CHECK --label "${LABEL}launch" "$RUN/launch.json" "$RUN/launch.truth.json"
+  verdict "${LABEL}launch" $?
 fi
 
 # ---- 5. attach mode ----
@@ -112,10 +124,10 @@ done
 arc=1
 if ! grep -q ' ready' "$RUN/attach.out"; then
   cat "$RUN/attach.out"
-  say "[attach]: FAIL: gpu_check never became ready"
+  say "[${LABEL}attach]: FAIL: gpu_check never became ready"
 else
-  say "attach: gpuio trace -p $tpid -o $RUN/attach.json"
-  timeout 600 "$GPUIO" trace -p "$tpid" -o "$RUN/attach.json" >"$RUN/attach.trace.out" 2>"$RUN/attach.err" &
+  say "${LABEL}attach: gpuio trace $TRACE_ARGS -p $tpid -o $RUN/attach.json"
+  timeout 600 "$GPUIO" trace $TRACE_ARGS -p "$tpid" -o "$RUN/attach.json" >"$RUN/attach.trace.out" 2>"$RUN/attach.err" &
   gpid=$!
   pids+=("$gpid")
   for _ in $(seq 600); do   # the collector is injected within a few gpu_watch periods
@@ -133,16 +145,16 @@ else
   pids=()
   show_gpuio "$RUN/attach.err"
   if [ "$injected" -ne 1 ]; then
-    say "[attach]: FAIL: gpuio did not inject its collector into pid $tpid"
+    say "[${LABEL}attach]: FAIL: gpuio did not inject its collector into pid $tpid"
   elif [ "$trc" -ne 0 ] || [ "$grc" -ne 0 ] || [ ! -s "$RUN/attach.truth.json" ]; then
     tail -n 20 "$RUN/attach.out" "$RUN/attach.err"
-    say "[attach]: FAIL: gpu_check (rc $trc) or gpuio (rc $grc) failed"
+    say "[${LABEL}attach]: FAIL: gpu_check (rc $trc) or gpuio (rc $grc) failed"
   else
-    $CHECK --label attach "$RUN/attach.json" "$RUN/attach.truth.json"
+    $CHECK --label "${LABEL}attach" "$RUN/attach.json" "$RUN/attach.truth.json"
     arc=$?
   fi
 fi
-verdict attach "$arc"
+verdict "${LABEL}attach" "$arc"
 
 # ---- 6. verdict ----
 echo "gpu-check: ${result[*]} (traces and truths in $RUN)"

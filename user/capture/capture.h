@@ -27,6 +27,7 @@
 #define GPUIO_CAPF_ALL      0x01 /* -a: whole node */
 #define GPUIO_CAPF_ALL_FDS  0x02 /* --all-fds */
 #define GPUIO_CAPF_LAUNCH   0x04 /* command launched by gpuio */
+#define GPUIO_CAPF_NO_BPF   0x08 /* traced without BPF: the GPU side (CUPTI) alone */
 
 struct gpuio_cap_header {
 	char  magic[8];

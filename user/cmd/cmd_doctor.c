@@ -24,13 +24,15 @@ static void usage(FILE *f)
 "and the permissions gpuio needs. Nothing is traced; the BPF programs are\n"
 "loaded, attached to nothing traced, and removed.\n"
 "\n"
-"  --json      one JSON object: {\"version\", \"can_trace\", and per section\n"
-"              (kernel, attach, gpu, permissions) per key {\"status\": ok|warn|\n"
+"  --json      one JSON object: {\"version\", \"can_trace\", \"trace_mode\" (full,\n"
+"              gpu_only: no BPF, CUPTI alone; none), and per section (kernel,\n"
+"              attach, gpu, permissions, trace) per key {\"status\": ok|warn|\n"
 "              no|info, \"value\", \"detail\"}}\n"
 "  -h, --help  this help\n"
 "\n"
 "exit status: 0 when gpuio can trace files and disks here, 1 when it cannot\n"
-"(not root, no BTF, the programs do not load), 2 on a bad option.\n");
+"(not root, no BTF, the programs do not load; trace_mode says whether the\n"
+"GPU alone can be), 2 on a bad option.\n");
 }
 
 static void print_text(const struct doctor *d)
@@ -50,8 +52,9 @@ static void print_text(const struct doctor *d)
 		if (f->detail[0])
 			printf("       %-26s %s\n", "", f->detail);
 	}
-	printf("\n%s\n", d->can_trace ? "gpuio can trace here." :
-	       "gpuio cannot trace here: see the NO lines above.");
+	printf("\n%s\n", d->mode == DOCTOR_MODE_FULL ? "gpuio can trace here." :
+	       d->mode == DOCTOR_MODE_GPU_ONLY ? "gpuio traces the GPU alone here (no BPF): see "
+	       "trace mode above." : "gpuio cannot trace here: see the NO lines above.");
 }
 
 static int print_json(const struct doctor *d)
@@ -65,6 +68,9 @@ static int print_json(const struct doctor *d)
 	json_writer__cstr(w, GPUIO_VERSION);
 	json_writer__printf(w, ",\"can_trace\":");
 	json_writer__bool(w, d->can_trace);
+	json_writer__printf(w, ",\"trace_mode\":");
+	json_writer__cstr(w, d->mode == DOCTOR_MODE_FULL ? "full" :
+			  d->mode == DOCTOR_MODE_GPU_ONLY ? "gpu_only" : "none");
 	for (int i = 0; i < d->n; i++) {
 		const struct doctor_finding *f = &d->f[i];
 
@@ -120,6 +126,7 @@ int cmd_doctor(int argc, char **argv)
 	doctor__attach(&d);
 	doctor__gpu(&d);
 	doctor__permissions(&d);
+	doctor__mode(&d);
 	if (json ? print_json(&d) : (print_text(&d), 0))
 		return GPUIO_EXIT_ERROR;
 	return d.can_trace ? GPUIO_EXIT_OK : GPUIO_EXIT_ERROR;

@@ -40,8 +40,10 @@ static void usage(FILE *f)
 "CUDA calls come from uprobes on libcudart/libcuda; GPU kernels and copies from\n"
 "the CUPTI collector, given to a launched COMMAND through CUDA_INJECTION64_PATH\n"
 "and injected (ptrace) into traced processes that load libcuda.\n"
-"Needs root (or CAP_BPF + CAP_PERFMON). A launched COMMAND runs as the user\n"
-"who invoked sudo; output files belong to that user.\n"
+"Needs root (or CAP_BPF + CAP_PERFMON) for files, disks and thread states.\n"
+"Without them, or where the kernel refuses BPF (containers, gVisor), it traces\n"
+"the GPU alone through CUPTI (-- COMMAND or -p PID) and says so. A launched\n"
+"COMMAND runs as the user who invoked sudo; output files belong to that user.\n"
 "\n"
 "targets (one of):\n"
 "  -p, --pid PID[,PID]    attach to running processes and all their descendants\n"
@@ -64,6 +66,8 @@ static void usage(FILE *f)
 "      --no-gpu-inject    do not inject the CUPTI collector into running processes\n"
 "                         (launched commands still get it via CUDA_INJECTION64_PATH)\n"
 "      --no-gpu           no CUPTI collector at all (uprobes still trace CUDA calls)\n"
+"      --no-bpf           load no BPF programs: GPU kernels, copies, CUDA calls and\n"
+"                         NVTX from CUPTI only (the default where BPF is refused)\n"
 "      --ringbuf SIZE     BPF ring buffer size, e.g. 64M (default 16M)\n"
 "      --stream           write the .pftrace while tracing: memory stays flat, and a\n"
 "                         killed trace is readable up to its last second\n"
@@ -110,6 +114,35 @@ static bool have_bpf_caps(void)
 		return false;
 	/* CAP_PERFMON = 38, CAP_BPF = 39: both in the second word */
 	return (d[1].effective & (1u << (38 - 32))) && (d[1].effective & (1u << (39 - 32)));
+}
+
+/*
+ * BPF or the GPU alone: without the privileges, or where the kernel refuses
+ * bpf(), a launch or -p still gets its GPU side from CUPTI; -a and the
+ * BPF-only options need BPF.
+ */
+static int choose_bpf(struct trace_opts *o)
+{
+	static char why[256];
+
+	if (!o->no_bpf) {
+		if (!have_bpf_caps())
+			snprintf(why, sizeof(why), "not root and no CAP_BPF + CAP_PERFMON");
+		else if (gpuio_loader__probe(why, sizeof(why)) == 0)
+			return 0;
+		o->no_bpf = true;
+		o->no_bpf_why = why;
+	}
+	if (o->all) {
+		pr_err("gpuio trace -a needs BPF (%s): run it with sudo, or trace one command "
+		       "(-- COMMAND) or process (-p PID) for its GPU side alone", o->no_bpf_why);
+		return -EPERM;
+	}
+	if (o->vfs_mode) {
+		pr_err("--vfs-mode needs BPF (%s)", o->no_bpf_why);
+		return -EPERM;
+	}
+	return 0;
 }
 
 /* dirname(path) is a directory we can create files in. */
@@ -193,6 +226,7 @@ static int parse_args(int argc, char **argv, struct trace_opts *o)
 		{ "no-sched", no_argument, NULL, 'Z' },
 		{ "no-gpu-inject", no_argument, NULL, 'J' },
 		{ "no-gpu", no_argument, NULL, 'U' },
+		{ "no-bpf", no_argument, NULL, 'B' },
 		{ "ringbuf", required_argument, NULL, 'R' },
 		{ "stream", no_argument, NULL, 'S' },
 		{ "rotate", required_argument, NULL, 'T' },
@@ -236,6 +270,10 @@ static int parse_args(int argc, char **argv, struct trace_opts *o)
 		case 'Z': o->no_sched = true; break;
 		case 'J': o->no_gpu_inject = true; break;
 		case 'U': o->no_gpu_collector = true; break;
+		case 'B':
+			o->no_bpf = true;
+			o->no_bpf_why = "--no-bpf";
+			break;
 		case 'R':
 			o->ringbuf = ringbuf_size(optarg);
 			if (!o->ringbuf) {
@@ -293,11 +331,8 @@ int cmd_trace(int argc, char **argv)
 	err = parse_args(argc, argv, &o);
 	if (err)
 		return err > 0 ? GPUIO_EXIT_OK : GPUIO_EXIT_USAGE;
-	if (!have_bpf_caps()) {
-		pr_err("gpuio trace needs root (or CAP_BPF and CAP_PERFMON) to load BPF programs: "
-		       "run it with sudo");
+	if (choose_bpf(&o) < 0)
 		return GPUIO_EXIT_ERROR;
-	}
 	/* targets first: a typo in a pid should not cost a BPF load */
 	for (int i = 0; i < o.npids; i++) {
 		int tgid = procfs_tgid(o.pids[i]);

@@ -28,11 +28,19 @@ struct doctor_finding {
 
 #define DOCTOR_MAX 64
 
+/* Which `gpuio trace` this user gets here (doctor__mode). */
+enum doctor_mode {
+	DOCTOR_MODE_NONE,      /* nothing can be traced */
+	DOCTOR_MODE_GPU_ONLY,  /* no BPF: the CUPTI collector alone */
+	DOCTOR_MODE_FULL,      /* BPF layers, and the GPU where there is one */
+};
+
 struct doctor {
 	struct doctor_finding f[DOCTOR_MAX];
 	int n;
 	bool root;
 	bool can_trace;           /* the file and block layers load here */
+	enum doctor_mode mode;    /* set by doctor__mode, after the other probes */
 };
 
 /* Add a finding; value and detail are printf formats (detail may be NULL). */
@@ -47,5 +55,6 @@ void doctor__kernel(struct doctor *d);       /* doctor_kernel.c */
 void doctor__attach(struct doctor *d);       /* doctor_attach.c: loads the BPF programs */
 void doctor__gpu(struct doctor *d);          /* doctor_gpu.c */
 void doctor__permissions(struct doctor *d);  /* doctor_perm.c */
+void doctor__mode(struct doctor *d);         /* doctor_mode.c: the conclusion, last */
 
 #endif

@@ -5,38 +5,45 @@
 #include <stdlib.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
-#include <bpf/libbpf.h>
-#include "gpuio.skel.h"
 #include "gpu/cuda_probes.h"
 #include "gpu/gpu_watch.h"
 #include "lib/keyset.h"
-#include "trace/loader.h"
 #include "lib/log.h"
+#include "trace/procfs.h"
+
+#define MAX_ROOTS 64
+#define MAX_DESCENDANTS 4096
 
 struct gpu_watch {
 	struct cuda_probes *probes;
 	int traced_fd;
 	struct gpu_watch_opts o;
 	struct keyset *cuda_pids;  /* pids the hook was told about */
+	struct keyset *seen_pids;  /* without BPF: pids on_new_process was told about */
+	pid_t roots[MAX_ROOTS];    /* without BPF: the targets */
+	int nroots;
 	__u64 last;
 };
 
-int gpu_watch__new(struct gpuio_loader *l, struct cuda_probes *probes,
-		   const struct gpu_watch_opts *opts, struct gpu_watch **out)
+int gpu_watch__new(struct cuda_probes *probes, const struct gpu_watch_opts *opts,
+		   struct gpu_watch **out)
 {
 	struct gpu_watch *gw = calloc(1, sizeof(*gw));
 
 	if (!gw)
 		return -ENOMEM;
 	gw->probes = probes;
-	gw->traced_fd = bpf_map__fd(l->skel->maps.traced);
-	if (opts)
+	gw->traced_fd = -1;
+	if (opts) {
 		gw->o = *opts;
+		gw->traced_fd = opts->traced_fd;
+	}
 	if (!gw->o.period_ns)
 		gw->o.period_ns = 1000000000ull;
 	gw->cuda_pids = keyset__new(12);
-	if (!gw->cuda_pids) {
-		free(gw);
+	gw->seen_pids = gw->traced_fd < 0 ? keyset__new(12) : NULL;
+	if (!gw->cuda_pids || (gw->traced_fd < 0 && !gw->seen_pids)) {
+		gpu_watch__free(gw);
 		return -ENOMEM;
 	}
 	*out = gw;
@@ -47,12 +54,50 @@ static void look_at(struct gpu_watch *gw, pid_t pid)
 {
 	int libs;
 
+	if (gw->seen_pids && gw->o.on_new_process &&
+	    !keyset__test_and_add(gw->seen_pids, (__u64)pid, 0))
+		gw->o.on_new_process(gw->o.ctx, pid);
 	if (!gw->probes && !gw->o.on_new_cuda_process)
 		return;
 	libs = cuda_probes__scan_pid(gw->probes, pid);   /* probes NULL: look only */
 	if (libs > 0 && (libs & CUDA_LIB_DRV) && gw->o.on_new_cuda_process &&
 	    !keyset__test_and_add(gw->cuda_pids, (__u64)pid, 0))
 		gw->o.on_new_cuda_process(gw->o.ctx, pid);
+}
+
+int gpu_watch__add_root(struct gpu_watch *gw, pid_t tgid)
+{
+	if (!gw)
+		return -ENOMEM;
+	if (gw->nroots == MAX_ROOTS)
+		return -ENOSPC;
+	gw->roots[gw->nroots++] = tgid;
+	return 0;
+}
+
+bool gpu_watch__roots_gone(struct gpu_watch *gw)
+{
+	if (!gw || !gw->nroots)
+		return false;
+	for (int i = 0; i < gw->nroots; i++)
+		if (procfs_alive(gw->roots[i]))
+			return false;
+	return true;
+}
+
+/* Without BPF nothing keeps the traced set: the roots and what /proc shows under them. */
+static void scan_roots(struct gpu_watch *gw)
+{
+	pid_t *desc = calloc(MAX_DESCENDANTS, sizeof(*desc));
+
+	for (int i = 0; i < gw->nroots; i++) {
+		size_t nd = desc ? procfs_descendants(gw->roots[i], desc, MAX_DESCENDANTS) : 0;
+
+		look_at(gw, gw->roots[i]);
+		for (size_t k = 0; k < nd; k++)
+			look_at(gw, desc[k]);
+	}
+	free(desc);
 }
 
 void gpu_watch__scan(struct gpu_watch *gw)
@@ -74,6 +119,10 @@ void gpu_watch__scan(struct gpu_watch *gw)
 		}
 		if (d)
 			closedir(d);
+		return;
+	}
+	if (gw->traced_fd < 0) {
+		scan_roots(gw);
 		return;
 	}
 	/* the traced set, as the BPF side keeps it (children join at fork) */
@@ -103,5 +152,6 @@ void gpu_watch__free(struct gpu_watch *gw)
 	if (!gw)
 		return;
 	keyset__free(gw->cuda_pids);
+	keyset__free(gw->seen_pids);
 	free(gw);
 }

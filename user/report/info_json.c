@@ -59,6 +59,7 @@ static void json_header(struct json_writer *w, bool *pfirst, const char *path,
 	jbool(w, &f2, "all", h->flags & GPUIO_CAPF_ALL);
 	jbool(w, &f2, "all_fds", h->flags & GPUIO_CAPF_ALL_FDS);
 	jbool(w, &f2, "launch", h->flags & GPUIO_CAPF_LAUNCH);
+	jbool(w, &f2, "no_bpf", h->flags & GPUIO_CAPF_NO_BPF);
 	json_writer__putc(w, '}');
 	jkey(w, pfirst, "modes");
 	f2 = true;

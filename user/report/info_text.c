@@ -35,10 +35,11 @@ static void text_header(const char *path, const struct capture_info *in)
 	field("boot id", h->boot_id, sizeof(h->boot_id));
 	field("target", h->target, sizeof(h->target));
 	field("cmdline", h->cmdline, sizeof(h->cmdline));
-	printf("%-13s%u (%u cpus)%s%s%s\n", "tracer pid", h->tracer_pid, h->ncpus,
+	printf("%-13s%u (%u cpus)%s%s%s%s\n", "tracer pid", h->tracer_pid, h->ncpus,
 	       h->flags & GPUIO_CAPF_ALL ? ", whole node (-a)" : "",
 	       h->flags & GPUIO_CAPF_ALL_FDS ? ", all fd types" : "",
-	       h->flags & GPUIO_CAPF_LAUNCH ? ", command launched by gpuio" : "");
+	       h->flags & GPUIO_CAPF_LAUNCH ? ", command launched by gpuio" : "",
+	       h->flags & GPUIO_CAPF_NO_BPF ? ", without BPF (GPU side only)" : "");
 	printf("%-13svfs=%.16s block=%.16s proc=%.16s pagecache=%.16s io_uring=%.16s sched=%.16s\n",
 	       "attach modes", h->vfs_mode, h->block_mode, h->proc_mode, h->pagecache_mode,
 	       h->iouring_mode, h->sched_mode[0] ? h->sched_mode : "none");

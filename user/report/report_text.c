@@ -154,7 +154,9 @@ static void launcher_lines(const struct rpt_model *m, const struct rpt_gpu *g)
 		return;
 	printf("    its launching thread (tid %u, %" PRIu64 " launches) during the idle gaps:%s\n",
 	       g->launcher_tid, g->launcher_launches,
-	       m->launch_states ? "" : " no thread states in this capture (traced with --no-sched?)");
+	       m->launch_states ? "" :
+	       m->hdr->flags & GPUIO_CAPF_NO_BPF ? " no thread states (traced without BPF)" :
+	       " no thread states in this capture (traced with --no-sched?)");
 	if (!m->launch_states)
 		return;
 	for (int k = 0; k < RPT_LS_N; k++)

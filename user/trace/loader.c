@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <linux/btf.h>
+#include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "gpuio.skel.h"
@@ -441,4 +443,43 @@ void gpuio_loader__describe(const struct gpuio_loader *l, struct gpuio_cap_heade
 	snprintf(h->iouring_mode, sizeof(h->iouring_mode), "%s", l->iouring_mode);
 	snprintf(h->sched_mode, sizeof(h->sched_mode), "%s", l->sched_mode);
 	snprintf(h->modes_detail, sizeof(h->modes_detail), "%s", l->detail);
+}
+
+void gpuio_loader__describe_off(const char *why, struct gpuio_cap_header *h)
+{
+	static const size_t off[] = {
+		offsetof(struct gpuio_cap_header, vfs_mode),
+		offsetof(struct gpuio_cap_header, block_mode),
+		offsetof(struct gpuio_cap_header, proc_mode),
+		offsetof(struct gpuio_cap_header, pagecache_mode),
+		offsetof(struct gpuio_cap_header, iouring_mode),
+		offsetof(struct gpuio_cap_header, sched_mode),
+	};
+
+	for (size_t i = 0; i < sizeof(off) / sizeof(off[0]); i++)
+		snprintf((char *)h + off[i], sizeof(h->vfs_mode), "off");
+	snprintf(h->modes_detail, sizeof(h->modes_detail), "no BPF: %s; GPU from CUPTI only",
+		 why && *why ? why : "--no-bpf");
+}
+
+int gpuio_loader__probe(char *why, size_t len)
+{
+	int fd, err;
+
+	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "gpuio_probe", sizeof(__u32), sizeof(__u32), 1,
+			    NULL);
+	if (fd >= 0) {
+		close(fd);
+		return 0;
+	}
+	err = -errno;
+	if (err == -ENOSYS)
+		snprintf(why, len, "this kernel has no bpf() system call (a sandbox kernel such as "
+			 "gVisor)");
+	else if (err == -EPERM || err == -EACCES)
+		snprintf(why, len, "bpf() is not permitted here (%s: no CAP_BPF, a seccomp filter "
+			 "or an unprivileged container)", strerror(-err));
+	else
+		snprintf(why, len, "bpf() failed: %s", strerror(-err));
+	return err;
 }

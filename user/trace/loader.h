@@ -41,6 +41,14 @@ int gpuio_loader__open(const struct gpuio_loader_opts *opts, struct gpuio_loader
 void gpuio_loader__destroy(struct gpuio_loader *l);
 /* Write the attach mode of each layer, and why better ones were refused, into a capture header. */
 void gpuio_loader__describe(const struct gpuio_loader *l, struct gpuio_cap_header *h);
+/* A header for a trace without BPF: every layer "off", why in the detail. */
+void gpuio_loader__describe_off(const char *why, struct gpuio_cap_header *h);
+/*
+ * Whether this process can load BPF programs at all (a map is created and
+ * closed). 0, or -errno with why filled: not permitted (no CAP_BPF, a
+ * seccomp filter, an unprivileged container) or no bpf() (a sandbox kernel).
+ */
+int gpuio_loader__probe(char *why, size_t len);
 /* Names of the VFS modes --vfs-mode accepts, for --help and errors. */
 const char *gpuio_loader__vfs_modes(void);
 

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/wait.h>
 #include <bpf/bpf.h>
@@ -23,6 +24,7 @@
 #include "gpu/cupti_launch.h"
 #include "gpu/gpu_watch.h"
 #include "lib/clock.h"
+#include "lib/keyset.h"
 #include "lib/log.h"
 #include "trace/cuda_spec.h"
 #include "trace/launch.h"
@@ -46,6 +48,8 @@ struct trace_session {
 	struct gpuio_launch child;
 	struct gpuio_cap_header hdr;
 	struct ringbuf_drain_totals tot;
+	struct keyset *gpu_named;       /* no BPF: processes described from /proc */
+	__u64 gpu_write_errors;         /* no BPF: GPU records not added to the capture */
 	uid_t ouid;                     /* outputs belong to sudo's caller */
 	gid_t ogid;
 	const char *why_end;
@@ -54,6 +58,15 @@ struct trace_session {
 };
 
 static volatile sig_atomic_t stop_signal;
+
+/* The loop's tick without a ring buffer to wait on; a signal ends it early. */
+static int sleep_ms(int ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+	return 0;
+}
 
 static void on_signal(int sig)
 {
@@ -68,8 +81,11 @@ static void fill_header(struct trace_session *s)
 
 	gpuio_cap_header__init(h, (__u32)libbpf_num_possible_cpus(),
 			       (o->all ? GPUIO_CAPF_ALL : 0) | (o->all_fds ? GPUIO_CAPF_ALL_FDS : 0) |
-			       (o->cmd ? GPUIO_CAPF_LAUNCH : 0));
-	gpuio_loader__describe(s->l, h);
+			       (o->cmd ? GPUIO_CAPF_LAUNCH : 0) | (o->no_bpf ? GPUIO_CAPF_NO_BPF : 0));
+	if (s->l)
+		gpuio_loader__describe(s->l, h);
+	else
+		gpuio_loader__describe_off(o->no_bpf_why, h);
 	if (o->all)
 		snprintf(h->target, sizeof(h->target), "all");
 	else if (o->cmd)
@@ -94,6 +110,20 @@ static void fill_header(struct trace_session *s)
 }
 
 /*
+ * Without BPF no exec or fork record names a process: /proc does, once,
+ * when it is first seen (launched, found under a target, or its collector
+ * spoke).
+ */
+static void name_process(void *ctx, pid_t pid)
+{
+	struct trace_session *s = ctx;
+
+	if (s->gpu_named && !keyset__test_and_add(s->gpu_named, (__u64)pid, 0) &&
+	    procfs_alive(pid))
+		procfs_emit_process(s->w, pid, false, clock_mono_ns(), NULL);
+}
+
+/*
  * A process's CUPTI collector is on: CUPTI gives its CUDA calls (with
  * correlation ids), so its uprobes only cost it a trap per call: remove
  * them. Off (another profiler holds CUPTI, no GPU): the uprobes stay.
@@ -103,7 +133,9 @@ static void on_collector_state(void *ctx, pid_t pid, const struct gpuio_gpu_info
 	struct trace_session *s = ctx;
 	int n;
 
-	if (in->state != GPUIO_GPU_ON)
+	if (s->o->no_bpf)
+		name_process(s, pid);
+	if (in->state != GPUIO_GPU_ON || !s->cp)
 		return;
 	n = cuda_probes__detach_pid(s->cp, pid);
 	if (n > 0)
@@ -111,14 +143,23 @@ static void on_collector_state(void *ctx, pid_t pid, const struct gpuio_gpu_info
 			"libraries)", pid, n);
 }
 
+static void on_cuda_process(void *ctx, pid_t pid)
+{
+	struct trace_session *s = ctx;
+
+	cupti_launch__on_cuda_process(s->gc, pid);
+}
+
 /* The GPU side: CUDA uprobes on the libraries known now, the CUPTI collector, the watch. */
 static void gpu_setup(struct trace_session *s)
 {
 	const struct trace_opts *o = s->o;
-	struct gpu_watch_opts wo = { .trace_all = o->all };
+	struct gpu_watch_opts wo = {
+		.trace_all = o->all, .traced_fd = s->l ? bpf_map__fd(s->l->skel->maps.traced) : -1,
+	};
 
 	/* CUDA libraries already known: the targets' (the command's at launch) */
-	if (strcmp(s->l->cuda_mode, "off") && cuda_probes__new(s->l, o->all, &s->cp) == 0) {
+	if (s->l && strcmp(s->l->cuda_mode, "off") && cuda_probes__new(s->l, o->all, &s->cp) == 0) {
 		for (int i = 0; i < o->npids; i++)
 			cuda_probes__scan_pid(s->cp, o->pids[i]);
 	}
@@ -129,11 +170,12 @@ static void gpu_setup(struct trace_session *s)
 		if (cupti_launch__new(&go, &s->gc) != 0)
 			pr_warn("GPU activity will not be collected");
 	}
-	wo.on_new_cuda_process = s->gc ? cupti_launch__on_cuda_process : NULL;
-	if (s->gc && s->cp)
+	wo.on_new_cuda_process = s->gc ? on_cuda_process : NULL;
+	wo.on_new_process = o->no_bpf ? name_process : NULL;
+	if (s->gc && (s->cp || o->no_bpf))
 		cupti_launch__on_state(s->gc, on_collector_state, s);
-	wo.ctx = s->gc;
-	if (gpu_watch__new(s->l, s->cp, &wo, &s->gw) != 0)
+	wo.ctx = s;
+	if (gpu_watch__new(s->cp, &wo, &s->gw) != 0)
 		pr_warn("CUDA libraries loaded from now on will not be probed (out of memory)");
 }
 
@@ -149,12 +191,30 @@ static int setup(struct trace_session *s)
 	struct sigaction sa = { .sa_handler = on_signal };
 	int err;
 
-	err = gpuio_loader__open(&lo, &s->l);
-	if (err)
-		return err;
-	pr_debug("attach modes: vfs=%s block=%s proc=%s pagecache=%s io_uring=%s sched=%s cuda=%s",
-		 s->l->vfs_mode, s->l->block_mode, s->l->proc_mode, s->l->pagecache_mode,
-		 s->l->iouring_mode, s->l->sched_mode, s->l->cuda_mode);
+	if (o->no_bpf) {
+		/* said once, plainly: what is off, why, and what is still traced */
+		pr_warn("BPF is off (%s): files, disks, thread states and CUDA uprobes are not "
+			"traced; GPU kernels, copies, memsets, CUDA API calls and NVTX ranges come "
+			"from the CUPTI collector", o->no_bpf_why);
+		if (o->no_gpu_collector) {
+			pr_err("--no-gpu without BPF leaves nothing to trace");
+			return -EINVAL;
+		}
+		s->gpu_named = keyset__new(10);
+		if (!s->gpu_named)
+			return -ENOMEM;
+	} else {
+		err = gpuio_loader__open(&lo, &s->l);
+		if (err) {
+			if (o->cmd || o->npids)
+				pr_info("to trace the GPU alone without BPF: gpuio trace --no-bpf ...");
+			return err;
+		}
+		pr_debug("attach modes: vfs=%s block=%s proc=%s pagecache=%s io_uring=%s sched=%s "
+			 "cuda=%s", s->l->vfs_mode, s->l->block_mode, s->l->proc_mode,
+			 s->l->pagecache_mode, s->l->iouring_mode, s->l->sched_mode,
+			 s->l->cuda_mode);
+	}
 	if (o->start_at_str) {
 		/* loaded already: at TIME only the attach is left to do */
 		pr_info("waiting until %s to attach (Ctrl-C cancels)", o->start_at_str);
@@ -177,7 +237,7 @@ static int setup(struct trace_session *s)
 		if (err < 0)
 			return err;
 	}
-	err = ringbuf_drain__new(s->l, s->w, &s->c);
+	err = s->l ? ringbuf_drain__new(s->l, s->w, &s->c) : 0;
 	if (err) {
 		pr_err("cannot start the collector: %s", strerror(-err));
 		return err;
@@ -194,6 +254,14 @@ static int traced_add(struct trace_session *s, pid_t pid)
 	__u32 key = (__u32)pid;
 	__u8 one = 1;
 
+	if (!s->l) {
+		/* no BPF: the GPU watch follows it and its descendants through /proc */
+		if (gpu_watch__add_root(s->gw, pid) < 0) {
+			pr_err("cannot follow pid %d: too many targets", pid);
+			return -ENOSPC;
+		}
+		return 0;
+	}
 	if (bpf_map_update_elem(bpf_map__fd(s->l->skel->maps.traced), &key, &one, BPF_ANY) != 0) {
 		pr_err("cannot add pid %d to the traced set: %s", pid, strerror(errno));
 		return -errno;
@@ -210,15 +278,46 @@ static int add_target(struct trace_session *s, pid_t tgid, bool is_root_target)
 	if (err)
 		return err;
 	/* after the map insert: anything it does from now on is seen */
-	if (!procfs_alive(tgid) || procfs_emit_process(s->w, tgid, s->o->all_fds, clock_mono_ns(),
-						       ringbuf_drain__named(s->c)) < 0) {
-		bpf_map_delete_elem(bpf_map__fd(s->l->skel->maps.traced), &key);
+	if (!procfs_alive(tgid) ||
+	    procfs_emit_process(s->w, tgid, s->o->all_fds, clock_mono_ns(),
+				s->c ? ringbuf_drain__named(s->c) : NULL) < 0) {
+		if (s->l)
+			bpf_map_delete_elem(bpf_map__fd(s->l->skel->maps.traced), &key);
 		if (is_root_target) {
 			pr_err("process %d exited before gpuio could attach", tgid);
 			return -ESRCH;
 		}
 	}
 	return 0;
+}
+
+/*
+ * No BPF, so no exec record: name the command from /proc once its exec has
+ * set its name (the error pipe closes a moment before that).
+ */
+static void name_launched(struct trace_session *s)
+{
+	char path[64], self[32] = "", comm[32];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", s->child.pid);
+	if ((f = fopen("/proc/self/comm", "r"))) {
+		if (!fgets(self, sizeof(self), f))
+			self[0] = 0;
+		fclose(f);
+	}
+	for (int i = 0; i < 50; i++) {
+		f = fopen(path, "r");
+		if (!f)
+			return;
+		if (!fgets(comm, sizeof(comm), f))
+			comm[0] = 0;
+		fclose(f);
+		if (strcmp(comm, self))
+			break;
+		sleep_ms(1);
+	}
+	name_process(s, s->child.pid);
 }
 
 /* Start the command held at its gate, in the traced set before it execs. */
@@ -244,12 +343,15 @@ static int launch(struct trace_session *s)
 	if (s->cp)
 		cuda_probes__attach_for_exec(s->cp, o->cmd[0], s->child.pid);
 	/* what the command inherits and keeps across exec (stdout to a file) */
-	procfs_emit_fds(s->w, s->child.pid, o->all_fds, true, clock_mono_ns(),
-			ringbuf_drain__named(s->c));
+	if (s->c)
+		procfs_emit_fds(s->w, s->child.pid, o->all_fds, true, clock_mono_ns(),
+				ringbuf_drain__named(s->c));
 	if (gpuio_launch__release(&s->child, o->cmd[0]) < 0) {
 		s->child.pid = -1;
 		return -ECHILD;
 	}
+	if (o->no_bpf)
+		name_launched(s);
 	return 0;
 }
 
@@ -287,7 +389,8 @@ static bool targets_ended(struct trace_session *s)
 			s->why_end = "command exited";
 			return true;
 		}
-	} else if (s->o->npids && ringbuf_drain__targets_gone(s->c)) {
+	} else if (s->o->npids && (s->c ? ringbuf_drain__targets_gone(s->c)
+					   : gpu_watch__roots_gone(s->gw))) {
 		s->why_end = "all traced processes exited";
 		return true;
 	}
@@ -303,7 +406,7 @@ static void loop(struct trace_session *s)
 
 	s->start = last_stats = last_progress = clock_mono_ns();
 	for (;;) {
-		err = ringbuf_drain__poll(s->c, 100);
+		err = s->c ? ringbuf_drain__poll(s->c, 100) : sleep_ms(100);
 		if (err) {
 			pr_err("reading events failed: %s", strerror(-err));
 			s->why_end = "error";
@@ -328,12 +431,15 @@ static void loop(struct trace_session *s)
 			return;
 		gpu_watch__tick(s->gw, now);
 		if (now - last_stats >= 1000000000ull) {
-			if (s->gc && cupti_launch__poll(s->gc, s->w) < 0)
+			if (s->gc && cupti_launch__poll(s->gc, s->w) < 0) {
 				pr_warn("GPU records could not be added to the capture");
-			ringbuf_drain__write_stats(s->c, false);
+				s->gpu_write_errors++;
+			}
+			if (s->c)
+				ringbuf_drain__write_stats(s->c, false);
 			last_stats = now;
 		}
-		if (now - last_progress >= 10000000000ull && isatty(STDERR_FILENO) &&
+		if (s->c && now - last_progress >= 10000000000ull && isatty(STDERR_FILENO) &&
 		    gpuio_log_verbosity >= GPUIO_LOG_INFO) {
 			ringbuf_drain__totals(s->c, &s->tot);
 			pr_info("%.0fs: %llu events, %llu dropped", (now - s->start) / 1e9,
@@ -344,18 +450,46 @@ static void loop(struct trace_session *s)
 	}
 }
 
+/*
+ * Without BPF the capture still ends with a final STATS record, so readers
+ * know it is whole: no BPF program ran, so none lost anything; failed
+ * writes of GPU records count as write errors. The header's NO_BPF flag and
+ * "off" modes say which layers there were.
+ */
+static void write_stats_no_bpf(struct trace_session *s)
+{
+	struct gpuio_stats_event ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.hdr.type = GPUIO_REC_STATS;
+	ev.hdr.size = sizeof(ev);
+	ev.hdr.ts = clock_mono_ns();
+	ev.user[GPUIO_USTAT_WRITE_ERRORS] = s->gpu_write_errors;
+	ev.records = gpuio_cap_writer__records(s->w) + 1;
+	ev.final = 1;
+	if (gpuio_cap_writer__append(s->w, &ev, sizeof(ev)) < 0)
+		pr_warn("the capture's final counters could not be written");
+}
+
 /* Stop producing, take the last records, release the probes; close the capture. */
 static int stop(struct trace_session *s)
 {
 	int err;
 
 	/* stop producing before the last drain so nothing arrives after it */
-	ringbuf_drain__drain(s->c);
-	ringbuf_drain__totals(s->c, &s->tot);
+	if (s->c) {
+		ringbuf_drain__drain(s->c);
+		ringbuf_drain__totals(s->c, &s->tot);
+	}
 	/* collectors of exited processes flushed at exit; injected ones get a period */
-	if (s->gc && cupti_launch__finish(s->gc, s->w) < 0)
+	if (s->gc && cupti_launch__finish(s->gc, s->w) < 0) {
 		pr_warn("GPU records could not be added to the capture");
-	ringbuf_drain__write_stats(s->c, true);
+		s->gpu_write_errors++;
+	}
+	if (s->c)
+		ringbuf_drain__write_stats(s->c, true);
+	else
+		write_stats_no_bpf(s);
 	ringbuf_drain__free(s->c);
 	s->c = NULL;
 	cupti_launch__free(s->gc);
@@ -369,6 +503,8 @@ static int stop(struct trace_session *s)
 	s->cp = NULL;
 	gpuio_loader__destroy(s->l);
 	s->l = NULL;
+	keyset__free(s->gpu_named);
+	s->gpu_named = NULL;
 	err = gpuio_cap_writer__close(s->w);
 	s->w = NULL;
 	if (err)
@@ -425,6 +561,13 @@ static int export(struct trace_session *s)
 	if (s->tot.sched)
 		snprintf(cuda + strlen(cuda), sizeof(cuda) - strlen(cuda), ", %llu sched",
 			 (unsigned long long)s->tot.sched);
+	if (o->no_bpf) {
+		/* no kernel side: its counts would be a claim of zero; the GPU side's are said above */
+		fprintf(stderr, "gpuio: %s after %.1fs: GPU only (BPF off) -> %s (capture %s)\n",
+			s->why_end, (clock_mono_ns() - s->start) / 1e9,
+			o->no_export && !o->stream ? "no export" : o->output, o->capture);
+		return rc;
+	}
 	fprintf(stderr, "gpuio: %s after %.1fs: %llu events (%llu vfs, %llu block%s), %llu dropped -> %s"
 		" (capture %s)\n", s->why_end, (clock_mono_ns() - s->start) / 1e9,
 		(unsigned long long)(s->tot.vfs + s->tot.block + s->tot.cuda + s->tot.sched),
@@ -478,6 +621,7 @@ static void session_free(struct trace_session *s)
 	if (s->w)
 		gpuio_cap_writer__close(s->w);
 	gpuio_loader__destroy(s->l);
+	keyset__free(s->gpu_named);
 }
 
 int trace_session__run(const struct trace_opts *o)
@@ -507,8 +651,8 @@ int trace_session__run(const struct trace_opts *o)
 	gpuio_cap_writer__flush(s.w);
 	if (gpuio_log_verbosity >= GPUIO_LOG_INFO)
 		pr_info("tracing %s (vfs: %s, block: %s)%s%s; Ctrl-C to stop", s.hdr.target,
-			s.l->vfs_mode, s.l->block_mode, o->duration_ns ? " for " : "",
-			o->duration_ns ? o->duration_str : "");
+			s.l ? s.l->vfs_mode : "off", s.l ? s.l->block_mode : "off",
+			o->duration_ns ? " for " : "", o->duration_ns ? o->duration_str : "");
 	loop(&s);
 	if (stop(&s)) {
 		gpuio_stream__close(s.stream, NULL);

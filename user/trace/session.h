@@ -30,6 +30,8 @@ struct trace_opts {
 	bool no_sched;          /* --no-sched */
 	bool no_gpu_collector;   /* --no-gpu: no CUPTI collector at all */
 	bool no_gpu_inject;
+	bool no_bpf;             /* --no-bpf, or BPF refused here: the GPU side alone */
+	const char *no_bpf_why;  /* with no_bpf: why, for the user and the capture */
 	__u64 duration_ns;
 	const char *duration_str;
 	size_t ringbuf;
