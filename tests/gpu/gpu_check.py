@@ -3,7 +3,7 @@
 ground truth the program wrote (cudaEvent timings, host clock probes).
 
 usage: gpu_check.py [--label NAME] TRACE.json[.gz] TRUTH.json   (0 PASS, 1 FAIL)
-       gpu_check.py --self-test   hand-made traces: two must pass, seven must fail
+       gpu_check.py --self-test   hand-made traces: three must pass, eight must fail
 
 Checks, each printed with its numbers:
   collector  the program's GPU collector is on, loaded at launch (or, for a
@@ -12,9 +12,14 @@ Checks, each printed with its numbers:
              trace has it, else the stream whose ops come in the same order
   ops        each kernel/copy is there (name, bytes, stream; graph kernels on
              any stream), as many as in the truth, ordered as synchronized
-  durations  dur within 5% of the cudaEvent time, but at least 5 us: an event
-             pair also times the hand-over from the gate kernel to the copy
-             engine (a few us, 5% of a 1 MiB copy); a table of all ops follows
+  durations  dur within 5% of the cudaEvent time, but at least 5 us; for a
+             copy at least the truth's handover_ns: what the event pair
+             measured around a 4-byte copy that way (the hand-over from the
+             gate kernel's engine to a copy engine, inside every copy's event
+             time: ~8 us on an H200, 27% of a 1 MiB copy). And per direction
+             the bandwidth between the smallest and largest serial copy
+             (which cancels any constant hand-over) within 5% of the events';
+             a table of all ops follows
   flows      each kernel/copy has flow_in bound to one cuda_api slice of the
              program (same correlation, not later, a launch/memcpy/graph call)
   clock      each probe kernel, on CLOCK_MONOTONIC through the trace info's
@@ -132,14 +137,39 @@ def match_ops(truth, gs, smap):
     return pairs, errs
 
 
-def check_durations(pairs):
+def check_bandwidth(pairs):
+    """Per copy direction: (size, dur) vs (size, event) slopes between the
+    smallest and largest serial copy; a constant hand-over cancels out."""
+    errs, msgs = [], []
+    for name in sorted({o["name"] for o, _ in pairs if o["kind"] == "memcpy"}):
+        ser = sorted(((o, e) for o, e in pairs if o["name"] == name and o["phase"] == "serial"
+                      and o["event_ns"]), key=lambda p: p[0]["bytes"])
+        if len(ser) < 2 or ser[0][0]["bytes"] == ser[-1][0]["bytes"]:
+            continue
+        (o1, e1), (o2, e2) = ser[0], ser[-1]
+        db = o2["bytes"] - o1["bytes"]
+        dt_ev, dt_tr = o2["event_ns"] - o1["event_ns"], ct.ns(e2["dur"]) - ct.ns(e1["dur"])
+        if dt_ev <= 0 or dt_tr <= 0:
+            errs.append("%s: no bandwidth (event %d ns, trace %d ns between sizes)" % (name, dt_ev, dt_tr))
+            continue
+        bw_ev, bw_tr = db / float(dt_ev), db / float(dt_tr)
+        rel = bw_tr / bw_ev - 1
+        msgs.append("%s %.2f GB/s (events %.2f, %+.2f%%)" % (name.split()[1], bw_tr, bw_ev, 100 * rel))
+        if abs(rel) > REL_TOL:
+            errs.append("%s bandwidth %.2f GB/s, the events' %.2f GB/s (%+.2f%%)" % (name, bw_tr, bw_ev, 100 * rel))
+    return errs, "; bandwidth %s" % ", ".join(msgs) if msgs else ""
+
+
+def check_durations(pairs, handover=None):
     worst, errs, table = {}, [], []
+    handover = handover or {}
     for o, e in pairs:
         ref, what = (o["event_ns"], "cudaEvent") if o["event_ns"] is not None else \
             (o["target_ns"], "spin target")
         d = ct.ns(e["dur"]) - ref
         rel = d / float(ref)
-        if abs(d) > max(REL_TOL * ref, ABS_FLOOR_NS):
+        floor = max(ABS_FLOOR_NS, handover.get(o["name"], 0) if o["kind"] == "memcpy" else 0)
+        if abs(d) > max(REL_TOL * ref, floor):
             errs.append("#%d %s%s: dur %s vs %s %s (%+.2f%%)" % (
                 o["seq"], o["name"], " %d B" % o["bytes"] if o["bytes"] else "", us(ct.ns(e["dur"])),
                 what, us(ref), 100 * rel))
@@ -151,8 +181,12 @@ def check_durations(pairs):
     msg = ", ".join("worst %s %+.2f%% (#%d %s%s)" % (k, 100 * r, o["seq"], o["name"],
                                                       " %d B" % o["bytes"] if o["bytes"] else "")
                     for k, (r, o) in sorted(worst.items()))
-    return errs, "%d/%d within %d%% (>= %s) of their cudaEvent time (or spin time); %s\n%s" % (
-        len(pairs) - len(errs), len(pairs), int(REL_TOL * 100), us(ABS_FLOOR_NS), msg, "\n".join(table))
+    berrs, bmsg = check_bandwidth(pairs)
+    hmsg = "; copies >= their hand-over (%s)" % ", ".join(
+        "%s %s" % (k.split()[1], us(v)) for k, v in sorted(handover.items())) if handover else ""
+    return errs + berrs, "%d/%d within %d%% (>= %s%s) of their cudaEvent time (or spin time); %s%s\n%s" % (
+        len(pairs) - len(errs), len(pairs), int(REL_TOL * 100), us(ABS_FLOOR_NS), hmsg, msg, bmsg,
+        "\n".join(table))
 
 
 def check_flows(ev, pairs, pid):
@@ -221,7 +255,7 @@ def evaluate(ev, truth, label, out=sys.stdout):
         nk = sum(1 for o, _ in pairs if o["kind"] == "kernel")
         res.append(("ops", errs, "%d/%d found (%d kernels, %d copies; %d graph kernels), in order" % (
             len(pairs), len(truth["ops"]), nk, len(pairs) - nk, sum(1 for o, _ in pairs if o["graph_launch"]))))
-        res.append(("durations",) + check_durations(pairs))
+        res.append(("durations",) + check_durations(pairs, truth.get("handover_ns")))
         res.append(("flows",) + check_flows(ev, pairs, pid))
     res.append(("clock",) + check_clock(info, truth, gs))
     serr = ct.check(ev)
@@ -357,7 +391,19 @@ def _mut_attach(t, ev):   # attach run, CUPTI ids unknown to cudaStreamGetId
         s["stream_id"] += 1000
 
 
+def _mut_handover(short_ns):
+    """A truth with a 10 us hand-over; the 1 MiB copies' slices short_ns shorter."""
+    def mut(t, ev):
+        t["handover_ns"] = {"memcpy HtoD": 10000, "memcpy DtoH": 10000}
+        for name in ("memcpy HtoD", "memcpy DtoH"):
+            e = _find(ev, name, MIB)[0]
+            e["dur"] -= short_ns / 1000.0
+    return mut
+
+
 CASES = [  # (name, mutation, the check that must fail or None)
+    ("1 MiB copies 8 us short, hand-over 10 us", _mut_handover(8000), None),
+    ("1 MiB copies 15 us short, hand-over 10 us", _mut_handover(15000), "durations"),
     ("launch trace as the truth says", lambda t, ev: None, None),
     ("attach, stream ids mapped by their ops", _mut_attach, None),
     ("a kernel 8% too long", lambda t, ev: _find(ev, KNAME)[2].update(dur=_find(ev, KNAME)[2]["dur"] * 1.08),

@@ -24,7 +24,10 @@ read beside it, the clock a tracer's events use):
     steps: per step wait_s (in next()), step_s (next() to loss.item()
            returned), t0/t1/t2_mono_ns
     total_wait_s, total_step_s, median_step_s and median_compute_s over the
-    steps after the first epoch's first 5 (warm-up), loop_s, first_step_s
+    steps after the first epoch's first 5 (warm-up), steady_mean_step_s (the
+    mean step of the epochs after the first: the loop's throughput once
+    warm; steps alternate between waiting and not, so a median misleads),
+    loop_s, first_step_s
     device (name), torch, cuda (versions)
 """
 import argparse
@@ -148,6 +151,8 @@ def run(a):
         "total_step_s": sum(s["step_s"] for s in steps),
         "median_step_s": statistics.median(s["step_s"] for s in warm),
         "median_compute_s": statistics.median(s["compute_s"] for s in warm),
+        "steady_mean_step_s": statistics.mean(
+            s["step_s"] for s in ([x for x in steps if x["epoch"] > 0] or warm)),
         "first_step_s": steps[0]["step_s"] if steps else None, "loop_s": loop_s,
     }
     text = json.dumps(out)
