@@ -3,7 +3,7 @@
 ground truth the program wrote (cudaEvent timings, host clock probes).
 
 usage: gpu_check.py [--label NAME] TRACE.json[.gz] TRUTH.json   (0 PASS, 1 FAIL)
-       gpu_check.py --self-test   hand-made traces: three must pass, eight must fail
+       gpu_check.py --self-test   hand-made traces: three must pass, nine must fail
 
 Checks, each printed with its numbers:
   collector  the program's GPU collector is on, loaded at launch (or, for a
@@ -12,14 +12,16 @@ Checks, each printed with its numbers:
              trace has it, else the stream whose ops come in the same order
   ops        each kernel/copy is there (name, bytes, stream; graph kernels on
              any stream), as many as in the truth, ordered as synchronized
-  durations  dur within 5% of the cudaEvent time, but at least 5 us; for a
-             copy at least the truth's handover_ns: what the event pair
-             measured around a 4-byte copy that way (the hand-over from the
-             gate kernel's engine to a copy engine, inside every copy's event
-             time: ~8 us on an H200, 27% of a 1 MiB copy). And per direction
-             the bandwidth between the smallest and largest serial copy
-             (which cancels any constant hand-over) within 5% of the events';
-             a table of all ops follows
+  durations  kernels: dur within 5% of the cudaEvent time (or spin time), but
+             at least 5 us. Copies: an event pair around a copy also times
+             the hand-over from the gate kernel's engine to a copy engine
+             (~8 us on an H200: 27% of a 1 MiB copy), which the copy's own
+             record rightly leaves out. So per direction: the hand-over is
+             the median of event - dur over the copies of 1 MiB and up; it
+             must lie in [-2, 20] us; each copy's dur within 5% (>= 5 us)
+             of its event time less the hand-over; and the bandwidth between
+             the smallest and largest serial copy (where a constant cancels)
+             within 5% of the events'. A table of all ops follows
   flows      each kernel/copy has flow_in bound to one cuda_api slice of the
              program (same correlation, not later, a launch/memcpy/graph call)
   clock      each probe kernel, on CLOCK_MONOTONIC through the trace info's
@@ -160,16 +162,43 @@ def check_bandwidth(pairs):
     return errs, "; bandwidth %s" % ", ".join(msgs) if msgs else ""
 
 
-def check_durations(pairs, handover=None):
+HANDOVER_MIN_NS, HANDOVER_MAX_NS, HANDOVER_FROM = -2000, 20000, 1 << 20
+SMALL_COPY = 64 << 10
+
+
+def handovers(pairs):
+    """Per copy direction: the median of event - dur over copies >= 1 MiB."""
+    out = {}
+    for name in sorted({o["name"] for o, _ in pairs if o["kind"] == "memcpy"}):
+        d = sorted(o["event_ns"] - ct.ns(e["dur"]) for o, e in pairs
+                   if o["name"] == name and o["event_ns"] and o["bytes"] >= HANDOVER_FROM)
+        if d:
+            out[name] = d[len(d) // 2]
+    return out
+
+
+def check_durations(pairs):
     worst, errs, table = {}, [], []
-    handover = handover or {}
+    handover = handovers(pairs)
+    for name, h in sorted(handover.items()):
+        if not HANDOVER_MIN_NS <= h <= HANDOVER_MAX_NS:
+            errs.append("%s: event - dur is %s (median over copies >= 1 MiB), outside [%s, %s]" % (
+                name, us(h), us(HANDOVER_MIN_NS), us(HANDOVER_MAX_NS)))
     for o, e in pairs:
         ref, what = (o["event_ns"], "cudaEvent") if o["event_ns"] is not None else \
             (o["target_ns"], "spin target")
+        if o["kind"] == "memcpy" and o["bytes"] < SMALL_COPY:
+            # a tiny copy may not use a copy engine at all (inline in the push
+            # buffer): inside its events is all an event pair can say of it
+            if not 0 < ct.ns(e["dur"]) <= o["event_ns"] + ABS_FLOOR_NS:
+                errs.append("#%d %s %d B: dur %s outside its events' %s" % (
+                    o["seq"], o["name"], o["bytes"], us(ct.ns(e["dur"])), us(o["event_ns"])))
+            continue
+        if o["kind"] == "memcpy" and o["event_ns"] is not None:
+            ref = max(o["event_ns"] - handover.get(o["name"], 0), 1)
         d = ct.ns(e["dur"]) - ref
         rel = d / float(ref)
-        floor = max(ABS_FLOOR_NS, handover.get(o["name"], 0) if o["kind"] == "memcpy" else 0)
-        if abs(d) > max(REL_TOL * ref, floor):
+        if abs(d) > max(REL_TOL * ref, ABS_FLOOR_NS):
             errs.append("#%d %s%s: dur %s vs %s %s (%+.2f%%)" % (
                 o["seq"], o["name"], " %d B" % o["bytes"] if o["bytes"] else "", us(ct.ns(e["dur"])),
                 what, us(ref), 100 * rel))
@@ -182,7 +211,7 @@ def check_durations(pairs, handover=None):
                                                       " %d B" % o["bytes"] if o["bytes"] else "")
                     for k, (r, o) in sorted(worst.items()))
     berrs, bmsg = check_bandwidth(pairs)
-    hmsg = "; copies >= their hand-over (%s)" % ", ".join(
+    hmsg = "; copies against event - hand-over (%s)" % ", ".join(
         "%s %s" % (k.split()[1], us(v)) for k, v in sorted(handover.items())) if handover else ""
     return errs + berrs, "%d/%d within %d%% (>= %s%s) of their cudaEvent time (or spin time); %s%s\n%s" % (
         len(pairs) - len(errs), len(pairs), int(REL_TOL * 100), us(ABS_FLOOR_NS), hmsg, msg, bmsg,
@@ -255,7 +284,7 @@ def evaluate(ev, truth, label, out=sys.stdout):
         nk = sum(1 for o, _ in pairs if o["kind"] == "kernel")
         res.append(("ops", errs, "%d/%d found (%d kernels, %d copies; %d graph kernels), in order" % (
             len(pairs), len(truth["ops"]), nk, len(pairs) - nk, sum(1 for o, _ in pairs if o["graph_launch"]))))
-        res.append(("durations",) + check_durations(pairs, truth.get("handover_ns")))
+        res.append(("durations",) + check_durations(pairs))
         res.append(("flows",) + check_flows(ev, pairs, pid))
     res.append(("clock",) + check_clock(info, truth, gs))
     serr = ct.check(ev)
@@ -283,6 +312,7 @@ def check_files(trace, truth, label, out=sys.stdout):
 
 # ---- self-test: hand-made traces in gpuio's JSON layout ----
 MS, MIB, PID, ORIGIN = 1000000, 1 << 20, 4321, 5000000000
+HANDOVER_SAMPLE_NS = 8000
 KNAME, PROBE = "spin_kernel(unsigned long long)", "probe_kernel(unsigned long long)"
 
 
@@ -331,6 +361,11 @@ def sample():
                            tid=0x70000000 + s, bind_id=bid, flow_in=True, args=a))
 
     op_api = {"kernel": "cudaLaunchKernel_v7000", "memcpy": "cudaMemcpyAsync_v3020"}
+
+    def dur_of(o, ref, scale=1.003):
+        """As a real trace has it: kernels near their event time; copies their event
+        time less the hand-over to the copy engine (8 us, as on an H200)."""
+        return ref - HANDOVER_SAMPLE_NS if o["kind"] == "memcpy" else ref * scale
     conc = [o for o in ops if o["phase"] == "concurrent"]
     for o in ops:
         ref = o["event_ns"] or o["target_ns"] + 2000
@@ -338,12 +373,13 @@ def sample():
             t0 = st["t"]
             gate = "gate_kernel(int volatile*, unsigned long long)"
             launch(gate, [(gate, 0, o["stream"], t0 + 1000, 20000)], "cudaLaunchKernel_v7000")
-            launch(o["name"], [(o["name"], o["bytes"], o["stream"], t0 + 22000, ref * 1.003)], op_api[o["kind"]])
+            launch(o["name"], [(o["name"], o["bytes"], o["stream"], t0 + 22000, dur_of(o, ref))], op_api[o["kind"]])
             st["t"] = t0 + 22000 + ref + 50000
         elif o is conc[0]:
             t0 = st["t"] + 30000
             for c in conc:
-                launch(c["name"], [(c["name"], c["bytes"], c["stream"], t0, c["event_ns"] * 0.99)], op_api[c["kind"]])
+                launch(c["name"], [(c["name"], c["bytes"], c["stream"], t0, dur_of(c, c["event_ns"], 0.99))],
+                       op_api[c["kind"]])
             st["t"] = t0 + max(c["event_ns"] for c in conc) + 50000
         elif o["graph_launch"] and o["name"].startswith("graph_kernel_a"):
             b = ops[o["seq"] + 1]
@@ -391,19 +427,20 @@ def _mut_attach(t, ev):   # attach run, CUPTI ids unknown to cudaStreamGetId
         s["stream_id"] += 1000
 
 
-def _mut_handover(short_ns):
-    """A truth with a 10 us hand-over; the 1 MiB copies' slices short_ns shorter."""
+def _mut_copies(short_ns, only=None):
+    """Every copy's slice (or only those of `only` bytes) short_ns shorter."""
     def mut(t, ev):
-        t["handover_ns"] = {"memcpy HtoD": 10000, "memcpy DtoH": 10000}
-        for name in ("memcpy HtoD", "memcpy DtoH"):
-            e = _find(ev, name, MIB)[0]
-            e["dur"] -= short_ns / 1000.0
+        for e in ev:
+            if e.get("cat") == "gpu" and e["name"].startswith("memcpy") and \
+                    only in (None, e["args"].get("bytes")):
+                e["dur"] -= short_ns / 1000.0
     return mut
 
 
 CASES = [  # (name, mutation, the check that must fail or None)
-    ("1 MiB copies 8 us short, hand-over 10 us", _mut_handover(8000), None),
-    ("1 MiB copies 15 us short, hand-over 10 us", _mut_handover(15000), "durations"),
+    ("every copy 4 us shorter still (hand-over 12 us)", _mut_copies(4000), None),
+    ("every copy 15 us shorter still (hand-over 23 us)", _mut_copies(15000), "durations"),
+    ("the 1 MiB copies 12 us shorter than the rest", _mut_copies(12000, MIB), "durations"),
     ("launch trace as the truth says", lambda t, ev: None, None),
     ("attach, stream ids mapped by their ops", _mut_attach, None),
     ("a kernel 8% too long", lambda t, ev: _find(ev, KNAME)[2].update(dur=_find(ev, KNAME)[2]["dur"] * 1.08),

@@ -233,17 +233,12 @@ int procfs_emit_thread_name(struct gpuio_cap_writer *w, pid_t pid, pid_t tid, __
 	return gpuio_cap_writer__append(w, &ev, size);
 }
 
-int procfs_emit_process(struct gpuio_cap_writer *w, pid_t tgid, bool all_fds, __u64 ts,
-			struct keyset *named)
+int procfs_emit_attach(struct gpuio_cap_writer *w, pid_t tgid, __u64 ts)
 {
 	struct gpuio_proc_event ev;
 	char path[96], buf[GPUIO_ARGS_MAX + 1];
-	struct dirent *de;
-	DIR *d;
 	ssize_t n;
 	size_t size;
-	int count = 0, err;
-
 
 	memset(&ev, 0, sizeof(ev));
 	ev.kind = GPUIO_PROC_ATTACH;
@@ -264,7 +259,18 @@ int procfs_emit_process(struct gpuio_cap_writer *w, pid_t tgid, bool all_fds, __
 	ev.args_len = n > 0 ? (__u32)n : 0;
 	size = (offsetof(struct gpuio_proc_event, args) + ev.args_len + 7) & ~(size_t)7;
 	fill_hdr(&ev.hdr, GPUIO_REC_PROC, (__u16)size, tgid, tgid, ts);
-	err = gpuio_cap_writer__append(w, &ev, size);
+	return gpuio_cap_writer__append(w, &ev, size);
+}
+
+int procfs_emit_process(struct gpuio_cap_writer *w, pid_t tgid, bool all_fds, __u64 ts,
+			struct keyset *named)
+{
+	char path[96];
+	struct dirent *de;
+	DIR *d;
+	int count = 0, err;
+
+	err = procfs_emit_attach(w, tgid, ts);
 	if (err)
 		return err;
 	count++;

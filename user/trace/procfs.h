@@ -31,6 +31,9 @@ size_t procfs_descendants(pid_t tgid, pid_t *out, size_t max);
  */
 int procfs_emit_process(struct gpuio_cap_writer *w, pid_t tgid, bool all_fds, __u64 ts,
 			struct keyset *named);
+/* Only the ATTACH record (comm, cmdline as /proc has them now): a later one
+ * renames the process (model/proc_names.h). 0, -ESRCH or -errno. */
+int procfs_emit_attach(struct gpuio_cap_writer *w, pid_t tgid, __u64 ts);
 
 /* PATH records for the open files of tgid (all fds with all_fds; without
  * close-on-exec ones when skip_cloexec). Returns records written or -errno. */

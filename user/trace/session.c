@@ -49,6 +49,7 @@ struct trace_session {
 	struct gpuio_cap_header hdr;
 	struct ringbuf_drain_totals tot;
 	struct keyset *gpu_named;       /* no BPF: processes described from /proc */
+	struct keyset *gpu_renamed;     /* no BPF: ... and named again once CUDA runs */
 	__u64 gpu_write_errors;         /* no BPF: GPU records not added to the capture */
 	uid_t ouid;                     /* outputs belong to sudo's caller */
 	gid_t ogid;
@@ -133,8 +134,13 @@ static void on_collector_state(void *ctx, pid_t pid, const struct gpuio_gpu_info
 	struct trace_session *s = ctx;
 	int n;
 
-	if (s->o->no_bpf)
+	if (s->o->no_bpf) {
 		name_process(s, pid);
+		/* its collector runs: the process has its final image (an exec since
+		 * it was first seen, e.g. through env or a shell, renames it) */
+		if (s->gpu_renamed && !keyset__test_and_add(s->gpu_renamed, (__u64)pid, 0))
+			procfs_emit_attach(s->w, pid, clock_mono_ns());
+	}
 	if (in->state != GPUIO_GPU_ON || !s->cp)
 		return;
 	n = cuda_probes__detach_pid(s->cp, pid);
@@ -201,7 +207,8 @@ static int setup(struct trace_session *s)
 			return -EINVAL;
 		}
 		s->gpu_named = keyset__new(10);
-		if (!s->gpu_named)
+		s->gpu_renamed = keyset__new(10);
+		if (!s->gpu_named || !s->gpu_renamed)
 			return -ENOMEM;
 	} else {
 		err = gpuio_loader__open(&lo, &s->l);
@@ -504,7 +511,8 @@ static int stop(struct trace_session *s)
 	gpuio_loader__destroy(s->l);
 	s->l = NULL;
 	keyset__free(s->gpu_named);
-	s->gpu_named = NULL;
+	keyset__free(s->gpu_renamed);
+	s->gpu_named = s->gpu_renamed = NULL;
 	err = gpuio_cap_writer__close(s->w);
 	s->w = NULL;
 	if (err)
@@ -622,6 +630,7 @@ static void session_free(struct trace_session *s)
 		gpuio_cap_writer__close(s->w);
 	gpuio_loader__destroy(s->l);
 	keyset__free(s->gpu_named);
+	keyset__free(s->gpu_renamed);
 }
 
 int trace_session__run(const struct trace_opts *o)

@@ -16,3 +16,8 @@ $(BUNDLE_GPUIO): $(CMD_OBJS) $(LIBGPUIO) tests/gpu/bundle/bundle.mk
 
 gpu-bundle: $(BUNDLE_GPUIO) $(CUPTI_LIB)
 	@tests/gpu/bundle/make-bundle.sh $(BUILD) $(BUNDLE_GPUIO)
+
+# the suite checks the bundle (tests/t_gpu_bundle.sh) where it can be built
+ifneq ($(CUPTI_HDR),)
+test-progs: gpu-bundle
+endif
