@@ -47,8 +47,11 @@ uint64_t gpuio_cap_header__boottime(const struct gpuio_cap_header *h)
 	    !clock_gettime(CLOCK_MONOTONIC, &m) && !clock_gettime(CLOCK_BOOTTIME, &b)) {
 		int64_t d = ((int64_t)b.tv_sec - m.tv_sec) * 1000000000ll + (b.tv_nsec - m.tv_nsec);
 
-		if (d > 0)
-			return h->monotonic_ns + (uint64_t)d;
+		/* under a millisecond is the two reads, not a suspend: without one the
+		 * clocks agree, and the same capture exports to the same bytes; a
+		 * suspend's time is kept to the microsecond */
+		if (d >= 1000000)
+			return h->monotonic_ns + (uint64_t)(d / 1000 * 1000);
 	}
 	return h->monotonic_ns;
 }
