@@ -58,7 +58,9 @@ elif command -v setpriv >/dev/null; then
 else
   AS_NOBODY=(runuser -u nobody --)
 fi
-expect "not root" nz "root.*(sudo|CAP_BPF)" -- "${AS_NOBODY[@]}" "$GPUIO" trace -o "$TMP/never.json" -- true
+# (a launch or -p without root traces the GPU alone: t_no_bpf.sh; the whole
+# node needs BPF)
+expect "not root" nz "root.*(sudo|CAP_BPF)" -- "${AS_NOBODY[@]}" "$GPUIO" trace -a -d 1s -o "$TMP/never.json"
 [ ! -e "$TMP/never.json" ] || { echo "FAIL not root: wrote $TMP/never.json"; bad=1; }
 
 # usage errors: said before anything needs root

@@ -212,11 +212,8 @@ static int setup(struct trace_session *s)
 			return -ENOMEM;
 	} else {
 		err = gpuio_loader__open(&lo, &s->l);
-		if (err) {
-			if (o->cmd || o->npids)
-				pr_info("to trace the GPU alone without BPF: gpuio trace --no-bpf ...");
+		if (err)
 			return err;
-		}
 		pr_debug("attach modes: vfs=%s block=%s proc=%s pagecache=%s io_uring=%s sched=%s "
 			 "cuda=%s", s->l->vfs_mode, s->l->block_mode, s->l->proc_mode,
 			 s->l->pagecache_mode, s->l->iouring_mode, s->l->sched_mode,
