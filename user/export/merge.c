@@ -81,7 +81,6 @@ int gpuio_merge(char *const *caps, int n, const char *output, const struct gpuio
 			err = -ENOMEM;
 			goto out;
 		}
-		m[i]->p2_fd = -1;       /* freed below even if never loaded */
 	}
 	/* the reference clock: the host that booted first (by its wall clock),
 	 * so every host's events land at or after its MONOTONIC 0 */

@@ -44,7 +44,6 @@ int gpuio_stream__open(const char *capture_path, const char *out_path,
 
 	if (!s)
 		return -ENOMEM;
-	s->m.p2_fd = -1;
 	s->o = *o;
 	s->cap_fd = -1;
 	s->gz = gpuio_export__is_gz(out_path);
@@ -91,7 +90,10 @@ int gpuio_stream__open(const char *capture_path, const char *out_path,
 		goto fail;
 	}
 	s->cap_off = s->hdr.header_size;
-	exp_model__init_online(&s->m, &s->hdr);
+	err = model_session__new_online(&s->hdr, &s->sess);
+	if (err)
+		goto fail;
+	exp_model__init_online(&s->m, s->sess);
 	err = pftrace__new(&s->p);
 	if (err)
 		goto fail;
@@ -179,7 +181,11 @@ static int read_new(struct gpuio_stream *s, bool *more)
 				s->names_ver++;
 			/* GPU records: counted, collector status and drops kept for the
 			 * info; not drawn live (they arrive late, in CUPTI buffers) */
-			err = exp_model__note(&s->m, &rec.h);
+			{
+				const struct model_tool *tools[] = { exp_model__tool(&s->m) };
+
+				err = model_session__feed(s->sess, &rec.h, tools, 1);
+			}
 			if (!err && (h.type == GPUIO_REC_VFS || h.type == GPUIO_REC_SCHED))
 				err = pendq__push(&s->next, &rec.h, &e);
 			else if (!err && h.type == GPUIO_REC_BLOCK)
@@ -292,6 +298,7 @@ int gpuio_stream__close(struct gpuio_stream *s, struct gpuio_stream_stats *st)
 		close(s->cap_fd);
 	pftrace__free(s->p);
 	exp_model__free(&s->m);
+	model_session__free(s->sess);
 	kmap__free(&s->desc);
 	sched_chain__free(&s->chain);
 	kmap__free(&s->flows);

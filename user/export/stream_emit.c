@@ -149,7 +149,7 @@ static void need_thread(struct gpuio_stream *s, uint32_t pid, uint32_t tid)
 
 static void disk_name(struct gpuio_stream *s, const struct sdisk *d, char *buf, size_t len)
 {
-	exp_model__disk_name(exp_model__dev(&s->m, d->dev), buf, len);
+	exp_model__disk_name(&s->m, exp_model__dev(&s->m, d->dev), buf, len);
 }
 
 static void need_disk(struct gpuio_stream *s, struct sdisk *d)

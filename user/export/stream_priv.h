@@ -61,7 +61,8 @@ struct gpuio_stream {
 	size_t rlen;
 	struct gpuio_cdec *dec; /* version 2 captures: the frames' decoder */
 
-	struct exp_model m;     /* names, paths, processes (online) */
+	struct model_session *sess;     /* the records, fed one by one: names, paths, counts */
+	struct exp_model m;     /* what the stream shows of them (online) */
 	struct exp_args args;
 	struct pftrace *p;
 	struct out_file *of;

@@ -65,19 +65,14 @@ static void walk_processes(struct exp_sink *s, struct exp_model *m)
 }
 
 /* Pass 2: the VFS calls, streamed in capture order. */
-static int walk_vfs(struct exp_sink *s, struct exp_model *m)
+static int walk_one_vfs(void *ctx, const struct gpuio_vfs_event *e)
 {
-	const struct gpuio_vfs_event *e;
+	struct exp_sink *s = ctx;
 	struct exp_vfs v;
-	int rc;
 
-	while ((rc = exp_model__next_vfs(m, &e)) > 0) {
-		exp_model__vfs(m, e, &v, &s->args);
-		s->ops->vfs(s, &v);
-		if (s->ops->error(s))
-			return s->ops->error(s);
-	}
-	return rc;
+	exp_model__vfs(s->m, e, &v, &s->args);
+	s->ops->vfs(s, &v);
+	return s->ops->error(s);
 }
 
 struct tstate_walk {
@@ -103,12 +98,14 @@ static int on_tstate(void *ctx, const struct tstate_iv *iv)
 /* Switches and wake-ups in time order; the states they make. */
 static int walk_sched(struct exp_sink *s, struct exp_model *m)
 {
+	const struct sched_tab *st = model_session__sched(m->s);
+
 	if (s->ops->sched) {
-		for (size_t i = 0; i < m->sched.n; i++) {
-			const struct sched_ent *e = &m->sched.ev[i];
+		for (size_t i = 0; i < st->n; i++) {
+			const struct sched_ent *e = &st->ev[i];
 			struct exp_sched o;
 
-			exp_model__sched(m, e, sched_tab__comm(&m->sched, e->comm), &o);
+			exp_model__sched(m, e, sched_tab__comm(st, e->comm), &o);
 			s->ops->sched(s, &o);
 			if (s->ops->error(s))
 				return s->ops->error(s);
@@ -117,7 +114,7 @@ static int walk_sched(struct exp_sink *s, struct exp_model *m)
 	if (s->ops->tstate) {
 		struct tstate_walk w = { .s = s, .m = m };
 
-		return sched_tab__states(&m->sched, m->tend, on_tstate, &w);
+		return sched_tab__states(st, m->f->last_ts, on_tstate, &w);
 	}
 	return 0;
 }
@@ -136,7 +133,7 @@ static void walk_disks(struct exp_sink *s, struct exp_model *m)
 		uint64_t t;
 		int n;
 
-		exp_model__disk_name(dev, dname, sizeof(dname));
+		exp_model__disk_name(m, dev, dname, sizeof(dname));
 		n = snprintf(name, sizeof(name), "%sdisk %s", m->map.prefix, dname);
 		s->ops->disk(s, pid, name, (size_t)n, dname, m->nprocs + 1 + d);
 		for (uint32_t l = 1; l <= dev->nlanes; l++)
@@ -222,10 +219,7 @@ int exp_walk(struct exp_sink *s, struct exp_model *m)
 
 	s->m = m;
 	walk_processes(s, m);
-	err = exp_model__rewind(m);
-	if (err)
-		return err;
-	err = walk_vfs(s, m);
+	err = exp_model__each_vfs(m, walk_one_vfs, s);
 	if (err)
 		return exp_model__said(m, err);
 	err = walk_sched(s, m);

@@ -24,24 +24,34 @@ enum { CF_OPEN = 1, CF_ASYNC = 2, CF_MOVES = 4, CF_TWO = 8, CF_READ = 16 };
 
 /* ---- names ---- */
 
+/* The session's name of a thread the timeline shows (NULL: none). */
+static const struct model_thread *named_thread(const struct exp_model *x, uint32_t pid,
+					       uint32_t tid)
+{
+	const struct model_thread *t = model_session__thread(x->s, pid, tid);
+
+	return t && t->has_comm ? t : NULL;
+}
+
 /* comm of a process: its best PROC record, else its main thread, else any thread. */
 static const char *proc_comm(struct exp_model *x, const struct proc_ent *p, char *buf,
 			     size_t len)
 {
-	uint64_t *v;
+	const struct model_proc *sp = model_session__proc(x->s, p->pid);
+	const struct model_thread *t;
 
-	if (proc_names__has_comm(p->comm)) {
-		snprintf(buf, len, "%.16s", p->comm);
+	if (sp && proc_names__has_comm(sp->comm)) {
+		snprintf(buf, len, "%.16s", sp->comm);
 		return buf;
 	}
-	v = kmap__get(&x->thread_map, p->pid, p->pid);
-	if (v && x->threads[*v].has_comm) {
-		snprintf(buf, len, "%.16s", x->threads[*v].comm);
+	if (kmap__get(&x->thread_map, p->pid, p->pid) && (t = named_thread(x, p->pid, p->pid))) {
+		snprintf(buf, len, "%.16s", t->comm);
 		return buf;
 	}
 	for (size_t i = 0; i < x->nthreads; i++) {
-		if (x->threads[i].pid == p->pid && x->threads[i].has_comm) {
-			snprintf(buf, len, "%.16s", x->threads[i].comm);
+		if (x->threads[i].pid == p->pid &&
+		    (t = named_thread(x, p->pid, x->threads[i].tid)) != NULL) {
+			snprintf(buf, len, "%.16s", t->comm);
 			return buf;
 		}
 	}
@@ -52,13 +62,14 @@ static const char *proc_comm(struct exp_model *x, const struct proc_ent *p, char
 const char *exp_model__proc_labels(const struct exp_model *m, const struct proc_ent *p, char *buf,
 				   size_t len)
 {
+	const struct model_proc *sp = model_session__proc(m->s, p->pid);
 	struct job_identity job;
 	size_t n;
 
-	if (!p->cgroup || len < 2)
+	if (!sp || !sp->cgroup || len < 2)
 		return NULL;
-	n = (size_t)snprintf(buf, len, "cgroup=%s", p->cgroup);
-	job_identity__parse(p->cgroup, &job);
+	n = (size_t)snprintf(buf, len, "cgroup=%s", sp->cgroup);
+	job_identity__parse(sp->cgroup, &job);
 	for (int i = 0; i < JOB_IDENTITY_NFIELDS && n < len; i++) {
 		const char *v = job_identity__field(&job, i);
 
@@ -71,6 +82,7 @@ const char *exp_model__proc_labels(const struct exp_model *m, const struct proc_
 size_t exp_model__proc_name(struct exp_model *x, const struct proc_ent *p, char *name,
 			    size_t len)
 {
+	const struct model_proc *sp = model_session__proc(x->s, p->pid);
 	char comm[32];
 	size_t n, plen = strlen(x->map.prefix);
 
@@ -78,10 +90,10 @@ size_t exp_model__proc_name(struct exp_model *x, const struct proc_ent *p, char 
 	n = (size_t)snprintf(name, len, "%s%s", x->map.prefix, comm);
 	if (n >= len)
 		n = len - 1;
-	if (p->args_len && n + 2 < len) {
+	if (sp && sp->args_len && n + 2 < len) {
 		n += (size_t)snprintf(name + n, len - n, ": ");
-		for (uint32_t k = 0; k < p->args_len && n < len - 1; k++)
-			name[n++] = p->args[k] ? p->args[k] : ' ';
+		for (uint32_t k = 0; k < sp->args_len && n < len - 1; k++)
+			name[n++] = sp->args[k] ? sp->args[k] : ' ';
 		name[n] = 0;
 	}
 	return json_utf8_cut(name, n, EXP_PROC_NAME_MAX + plen);
@@ -90,19 +102,24 @@ size_t exp_model__proc_name(struct exp_model *x, const struct proc_ent *p, char 
 const char *exp_model__thread_name(struct exp_model *x, const struct proc_ent *p,
 				   const struct thread_ent *t, char buf[32], size_t *len)
 {
-	if (t->has_comm) {
-		*len = strnlen(t->comm, 16);
-		return t->comm;
+	const struct model_thread *st = named_thread(x, t->pid, t->tid);
+
+	if (st) {
+		*len = strnlen(st->comm, 16);
+		return st->comm;
 	}
 	proc_comm(x, p, buf, 32);
 	*len = strnlen(buf, 16);
 	return buf;
 }
 
-void exp_model__disk_name(const struct dev_ent *d, char *buf, size_t len)
+void exp_model__disk_name(const struct exp_model *m, const struct dev_ent *d, char *buf,
+			  size_t len)
 {
-	if (d->named && d->name[0])
-		snprintf(buf, len, "%.32s", d->name);
+	const char *name = model_session__devname(m->s, d->dev);
+
+	if (name && name[0])
+		snprintf(buf, len, "%.32s", name);
 	else
 		snprintf(buf, len, "%u:%u", d->dev >> 20, d->dev & 0xfffff);
 }
@@ -117,13 +134,14 @@ void exp_model__disk_name(const struct dev_ent *d, char *buf, size_t len)
 static void path_arg(struct exp_model *x, struct exp_args *a, const char *key, uint32_t dev,
 		     uint64_t ino, unsigned ftype, __u64 *unresolved)
 {
-	uint64_t *v = kmap__get(&x->path_map, dev, ino);
+	uint32_t plen;
+	const char *path = model_session__path(x->s, dev, ino, &plen);
 	const char *kind = NULL;
 	char buf[96];
 
-	if (v) {
+	if (path) {
 		/* pass 1 is over: the path table does not change while writing */
-		arg_str(a, key, x->paths[*v].s, x->paths[*v].len, true);
+		arg_str(a, key, path, plen, true);
 		a->a[a->n - 1].stable = !x->online;
 		return;
 	}

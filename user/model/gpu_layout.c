@@ -83,37 +83,40 @@ static void gpu_collapse_corr(struct exp_gpu *g)
 	}
 }
 
+/* A sync record read back: what placing it needs. */
+static int sync_read(void *ctx, const struct gpuio_gpu_sync *s)
+{
+	*(struct gpuio_gpu_sync *)ctx = *s;
+	return 0;
+}
+
 /* Syncs CUPTI gave no thread: the thread of their API call, else their GPU. */
 static int gpu_place_syncs(struct exp_model *x)
 {
 	struct exp_gpu *g = &x->gpu;
+	struct gpuio_gpu_sync s;
+	const struct model_tool read = { .ctx = &s, .gpu_sync = sync_read };
 
 	for (size_t i = 0; i < g->nhosts; i++) {
 		struct ghost_ent *e = &g->hosts[i];
-		const struct gpuio_gpu_sync *s;
 		const struct gcorr_ent *c;
-		const struct gpuio_hdr *h;
-		uint64_t *dv, rec_off;
+		uint64_t *dv;
 		int err;
 
 		if (e->type != GPUIO_REC_GPU_SYNC || e->tid)
 			continue;
-		err = gread(x, e->off, GPUIO_REC_GPU_SYNC, &h);
+		err = model_session__read_at(x->s, e->off, GPUIO_REC_GPU_SYNC, &read);
 		if (err)
 			return err;
-		s = (const void *)h;
-		c = gcorr_find(g, e->pid, s->correlation);
+		c = gcorr_find(g, e->pid, s.correlation);
 		if (c && c->src) {
 			e->tid = g->hosts[c->src - 1].tid;
 			continue;
 		}
-		dv = kmap__get(&g->ctx_map, e->pid, s->context);
+		dv = kmap__get(&g->ctx_map, e->pid, s.context);
 		e->flags |= GH_DEVICE;
-		rec_off = x->rec_off;
-		x->rec_off = e->off;
-		err = gact_add(x, e->ts, e->end, dv ? (uint32_t)*dv : UINT32_MAX, e->pid, s->stream,
-			       GT_SYNC);
-		x->rec_off = rec_off;
+		err = gact_add(x, e->off, e->ts, e->end, dv ? (uint32_t)*dv : UINT32_MAX, e->pid,
+			       s.stream, GT_SYNC);
 		if (err)
 			return err;
 	}
@@ -165,10 +168,10 @@ static int cmp_host_thread(const void *pa, const void *pb)
 	return cmp_host_time(pa, pb);
 }
 
-static uint64_t gpu_slack(const struct exp_gpu *g, uint32_t pid)
+static uint64_t gpu_slack(const struct exp_model *x, uint32_t pid)
 {
-	const uint64_t *v = kmap__get(&g->coll_map, pid, 0);
-	uint64_t u = v ? g->colls[*v].info.uncertainty_ns : 0;
+	const struct model_collector *c = model_session__collector_of(x->s, pid);
+	uint64_t u = c ? c->info.uncertainty_ns : 0;
 
 	/* the uprobe brackets CUPTI's interval; clocks may differ by the alignment */
 	return 2000 + (u < 1000000 ? u : 1000000);
@@ -190,8 +193,10 @@ static bool api_same_call(const struct exp_gpu *g, const struct ghost_ent *u,
  * uprobe's [entry, exit] brackets CUPTI's interval of the same call on the
  * same thread (within the slack).
  */
-static void gpu_dedup(struct exp_gpu *g, const uint32_t *idx, size_t n)
+static void gpu_dedup(struct exp_model *x, const uint32_t *idx, size_t n)
 {
+	struct exp_gpu *g = &x->gpu;
+
 	for (size_t i = 0; i < n; i++) {
 		struct ghost_ent *u = &g->hosts[idx[i]];
 		struct ghost_ent *best = NULL;
@@ -200,7 +205,7 @@ static void gpu_dedup(struct exp_gpu *g, const uint32_t *idx, size_t n)
 
 		if (u->type != GPUIO_REC_CUDA_API || !is_uprobe(u->source))
 			continue;
-		slack = gpu_slack(g, u->pid);
+		slack = gpu_slack(x, u->pid);
 		lo = u->ts > slack ? u->ts - slack : 0;
 		/* entries of one thread are contiguous and sorted by start */
 		for (j = i; j > 0; j--) {
@@ -513,7 +518,7 @@ int gpu_layout(struct exp_model *x)
 	size_t n = 0;
 	int err;
 
-	if (!g->any)
+	if (!exp_model__gpu_any(x))
 		return 0;
 	gpu_collapse_corr(g);
 	err = gpu_place_syncs(x);
@@ -529,7 +534,7 @@ int gpu_layout(struct exp_model *x)
 			idx[n++] = (uint32_t)i;
 	cmp_hosts = g->hosts;
 	qsort(idx, n, sizeof(*idx), cmp_host_thread);
-	gpu_dedup(g, idx, n);
+	gpu_dedup(x, idx, n);
 	{
 		size_t k = 0;
 

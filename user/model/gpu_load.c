@@ -164,8 +164,8 @@ static int gtrack_get(struct exp_gpu *g, uint32_t device, uint32_t pid, uint64_t
 	return 0;
 }
 
-int gact_add(struct exp_model *x, uint64_t ts, uint64_t end, uint32_t device, uint32_t pid,
-		    uint64_t stream, uint8_t what)
+int gact_add(struct exp_model *x, uint64_t off, uint64_t ts, uint64_t end, uint32_t device,
+	     uint32_t pid, uint64_t stream, uint8_t what)
 {
 	struct exp_gpu *g = &x->gpu;
 	struct gact_ent *a;
@@ -178,7 +178,7 @@ int gact_add(struct exp_model *x, uint64_t ts, uint64_t end, uint32_t device, ui
 	if (array_grow((void **)&g->acts, &g->cacts, g->nacts + 1, sizeof(*g->acts)))
 		return -ENOMEM;
 	a = &g->acts[g->nacts++];
-	a->off = x->rec_off;
+	a->off = off;
 	a->ts = ts;
 	a->end = end > ts ? end : ts;
 	a->track = track;
@@ -220,48 +220,29 @@ size_t rec_name_len(const struct gpuio_hdr *h, size_t name_off, const char *name
 	return strnlen(name, len);
 }
 
-static int on_gpu_act(struct exp_model *x, const struct gpuio_hdr *h)
+static int on_gpu_act(void *ctx, const struct model_gpu_act *a)
 {
+	struct exp_model *x = ctx;
 	struct exp_gpu *g = &x->gpu;
-	uint64_t end, stream, ctx, *v;
-	uint32_t device, corr, name = 0;
+	uint32_t name = 0, pid = a->h->pid;
+	uint64_t *v;
 	int err;
 
-	if (h->type == GPUIO_REC_GPU_KERNEL) {
-		const struct gpuio_gpu_kernel *k = (const void *)h;
-		size_t n = rec_name_len(h, offsetof(struct gpuio_gpu_kernel, name), k->name,
-					k->name_len, GPUIO_GPU_NAME_MAX);
-
-		end = k->end_ns, stream = k->stream, ctx = k->context;
-		corr = k->correlation, device = k->device;
-		if (n) {
-			err = gstr_intern(g, k->name, n, false, &name);
-			if (err)
-				return err;
-			name++;
-		}
-		g->kernels++;
-	} else if (h->type == GPUIO_REC_GPU_MEMCPY) {
-		const struct gpuio_gpu_memcpy *c = (const void *)h;
-
-		end = c->end_ns, stream = c->stream, ctx = c->context;
-		corr = c->correlation, device = c->device;
-		g->memcpys++;
-	} else {
-		const struct gpuio_gpu_memset *s = (const void *)h;
-
-		end = s->end_ns, stream = s->stream, ctx = s->context;
-		corr = s->correlation, device = s->device;
-		g->memsets++;
+	if (a->name_len) {
+		err = gstr_intern(g, a->name, a->name_len, false, &name);
+		if (err)
+			return err;
+		name++;
 	}
-	err = gact_add(x, h->ts, end, device, h->pid, stream, GT_STREAM);
+	err = gact_add(x, model_session__offset(x->s), a->ts, a->end, a->device, pid, a->stream,
+		       GT_STREAM);
 	if (!err)
-		err = gcorr_add(g, h->pid, corr, true, name, 0);
+		err = gcorr_add(g, pid, a->correlation, true, name, 0);
 	/* which GPU a context is on: for syncs that name only their context */
-	if (!err && kmap__upsert(&g->ctx_map, h->pid, ctx, &v) < 0)
+	if (!err && kmap__upsert(&g->ctx_map, pid, a->context, &v) < 0)
 		err = -ENOMEM;
 	else if (!err)
-		*v = device;
+		*v = a->device;
 	return err;
 }
 
@@ -281,7 +262,7 @@ static int ghost_add(struct exp_model *x, const struct gpuio_hdr *h, uint64_t en
 		return -ENOMEM;
 	e = &g->hosts[g->nhosts++];
 	memset(e, 0, sizeof(*e));
-	e->off = x->rec_off;
+	e->off = model_session__offset(x->s);
 	e->ts = h->ts;
 	e->end = end > h->ts ? end : h->ts;
 	e->pid = h->pid;
@@ -291,8 +272,9 @@ static int ghost_add(struct exp_model *x, const struct gpuio_hdr *h, uint64_t en
 	return 0;
 }
 
-static int on_cuda_api(struct exp_model *x, const struct gpuio_cuda_api *c)
+static int on_cuda_api(void *ctx, const struct gpuio_cuda_api *c)
 {
+	struct exp_model *x = ctx;
 	struct exp_gpu *g = &x->gpu;
 	struct ghost_ent *e;
 	uint32_t name;
@@ -306,7 +288,6 @@ static int on_cuda_api(struct exp_model *x, const struct gpuio_cuda_api *c)
 	e->name = name;
 	e->source = c->source;
 	e->kind = c->kind;
-	g->api++;
 	if (is_uprobe(c->source)) {
 		if (array_grow((void **)&g->ups, &g->cups, g->nups + 1, sizeof(*g->ups)))
 			return -ENOMEM;
@@ -318,34 +299,36 @@ static int on_cuda_api(struct exp_model *x, const struct gpuio_cuda_api *c)
 	return gcorr_add(g, c->hdr.pid, c->correlation, false, 0, (uint32_t)g->nhosts);
 }
 
-static int on_gpu_host(struct exp_model *x, const struct gpuio_hdr *h)
+static int on_nvtx(void *ctx, const struct gpuio_nvtx_range *r)
 {
-	struct exp_gpu *g = &x->gpu;
 	struct ghost_ent *e;
 
-	if (h->type == GPUIO_REC_NVTX) {
-		g->nvtx++;
-		return ghost_add(x, h, ((const struct gpuio_nvtx_range *)h)->end_ns,
-				 h->tid ? h->tid : h->pid, &e);
-	}
-	if (h->type == GPUIO_REC_GPU_SYNC) {
-		/* no thread: the layout looks for its API call, else its GPU */
-		g->syncs++;
-		return ghost_add(x, h, ((const struct gpuio_gpu_sync *)h)->end_ns, h->tid, &e);
-	}
-	{
-		const struct gpuio_gpu_overhead *o = (const void *)h;
-
-		g->overheads++;
-		if (!h->tid && o->object_kind == 3 /* CUPTI_ACTIVITY_OBJECT_DEVICE */)
-			return gact_add(x, h->ts, o->end_ns, (uint32_t)o->object_id, h->pid, 0,
-					GT_OVERHEAD);
-		return ghost_add(x, h, o->end_ns, h->tid ? h->tid : h->pid, &e);
-	}
+	return ghost_add(ctx, &r->hdr, r->end_ns, r->hdr.tid ? r->hdr.tid : r->hdr.pid, &e);
 }
 
-static int on_gpu_sym(struct exp_model *x, const struct gpuio_gpu_sym *y)
+/* A sync with no thread: the layout looks for its API call, else its GPU. */
+static int on_gpu_sync(void *ctx, const struct gpuio_gpu_sync *s)
 {
+	struct ghost_ent *e;
+
+	return ghost_add(ctx, &s->hdr, s->end_ns, s->hdr.tid, &e);
+}
+
+static int on_gpu_overhead(void *ctx, const struct gpuio_gpu_overhead *o)
+{
+	struct exp_model *x = ctx;
+	const struct gpuio_hdr *h = &o->hdr;
+	struct ghost_ent *e;
+
+	if (!h->tid && o->object_kind == 3 /* CUPTI_ACTIVITY_OBJECT_DEVICE */)
+		return gact_add(x, model_session__offset(x->s), h->ts, o->end_ns,
+				(uint32_t)o->object_id, h->pid, 0, GT_OVERHEAD);
+	return ghost_add(x, h, o->end_ns, h->tid ? h->tid : h->pid, &e);
+}
+
+static int on_gpu_sym(void *ctx, const struct gpuio_gpu_sym *y)
+{
+	struct exp_model *x = ctx;
 	size_t n = rec_name_len(&y->hdr, offsetof(struct gpuio_gpu_sym, name), y->name, y->name_len,
 				GPUIO_GPU_NAME_MAX);
 	uint64_t *v;
@@ -363,56 +346,15 @@ static int on_gpu_sym(struct exp_model *x, const struct gpuio_gpu_sym *y)
 	return 0;
 }
 
-/* The latest status of each collector (counters in it are cumulative). */
-int on_gpu_info(struct exp_model *x, const struct gpuio_gpu_info *i)
+/* The GPU handlers of pass 1 (the collectors' status is the session's). */
+void gpu_tool_handlers(struct model_tool *t)
 {
-	struct exp_gpu *g = &x->gpu;
-	struct gcoll *c;
-	uint64_t *v;
-	int rc = kmap__upsert(&g->coll_map, i->hdr.pid, 0, &v);
-
-	if (rc < 0)
-		return -ENOMEM;
-	if (rc) {
-		if (array_grow((void **)&g->colls, &g->ccolls, g->ncolls + 1, sizeof(*g->colls)))
-			return -ENOMEM;
-		memset(&g->colls[g->ncolls], 0, sizeof(g->colls[0]));
-		snprintf(g->colls[g->ncolls].key, sizeof(g->colls[0].key), "%u", i->hdr.pid);
-		*v = g->ncolls++;
-	}
-	c = &g->colls[*v];
-	c->info = *i;
-	c->nrec++;
-	/* the reason an UNAVAILABLE record gave stays when a FINAL one follows */
-	if (i->reason[0]) {
-		memcpy(c->reason, i->reason, sizeof(i->reason));
-		c->reason[sizeof(i->reason)] = 0;
-	}
-	return 0;
-}
-
-/* One GPU record of pass 1. */
-int gpu_record(struct exp_model *x, const struct gpuio_hdr *h)
-{
-	x->gpu.any = true;
-	switch (h->type) {
-	case GPUIO_REC_GPU_INFO:
-		return on_gpu_info(x, (const void *)h);
-	case GPUIO_REC_GPU_KERNEL:
-	case GPUIO_REC_GPU_MEMCPY:
-	case GPUIO_REC_GPU_MEMSET:
-		return on_gpu_act(x, h);
-	case GPUIO_REC_CUDA_API:
-		return on_cuda_api(x, (const void *)h);
-	case GPUIO_REC_GPU_SYNC:
-	case GPUIO_REC_NVTX:
-	case GPUIO_REC_GPU_OVERHEAD:
-		return on_gpu_host(x, h);
-	case GPUIO_REC_GPU_SYM:
-		return on_gpu_sym(x, (const void *)h);
-	default:
-		return 0;
-	}
+	t->gpu_act = on_gpu_act;
+	t->cuda_api = on_cuda_api;
+	t->gpu_sync = on_gpu_sync;
+	t->nvtx = on_nvtx;
+	t->gpu_overhead = on_gpu_overhead;
+	t->gpu_sym = on_gpu_sym;
 }
 
 void gpu_free(struct exp_gpu *g)
@@ -428,7 +370,7 @@ void gpu_free(struct exp_gpu *g)
 	free(g->ups);
 	free(g->corr);
 	free(g->tracks);
-	free(g->colls);
+	free(g->coll_keys);
 	free(g->glanes);
 	free(g->dev_order);
 	free(g->aorder);
@@ -438,7 +380,5 @@ void gpu_free(struct exp_gpu *g)
 	kmap__free(&g->str_map);
 	kmap__free(&g->sym_map);
 	kmap__free(&g->ctx_map);
-	kmap__free(&g->coll_map);
-	gcache__free(g->cache);
 	memset(g, 0, sizeof(*g));
 }

@@ -4,8 +4,9 @@
  * kernel/copy/memset/CUDA call/sync/NVTX slices with their args and flows,
  * busy counters.
  *
- * Long on purpose: gpu_act_slice() (~100 lines) is one switch over the GPU
- * record types, a case each.
+ * The records are read back by the session (model_session__read_at) to
+ * the render handlers here: one per kind, for a GPU lane (device side) or a
+ * host thread.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -167,107 +168,143 @@ static void gpu_overhead_args(struct exp_gslice *o, const struct gpuio_gpu_overh
 	arg_u64(a, "object_id", v->object_id);
 }
 
-static void gpu_act_slice(struct exp_model *x, const struct gact_ent *e, const struct gpuio_hdr *h,
-			  struct exp_gslice *o, struct exp_args *a)
+/* What the render handlers fill: the slice at hand. */
+struct render {
+	struct exp_model *x;
+	struct exp_gslice *o;
+	struct exp_args *a;
+	uint32_t hidx;          /* host slices: gpu.hosts[] */
+	const struct ghost_ent *host;
+	bool done;              /* a handler took the record */
+};
+
+static int act_kernel(struct render *r, const struct model_gpu_act *g)
 {
-	const struct gpu_track *t = &x->gpu.tracks[e->track];
+	const struct gpuio_gpu_kernel *k = (const void *)g->h;
+	struct exp_gslice *o = r->o;
+	struct exp_args *a = r->a;
+	struct exp_model *x = r->x;
 	char buf[64];
 
-	o->track = EXP_GS_GPULANE;
-	o->pid = exp_gpu_pid(x, x->gpu.devs[t->dev_idx].index);
-	o->tid = t->tid0 + e->lane - 1;
-	gslice_times(o, e->ts, e->end);
-	switch (h->type) {
-	case GPUIO_REC_GPU_KERNEL: {
-		const struct gpuio_gpu_kernel *k = (const void *)h;
+	o->cat = "gpu";
+	gname_copy(o, k->name, g->name_len, "kernel");
+	gact_flow(x, o, k->hdr.pid, k->correlation);
+	arg_u64(a, "device", k->device);
+	arg_u64(a, "stream", k->stream);
+	arg_u64(a, "context", k->context);
+	arg_u64(a, "correlation", k->correlation);
+	arg_u64(a, "pid", exp_pid(x, k->hdr.pid));
+	snprintf(buf, sizeof(buf), "%ux%ux%u", k->grid[0], k->grid[1], k->grid[2]);
+	arg_copy(a, "grid", buf, true);
+	snprintf(buf, sizeof(buf), "%ux%ux%u", k->block[0], k->block[1], k->block[2]);
+	arg_copy(a, "block", buf, true);
+	arg_u64(a, "static_smem_bytes", k->static_smem);
+	arg_u64(a, "dynamic_smem_bytes", k->dynamic_smem);
+	arg_u64(a, "registers_per_thread", k->registers);
+	if (k->flags & GPUIO_GK_NAME_TRUNCATED)
+		arg_bool(a, "name_truncated", true);
+	return 0;
+}
 
-		o->cat = "gpu";
-		gname_copy(o, k->name, rec_name_len(h, offsetof(struct gpuio_gpu_kernel, name), k->name,
-						    k->name_len, GPUIO_GPU_NAME_MAX), "kernel");
-		gact_flow(x, o, h->pid, k->correlation);
-		arg_u64(a, "device", k->device);
-		arg_u64(a, "stream", k->stream);
-		arg_u64(a, "context", k->context);
-		arg_u64(a, "correlation", k->correlation);
-		arg_u64(a, "pid", exp_pid(x, h->pid));
-		snprintf(buf, sizeof(buf), "%ux%ux%u", k->grid[0], k->grid[1], k->grid[2]);
-		arg_copy(a, "grid", buf, true);
-		snprintf(buf, sizeof(buf), "%ux%ux%u", k->block[0], k->block[1], k->block[2]);
-		arg_copy(a, "block", buf, true);
-		arg_u64(a, "static_smem_bytes", k->static_smem);
-		arg_u64(a, "dynamic_smem_bytes", k->dynamic_smem);
-		arg_u64(a, "registers_per_thread", k->registers);
-		if (k->flags & GPUIO_GK_NAME_TRUNCATED)
-			arg_bool(a, "name_truncated", true);
-		break;
-	}
-	case GPUIO_REC_GPU_MEMCPY: {
-		const struct gpuio_gpu_memcpy *c = (const void *)h;
-		const char *n = NAME_OF(memcpy_slice_names, c->kind);
+static int act_memcpy(struct render *r, const struct gpuio_gpu_memcpy *c)
+{
+	struct exp_gslice *o = r->o;
+	struct exp_args *a = r->a;
+	struct exp_model *x = r->x;
+	const char *n = NAME_OF(memcpy_slice_names, c->kind);
 
-		o->cat = "gpu";
-		o->name = n ? n : "memcpy";
-		o->name_static = true;
-		gact_flow(x, o, h->pid, c->correlation);
-		arg_u64(a, "bytes", c->bytes);
-		ARG_NAME(a, "kind", memcpy_kind_names, c->kind);
-		ARG_NAME(a, "src_kind", mem_kind_names, c->src_kind);
-		ARG_NAME(a, "dst_kind", mem_kind_names, c->dst_kind);
-		if (o->dur)
-			arg_f3(a, "throughput_GBps", (double)c->bytes / (double)o->dur);
-		arg_bool(a, "async", c->flags & GPUIO_GM_ASYNC);
-		arg_u64(a, "device", c->device);
-		if ((c->flags & GPUIO_GM_PEER) || c->dst_device != c->device) {
-			arg_u64(a, "src_device", c->device);
-			arg_u64(a, "dst_device", c->dst_device);
-		}
-		arg_u64(a, "stream", c->stream);
-		arg_u64(a, "context", c->context);
-		arg_u64(a, "correlation", c->correlation);
-		arg_u64(a, "pid", exp_pid(x, h->pid));
-		break;
+	o->cat = "gpu";
+	o->name = n ? n : "memcpy";
+	o->name_static = true;
+	gact_flow(x, o, c->hdr.pid, c->correlation);
+	arg_u64(a, "bytes", c->bytes);
+	ARG_NAME(a, "kind", memcpy_kind_names, c->kind);
+	ARG_NAME(a, "src_kind", mem_kind_names, c->src_kind);
+	ARG_NAME(a, "dst_kind", mem_kind_names, c->dst_kind);
+	if (o->dur)
+		arg_f3(a, "throughput_GBps", (double)c->bytes / (double)o->dur);
+	arg_bool(a, "async", c->flags & GPUIO_GM_ASYNC);
+	arg_u64(a, "device", c->device);
+	if ((c->flags & GPUIO_GM_PEER) || c->dst_device != c->device) {
+		arg_u64(a, "src_device", c->device);
+		arg_u64(a, "dst_device", c->dst_device);
 	}
-	case GPUIO_REC_GPU_MEMSET: {
-		const struct gpuio_gpu_memset *s = (const void *)h;
+	arg_u64(a, "stream", c->stream);
+	arg_u64(a, "context", c->context);
+	arg_u64(a, "correlation", c->correlation);
+	arg_u64(a, "pid", exp_pid(x, c->hdr.pid));
+	return 0;
+}
 
-		o->cat = "gpu";
-		o->name = "memset";
-		o->name_static = true;
-		gact_flow(x, o, h->pid, s->correlation);
-		arg_u64(a, "bytes", s->bytes);
-		arg_u64(a, "value", s->value);
-		ARG_NAME(a, "mem_kind", mem_kind_names, s->mem_kind);
-		arg_bool(a, "async", s->flags & GPUIO_GM_ASYNC);
-		arg_u64(a, "device", s->device);
-		arg_u64(a, "stream", s->stream);
-		arg_u64(a, "context", s->context);
-		arg_u64(a, "correlation", s->correlation);
-		arg_u64(a, "pid", exp_pid(x, h->pid));
-		break;
-	}
-	case GPUIO_REC_GPU_SYNC: {
-		const struct gpuio_gpu_sync *s = (const void *)h;
-		const char *n = NAME_OF(sync_names, s->type);
+static int act_memset(struct render *r, const struct gpuio_gpu_memset *m)
+{
+	struct exp_gslice *o = r->o;
+	struct exp_args *a = r->a;
+	struct exp_model *x = r->x;
 
-		o->cat = "cuda_sync";
-		o->name = n ? n : "synchronize";
-		o->name_static = true;
-		ARG_NAME(a, "type", sync_names, s->type);
-		arg_u64(a, "stream", s->stream);
-		arg_u64(a, "context", s->context);
-		arg_u64(a, "correlation", s->correlation);
-		arg_u64(a, "pid", exp_pid(x, h->pid));
-		break;
-	}
-	default: {
-		const struct gpuio_gpu_overhead *v = (const void *)h;
+	o->cat = "gpu";
+	o->name = "memset";
+	o->name_static = true;
+	gact_flow(x, o, m->hdr.pid, m->correlation);
+	arg_u64(a, "bytes", m->bytes);
+	arg_u64(a, "value", m->value);
+	ARG_NAME(a, "mem_kind", mem_kind_names, m->mem_kind);
+	arg_bool(a, "async", m->flags & GPUIO_GM_ASYNC);
+	arg_u64(a, "device", m->device);
+	arg_u64(a, "stream", m->stream);
+	arg_u64(a, "context", m->context);
+	arg_u64(a, "correlation", m->correlation);
+	arg_u64(a, "pid", exp_pid(x, m->hdr.pid));
+	return 0;
+}
 
-		o->cat = "cupti_overhead";
-		gpu_overhead_args(o, v, a);
-		arg_u64(a, "pid", exp_pid(x, h->pid));
-		break;
-	}
-	}
+/* A kernel, copy or memset on its GPU lane. */
+static int render_act(void *ctx, const struct model_gpu_act *g)
+{
+	struct render *r = ctx;
+
+	r->done = true;
+	if (g->kind == MODEL_GPU_KERNEL)
+		return act_kernel(r, g);
+	if (g->kind == MODEL_GPU_MEMCPY)
+		return act_memcpy(r, (const void *)g->h);
+	return act_memset(r, (const void *)g->h);
+}
+
+static void sync_args(struct exp_gslice *o, const struct gpuio_gpu_sync *s, struct exp_args *a)
+{
+	const char *n = NAME_OF(sync_names, s->type);
+
+	o->cat = "cuda_sync";
+	o->name = n ? n : "synchronize";
+	o->name_static = true;
+	ARG_NAME(a, "type", sync_names, s->type);
+	arg_u64(a, "stream", s->stream);
+	arg_u64(a, "context", s->context);
+	arg_u64(a, "correlation", s->correlation);
+}
+
+/* A sync with no thread, on its GPU's sync lane. */
+static int render_act_sync(void *ctx, const struct gpuio_gpu_sync *s)
+{
+	struct render *r = ctx;
+
+	r->done = true;
+	sync_args(r->o, s, r->a);
+	arg_u64(r->a, "pid", exp_pid(r->x, s->hdr.pid));
+	return 0;
+}
+
+/* CUPTI's overhead on a device, on its GPU's overhead lane. */
+static int render_act_overhead(void *ctx, const struct gpuio_gpu_overhead *v)
+{
+	struct render *r = ctx;
+
+	r->done = true;
+	r->o->cat = "cupti_overhead";
+	gpu_overhead_args(r->o, v, r->a);
+	arg_u64(r->a, "pid", exp_pid(r->x, v->hdr.pid));
+	return 0;
 }
 
 static void gpu_api_args(struct exp_model *x, const struct ghost_ent *e, uint32_t hidx,
@@ -332,10 +369,83 @@ static void gpu_api_args(struct exp_model *x, const struct ghost_ent *e, uint32_
 		arg_bool(a, "uprobe", true);
 }
 
-static void gpu_host_slice(struct exp_model *x, uint32_t hidx, const struct gpuio_hdr *h,
-			   struct exp_gslice *o, struct exp_args *a)
+static int render_api(void *ctx, const struct gpuio_cuda_api *c)
+{
+	struct render *r = ctx;
+
+	r->done = true;
+	gpu_api_args(r->x, r->host, r->hidx, c, r->o, r->a);
+	return 0;
+}
+
+static int render_nvtx(void *ctx, const struct gpuio_nvtx_range *v)
+{
+	struct render *r = ctx;
+
+	r->done = true;
+	r->o->cat = "nvtx";
+	gname_copy(r->o, v->name, rec_name_len(&v->hdr, offsetof(struct gpuio_nvtx_range, name),
+						v->name, v->name_len, sizeof(v->name)), "nvtx range");
+	arg_u64(r->a, "depth", v->depth);
+	return 0;
+}
+
+static int render_host_sync(void *ctx, const struct gpuio_gpu_sync *s)
+{
+	struct render *r = ctx;
+
+	r->done = true;
+	sync_args(r->o, s, r->a);
+	return 0;
+}
+
+static int render_host_overhead(void *ctx, const struct gpuio_gpu_overhead *v)
+{
+	struct render *r = ctx;
+
+	r->done = true;
+	r->o->cat = "cupti_overhead";
+	gpu_overhead_args(r->o, v, r->a);
+	return 0;
+}
+
+/* The slice of an activity (its GPU lane) or of a host record (its thread or overlap lane). */
+static int gpu_act_slice(struct exp_model *x, const struct gact_ent *e, struct exp_gslice *o,
+			 struct exp_args *a)
+{
+	const struct gpu_track *t = &x->gpu.tracks[e->track];
+	struct render r = { .x = x, .o = o, .a = a };
+	const struct model_tool tool = {
+		.ctx = &r, .gpu_act = t->what == GT_STREAM ? render_act : NULL,
+		.gpu_sync = t->what == GT_SYNC ? render_act_sync : NULL,
+		.gpu_overhead = t->what == GT_OVERHEAD ? render_act_overhead : NULL,
+	};
+	int err;
+
+	o->track = EXP_GS_GPULANE;
+	o->pid = exp_gpu_pid(x, x->gpu.devs[t->dev_idx].index);
+	o->tid = t->tid0 + e->lane - 1;
+	gslice_times(o, e->ts, e->end);
+	err = model_session__read_at(x->s, e->off, t->what == GT_SYNC ? GPUIO_REC_GPU_SYNC :
+				     t->what == GT_OVERHEAD ? GPUIO_REC_GPU_OVERHEAD : 0, &tool);
+	if (!err && !r.done) {
+		snprintf(x->err, sizeof(x->err), "the GPU record at offset %llu is no longer what it "
+			 "was", (unsigned long long)e->off);
+		err = -EBADMSG;
+	}
+	return err;
+}
+
+static int gpu_host_slice(struct exp_model *x, uint32_t hidx, struct exp_gslice *o,
+			  struct exp_args *a)
 {
 	const struct ghost_ent *e = &x->gpu.hosts[hidx];
+	struct render r = { .x = x, .o = o, .a = a, .hidx = hidx, .host = e };
+	const struct model_tool tool = {
+		.ctx = &r, .cuda_api = render_api, .nvtx = render_nvtx, .gpu_sync = render_host_sync,
+		.gpu_overhead = render_host_overhead,
+	};
+	int err;
 
 	o->pid = exp_pid(x, e->pid);
 	if (e->lane_tid) {
@@ -346,43 +456,18 @@ static void gpu_host_slice(struct exp_model *x, uint32_t hidx, const struct gpui
 		o->tid = exp_pid(x, e->tid);
 	}
 	gslice_times(o, e->ts, e->end);
-	switch (h->type) {
-	case GPUIO_REC_CUDA_API:
-		gpu_api_args(x, e, hidx, (const void *)h, o, a);
-		break;
-	case GPUIO_REC_NVTX: {
-		const struct gpuio_nvtx_range *r = (const void *)h;
-
-		o->cat = "nvtx";
-		gname_copy(o, r->name, rec_name_len(h, offsetof(struct gpuio_nvtx_range, name), r->name,
-						    r->name_len, sizeof(r->name)), "nvtx range");
-		arg_u64(a, "depth", r->depth);
-		break;
+	err = model_session__read_at(x->s, e->off, e->type, &tool);
+	if (!err && !r.done) {
+		snprintf(x->err, sizeof(x->err), "the GPU record at offset %llu is no longer what it "
+			 "was", (unsigned long long)e->off);
+		err = -EBADMSG;
 	}
-	case GPUIO_REC_GPU_SYNC: {
-		const struct gpuio_gpu_sync *s = (const void *)h;
-		const char *n = NAME_OF(sync_names, s->type);
-
-		o->cat = "cuda_sync";
-		o->name = n ? n : "synchronize";
-		o->name_static = true;
-		ARG_NAME(a, "type", sync_names, s->type);
-		arg_u64(a, "stream", s->stream);
-		arg_u64(a, "context", s->context);
-		arg_u64(a, "correlation", s->correlation);
-		break;
-	}
-	default:
-		o->cat = "cupti_overhead";
-		gpu_overhead_args(o, (const void *)h, a);
-		break;
-	}
+	return err;
 }
 
 int exp_model__next_gpu(struct exp_model *x, struct exp_gslice *o, struct exp_args *a)
 {
 	struct exp_gpu *g = &x->gpu;
-	const struct gpuio_hdr *h;
 	size_t i;
 	int err;
 
@@ -393,32 +478,11 @@ int exp_model__next_gpu(struct exp_model *x, struct exp_gslice *o, struct exp_ar
 	o->nflows = o->flow_k = 0;
 	o->fkey = 0;
 	o->name_static = false;
-	if (i < g->nacts) {
-		const struct gact_ent *e = &g->acts[g->aorder[i]];
-		uint8_t what = g->tracks[e->track].what;
-
-		err = gread(x, e->off, what == GT_SYNC ? GPUIO_REC_GPU_SYNC :
-			    what == GT_OVERHEAD ? GPUIO_REC_GPU_OVERHEAD : 0, &h);
-		if (!err && what == GT_STREAM && (h->type < GPUIO_REC_GPU_KERNEL ||
-						  h->type > GPUIO_REC_GPU_MEMSET)) {
-			snprintf(x->p2_err, sizeof(x->p2_err), "the GPU record at offset %llu is no "
-				 "longer what it was", (unsigned long long)e->off);
-			err = -EBADMSG;
-		}
-		if (err)
-			return err;
-		gpu_act_slice(x, e, h, o, a);
-		return 1;
-	}
-	{
-		uint32_t hidx = g->horder[i - g->nacts];
-
-		err = gread(x, g->hosts[hidx].off, g->hosts[hidx].type, &h);
-		if (err)
-			return err;
-		gpu_host_slice(x, hidx, h, o, a);
-	}
-	return 1;
+	if (i < g->nacts)
+		err = gpu_act_slice(x, &g->acts[g->aorder[i]], o, a);
+	else
+		err = gpu_host_slice(x, g->horder[i - g->nacts], o, a);
+	return err ? err : 1;
 }
 
 bool exp_model__next_gpu_counter(struct exp_model *x, const struct gpu_dev *d,

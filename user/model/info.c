@@ -39,29 +39,52 @@ static const char *gpu_clock_name(uint32_t c)
 #define GPU_INFO_PROCS 8        /* collectors listed one by one in the info */
 
 /* GPU drops: CUPTI's own and the collectors' failed writes (latest counts). */
-static void gpu_drops(const struct exp_gpu *g, uint64_t *cupti, uint64_t *werr)
+static void gpu_drops(const struct model_session *s, uint64_t *cupti, uint64_t *werr)
 {
+	const struct model_collector *c;
+
 	*cupti = *werr = 0;
-	for (size_t i = 0; i < g->ncolls; i++) {
-		*cupti += g->colls[i].info.cupti_dropped;
-		*werr += g->colls[i].info.write_errors;
+	for (size_t i = 0; (c = model_session__collector(s, i)) != NULL; i++) {
+		*cupti += c->info.cupti_dropped;
+		*werr += c->info.write_errors;
 	}
+}
+
+/* "PID" of each collector: the keys of the info's processes dict (stable while written). */
+static void collector_keys(struct exp_model *x, size_t ncolls)
+{
+	struct exp_gpu *g = &x->gpu;
+	char (*k)[16];
+
+	if (g->ncoll_keys >= ncolls)
+		return;
+	k = realloc(g->coll_keys, ncolls * sizeof(*k));
+	if (!k)
+		return;         /* listed as "?" */
+	g->coll_keys = k;
+	for (; g->ncoll_keys < ncolls; g->ncoll_keys++)
+		snprintf(k[g->ncoll_keys], sizeof(k[0]), "%u",
+			 model_session__collector(x->s, g->ncoll_keys)->info.hdr.pid);
 }
 
 static void gpu_info_args(struct exp_model *x, struct exp_args *a)
 {
 	const struct exp_gpu *g = &x->gpu;
+	const uint64_t *n = x->f->counts;
+	const struct model_collector *c;
 	struct exp_arg *d, *p;
 	uint64_t cupti, werr, st[4] = { 0 };
-	size_t listed = g->ncolls < GPU_INFO_PROCS ? g->ncolls : GPU_INFO_PROCS;
+	size_t ncolls = 0, listed;
 
-	gpu_drops(g, &cupti, &werr);
-	for (size_t i = 0; i < g->ncolls; i++)
-		st[g->colls[i].info.state < 4 ? g->colls[i].info.state : 0]++;
+	gpu_drops(x->s, &cupti, &werr);
+	for (; (c = model_session__collector(x->s, ncolls)) != NULL; ncolls++)
+		st[c->info.state < 4 ? c->info.state : 0]++;
+	listed = ncolls < GPU_INFO_PROCS ? ncolls : GPU_INFO_PROCS;
+	collector_keys(x, listed);
 	d = arg_add(a, "gpu", EA_DICT);
 	d->len = 0;
 #define GARG(call) (call, d->len++)
-	GARG(arg_u64(a, "collectors", g->ncolls));
+	GARG(arg_u64(a, "collectors", ncolls));
 	GARG(arg_u64(a, "collectors_on", st[GPUIO_GPU_ON]));
 	GARG(arg_u64(a, "collectors_unavailable", st[GPUIO_GPU_UNAVAILABLE]));
 	GARG(arg_u64(a, "collectors_final", st[GPUIO_GPU_FINAL]));
@@ -71,9 +94,10 @@ static void gpu_info_args(struct exp_model *x, struct exp_args *a)
 	d->len++;
 	p->len = (uint32_t)listed;
 	for (size_t i = 0; i < listed; i++) {
-		const struct gcoll *c = &g->colls[i];
-		struct exp_arg *e = arg_add(a, c->key, EA_DICT);
+		struct exp_arg *e;
 
+		c = model_session__collector(x->s, i);
+		e = arg_add(a, i < g->ncoll_keys ? g->coll_keys[i] : "?", EA_DICT);
 		e->len = 0;
 #define CARG(call) (call, e->len++)
 		CARG(arg_cstr(a, "state", gpu_state_name(c->info.state)));
@@ -91,16 +115,16 @@ static void gpu_info_args(struct exp_model *x, struct exp_args *a)
 		CARG(arg_s64(a, "cupti_error", c->info.cupti_error));
 #undef CARG
 	}
-	GARG(arg_u64(a, "processes_not_listed", g->ncolls - listed));
+	GARG(arg_u64(a, "processes_not_listed", ncolls - listed));
 	GARG(arg_u64(a, "devices", g->ndevs));
-	GARG(arg_u64(a, "kernels", g->kernels));
-	GARG(arg_u64(a, "memcpys", g->memcpys));
-	GARG(arg_u64(a, "memsets", g->memsets));
-	GARG(arg_u64(a, "api_calls", g->api));
+	GARG(arg_u64(a, "kernels", n[GPUIO_REC_GPU_KERNEL]));
+	GARG(arg_u64(a, "memcpys", n[GPUIO_REC_GPU_MEMCPY]));
+	GARG(arg_u64(a, "memsets", n[GPUIO_REC_GPU_MEMSET]));
+	GARG(arg_u64(a, "api_calls", n[GPUIO_REC_CUDA_API]));
 	GARG(arg_u64(a, "api_calls_merged", g->merged));
-	GARG(arg_u64(a, "nvtx_ranges", g->nvtx));
-	GARG(arg_u64(a, "syncs", g->syncs));
-	GARG(arg_u64(a, "overheads", g->overheads));
+	GARG(arg_u64(a, "nvtx_ranges", n[GPUIO_REC_NVTX]));
+	GARG(arg_u64(a, "syncs", n[GPUIO_REC_GPU_SYNC]));
+	GARG(arg_u64(a, "overheads", n[GPUIO_REC_GPU_OVERHEAD]));
 	GARG(arg_u64(a, "flows", g->flows));
 	GARG(arg_u64(a, "dangling_correlations", g->dangling_corr));
 	GARG(arg_u64(a, "overlap_slices", g->overlap_slices));
@@ -116,40 +140,41 @@ static void hdr_str(struct exp_args *a, const char *k, const char *s, size_t max
 void exp_model__info(struct exp_model *x, struct exp_args *a)
 {
 	const struct gpuio_cap_header *h = x->hdr;
-	const struct gpuio_stats_event *s = &x->stats;
+	const struct model_facts *f = x->f;
+	const struct gpuio_stats_event *s = &f->stats;
 	uint64_t gcupti = 0, gwerr = 0;
 	bool complete;
 
 	args_reset(a);
-	complete = x->have_stats && s->final && !x->truncated;
+	complete = f->have_stats && s->final && !f->truncated;
 	x->st.capture_complete = complete;
-	x->st.drops_known = x->have_stats;
-	x->st.dropped = x->have_stats ? total_dropped(s) : 0;
-	if (x->gpu.any)
-		gpu_drops(&x->gpu, &gcupti, &gwerr);
+	x->st.drops_known = f->have_stats;
+	x->st.dropped = f->have_stats ? total_dropped(s) : 0;
+	if (exp_model__gpu_any(x))
+		gpu_drops(x->s, &gcupti, &gwerr);
 	/* what the GPU collectors lost counts as dropped like the rest */
-	if (x->have_stats)
+	if (f->have_stats)
 		x->st.dropped += gcupti + gwerr;
 
-	if (x->have_stats)
+	if (f->have_stats)
 		arg_u64(a, "dropped", x->st.dropped);
 	else
 		arg_null(a, "dropped");
-	arg_bool(a, "drops_known", x->have_stats);
+	arg_bool(a, "drops_known", f->have_stats);
 	/* switches the kernel made that the trace misses (a thread left a CPU
 	 * it was not seen to take): its states around them are approximate */
-	if (x->counts[GPUIO_REC_SCHED])
-		arg_u64(a, "sched_gaps", x->sched.gaps);
+	if (f->counts[GPUIO_REC_SCHED])
+		arg_u64(a, "sched_gaps", model_session__sched(x->s)->gaps);
 	/* a snapshot that is not the final one counts drops only up to its time */
-	arg_bool(a, "drops_final", x->have_stats && s->final);
-	if (x->have_stats) {
+	arg_bool(a, "drops_final", f->have_stats && s->final);
+	if (f->have_stats) {
 		struct exp_arg *d = arg_add(a, "drops", EA_DICT);
 
 		for (size_t i = 0; i < gpuio_ndrop_counters; i++)
 			arg_u64(a, gpuio_drop_counters[i].name, s->bpf[gpuio_drop_counters[i].idx]);
 		arg_u64(a, "capture_write_errors", s->user[GPUIO_USTAT_WRITE_ERRORS]);
 		d->len = (uint32_t)gpuio_ndrop_counters + 1;
-		if (x->gpu.any) {
+		if (exp_model__gpu_any(x)) {
 			arg_u64(a, "cupti_dropped", gcupti);
 			arg_u64(a, "gpu_write_errors", gwerr);
 			d->len += 2;
@@ -159,11 +184,11 @@ void exp_model__info(struct exp_model *x, struct exp_args *a)
 	}
 	arg_u64(a, "unresolved_paths", x->st.unresolved_paths);
 	arg_u64(a, "unresolved_block_paths", x->st.unresolved_block_paths);
-	if (x->have_stats)
+	if (f->have_stats)
 		arg_u64(a, "collector_unresolved_paths", s->user[GPUIO_USTAT_PATH_UNRESOLVED]);
 	else
 		arg_null(a, "collector_unresolved_paths");
-	if (x->have_stats)
+	if (f->have_stats)
 		arg_u64(a, "path_walks_truncated", s->bpf[GPUIO_STAT_PATH_TRUNC]);
 	else
 		arg_null(a, "path_walks_truncated");
@@ -191,31 +216,31 @@ void exp_model__info(struct exp_model *x, struct exp_args *a)
 	/* JSON ts 0 on this capture's own MONOTONIC clock (exp_model__origin) */
 	arg_u64(a, "timeline_origin_ns", x->map.ts_base - (uint64_t)x->map.ts_shift);
 	arg_bool(a, "capture_complete", complete);
-	arg_u64(a, "capture_truncated_bytes", x->truncated);
-	arg_u64(a, "records", x->records);
+	arg_u64(a, "capture_truncated_bytes", f->truncated);
+	arg_u64(a, "records", f->records);
 	{
 		struct exp_arg *d = arg_add(a, "record_counts", EA_DICT);
 
-		arg_u64(a, "vfs", x->counts[GPUIO_REC_VFS]);
-		arg_u64(a, "block", x->counts[GPUIO_REC_BLOCK]);
-		arg_u64(a, "path", x->counts[GPUIO_REC_PATH]);
-		arg_u64(a, "proc", x->counts[GPUIO_REC_PROC]);
-		arg_u64(a, "stats", x->counts[GPUIO_REC_STATS]);
-		arg_u64(a, "devname", x->counts[GPUIO_REC_DEVNAME]);
-		arg_u64(a, "unknown", x->counts[0]);
+		arg_u64(a, "vfs", f->counts[GPUIO_REC_VFS]);
+		arg_u64(a, "block", f->counts[GPUIO_REC_BLOCK]);
+		arg_u64(a, "path", f->counts[GPUIO_REC_PATH]);
+		arg_u64(a, "proc", f->counts[GPUIO_REC_PROC]);
+		arg_u64(a, "stats", f->counts[GPUIO_REC_STATS]);
+		arg_u64(a, "devname", f->counts[GPUIO_REC_DEVNAME]);
+		arg_u64(a, "unknown", f->counts[0]);
 		d->len = 7;
-		if (x->counts[GPUIO_REC_SCHED]) {
-			arg_u64(a, "sched", x->counts[GPUIO_REC_SCHED]);
+		if (f->counts[GPUIO_REC_SCHED]) {
+			arg_u64(a, "sched", f->counts[GPUIO_REC_SCHED]);
 			d->len++;
 		}
-		if (x->gpu.any) {
+		if (exp_model__gpu_any(x)) {
 			static const char *const gnames[] = {
 				"gpu_info", "gpu_kernel", "gpu_memcpy", "gpu_memset", "cuda_api",
 				"gpu_sync", "nvtx", "gpu_overhead", "gpu_sym",
 			};
 
 			for (unsigned t = GPUIO_REC_GPU_INFO; t <= GPUIO_REC_GPU_SYM; t++)
-				arg_u64(a, gnames[t - GPUIO_REC_GPU_INFO], x->counts[t]);
+				arg_u64(a, gnames[t - GPUIO_REC_GPU_INFO], f->counts[t]);
 			d->len += GPUIO_REC_GPU_SYM - GPUIO_REC_GPU_INFO + 1;
 		}
 	}
@@ -224,7 +249,7 @@ void exp_model__info(struct exp_model *x, struct exp_args *a)
 	arg_u64(a, "flows", x->st.flows);
 	arg_u64(a, "dangling_block_refs", x->st.dangling_flows);
 	arg_us(a, "throughput_bucket_us", (int64_t)x->bucket_ns);
-	if (x->gpu.any)
+	if (exp_model__gpu_any(x))
 		gpu_info_args(x, a);
 	/* merged outputs: where this capture sits on the shared timeline */
 	if (x->map.merged) {

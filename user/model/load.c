@@ -1,23 +1,19 @@
 // SPDX-License-Identifier: MIT
 /*
- * load.c — pass 1 over a capture: processes (one naming rule: EXEC > ATTACH
- * > FORK), threads, devices, paths, block requests, io_uring calls; the same
- * record handlers serve the live stream (exp_model__note).
+ * load.c — the timeline model as a tool of the session (session.h): what
+ * pass 1 keeps of each record for the exporters — the processes and threads
+ * that get tracks, block requests and the calls they name (flows), io_uring
+ * intervals, the earliest timestamp. Names, paths and counts are the
+ * session's. The same handlers serve the live stream (online: no block or
+ * io_uring layout, that is the stream's).
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-#include <sys/stat.h>
+#include "lib/log.h"
 #include "model/calls.h"
 #include "model/model.h"
-#include "lib/log.h"
 #include "model/model_priv.h"
-#include "model/proc_names.h"
-
-/* ---- pass 1 ---- */
 
 int note_thread(struct exp_model *x, uint32_t pid, uint32_t tid, struct thread_ent **out)
 {
@@ -84,81 +80,11 @@ int exp_model__said(const struct exp_model *x, int err)
 	return err;
 }
 
-int exp_paths__add(struct kmap *map, struct path_ent **paths, size_t *n, size_t *cap,
-		   const struct gpuio_path_event *p)
+/* ---- the handlers ---- */
+
+static int on_proc(void *ctx, const struct gpuio_proc_event *p)
 {
-	struct path_ent *pe;
-	size_t out_len;
-	uint64_t *v;
-	char *s;
-	int rc;
-
-	s = gpuio_path__string(p, &out_len);
-	if (!s)
-		return -ENOMEM;
-	rc = kmap__upsert(map, p->dev, p->ino, &v);
-	if (rc < 0 || (rc && array_grow((void **)paths, cap, *n + 1, sizeof(**paths)))) {
-		free(s);
-		return -ENOMEM;
-	}
-	if (rc)
-		*v = (*n)++;
-	else
-		free((*paths)[*v].s);   /* later records win */
-	pe = &(*paths)[*v];
-	pe->s = s;
-	pe->len = (uint32_t)out_len;
-	return 0;
-}
-
-/* PATH record -> the absolute path it names. */
-static int on_path(struct exp_model *x, const struct gpuio_path_event *p)
-{
-	return exp_paths__add(&x->path_map, &x->paths, &x->npaths, &x->cpaths, p);
-}
-
-static int on_proc(struct exp_model *x, const struct gpuio_proc_event *p)
-{
-	struct thread_ent *t;
-	struct proc_ent *pe;
-	int err;
-
-	err = note_thread(x, p->hdr.pid, p->hdr.tid, &t);
-	if (err)
-		return err;
-	pe = proc_get(x, p->hdr.pid);
-	if (p->kind == GPUIO_PROC_CGROUP) {      /* its job: kept as the path, parsed when shown */
-		char *cg = strndup(p->args, p->args_len);
-
-		if (!cg)
-			return -ENOMEM;
-		free(pe->cgroup);
-		pe->cgroup = cg;
-		return 0;
-	}
-	if (proc_names__names_process(&pe->rank, p)) {
-		char *args = NULL;
-		uint32_t n = p->args_len;
-
-		/* the reader clamps args_len to the record; drop trailing NULs */
-		while (n && p->args[n - 1] == 0)
-			n--;
-		if (n) {
-			args = malloc(n);
-			if (!args)
-				return -ENOMEM;
-			memcpy(args, p->args, n);
-		}
-		free(pe->args);
-		pe->args = args;
-		pe->args_len = n;
-		memcpy(pe->comm, p->comm, sizeof(pe->comm));
-	}
-	if (proc_names__names_thread(t->has_comm, p)) {
-		memcpy(t->comm, p->comm, sizeof(t->comm));
-		t->has_comm = true;
-	}
-	return 0;
+	return note_thread(ctx, p->hdr.pid, p->hdr.tid, NULL);
 }
 
 void exp_blk_from_record(struct blk_ent *e, const struct gpuio_block_event *b)
@@ -180,13 +106,20 @@ void exp_blk_from_record(struct blk_ent *e, const struct gpuio_block_event *b)
 	e->attr = b->attr;
 }
 
-static int on_block(struct exp_model *x, const struct gpuio_block_event *b)
+static int on_block(void *ctx, const struct gpuio_block_event *b)
 {
+	struct exp_model *x = ctx;
 	struct dev_ent *d = dev_get(x, b->dev);
 	struct blk_ent *e;
 	uint64_t *v;
 
-	if (!d || array_grow((void **)&x->blks, &x->cblks, x->nblks + 1, sizeof(*x->blks)))
+	if (!d)
+		return -ENOMEM;
+	if (x->online)          /* the stream lays out its own requests */
+		return 0;
+	if (b->hdr.ts < x->tmin)
+		x->tmin = b->hdr.ts;
+	if (array_grow((void **)&x->blks, &x->cblks, x->nblks + 1, sizeof(*x->blks)))
 		return -ENOMEM;
 	d->nreq++;
 	e = &x->blks[x->nblks++];
@@ -202,8 +135,9 @@ static int on_block(struct exp_model *x, const struct gpuio_block_event *b)
 	return 0;
 }
 
-static int on_vfs_meta(struct exp_model *x, const struct gpuio_vfs_event *e)
+static int on_vfs(void *ctx, const struct gpuio_vfs_event *e)
 {
+	struct exp_model *x = ctx;
 	/* a thread seen lately needs no map lookup: calls come in runs of few threads */
 	uint64_t key = (uint64_t)e->hdr.pid << 32 | e->hdr.tid, *seen;
 	int err;
@@ -215,6 +149,10 @@ static int on_vfs_meta(struct exp_model *x, const struct gpuio_vfs_event *e)
 			return err;
 		*seen = key + 1;
 	}
+	if (x->online)
+		return 0;
+	if (e->hdr.ts < x->tmin)
+		x->tmin = e->hdr.ts;
 	if (gpuio_call__is_async(e->call)) {
 		struct async_ent *a;
 
@@ -229,16 +167,22 @@ static int on_vfs_meta(struct exp_model *x, const struct gpuio_vfs_event *e)
 		a->pid = e->hdr.pid;
 		a->lane_tid = 0;
 	}
+	x->vfs_ordinal++;
 	return 0;
 }
 
-/* A switch or wake-up: kept for the thread states; its traced threads are tracks. */
-static int on_sched(struct exp_model *x, const struct gpuio_sched_event *e)
+/* A switch or wake-up: its traced threads are tracks with states. */
+static int on_sched(void *ctx, const struct gpuio_sched_event *e)
 {
-	int err = sched_tab__add(&x->sched, e);
+	struct exp_model *x = ctx;
 	struct thread_ent *t;
+	int err = 0;
 
-	if (!err && (e->kind != GPUIO_SCHED_SWITCH || (e->flags & GPUIO_SF_PREV_TRACED)) &&
+	if (x->online)
+		return 0;
+	if (e->hdr.ts < x->tmin)
+		x->tmin = e->hdr.ts;
+	if ((e->kind != GPUIO_SCHED_SWITCH || (e->flags & GPUIO_SF_PREV_TRACED)) &&
 	    !(err = note_thread(x, e->hdr.pid, e->hdr.tid, &t)))
 		t->has_sched = true;
 	if (!err && e->kind == GPUIO_SCHED_SWITCH && (e->flags & GPUIO_SF_NEXT_TRACED) &&
@@ -247,168 +191,45 @@ static int on_sched(struct exp_model *x, const struct gpuio_sched_event *e)
 	return err;
 }
 
-/* One record of pass 1: everything but the VFS events themselves. */
-static int meta_record(struct exp_model *x, const struct gpuio_hdr *h)
+/* The handlers of pass 1 (gpu_load.c has the GPU ones). */
+static void set_tool(struct exp_model *x)
 {
-	int err = 0;
-
-	x->records++;
-	x->counts[h->type <= GPUIO_REC_SCHED ? h->type : 0]++;
-	if (h->ts > x->tend)
-		x->tend = h->ts;
-	switch (h->type) {
-	case GPUIO_REC_GPU_INFO ... GPUIO_REC_GPU_SYM:
-		err = gpu_record(x, h);
-		break;
-	case GPUIO_REC_VFS:
-		if (h->ts < x->tmin)
-			x->tmin = h->ts;
-		err = on_vfs_meta(x, (const void *)h);
-		x->vfs_ordinal++;
-		break;
-	case GPUIO_REC_BLOCK:
-		if (h->ts < x->tmin)
-			x->tmin = h->ts;
-		err = on_block(x, (const void *)h);
-		break;
-	case GPUIO_REC_PATH:
-		err = on_path(x, (const void *)h);
-		break;
-	case GPUIO_REC_PROC:
-		err = on_proc(x, (const void *)h);
-		break;
-	case GPUIO_REC_STATS:
-		gpuio_stats__from_record(h, &x->stats);
-		x->have_stats = true;
-		break;
-	case GPUIO_REC_SCHED:
-		if (h->ts < x->tmin)
-			x->tmin = h->ts;
-		err = on_sched(x, (const void *)h);
-		break;
-	case GPUIO_REC_DEVNAME: {
-		const struct gpuio_devname_event *d = (const void *)h;
-		struct dev_ent *de = dev_get(x, d->dev);
-
-		if (!de) {
-			err = -ENOMEM;
-			break;
-		}
-		de->named = true;
-		memset(de->name, 0, sizeof(de->name));
-		memcpy(de->name, d->name, strnlen(d->name, sizeof(d->name)));
-		break;
-	}
-	default:
-		break;      /* newer record types: skipped by size */
-	}
-	return err;
+	x->tool = (struct model_tool){
+		.ctx = x, .vfs = on_vfs, .block = on_block, .proc = on_proc, .sched = on_sched,
+	};
+	if (!x->online)
+		gpu_tool_handlers(&x->tool);
 }
 
-
-
-/* Pass 1 through the capture reader: its checks, its messages, its cut. */
+/* Pass 1: the session reads every record once; the model keeps its part. */
 int pass_meta(struct exp_model *x)
 {
-	const struct gpuio_hdr *h;
-	int rc, err = 0;
+	const struct model_tool *tools[] = { &x->tool };
 
-	while (!err && (rc = gpuio_cap_reader__next(x->r, &h)) > 0) {
-		x->rec_off = gpuio_cap_reader__offset(x->r) - h->size;
-		err = meta_record(x, h);
-	}
-	if (err)
-		return err;
-	if (rc < 0)
-		return -EBADMSG;
-	x->truncated = gpuio_cap_reader__truncated(x->r);
-	x->trunc_offset = gpuio_cap_reader__offset(x->r);
-	return 0;
+	set_tool(x);
+	return model_session__run(x->s, tools, 1);
 }
 
 /* ---- online ---- */
 
-void exp_model__init_online(struct exp_model *x, const struct gpuio_cap_header *hdr)
+int exp_model__init_online(struct exp_model *x, struct model_session *s)
 {
 	memset(x, 0, sizeof(*x));
-	x->p2_fd = -1;
 	x->online = true;
-	x->hdr = hdr;
+	x->s = s;
+	x->f = model_session__facts(s);
+	x->hdr = x->f->hdr;
 	x->map.prefix = "";
-	x->map.ts_base = hdr->monotonic_ns;
-	x->cache_known = hdr->pagecache_mode[0] && strcmp(hdr->pagecache_mode, "off") &&
-			 strcmp(hdr->pagecache_mode, "none");
-}
-
-/* Online: GPU records are counted, collector status kept (no layout). */
-static int gpu_note(struct exp_model *x, const struct gpuio_hdr *h)
-{
-	struct exp_gpu *g = &x->gpu;
-
-	g->any = true;
-	switch (h->type) {
-	case GPUIO_REC_GPU_INFO:
-		return on_gpu_info(x, (const void *)h);
-	case GPUIO_REC_GPU_KERNEL:
-		g->kernels++;
-		break;
-	case GPUIO_REC_GPU_MEMCPY:
-		g->memcpys++;
-		break;
-	case GPUIO_REC_GPU_MEMSET:
-		g->memsets++;
-		break;
-	case GPUIO_REC_CUDA_API:
-		g->api++;
-		break;
-	case GPUIO_REC_GPU_SYNC:
-		g->syncs++;
-		break;
-	case GPUIO_REC_NVTX:
-		g->nvtx++;
-		break;
-	case GPUIO_REC_GPU_OVERHEAD:
-		g->overheads++;
-		break;
-	}
+	x->map.ts_base = x->hdr->monotonic_ns;
+	x->cache_known = x->hdr->pagecache_mode[0] && strcmp(x->hdr->pagecache_mode, "off") &&
+			 strcmp(x->hdr->pagecache_mode, "none");
+	set_tool(x);
 	return 0;
 }
 
-int exp_model__note(struct exp_model *x, const struct gpuio_hdr *h)
+const struct model_tool *exp_model__tool(struct exp_model *x)
 {
-	x->records++;
-	x->counts[h->type <= GPUIO_REC_SCHED ? h->type : 0]++;
-	if (h->ts > x->tend)
-		x->tend = h->ts;
-	switch (h->type) {
-	case GPUIO_REC_GPU_INFO ... GPUIO_REC_GPU_SYM:
-		return gpu_note(x, h);
-	case GPUIO_REC_VFS:
-		return note_thread(x, h->pid, h->tid, NULL);
-	case GPUIO_REC_BLOCK:
-		return dev_get(x, ((const struct gpuio_block_event *)h)->dev) ? 0 : -ENOMEM;
-	case GPUIO_REC_PATH:
-		return on_path(x, (const void *)h);
-	case GPUIO_REC_PROC:
-		return on_proc(x, (const void *)h);
-	case GPUIO_REC_STATS:
-		gpuio_stats__from_record(h, &x->stats);
-		x->have_stats = true;
-		return 0;
-	case GPUIO_REC_DEVNAME: {
-		const struct gpuio_devname_event *d = (const void *)h;
-		struct dev_ent *de = dev_get(x, d->dev);
-
-		if (!de)
-			return -ENOMEM;
-		de->named = true;
-		memset(de->name, 0, sizeof(de->name));
-		memcpy(de->name, d->name, strnlen(d->name, sizeof(d->name)));
-		return 0;
-	}
-	default:
-		return 0;
-	}
+	return &x->tool;
 }
 
 struct dev_ent *exp_model__dev(struct exp_model *x, uint32_t dev)
@@ -426,59 +247,4 @@ struct thread_ent *exp_model__thread(struct exp_model *x, uint32_t pid, uint32_t
 	struct thread_ent *t;
 
 	return note_thread(x, pid, tid, &t) ? NULL : t;
-}
-
-/*
- * Pass 1 in place, without the reader's copy of every record: for a whole,
- * clean capture only. Anything the reader would report (a corrupt record, a
- * cut at the end, an odd header size) returns -EAGAIN, and pass 1 is done
- * again by the reader, which owns those checks and their messages.
- */
-int pass_meta_fast(struct exp_model *x)
-{
-	union { struct gpuio_hdr h; unsigned char b[GPUIO_REC_SIZE_MAX]; } copy;
-	const struct gpuio_hdr *h;
-	int rc, err;
-
-	if (!model_in_place(x))
-		return -EAGAIN;
-	err = exp_model__rewind(x);
-	if (err)
-		return err == -ENOMEM ? err : -EAGAIN;
-	for (;;) {
-		size_t min;
-
-		rc = p2_fill(x, sizeof(*h));
-		if (rc == 0)
-			break;
-		if (rc < 0)
-			return -EAGAIN;
-		h = (const void *)(x->p2_buf + x->p2_pos);
-		min = gpuio_rec_min_size(h->type);
-		if (h->type == 0 || h->size < sizeof(*h) || h->size > GPUIO_REC_SIZE_MAX ||
-		    (min && h->size < min) || (h->size & 7))
-			return -EAGAIN;
-		if (p2_fill(x, h->size) <= 0)
-			return -EAGAIN;
-		h = (const void *)(x->p2_buf + x->p2_pos);
-		x->rec_off = x->p2_off - (x->p2_len - x->p2_pos);
-		if (h->type == GPUIO_REC_PATH || h->type == GPUIO_REC_PROC ||
-		    h->type == GPUIO_REC_STATS) {
-			/* what the reader does to every record, on a copy */
-			memcpy(copy.b, h, h->size);
-			if (gpuio_rec__sanitize(copy.b) < 0)
-				return -EAGAIN;
-			h = &copy.h;
-		}
-		err = meta_record(x, h);
-		if (err)
-			return err;
-		x->p2_pos += ((const struct gpuio_hdr *)(x->p2_buf + x->p2_pos))->size;
-	}
-	/* bytes of a partial record left: the reader reports the cut */
-	if (x->p2_len != x->p2_pos)
-		return -EAGAIN;
-	x->truncated = 0;
-	x->trunc_offset = x->p2_off;
-	return 0;
 }

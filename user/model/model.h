@@ -38,6 +38,7 @@
 #include "capture/capture.h"
 #include "lib/kmap.h"
 #include "model/sched_tab.h"
+#include "model/session.h"
 
 /* What an export wrote, counted by the model (gpuio_export() hands it out). */
 struct gpuio_export_stats {
@@ -108,40 +109,25 @@ struct exp_args {
 
 /* ---- tables built in pass 1 ---- */
 
-struct path_ent {
-	char *s;
-	uint32_t len;
-};
-
 /* Print why a pass failed when the capture went bad under us; returns err. */
 struct exp_model;
 int exp_model__said(const struct exp_model *x, int err);
-/* (dev, ino) -> the path a PATH record names, in map + paths (later records win). */
-int exp_paths__add(struct kmap *map, struct path_ent **paths, size_t *n, size_t *cap,
-		   const struct gpuio_path_event *p);
 
-
+/* A process the timeline shows; its name is the session's (model_session__proc). */
 struct proc_ent {
 	uint32_t pid;
-	uint8_t rank;           /* of the record that named it (model/proc_names.h) */
-	char comm[16];
-	char *args;             /* NUL separated, args_len bytes */
-	uint32_t args_len;
 	uint32_t sort;
-	char *cgroup;           /* the cgroup that names its job (GPUIO_PROC_CGROUP), or NULL */
 };
 
+/* A thread the timeline shows; its name is the session's (model_session__thread). */
 struct thread_ent {
 	uint32_t pid, tid;
-	bool has_comm;
 	bool has_sched;         /* has thread states (a state lane in JSON) */
-	char comm[16];
 };
 
+/* A disk; its name is the session's (model_session__devname). */
 struct dev_ent {
 	uint32_t dev;
-	bool named;
-	char name[32];
 	uint64_t nreq;
 	uint32_t index;         /* among disks with requests */
 	uint32_t nlanes;
@@ -261,15 +247,7 @@ struct ghost_lane {             /* an overlap lane of a host thread */
 	uint32_t pid, tid, n, out_tid;
 };
 
-struct gcoll {                  /* the latest GPU_INFO of one collector (process) */
-	struct gpuio_gpu_info info;
-	char reason[sizeof(((struct gpuio_gpu_info *)0)->reason) + 1];
-	char key[16];           /* "PID", for the info dict */
-	uint64_t nrec;          /* GPU_INFO records */
-};
-
 struct exp_gpu {
-	bool any;               /* any GPU record at all */
 	struct gact_ent *acts;
 	size_t nacts, cacts;
 	struct ghost_ent *hosts;
@@ -290,9 +268,8 @@ struct exp_gpu {
 	struct kmap str_map;    /* (hash, len) -> strs[] */
 	struct kmap sym_map;    /* (pid, addr) -> strs[] */
 	struct kmap ctx_map;    /* (pid, context) -> device */
-	struct gcoll *colls;
-	size_t ncolls, ccolls;
-	struct kmap coll_map;   /* (pid, 0) -> colls[] */
+	char (*coll_keys)[16];  /* "PID" of each collector (the session's order), for the info */
+	size_t ncoll_keys;
 	struct ghost_lane *glanes;
 	size_t nglanes, cglanes;
 	uint32_t nlane_tids;    /* GPU stream lanes */
@@ -301,9 +278,8 @@ struct exp_gpu {
 	/* output: activities then host records, each in time order */
 	uint32_t *aorder, *horder;
 	size_t nhorder, next;
-	struct gcache *cache;   /* reads records back by offset (owns its fd) */
-	/* counts */
-	uint64_t kernels, memcpys, memsets, api, nvtx, syncs, overheads, merged, flows;
+	/* counts (the records of each kind: the session's facts) */
+	uint64_t merged, flows;
 	uint64_t dangling_corr; /* activities whose API call is not in the capture */
 	uint64_t overlap_slices;/* host slices moved to an overlap lane */
 };
@@ -318,15 +294,13 @@ struct exp_gpu {
 
 struct exp_model {
 	const char *path;
-	struct gpuio_cap_reader *r;
+	struct model_session *s;        /* the capture, decoded once; its tables (owned) */
+	const struct model_facts *f;    /* model_session__facts(s) */
 	const struct gpuio_cap_header *hdr;
 	bool cache_known;
 	bool online;            /* fed record by record (gpuio trace --stream) */
 	struct exp_remap map;
 
-	struct kmap path_map;   /* (dev, ino) -> paths[] */
-	struct path_ent *paths;
-	size_t npaths, cpaths;
 	struct kmap proc_map;   /* (pid, 0) -> procs[] */
 	struct proc_ent *procs;
 	size_t nprocs, cprocs;
@@ -349,23 +323,11 @@ struct exp_model {
 	struct lane_ent *ulanes;
 	size_t nulanes, culanes;
 
-	/* pass 2 reads records in place, without the reader's per-record copy */
-	int p2_fd;
-	unsigned char *p2_buf;
-	size_t p2_pos, p2_len, p2_cap;
-	uint64_t p2_off;        /* file offset of p2_buf[p2_len] */
-	char p2_err[160];
-
-	struct gpuio_stats_event stats;
-	bool have_stats;
-	uint64_t counts[GPUIO_REC_SCHED + 1];     /* [0]: unknown types */
-	uint64_t records, vfs_ordinal, pass2_records;
+	struct model_tool tool;         /* pass 1's handlers (load.c, gpu_load.c) */
+	uint64_t vfs_ordinal;
 	uint64_t tmin;          /* earliest VFS/block start (pass 1), UINT64_MAX: none */
-	uint64_t rec_off;       /* pass 1: file offset of the record at hand */
 	struct exp_gpu gpu;
-	struct sched_tab sched; /* switches and wake-ups, sorted after pass 1 */
-	uint64_t tend;          /* latest record timestamp: open thread states end here */
-	uint64_t truncated, trunc_offset;
+	char err[200];          /* why a later pass failed (the capture changed) */
 	uint64_t t0, bucket_ns;
 	size_t nbuckets;
 	struct gpuio_export_stats st;
@@ -381,22 +343,23 @@ int exp_model__load(struct exp_model *m, const char *capture_path,
 void exp_model__free(struct exp_model *m);
 
 /*
- * Online use (gpuio trace --stream): no passes, the caller feeds every record
- * to exp_model__note() (names, paths, counts) and asks for VFS/block args as
- * it goes; io_uring lanes, disk lanes and flows are then the caller's.
+ * Online use (gpuio trace --stream): no passes; the caller feeds every record
+ * to its online session with exp_model__tool() among the tools (names,
+ * paths, counts) and asks for VFS/block args as it goes; io_uring lanes,
+ * disk lanes and flows are then the caller's. The model does not own s.
  */
-void exp_model__init_online(struct exp_model *m, const struct gpuio_cap_header *hdr);
-int exp_model__note(struct exp_model *m, const struct gpuio_hdr *h);
+int exp_model__init_online(struct exp_model *m, struct model_session *s);
+const struct model_tool *exp_model__tool(struct exp_model *m);
 struct dev_ent *exp_model__dev(struct exp_model *m, uint32_t dev);
 struct proc_ent *exp_model__proc(struct exp_model *m, uint32_t pid);
 struct thread_ent *exp_model__thread(struct exp_model *m, uint32_t pid, uint32_t tid);
 
 /*
- * Pass 2: rewind, then the VFS records in capture order (1, 0 at the end,
- * -EBADMSG with the reason in exp_model__error() when the capture changed).
+ * Pass 2: every VFS record again, in capture order, to fn. 0, fn's error, or
+ * -EBADMSG with the reason in exp_model__error() when the capture changed.
  */
-int exp_model__rewind(struct exp_model *m);
-int exp_model__next_vfs(struct exp_model *m, const struct gpuio_vfs_event **e);
+typedef int (*exp_vfs_fn)(void *ctx, const struct gpuio_vfs_event *e);
+int exp_model__each_vfs(struct exp_model *m, exp_vfs_fn fn, void *ctx);
 const char *exp_model__error(const struct exp_model *m);
 
 /* Output ids after the remap. */
@@ -450,7 +413,8 @@ void exp_model__tstate_args(const struct exp_model *m, const struct tstate_iv *i
 const char *exp_model__thread_name(struct exp_model *m, const struct proc_ent *p,
 				   const struct thread_ent *t, char buf[32], size_t *len);
 /* "sda", or "8:0" for a disk without a DEVNAME record */
-void exp_model__disk_name(const struct dev_ent *d, char *buf, size_t len);
+void exp_model__disk_name(const struct exp_model *m, const struct dev_ent *d, char *buf,
+			  size_t len);
 
 /* A context switch or wake-up, with output ids and names (see model/sched_tab.h);
  * exp_model__sched() fills it. */

@@ -7,17 +7,15 @@
 #define GPUIO_MODEL_PRIV_H
 #include "model/model.h"
 
-struct gcache;
 struct lane_busy;
 
-/*
- * Records lie in the file as the reader hands them out (version 1, 8-byte
- * aligned after the header): passes read them in place. Otherwise (version 2
- * encodes them, or an odd header size) they go through the capture reader.
- */
-static inline bool model_in_place(const struct exp_model *x)
+/* Any GPU record at all (types GPU_INFO .. GPU_SYM). */
+static inline bool exp_model__gpu_any(const struct exp_model *x)
 {
-	return x->hdr->version == GPUIO_CAP_VERSION_RAW && !(x->hdr->header_size % 8);
+	for (unsigned t = GPUIO_REC_GPU_INFO; t <= GPUIO_REC_GPU_SYM; t++)
+		if (x->f->counts[t])
+			return true;
+	return false;
 }
 
 #define MAX_BUCKETS     2000
@@ -41,10 +39,10 @@ extern const char *const sync_names[5];
 extern const char *const object_kind_names[6];
 #define NAME_OF(tab, i) ((size_t)(i) < sizeof(tab) / sizeof(tab[0]) ? tab[i] : NULL)
 bool is_uprobe(unsigned source);
-int gact_add(struct exp_model *x, uint64_t ts, uint64_t end, uint32_t device, uint32_t pid, uint64_t stream, uint8_t what);
+int gact_add(struct exp_model *x, uint64_t off, uint64_t ts, uint64_t end, uint32_t device,
+	     uint32_t pid, uint64_t stream, uint8_t what);
 size_t rec_name_len(const struct gpuio_hdr *h, size_t name_off, const char *name, size_t len, size_t max);
-int on_gpu_info(struct exp_model *x, const struct gpuio_gpu_info *i);
-int gpu_record(struct exp_model *x, const struct gpuio_hdr *h);
+void gpu_tool_handlers(struct model_tool *t);
 void gpu_free(struct exp_gpu *g);
 int pass_meta(struct exp_model *x);
 uint64_t blk_end(const struct blk_ent *b);
@@ -59,13 +57,9 @@ void exp_lanes__free(struct exp_lanes *l);
 int exp_lanes__assign(struct exp_lanes *l, uint64_t start, uint64_t end, uint32_t *lane);
 int layout_block(struct exp_model *x);
 int layout_async(struct exp_model *x);
-void gcache__free(struct gcache *c);
-int gread(struct exp_model *x, uint64_t off, unsigned type, const struct gpuio_hdr **out);
 const struct gcorr_ent *gcorr_find(const struct exp_gpu *g, uint32_t pid, uint32_t corr);
 int gpu_layout(struct exp_model *x);
 uint64_t *flow_get(const struct exp_model *x, uint32_t tid, uint32_t seq);
-int p2_fill(struct exp_model *x, size_t want);
-int pass_meta_fast(struct exp_model *x);
 void arg_name(struct exp_args *a, const char *k, const char *const *tab, size_t n, unsigned v);
 void arg_cstr(struct exp_args *a, const char *k, const char *s);
 void arg_f3(struct exp_args *a, const char *k, double v);

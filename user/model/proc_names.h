@@ -14,6 +14,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <linux/types.h>
 #include "gpuio_abi.h"
 
 enum { RANK_NONE, RANK_FORK, RANK_ATTACH, RANK_EXEC };

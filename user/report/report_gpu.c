@@ -94,105 +94,79 @@ static int gpu_iv_add(struct rpt_model *m, struct rpt_gpu_iv **arr, size_t *n, s
 	return 0;
 }
 
-int rpt_on_gpu(struct rpt_model *m, const struct gpuio_hdr *h)
+/* A CUDA call: who launches (its state explains the GPU's gaps), and the syncs. */
+static int on_cuda_api(void *ctx, const struct gpuio_cuda_api *a)
 {
-	struct rpt_gpu *g;
-	struct rpt_proc *p;
+	struct rpt_model *m = ctx;
+	const struct gpuio_hdr *h = &a->hdr;
 	struct rpt_thread *t;
-	uint64_t end, *v;
-	uint32_t dev;
-	uint8_t kind;
 	int rc;
 
-	switch (h->type) {
-	case GPUIO_REC_GPU_INFO: {
-		const struct gpuio_gpu_info *g = (const void *)h;
-
-		m->gpu_info = *g;
-		m->gpu_infos++;
-		/* cumulative per collector (process): keep each one's last */
-		rc = kmap__upsert(&m->fd_map, (1ull << 40) | h->pid, 0, &v);
-		if (rc < 0)
-			return rc;
-		*v = g->cupti_dropped;
-		rc = kmap__upsert(&m->fd_map, (2ull << 40) | h->pid, 0, &v);
-		if (rc < 0)
-			return rc;
-		*v = g->write_errors;
-		return 0;
-	}
-	case GPUIO_REC_GPU_KERNEL:
-		end = ((const struct gpuio_gpu_kernel *)h)->end_ns;
-		dev = ((const struct gpuio_gpu_kernel *)h)->device;
-		kind = 0;
-		break;
-	case GPUIO_REC_GPU_MEMCPY:
-		end = ((const struct gpuio_gpu_memcpy *)h)->end_ns;
-		dev = ((const struct gpuio_gpu_memcpy *)h)->device;
-		kind = 1;
-		break;
-	case GPUIO_REC_GPU_MEMSET:
-		end = ((const struct gpuio_gpu_memset *)h)->end_ns;
-		dev = ((const struct gpuio_gpu_memset *)h)->device;
-		kind = 2;
-		break;
-	case GPUIO_REC_CUDA_API: {
-		const struct gpuio_cuda_api *a = (const void *)h;
-
-		if ((a->kind == GPUIO_API_LAUNCH || a->kind == GPUIO_API_GRAPH_LAUNCH) && h->tid) {
-			/* who launches: the thread whose state explains the GPU's gaps */
-			rc = rpt_thread_get(m, h->pid, h->tid, h->ts, a->end_ns > h->ts ? a->end_ns : h->ts, &t);
-			if (rc)
-				return rc;
-			t->launches++;
-			return 0;
-		}
-		if (a->kind != GPUIO_API_SYNC || a->end_ns < h->ts || !h->tid)
-			return 0;
-		rc = rpt_thread_get(m, h->pid, h->tid, h->ts, a->end_ns, &t);
+	if ((a->kind == GPUIO_API_LAUNCH || a->kind == GPUIO_API_GRAPH_LAUNCH) && h->tid) {
+		rc = rpt_thread_get(m, h->pid, h->tid, h->ts, a->end_ns > h->ts ? a->end_ns : h->ts, &t);
 		if (rc)
 			return rc;
-		t->cuda_sync_ns += a->end_ns - h->ts;
-		return gpu_iv_add(m, &m->syncs, &m->nsyncs, &m->csyncs, h->ts, a->end_ns,
-				  h->pid, h->tid, 0);
-	}
-	case GPUIO_REC_NVTX:
-		return rpt_nvtx_add(m, (const void *)h);
-	case GPUIO_REC_GPU_SYNC: {
-		const struct gpuio_gpu_sync *s = (const void *)h;
-
-		if (s->end_ns < h->ts || !h->tid)
-			return 0;
-		return gpu_iv_add(m, &m->syncs, &m->nsyncs, &m->csyncs, h->ts, s->end_ns,
-				  h->pid, h->tid, 0);
-	}
-	default:
+		t->launches++;
 		return 0;
 	}
-	if (end < h->ts)
+	if (a->kind != GPUIO_API_SYNC || a->end_ns < h->ts || !h->tid)
+		return 0;
+	rc = rpt_thread_get(m, h->pid, h->tid, h->ts, a->end_ns, &t);
+	if (rc)
+		return rc;
+	t->cuda_sync_ns += a->end_ns - h->ts;
+	return gpu_iv_add(m, &m->syncs, &m->nsyncs, &m->csyncs, h->ts, a->end_ns, h->pid, h->tid, 0);
+}
+
+static int on_gpu_sync(void *ctx, const struct gpuio_gpu_sync *s)
+{
+	struct rpt_model *m = ctx;
+	const struct gpuio_hdr *h = &s->hdr;
+
+	if (s->end_ns < h->ts || !h->tid)
+		return 0;
+	return gpu_iv_add(m, &m->syncs, &m->nsyncs, &m->csyncs, h->ts, s->end_ns, h->pid, h->tid, 0);
+}
+
+static int on_nvtx(void *ctx, const struct gpuio_nvtx_range *r)
+{
+	return rpt_nvtx_add(ctx, r);
+}
+
+/* A kernel, copy or memset: busy time of its (process, GPU). */
+static int on_gpu_act(void *ctx, const struct model_gpu_act *a)
+{
+	struct rpt_model *m = ctx;
+	const struct gpuio_hdr *h = a->h;
+	struct rpt_gpu *g;
+	struct rpt_proc *p;
+	int rc;
+
+	if (a->end < h->ts)
 		return 0;       /* nonsense interval: not activity */
 	rc = rpt_proc_get(m, h->pid, &p);
 	if (rc)
 		return rc;
 	p->gpu = true;
-	rc = gpu_get(m, h->pid, dev, &g);
+	rc = gpu_get(m, h->pid, a->device, &g);
 	if (rc)
 		return rc;
 	if (!g->first || h->ts < g->first)
 		g->first = h->ts;
-	if (end > g->last)
-		g->last = end;
-	if (kind == 0) {
+	if (a->end > g->last)
+		g->last = a->end;
+	if (a->kind == MODEL_GPU_KERNEL) {
 		g->kernels++;
-		g->kernel_ns += end - h->ts;
-	} else if (kind == 1) {
+		g->kernel_ns += a->end - h->ts;
+	} else if (a->kind == MODEL_GPU_MEMCPY) {
 		g->copies++;
-		g->copy_ns += end - h->ts;
-		g->copy_bytes += ((const struct gpuio_gpu_memcpy *)h)->bytes;
+		g->copy_ns += a->end - h->ts;
+		g->copy_bytes += a->bytes;
 	} else {
 		g->memsets++;
 	}
-	rc = gpu_iv_add(m, &m->gpu_ivs, &m->ngpu_ivs, &m->cgpu_ivs, h->ts, end, h->pid, dev, kind);
+	rc = gpu_iv_add(m, &m->gpu_ivs, &m->ngpu_ivs, &m->cgpu_ivs, h->ts, a->end, h->pid,
+			a->device, a->kind);
 	if (rc)
 		return rc;
 	if (m->ngpu_ivs >= m->gpu_compact_at) {
@@ -202,6 +176,15 @@ int rpt_on_gpu(struct rpt_model *m, const struct gpuio_hdr *h)
 		m->gpu_compact_at = m->ngpu_ivs * 2 > (1u << 16) ? m->ngpu_ivs * 2 : (1u << 16);
 	}
 	return 0;
+}
+
+/* The GPU handlers of pass 1 (the collectors' status is the session's). */
+void rpt_gpu_handlers(struct model_tool *t)
+{
+	t->gpu_act = on_gpu_act;
+	t->cuda_api = on_cuda_api;
+	t->gpu_sync = on_gpu_sync;
+	t->nvtx = on_nvtx;
 }
 
 /* ---- GPU busy time and idle gaps ---- */
@@ -390,47 +373,51 @@ static int64_t host_clip(struct rpt_model *m, uint32_t pid, uint64_t s, uint64_t
 	return total;
 }
 
-int rpt_pass2(struct rpt_model *m)
+/* Pass 2, one call: a blocking file call of a GPU process, clipped to its GPU's gaps. */
+static int pass2_vfs(void *ctx, const struct gpuio_vfs_event *e)
 {
-	const struct gpuio_hdr *h;
-	int rc;
+	struct rpt_model *m = ctx;
+	const struct gpuio_hdr *h = &e->hdr;
+	uint64_t *pv, *fv;
+	uint32_t file = 0;
+	enum rpt_cause c;
+	int64_t ov;
 
-	rc = gpuio_cap_reader__rewind(m->r);
-	if (rc)
-		return rc;
-	while ((rc = gpuio_cap_reader__next(m->r, &h)) > 0) {
-		const struct gpuio_vfs_event *e = (const void *)h;
-		uint64_t *pv, *fv;
-		uint32_t file = 0;
-		enum rpt_cause c;
-		int64_t ov;
-
-		if (h->type != GPUIO_REC_VFS || gpuio_call__is_async(e->call))
-			continue;
-		pv = kmap__get(&m->proc_map, h->pid, 0);
-		if (!pv || !m->procs[*pv].gpu)
-			continue;
-		c = rpt_call_cause(e->call);
-		fv = (e->ino || e->dev) ? kmap__get(&m->file_map, e->dev, e->ino) : NULL;
-		if (fv)
-			file = (uint32_t)*fv + 1;
-		ov = host_clip(m, h->pid, h->ts, rpt_end_of(h->ts, e->dur_ns), c,
-			       c == RPT_CAUSE_READ ? file : 0);
-		if (ov < 0)
-			return (int)ov;
-		if (ov > 0 && c == RPT_CAUSE_READ) {
-			m->gap_reads_ns += (uint64_t)ov;
-			if (fv) {
-				m->files[*fv].gpu_idle_read_ns += (uint64_t)ov;
-				m->files[*fv].gpu_idle_miss_pages += e->cache_miss_pages;
-			}
+	if (gpuio_call__is_async(e->call))
+		return 0;
+	pv = kmap__get(&m->proc_map, h->pid, 0);
+	if (!pv || !m->procs[*pv].gpu)
+		return 0;
+	c = rpt_call_cause(e->call);
+	fv = (e->ino || e->dev) ? kmap__get(&m->file_map, e->dev, e->ino) : NULL;
+	if (fv)
+		file = (uint32_t)*fv + 1;
+	ov = host_clip(m, h->pid, h->ts, rpt_end_of(h->ts, e->dur_ns), c,
+		       c == RPT_CAUSE_READ ? file : 0);
+	if (ov < 0)
+		return (int)ov;
+	if (ov > 0 && c == RPT_CAUSE_READ) {
+		m->gap_reads_ns += (uint64_t)ov;
+		if (fv) {
+			m->files[*fv].gpu_idle_read_ns += (uint64_t)ov;
+			m->files[*fv].gpu_idle_miss_pages += e->cache_miss_pages;
 		}
 	}
-	if (rc < 0) {
+	return 0;
+}
+
+int rpt_pass2(struct rpt_model *m)
+{
+	const struct model_tool t = { .ctx = m, .vfs = pass2_vfs };
+	int rc = model_session__replay(m->s, &t, 1ull << GPUIO_REC_VFS);
+
+	if (rc == -EBADMSG) {
 		snprintf(m->err, sizeof(m->err), "%s: %s (the capture changed while reading it)",
-			 m->path, gpuio_cap_reader__error(m->r));
-		return -EBADMSG;
+			 m->path, model_session__error(m->s));
+		return rc;
 	}
+	if (rc)
+		return rc;
 	for (size_t i = 0; i < m->nsyncs; i++) {
 		const struct rpt_gpu_iv *v = &m->syncs[i];
 

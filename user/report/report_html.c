@@ -234,10 +234,10 @@ static void warnings(FILE *f, const struct rpt_model *m)
 	else if (d)
 		fprintf(f, "<div class=warn>LOSSY CAPTURE: %" PRIu64 " events were lost; totals "
 			"undercount.</div>", d);
-	if (m->truncated)
+	if (m->f->truncated)
 		fprintf(f, "<div class=warn>Capture cut short at offset %" PRIu64 ".</div>",
-			m->trunc_offset);
-	if (!m->records)
+			m->f->trunc_offset);
+	if (!m->f->records)
 		fprintf(f, "<div class=warn>The capture holds no records.</div>");
 }
 

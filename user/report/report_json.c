@@ -195,10 +195,10 @@ static void summary(struct jw *j, const struct rpt_model *m)
 	else
 		j_null(j, "dropped");
 	j_u64(j, "cupti_dropped", m->cupti_dropped);
-	j_bool(j, "lossy", !known || d || m->truncated);
-	j_bool(j, "complete", known && m->stats.final && !m->truncated);
-	j_u64(j, "truncated_bytes", m->truncated);
-	j_u64(j, "records", m->records);
+	j_bool(j, "lossy", !known || d || m->f->truncated);
+	j_bool(j, "complete", known && m->f->stats.final && !m->f->truncated);
+	j_u64(j, "truncated_bytes", m->f->truncated);
+	j_u64(j, "records", m->f->records);
 	j_u64(j, "unresolved_paths", m->unresolved);
 	j_close(j, '}');
 }
@@ -494,11 +494,11 @@ static void gpu(struct jw *j, const struct rpt_model *m)
 {
 	j_open(j, "gpu", '{');
 	j_bool(j, "present", m->ngpus > 0);
-	j_u64(j, "collector_records", m->gpu_infos);
-	if (m->gpu_infos) {
-		j_u64(j, "collector_state", m->gpu_info.state);
-		j_hstr(j, "collector_reason", m->gpu_info.reason, sizeof(m->gpu_info.reason));
-		j_us(j, "clock_uncertainty_us", (int64_t)m->gpu_info.uncertainty_ns);
+	j_u64(j, "collector_records", m->f->gpu_infos);
+	if (m->f->gpu_infos) {
+		j_u64(j, "collector_state", m->f->gpu_info.state);
+		j_hstr(j, "collector_reason", m->f->gpu_info.reason, sizeof(m->f->gpu_info.reason));
+		j_us(j, "clock_uncertainty_us", (int64_t)m->f->gpu_info.uncertainty_ns);
 	}
 	j_u64(j, "cupti_dropped", m->cupti_dropped);
 	j_us(j, "busy_us", (int64_t)m->gpu_busy_ns);
@@ -650,9 +650,9 @@ static void one(struct jw *j, const struct rpt_model *m, const struct rpt_opts *
 		j_cstr(j, NULL, "drops unknown: no stats record");
 	else if (d)
 		j_cstr(j, NULL, "lossy capture: events were dropped");
-	if (m->truncated)
+	if (m->f->truncated)
 		j_cstr(j, NULL, "capture cut short: partial record at the end ignored");
-	if (!m->records)
+	if (!m->f->records)
 		j_cstr(j, NULL, "the capture holds no records");
 	if (m->gaps_approx)
 		j_cstr(j, NULL, "GPU idle split approximate in some gaps");

@@ -113,12 +113,6 @@ static int dev_get(struct rpt_model *m, uint32_t dev, struct rpt_dev **out)
 	return 0;
 }
 
-/* PATH record: "leaf\0parent\0..top" components or a plain path. */
-static int on_path(struct rpt_model *m, const struct gpuio_path_event *p)
-{
-	return exp_paths__add(&m->path_map, &m->paths, &m->npaths, &m->cpaths, p);
-}
-
 void rpt_note_time(struct rpt_model *m, uint64_t ts, uint64_t end)
 {
 	if (!ts)
@@ -405,8 +399,9 @@ static int file_ops(struct rpt_model *m, struct rpt_file *f, const struct gpuio_
 	return rc;
 }
 
-static int on_vfs(struct rpt_model *m, const struct gpuio_vfs_event *e)
+static int on_vfs(void *ctx, const struct gpuio_vfs_event *e)
 {
+	struct rpt_model *m = ctx;
 	const struct gpuio_hdr *h = &e->hdr;
 	unsigned call = e->call;
 	uint64_t end = rpt_end_of(h->ts, e->dur_ns), bytes;
@@ -451,8 +446,9 @@ static int on_vfs(struct rpt_model *m, const struct gpuio_vfs_event *e)
 	return 0;
 }
 
-static int on_block(struct rpt_model *m, const struct gpuio_block_event *b)
+static int on_block(void *ctx, const struct gpuio_block_event *b)
 {
+	struct rpt_model *m = ctx;
 	uint64_t q = 0, s = 0, infl;
 	unsigned op = b->op < 5 ? b->op : GPUIO_BLK_OTHER;
 	struct rpt_dev *d;
@@ -510,8 +506,10 @@ static int on_block(struct rpt_model *m, const struct gpuio_block_event *b)
 	return 0;
 }
 
-static int on_proc(struct rpt_model *m, const struct gpuio_proc_event *e)
+/* A PROC record: the process and thread it speaks of (their names: the session's). */
+static int on_proc(void *ctx, const struct gpuio_proc_event *e)
 {
+	struct rpt_model *m = ctx;
 	const struct gpuio_hdr *h = &e->hdr;
 	struct rpt_thread *t;
 	struct rpt_proc *p;
@@ -521,16 +519,9 @@ static int on_proc(struct rpt_model *m, const struct gpuio_proc_event *e)
 	rc = rpt_proc_get(m, h->pid, &p);
 	if (rc)
 		return rc;
-	if (e->kind == GPUIO_PROC_CGROUP) {
-		size_t n = e->args_len < sizeof(p->cgroup) ? e->args_len : sizeof(p->cgroup) - 1;
-
-		memcpy(p->cgroup, e->args, n);
-		p->cgroup[n] = 0;
+	if (e->kind == GPUIO_PROC_CGROUP)
 		return 0;
-	}
 	if (e->kind == GPUIO_PROC_EXIT) {
-		p->exited = true;
-		p->exit_ts = h->ts;
 		if (h->ts > p->last_ts)
 			p->last_ts = h->ts;
 		return 0;
@@ -541,84 +532,85 @@ static int on_proc(struct rpt_model *m, const struct gpuio_proc_event *e)
 	p = &m->procs[*kmap__get(&m->proc_map, h->pid, 0)];
 	if (!p->first_ts || h->ts < p->first_ts)
 		p->first_ts = h->ts;
-	if (proc_names__names_thread(t->comm[0] != 0, e)) {
-		memcpy(t->comm, e->comm, sizeof(t->comm));
-		t->comm[15] = 0;
-	}
-	if (e->kind == GPUIO_PROC_FORK)
-		p->ppid = e->ppid;
-	if (proc_names__names_process(&p->name_rank, e)) {
-		size_t n = e->args_len, max = h->size - offsetof(struct gpuio_proc_event, args);
+	return 0;
+}
 
-		memcpy(p->comm, e->comm, sizeof(p->comm));
+static int on_sched(void *ctx, const struct gpuio_sched_event *e)
+{
+	rpt_note_time(ctx, e->hdr.ts, e->hdr.ts);
+	return 0;
+}
+
+static int on_devname(void *ctx, const struct gpuio_devname_event *d)
+{
+	struct rpt_model *m = ctx;
+	struct rpt_dev *dv;
+	int rc = dev_get(m, d->dev, &dv);
+
+	if (!rc && d->name[0]) {
+		memcpy(dv->name, d->name, sizeof(dv->name));
+		dv->name[sizeof(dv->name) - 1] = 0;
+	}
+	return rc;
+}
+
+/* Names as the session's one rule gives them (model/proc_names.h), once pass 1 is over. */
+void rpt_names_from_session(struct rpt_model *m)
+{
+	for (size_t i = 0; i < m->nprocs; i++) {
+		struct rpt_proc *p = &m->procs[i];
+		const struct model_proc *sp = model_session__proc(m->s, p->pid);
+		size_t n;
+
+		if (!sp)
+			continue;
+		p->ppid = sp->ppid;
+		p->exited = sp->exited;
+		p->exit_ts = sp->exit_ts;
+		if (sp->cgroup)
+			snprintf(p->cgroup, sizeof(p->cgroup), "%s", sp->cgroup);
+		if (!sp->rank)
+			continue;
+		memcpy(p->comm, sp->comm, sizeof(p->comm));
 		p->comm[15] = 0;
-		if (n > max)
-			n = max;
-		if (n > sizeof(p->args) - 1)
-			n = sizeof(p->args) - 1;
-		for (size_t i = 0; i < n; i++)
-			p->args[i] = e->args[i] ? e->args[i] : ' ';
+		n = sp->args_len < sizeof(p->args) - 1 ? sp->args_len : sizeof(p->args) - 1;
+		for (size_t k = 0; k < n; k++)
+			p->args[k] = sp->args[k] ? sp->args[k] : ' ';
 		p->args[n] = 0;
 		while (n && p->args[n - 1] == ' ')
 			p->args[--n] = 0;
 	}
-	return 0;
+	for (size_t i = 0; i < m->nthreads; i++) {
+		struct rpt_thread *t = &m->threads[i];
+		const struct model_thread *st = model_session__thread(m->s, t->pid, t->tid);
+
+		if (st && st->has_comm) {
+			memcpy(t->comm, st->comm, sizeof(t->comm));
+			t->comm[15] = 0;
+		}
+	}
 }
 
+/* Pass 1: the session reads every record once; the report folds in its part. */
 int rpt_pass1(struct rpt_model *m)
 {
-	const struct gpuio_hdr *h;
+	const struct model_tool *tools[] = { &m->tool };
 	int rc;
 
-	while ((rc = gpuio_cap_reader__next(m->r, &h)) > 0) {
-		m->records++;
-		m->counts[h->type <= GPUIO_REC_SCHED ? h->type : 0]++;
-		switch (h->type) {
-		case GPUIO_REC_VFS:
-			rc = on_vfs(m, (const void *)h);
-			break;
-		case GPUIO_REC_BLOCK:
-			rc = on_block(m, (const void *)h);
-			break;
-		case GPUIO_REC_PATH:
-			rc = on_path(m, (const void *)h);
-			break;
-		case GPUIO_REC_PROC:
-			rc = on_proc(m, (const void *)h);
-			break;
-		case GPUIO_REC_STATS:
-			gpuio_stats__from_record(h, &m->stats);
-			m->have_stats = true;
-			rc = 0;
-			break;
-		case GPUIO_REC_SCHED:
-			rpt_note_time(m, h->ts, h->ts);
-			rc = sched_tab__add(&m->sched, (const void *)h);
-			break;
-		case GPUIO_REC_DEVNAME: {
-			const struct gpuio_devname_event *d = (const void *)h;
-			struct rpt_dev *dv;
-
-			rc = dev_get(m, d->dev, &dv);
-			if (!rc && d->name[0]) {
-				memcpy(dv->name, d->name, sizeof(dv->name));
-				dv->name[sizeof(dv->name) - 1] = 0;
-			}
-			break;
-		}
-		default:
-			rc = rpt_on_gpu(m, h);
-			break;
-		}
-		if (rc)
-			return rc;
-	}
-	if (rc < 0) {
+	m->tool = (struct model_tool){
+		.ctx = m, .vfs = on_vfs, .block = on_block, .proc = on_proc, .sched = on_sched,
+		.devname = on_devname,
+	};
+	rpt_gpu_handlers(&m->tool);
+	rc = model_session__run(m->s, tools, 1);
+	if (rc == -EBADMSG) {
 		snprintf(m->err, sizeof(m->err), "%s: %s; the capture is damaged from there on",
-			 m->path, gpuio_cap_reader__error(m->r));
-		return -EBADMSG;
+			 m->path, model_session__error(m->s));
+		return rc;
 	}
-	m->truncated = gpuio_cap_reader__truncated(m->r);
-	m->trunc_offset = gpuio_cap_reader__offset(m->r);
+	if (rc)
+		return rc;
+	m->sched = model_session__sched(m->s);
+	rpt_names_from_session(m);
 	return 0;
 }

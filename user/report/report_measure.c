@@ -191,13 +191,13 @@ uint64_t rpt_model__duration(const struct rpt_model *m)
 
 bool rpt_model__dropped(const struct rpt_model *m, uint64_t *n)
 {
-	const struct gpuio_stats_event *s = &m->stats;
+	const struct gpuio_stats_event *s = &m->f->stats;
 	uint64_t d = m->cupti_dropped + m->gpu_write_errors;
 
-	if (m->have_stats)
+	if (m->f->have_stats)
 		d += gpuio_stats__dropped(s);
 	*n = d;
-	return m->have_stats;
+	return m->f->have_stats;
 }
 
 /* A thread's wall time: first record .. last record (its process's exit for

@@ -32,10 +32,11 @@ int rpt_model__load(struct rpt_model *m, const char *path, const struct rpt_opts
 	m->path = path;
 	if (opt)
 		m->opt = *opt;
-	rc = gpuio_cap_reader__open(path, &m->r, m->err, sizeof(m->err));
+	rc = model_session__open(path, &m->s, m->err, sizeof(m->err));
 	if (rc)
 		return rc;
-	m->hdr = gpuio_cap_reader__header(m->r);
+	m->f = model_session__facts(m->s);
+	m->hdr = m->f->hdr;
 	if (stat(path, &sb) == 0)
 		m->file_size = (uint64_t)sb.st_size;
 	m->tl_t0 = m->hdr->monotonic_ns;
@@ -48,13 +49,14 @@ int rpt_model__load(struct rpt_model *m, const char *path, const struct rpt_opts
 		goto nomem;
 	if (rc)
 		return rc;
-	for (size_t i = 0; i < m->fd_map.cap; i++) {
-		const struct kslot *s = &m->fd_map.slots[i];
+	{
+		const struct model_collector *c;
 
-		if (s->used && (s->a >> 40) == 1)
-			m->cupti_dropped += s->val;
-		else if (s->used && (s->a >> 40) == 2)
-			m->gpu_write_errors += s->val;
+		/* each collector's counts are cumulative: its last ones */
+		for (size_t i = 0; (c = model_session__collector(m->s, i)) != NULL; i++) {
+			m->cupti_dropped += c->info.cupti_dropped;
+			m->gpu_write_errors += c->info.write_errors;
+		}
 	}
 	if (rpt_gpu_build(m))
 		goto nomem;
@@ -88,28 +90,26 @@ nomem:
 
 void rpt_model__free(struct rpt_model *m)
 {
-	if (m->r)
-		gpuio_cap_reader__close(m->r);
+	model_session__free(m->s);
 	for (size_t i = 0; i < m->nfiles; i++) {
 		free(m->files[i].lat.b);
 		free(m->files[i].rlat.b);
 	}
-	for (size_t i = 0; i < m->npaths; i++)
-		free(m->paths[i].s);
+	for (size_t i = 0; i < m->nunnamed; i++)
+		free(m->unnamed[i]);
+	free(m->unnamed);
 	for (size_t i = 0; i < m->nseries; i++)
 		free(m->series[i]);
 	for (size_t i = 0; i < m->ngaps; i++)
 		free(m->gaps[i].segs);
 	rpt_wait_free(m);
 	rpt_nvtx_free(m);
-	sched_tab__free(&m->sched);
 	free(m->series);
 	free(m->files);
 	free(m->streams);
 	free(m->threads);
 	free(m->procs);
 	free(m->devs);
-	free(m->paths);
 	free(m->gpu_ivs);
 	free(m->syncs);
 	free(m->gpus);
@@ -121,7 +121,6 @@ void rpt_model__free(struct rpt_model *m)
 	kmap__free(&m->thread_map);
 	kmap__free(&m->proc_map);
 	kmap__free(&m->dev_map);
-	kmap__free(&m->path_map);
 	kmap__free(&m->gpu_map);
 	memset(m, 0, sizeof(*m));
 }

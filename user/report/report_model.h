@@ -28,8 +28,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "capture/capture.h"
-#include "model/model.h"     /* struct kmap, array_grow */
+#include "lib/kmap.h"
 #include "model/sched_tab.h"
+#include "model/session.h"
 
 /* log-linear latency histogram: 4 buckets per power of two, 2^0 .. 2^40 ns */
 #define RPT_LAT_SUB      4
@@ -285,22 +286,19 @@ struct rpt_opts {
 
 struct rpt_model {
 	const char *path;
-	struct gpuio_cap_reader *r;
+	struct model_session *s;        /* the capture, decoded once; its tables */
+	const struct model_facts *f;    /* model_session__facts(s): counts, drops, cut */
 	const struct gpuio_cap_header *hdr;
 	uint64_t file_size;
 	struct rpt_opts opt;
+	struct model_tool tool;         /* pass 1's handlers (report_load.c, report_gpu.c) */
 
 	/* counts and summary */
-	uint64_t records, counts[GPUIO_REC_SCHED + 1];
 	uint64_t first_ts, last_ts;     /* over records with a ts (ends included) */
 	uint64_t vfs_rbytes, vfs_wbytes, vfs_rops, vfs_wops, vfs_calls, vfs_errors;
 	uint64_t blk_rbytes, blk_wbytes, blk_rops, blk_wops, blk_reqs;
 	uint64_t pages, hit_pages, miss_pages;
-	struct gpuio_stats_event stats;
-	bool have_stats;
-	uint64_t truncated, trunc_offset;
-	struct gpuio_gpu_info gpu_info; /* the last one */
-	uint64_t gpu_infos, cupti_dropped, gpu_write_errors;
+	uint64_t cupti_dropped, gpu_write_errors;       /* the collectors' (their last counts) */
 	uint64_t unresolved;            /* files without a path record */
 
 	/* tables */
@@ -320,9 +318,8 @@ struct rpt_model {
 	struct kmap dev_map;            /* (dev, 0) -> devs[] */
 	struct rpt_dev *devs;
 	size_t ndevs, cdevs;
-	struct kmap path_map;           /* (dev, ino) -> paths[] */
-	struct path_ent *paths;
-	size_t npaths, cpaths;
+	char **unnamed;                 /* "?dev=..,ino=.." names of files without a path */
+	size_t nunnamed, cunnamed;
 
 	/* timelines: bucket i covers [tl_t0 + i*tl_width, +tl_width) */
 	uint64_t tl_t0, tl_width;
@@ -360,7 +357,7 @@ struct rpt_model {
 	size_t nckpts, cckpts;
 
 	/* thread states (scheduler layer) and why the loop waited (report_wait.c) */
-	struct sched_tab sched;
+	const struct sched_tab *sched;  /* the session's */
 	struct rpt_wait *wait;          /* NULL: no thread states in the capture */
 
 	/* small data files, recommendations */

@@ -36,7 +36,7 @@ void rpt_note_time(struct rpt_model *m, uint64_t ts, uint64_t end);
 
 enum rpt_cause rpt_call_cause(unsigned call);
 
-int rpt_on_gpu(struct rpt_model *m, const struct gpuio_hdr *h);
+void rpt_gpu_handlers(struct model_tool *t);     /* report_gpu.c: pass 1's GPU handlers */
 
 /* report_spans.c: [s, e) spans of time */
 struct rpt_span { uint64_t s, e; };

@@ -89,28 +89,27 @@ int rpt_name_files(struct rpt_model *m)
 {
 	for (size_t i = 0; i < m->nfiles; i++) {
 		struct rpt_file *f = &m->files[i];
-		uint64_t *v = kmap__get(&m->path_map, f->dev, f->ino);
+		uint32_t len;
+		const char *path = model_session__path(m->s, f->dev, f->ino, &len);
 
-		if (v) {
-			f->path = m->paths[*v].s;
-			f->path_len = m->paths[*v].len;
+		if (path) {
+			f->path = path;
+			f->path_len = len;
 		} else {
-			char buf[80];
-			struct path_ent *pe;
-			int len = snprintf(buf, sizeof(buf), "?dev=%u:%u,ino=%llu", f->dev >> 20,
-					   f->dev & 0xfffff, (unsigned long long)f->ino);
+			char buf[80], *name;
+			int n = snprintf(buf, sizeof(buf), "?dev=%u:%u,ino=%llu", f->dev >> 20,
+					 f->dev & 0xfffff, (unsigned long long)f->ino);
 
-			/* kept in paths[] so that rpt_model__free frees it */
-			if (array_grow((void **)&m->paths, &m->cpaths, m->npaths + 1,
-				     sizeof(*m->paths)))
+			/* kept in unnamed[] so that rpt_model__free frees it */
+			if (array_grow((void **)&m->unnamed, &m->cunnamed, m->nunnamed + 1,
+				       sizeof(*m->unnamed)))
 				return -ENOMEM;
-			pe = &m->paths[m->npaths++];
-			pe->s = strdup(buf);
-			if (!pe->s)
+			name = strdup(buf);
+			if (!name)
 				return -ENOMEM;
-			pe->len = (uint32_t)len;
-			f->path = pe->s;
-			f->path_len = pe->len;
+			m->unnamed[m->nunnamed++] = name;
+			f->path = name;
+			f->path_len = (uint32_t)n;
 			m->unresolved++;
 		}
 	}

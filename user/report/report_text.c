@@ -72,20 +72,20 @@ static void warnings(const struct rpt_model *m)
 		printf("!! LOSSY CAPTURE: %" PRIu64 " events lost (ring buffer/maps %" PRIu64
 		       ", capture write errors %" PRIu64 ", CUPTI dropped %" PRIu64
 		       "): totals below undercount\n",
-		       d, (uint64_t)(d - m->stats.user[GPUIO_USTAT_WRITE_ERRORS] - m->cupti_dropped -
+		       d, (uint64_t)(d - m->f->stats.user[GPUIO_USTAT_WRITE_ERRORS] - m->cupti_dropped -
 				     m->gpu_write_errors),
-		       (uint64_t)m->stats.user[GPUIO_USTAT_WRITE_ERRORS],
+		       (uint64_t)m->f->stats.user[GPUIO_USTAT_WRITE_ERRORS],
 		       m->cupti_dropped + m->gpu_write_errors);
-	if (m->truncated)
+	if (m->f->truncated)
 		printf("!! capture cut short at offset %" PRIu64 " (%" PRIu64
 		       " bytes of a partial record ignored): the report covers what was written\n",
-		       m->trunc_offset, m->truncated);
-	else if (known && !m->stats.final)
+		       m->f->trunc_offset, m->f->truncated);
+	else if (known && !m->f->stats.final)
 		printf("!! no final stats record: the tracer did not end cleanly\n");
 	if (m->gaps_approx)
 		printf("!! some GPU idle gaps held too many host calls: their split is approximate "
 		       "(merged within a tolerance)\n");
-	if (!m->records)
+	if (!m->f->records)
 		printf("!! the capture holds no records\n");
 }
 
@@ -302,15 +302,15 @@ static void summary(const struct rpt_model *m)
 	       h->iouring_mode, h->sched_mode[0] ? h->sched_mode : "none");
 	if (rpt_model__dropped(m, &d))
 		printf("  drops       %" PRIu64 " (measured)%s\n", d,
-		       m->stats.final ? "" : "; no final stats");
+		       m->f->stats.final ? "" : "; no final stats");
 	else
 		printf("  drops       unknown (no stats record)\n");
 	printf("  records     %" PRIu64 " (vfs %" PRIu64 ", block %" PRIu64 ", gpu %" PRIu64
-	       "), %" PRIu64 " files without a path\n", m->records, m->counts[GPUIO_REC_VFS],
-	       m->counts[GPUIO_REC_BLOCK],
-	       m->counts[GPUIO_REC_GPU_KERNEL] + m->counts[GPUIO_REC_GPU_MEMCPY] +
-	       m->counts[GPUIO_REC_GPU_MEMSET] + m->counts[GPUIO_REC_CUDA_API] +
-	       m->counts[GPUIO_REC_GPU_SYNC] + m->counts[GPUIO_REC_NVTX],
+	       "), %" PRIu64 " files without a path\n", m->f->records, m->f->counts[GPUIO_REC_VFS],
+	       m->f->counts[GPUIO_REC_BLOCK],
+	       m->f->counts[GPUIO_REC_GPU_KERNEL] + m->f->counts[GPUIO_REC_GPU_MEMCPY] +
+	       m->f->counts[GPUIO_REC_GPU_MEMSET] + m->f->counts[GPUIO_REC_CUDA_API] +
+	       m->f->counts[GPUIO_REC_GPU_SYNC] + m->f->counts[GPUIO_REC_NVTX],
 	       m->unresolved);
 }
 
@@ -320,13 +320,13 @@ static void gpu(const struct rpt_model *m)
 
 	printf("\nGPU\n");
 	if (!m->ngpus) {
-		if (m->gpu_infos && m->gpu_info.state == GPUIO_GPU_UNAVAILABLE &&
-		    m->gpu_info.cupti_error == GPUIO_CUPTI_HELD)
+		if (m->f->gpu_infos && m->f->gpu_info.state == GPUIO_GPU_UNAVAILABLE &&
+		    m->f->gpu_info.cupti_error == GPUIO_CUPTI_HELD)
 			printf("  another profiler holds CUPTI in pid %u (the PyTorch profiler, Nsight "
 			       "Systems or DCGM profiling?):\n  gpuio recorded no GPU activity there; "
-			       "its CUDA API calls come from uprobes\n", m->gpu_info.hdr.pid);
-		else if (m->gpu_infos && m->gpu_info.state == GPUIO_GPU_UNAVAILABLE)
-			printf("  collector unavailable: %.128s\n", m->gpu_info.reason);
+			       "its CUDA API calls come from uprobes\n", m->f->gpu_info.hdr.pid);
+		else if (m->f->gpu_infos && m->f->gpu_info.state == GPUIO_GPU_UNAVAILABLE)
+			printf("  collector unavailable: %.128s\n", m->f->gpu_info.reason);
 		else
 			printf("  no GPU activity records in this capture (trace a CUDA program with "
 			       "the CUPTI collector to see GPU idle time explained)\n");

@@ -166,6 +166,7 @@ struct worker_th {              /* a waking process's main thread inside the win
 };
 
 struct pass3 {
+	struct rpt_model *m;
 	struct rpt_wait *w;
 	struct thread_time *tt;         /* tt[0]: the loop */
 	size_t ntt;
@@ -196,48 +197,45 @@ static int file_add(struct rpt_wait *w, uint32_t file, uint64_t bytes, uint64_t 
 	return 0;
 }
 
-/* Pass 3: the file calls of the threads timed; the workers' reads inside the loop's windows. */
+/* Pass 3, one call: the timed threads' file calls; a worker's reads inside the loop's windows. */
+static int pass3_vfs(void *ctx, const struct gpuio_vfs_event *e)
+{
+	struct pass3 *p = ctx;
+	const struct gpuio_hdr *h = &e->hdr;
+	const struct rpt_spans *win = &p->tt[0].win;
+	uint64_t end, in, *fi;
+	struct worker_th *wt;
+	size_t k;
+
+	if (gpuio_call__is_async(e->call))
+		return 0;
+	end = rpt_end_of(h->ts, e->dur_ns);
+	for (k = 0; k < p->ntt && p->tt[k].tid != h->tid; k++)
+		;
+	if (k < p->ntt)
+		return rpt_spans_add(&p->tt[k].calls, h->ts, end) ? -ENOMEM : 0;
+	if (h->tid != h->pid || !gpuio_call__is_read(e->call) || e->ret <= 0 ||
+	    !(wt = worker_of(p, h->pid)) || !(in = rpt_spans_overlap(win, h->ts, end)))
+		return 0;
+	if (rpt_spans_add(&wt->reads, h->ts, end))
+		return -ENOMEM;
+	fi = kmap__get(&p->m->file_map, e->dev, e->ino);
+	if (fi && file_add(p->w, (uint32_t)*fi, (uint64_t)e->ret, in))
+		return -ENOMEM;
+	return 0;
+}
+
+/* Pass 3: the file calls again (the session replays them). */
 static int pass3(struct rpt_model *m, struct pass3 *p)
 {
-	const struct rpt_spans *win = &p->tt[0].win;
-	const struct gpuio_hdr *h;
-	int rc = gpuio_cap_reader__rewind(m->r);
+	const struct model_tool t = { .ctx = p, .vfs = pass3_vfs };
+	int rc;
 
-	if (rc < 0)
-		return rc;
-	while ((rc = gpuio_cap_reader__next(m->r, &h)) > 0) {
-		const struct gpuio_vfs_event *e = (const void *)h;
-		uint64_t end, in;
-		struct worker_th *wt;
-		size_t k;
-
-		if (h->type != GPUIO_REC_VFS || gpuio_call__is_async(e->call))
-			continue;
-		end = rpt_end_of(h->ts, e->dur_ns);
-		for (k = 0; k < p->ntt && p->tt[k].tid != h->tid; k++)
-			;
-		if (k < p->ntt) {
-			if (rpt_spans_add(&p->tt[k].calls, h->ts, end))
-				return -ENOMEM;
-			continue;
-		}
-		if (h->tid != h->pid || !gpuio_call__is_read(e->call) || e->ret <= 0 ||
-		    !(wt = worker_of(p, h->pid)) || !(in = rpt_spans_overlap(win, h->ts, end)))
-			continue;
-		if (rpt_spans_add(&wt->reads, h->ts, end))
-			return -ENOMEM;
-		{
-			uint64_t *fi = kmap__get(&m->file_map, e->dev, e->ino);
-
-			if (fi && file_add(p->w, (uint32_t)*fi, (uint64_t)e->ret, in))
-				return -ENOMEM;
-		}
-	}
-	if (rc < 0) {
-		snprintf(m->err, sizeof(m->err), "%s: %s", m->path, gpuio_cap_reader__error(m->r));
-		return -EBADMSG;
-	}
-	return 0;
+	p->m = m;
+	rc = model_session__replay(m->s, &t, 1ull << GPUIO_REC_VFS);
+	if (rc == -EBADMSG)
+		snprintf(m->err, sizeof(m->err), "%s: %s", m->path, model_session__error(m->s));
+	return rc;
 }
 
 static void files_glob(const struct rpt_model *m, struct rpt_wait *w)
@@ -345,7 +343,7 @@ static int thread_time(struct rpt_model *m, const struct ivs *v, struct thread_t
 		if (!is_sleep(iv->state)) {
 			/* woken with data, then waiting for a CPU: still inside the fetch */
 			k = RPT_TW_RUNNABLE;
-			if (iv->state == TS_RUNNABLE && data_waker(&m->sched, iv, iv->ts, deaths)) {
+			if (iv->state == TS_RUNNABLE && data_waker(m->sched, iv, iv->ts, deaths)) {
 				k = RPT_TW_DATA;
 				t->data_runnable_ns += iv->end - iv->ts;
 			}
@@ -353,7 +351,7 @@ static int thread_time(struct rpt_model *m, const struct ivs *v, struct thread_t
 				goto out;
 			continue;
 		}
-		if (data_wake(&m->sched, iv, deaths) && rpt_spans_add(&t->win, iv->ts, iv->end))
+		if (data_wake(m->sched, iv, deaths) && rpt_spans_add(&t->win, iv->ts, iv->end))
 			goto out;
 		/* the sleep: inside its calls, else inside its syncs, else why it ended */
 		notio.n = 0;
@@ -362,7 +360,7 @@ static int thread_time(struct rpt_model *m, const struct ivs *v, struct thread_t
 			goto out;
 		for (size_t i = 0; i < notio.n; i++)
 			if (add_parts(t, RPT_TW_GPU, &syncs, notio.a[i].s, notio.a[i].e, true) ||
-			    add_parts(t, data_wake(&m->sched, iv, deaths) ? RPT_TW_DATA : RPT_TW_SLEEP,
+			    add_parts(t, data_wake(m->sched, iv, deaths) ? RPT_TW_DATA : RPT_TW_SLEEP,
 				      &syncs, notio.a[i].s, notio.a[i].e, false))
 				goto out;
 	}
@@ -457,10 +455,9 @@ int rpt_wait_build(struct rpt_model *m)
 	int rc = -ENOMEM;
 
 	memset(tt, 0, sizeof(tt));
-	if (!m->sched.n)
+	if (!m->sched->n)
 		return 0;
-	sched_tab__sort(&m->sched);
-	if ((rc = sched_tab__states(&m->sched, m->last_ts, collect, &v)))
+	if ((rc = sched_tab__states(m->sched, m->last_ts, collect, &v)))
 		goto out;
 	rc = 0;
 	if (!v.n)               /* no thread states: no loop to find */
@@ -477,7 +474,7 @@ int rpt_wait_build(struct rpt_model *m)
 		uint64_t data = 0, cpu = 0, kids = 0;
 
 		for (j = i; j < v.n && v.a[j].tid == v.a[i].tid; j++) {
-			if (data_wake(&m->sched, &v.a[j], &deaths)) {
+			if (data_wake(m->sched, &v.a[j], &deaths)) {
 				uint64_t *pi = kmap__get(&m->proc_map, v.a[j].waker_pid, 0);
 
 				data += v.a[j].end - v.a[j].ts;
@@ -504,7 +501,7 @@ int rpt_wait_build(struct rpt_model *m)
 	for (j = n0; j < v.n && v.a[j].tid == w->tid; j++) {
 		const struct tstate_iv *iv = &v.a[j];
 
-		if (!data_wake(&m->sched, iv, &deaths))
+		if (!data_wake(m->sched, iv, &deaths))
 			continue;
 		for (i = 0; i < w->nwakers && w->wakers[i].pid != iv->waker_pid; i++)
 			;
@@ -521,7 +518,7 @@ int rpt_wait_build(struct rpt_model *m)
 	p.ntt = threads_to_time(m, &v, tt, w->pid, w->tid);
 	for (size_t k = 0; k < p.ntt; k++)      /* the windows first: pass 3 needs the loop's */
 		for (j = tt[k].i0; j < tt[k].i1; j++)
-			if (is_sleep(v.a[j].state) && data_wake(&m->sched, &v.a[j], &deaths) &&
+			if (is_sleep(v.a[j].state) && data_wake(m->sched, &v.a[j], &deaths) &&
 			    rpt_spans_add(&tt[k].win, v.a[j].ts, v.a[j].end))
 				goto out;
 	rpt_spans_norm(&tt[0].win);
@@ -593,7 +590,7 @@ int rpt_wait_build(struct rpt_model *m)
 		rc = build_steps(w, win);
 	if (rc > 0)
 		rc = 0;
-	w->gaps = m->sched.gaps;
+	w->gaps = m->sched->gaps;
 out:
 	for (size_t k = 0; k < p.nwk; k++)
 		free(p.wk[k].reads.a);
