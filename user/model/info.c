@@ -90,9 +90,13 @@ static void gpu_info_args(struct exp_model *x, struct exp_args *a)
 	GARG(arg_u64(a, "collectors_final", st[GPUIO_GPU_FINAL]));
 	GARG(arg_u64(a, "cupti_dropped", cupti));
 	GARG(arg_u64(a, "collector_write_errors", werr));
-	p = arg_add(a, "processes", EA_DICT);
-	d->len++;
-	p->len = (uint32_t)listed;
+	/* no collector (CUDA calls from uprobes alone): no empty dict, which the
+	 * protobuf cannot carry and the JSON would */
+	if (listed) {
+		p = arg_add(a, "processes", EA_DICT);
+		d->len++;
+		p->len = (uint32_t)listed;
+	}
 	for (size_t i = 0; i < listed; i++) {
 		struct exp_arg *e;
 
