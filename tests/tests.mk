@@ -14,7 +14,7 @@ $(BUILD)/tests/gen_capture: $(GEN_CAPTURE_SRCS) user/capture/capture.h bpf/gpuio
 # The fuzzers link the reader, model, exporters and report from a copy of
 # libgpuio.a built with their instrumentation (the archive pulls in only what
 # a target reaches), plus the two commands they drive.
-FUZZ_LIB_SRCS := $(wildcard user/lib/*.c user/capture/*.c user/model/*.c user/export/*.c \
+FUZZ_LIB_SRCS := $(wildcard user/lib/*.c user/capture/*.c user/model/*.c user/timeline/*.c user/export/*.c \
                             user/report/*.c)
 FUZZ_LIB_OBJS := $(patsubst user/%.c,$(BUILD)/fuzz/%.o,$(FUZZ_LIB_SRCS)) \
                  $(BUILD)/fuzz/cmd/cmd_info.o $(BUILD)/fuzz/cmd/cmd_report.o $(BUILD)/fuzz/fuzz_common.o

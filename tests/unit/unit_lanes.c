@@ -7,7 +7,7 @@
  */
 #include <stdbool.h>
 #include <stdlib.h>
-#include "model/model_priv.h"
+#include "timeline/timeline_priv.h"
 #include "unit.h"
 
 struct iv { uint64_t s, e; uint32_t lane; };
@@ -25,7 +25,7 @@ int main(void)
 	for (int round = 0; round < 200; round++) {
 		size_t n = 1 + (size_t)(rand() % 300);
 		struct iv *v = calloc(n, sizeof(*v));
-		struct exp_lanes l = { 0 };
+		struct tl_lanes l = { 0 };
 		uint32_t maxlane = 0, depth = 0;
 
 		for (size_t i = 0; i < n; i++) {
@@ -34,7 +34,7 @@ int main(void)
 		}
 		qsort(v, n, sizeof(*v), by_start);
 		for (size_t i = 0; i < n; i++) {
-			CHECK(exp_lanes__assign(&l, v[i].s, v[i].e, &v[i].lane) == 0, "assign");
+			CHECK(tl_lanes__assign(&l, v[i].s, v[i].e, &v[i].lane) == 0, "assign");
 			CHECK(v[i].lane >= 1, "lane %u", v[i].lane);
 			if (v[i].lane > maxlane)
 				maxlane = v[i].lane;
@@ -60,7 +60,7 @@ int main(void)
 				depth = d;
 		}
 		CHECK(maxlane == depth, "round %d: %u lanes for %u in flight", round, maxlane, depth);
-		exp_lanes__free(&l);
+		tl_lanes__free(&l);
 		free(v);
 	}
 	return unit_done("unit_lanes");

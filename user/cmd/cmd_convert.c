@@ -108,16 +108,16 @@ int cmd_convert(int argc, char **argv)
 	if (strcmp(output, "-")) {
 		char drops[64];
 
-		if (st.drops_known)
-			snprintf(drops, sizeof(drops), "%llu dropped", (unsigned long long)st.dropped);
+		if (st.walk.drops_known)
+			snprintf(drops, sizeof(drops), "%llu dropped", (unsigned long long)st.walk.dropped);
 		else
 			snprintf(drops, sizeof(drops), "drops unknown (no stats record)");
 		pr_info("wrote %s: %llu %s (%llu vfs, %llu block, %llu flows), "
-			"%llu unresolved paths, %s%s", output, (unsigned long long)st.events,
+			"%llu unresolved paths, %s%s", output, (unsigned long long)st.walk.events,
 			gpuio_export__is_pftrace_name(output) ? "packets" : "events",
-			(unsigned long long)st.vfs, (unsigned long long)st.block,
-			(unsigned long long)st.flows, (unsigned long long)st.unresolved_paths,
-			drops, st.capture_complete ? "" : "; the capture is incomplete");
+			(unsigned long long)st.walk.vfs, (unsigned long long)st.walk.block,
+			(unsigned long long)st.walk.flows, (unsigned long long)st.walk.unresolved_paths,
+			drops, st.walk.capture_complete ? "" : "; the capture is incomplete");
 	}
 	free(derived);
 	return GPUIO_EXIT_OK;

@@ -12,7 +12,7 @@
 #include <string.h>
 #include "cmd/commands.h"
 #include "export/export.h"
-#include "model/model.h"
+#include "timeline/timeline.h"
 #include "trace/launch.h"
 #include "lib/log.h"
 

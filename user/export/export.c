@@ -32,7 +32,7 @@ bool gpuio_export__is_output_name(const char *name)
 	return gpuio_export__is_json_name(name) || gpuio_export__is_pftrace_name(name);
 }
 
-int gpuio_export_models(struct exp_model *const *models, int n, const char *out_path,
+int gpuio_export_models(struct tl_model *const *models, int n, const char *out_path,
 			const struct gpuio_export_opts *opts, uint64_t *events, uint64_t *bytes)
 {
 	if (gpuio_export__is_pftrace_name(out_path))
@@ -43,22 +43,17 @@ int gpuio_export_models(struct exp_model *const *models, int n, const char *out_
 int gpuio_export(const char *capture_path, const char *out_path,
 		 const struct gpuio_export_opts *opts, struct gpuio_export_stats *st)
 {
-	struct exp_model *m = calloc(1, sizeof(*m));
+	struct tl_model *m;
 	uint64_t bytes = 0;
 	int err;
 
-	if (!m) {
-		pr_err("out of memory");
-		return -ENOMEM;
-	}
-	err = exp_model__load(m, capture_path, NULL);
+	err = tl_model__load(capture_path, NULL, &m);
 	if (!err)
 		err = gpuio_export_models(&m, 1, out_path, opts, NULL, &bytes);
 	if (!err && st) {
-		m->st.output_bytes = bytes;
-		*st = m->st;
+		st->walk = *tl_model__stats(m);
+		st->output_bytes = bytes;
 	}
-	exp_model__free(m);
-	free(m);
+	tl_model__free(m);
 	return err;
 }

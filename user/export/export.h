@@ -4,8 +4,8 @@
  *
  * JSON is the array form, one event per line (schema at the top of
  * json_sink.c); Perfetto's native format is a stream of TracePackets
- * (pftrace_sink.c). Both render the same model (model/model.h) through the
- * same walk (sink.h); `.gz` gzipped (decided by the output name), written to
+ * (pftrace_sink.c). Both render the same timeline model (timeline/timeline.h)
+ * through the same walk (timeline/sink.h); `.gz` gzipped (decided by the output name), written to
  * OUT.tmp and renamed into place (output.h) so a failed export never leaves
  * half a file under the real name.
  */
@@ -15,12 +15,18 @@
 #include <stdbool.h>
 #include <sys/types.h>
 #include <linux/types.h>
-#include "model/model.h"      /* struct gpuio_export_stats: the model's counts */
+#include "timeline/timeline.h"
 
 struct gpuio_export_opts {
 	/* chown the output to these when owner_uid != (uid_t)-1 (sudo's caller) */
 	uid_t owner_uid;
 	gid_t owner_gid;
+};
+
+/* What an export wrote: what the walk counted, and the bytes. */
+struct gpuio_export_stats {
+	struct tl_stats walk;
+	__u64 output_bytes;     /* uncompressed output bytes */
 };
 
 /*
@@ -37,7 +43,7 @@ int gpuio_export(const char *capture_path, const char *out_path,
  * the format chosen by its name as above. *events: events written (JSON) or
  * TracePackets (protobuf); *bytes: uncompressed output bytes. Either may be NULL.
  */
-int gpuio_export_models(struct exp_model *const *models, int n, const char *out_path,
+int gpuio_export_models(struct tl_model *const *models, int n, const char *out_path,
 			const struct gpuio_export_opts *opts, uint64_t *events, uint64_t *bytes);
 
 /* At most this many captures in a merge (pid offsets stay below the synthetic ranges). */

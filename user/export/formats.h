@@ -11,10 +11,10 @@
 #include "export/export.h"
 
 /* Chrome trace JSON, array form (json_sink.c); ".gz" gzipped. */
-int json_sink__export(struct exp_model *const *models, int n, const char *out_path,
+int json_sink__export(struct tl_model *const *models, int n, const char *out_path,
 		      const struct gpuio_export_opts *opts, uint64_t *events, uint64_t *bytes);
 /* Perfetto TracePackets (pftrace_sink.c); ".gz" gzipped. */
-int pftrace_sink__export(struct exp_model *const *models, int n, const char *out_path,
+int pftrace_sink__export(struct tl_model *const *models, int n, const char *out_path,
 			 const struct gpuio_export_opts *opts, uint64_t *events, uint64_t *bytes);
 /* Capture header h's host as Perfetto machine host (SystemInfo); clocks c on a change. */
 struct pftrace;

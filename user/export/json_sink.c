@@ -6,7 +6,7 @@
  * decimals (exact: printed from integer ns) since the timeline origin: the
  * capture header's monotonic_ns (the trace start), or the first event's
  * start when one began before it (a call in flight at attach), so that no
- * ts is ever negative (exp_model__origin). Events:
+ * ts is ever negative (tl_model__origin). Events:
  *
  *  - Metadata (ph "M", no ts): process_name / process_sort_index for every
  *    pid seen in VFS or PROC records, thread_name / thread_sort_index for
@@ -72,19 +72,19 @@
 #include <unistd.h>
 #include "export/formats.h"
 #include "export/output.h"
-#include "export/sink.h"
-#include "model/model.h"
+#include "timeline/sink.h"
+#include "timeline/timeline.h"
 #include "lib/json_writer.h"
 #include "lib/log.h"
 
 struct jexp {
-	struct exp_sink s;      /* first: the walk's view */
+	struct tl_sink s;      /* first: the walk's view */
 	struct json_writer *w;
 	bool first_event;
 	uint64_t events;
 };
 
-static struct jexp *jexp_of(struct exp_sink *s)
+static struct jexp *jexp_of(struct tl_sink *s)
 {
 	return (struct jexp *)s;
 }
@@ -107,51 +107,51 @@ static void key(struct jexp *x, bool *first, const char *k)
 
 static void ts_rel(struct jexp *x, uint64_t t)
 {
-	json_writer__us(x->w, exp_ts_rel(x->s.m, t));
+	json_writer__us(x->w, tl_ts_rel(x->s.m, t));
 }
 
 static void bind_id(struct jexp *x, uint32_t tid, uint32_t seq)
 {
 	json_writer__printf(x->w, ",\"bind_id\":\"0x%llx\"",
-			    (unsigned long long)(((uint64_t)exp_pid(x->s.m, tid) << 32) | seq));
+			    (unsigned long long)(((uint64_t)tl_pid(x->s.m, tid) << 32) | seq));
 }
 
 /* args[i..i+n) as the members of an object (a dict counts as one, its
  * entries follow it); returns the args consumed */
-static unsigned write_members(struct jexp *x, const struct exp_args *a, unsigned i, unsigned n)
+static unsigned write_members(struct jexp *x, const struct tl_args *a, unsigned i, unsigned n)
 {
 	struct json_writer *w = x->w;
 	unsigned start = i, level = 0;
 	bool first = true;
 
 	while (i < a->n && level < n) {
-		const struct exp_arg *g = &a->a[i++];
+		const struct tl_arg *g = &a->a[i++];
 
 		level++;
 		key(x, &first, g->key);
 		switch (g->type) {
-		case EA_U64:
+		case TLA_U64:
 			json_writer__u64(w, g->v.u);
 			break;
-		case EA_S64:
+		case TLA_S64:
 			json_writer__s64(w, g->v.s);
 			break;
-		case EA_BOOL:
+		case TLA_BOOL:
 			json_writer__bool(w, g->v.b);
 			break;
-		case EA_STR:
+		case TLA_STR:
 			json_writer__str(w, g->v.str, g->len);
 			break;
-		case EA_US:
+		case TLA_US:
 			json_writer__us(w, g->v.s);
 			break;
-		case EA_F3:
+		case TLA_F3:
 			json_writer__f3(w, g->v.d);
 			break;
-		case EA_NULL:
+		case TLA_NULL:
 			json_writer__puts(w, "null");
 			break;
-		case EA_DICT:
+		case TLA_DICT:
 			json_writer__putc(w, '{');
 			i += write_members(x, a, i, g->len);
 			json_writer__putc(w, '}');
@@ -190,7 +190,7 @@ static void meta_sort(struct jexp *x, const char *what, uint32_t pid, const uint
 	json_writer__printf(x->w, ",\"args\":{\"sort_index\":%llu}}", (unsigned long long)index);
 }
 
-static void j_process(struct exp_sink *s, uint32_t pid, const char *name, size_t len, uint64_t sort,
+static void j_process(struct tl_sink *s, uint32_t pid, const char *name, size_t len, uint64_t sort,
 		      const char *labels)
 {
 	meta_name(jexp_of(s), "process_name", pid, NULL, name, len);
@@ -206,7 +206,7 @@ static void j_process(struct exp_sink *s, uint32_t pid, const char *name, size_t
 	}
 }
 
-static void j_thread(struct exp_sink *s, uint32_t pid, uint32_t tid, const char *name, size_t len,
+static void j_thread(struct tl_sink *s, uint32_t pid, uint32_t tid, const char *name, size_t len,
 		     uint64_t sort)
 {
 	meta_name(jexp_of(s), "thread_name", pid, &tid, name, len);
@@ -231,7 +231,7 @@ static void x_head(struct jexp *x, const char *name, const char *cat, uint64_t t
 	json_writer__printf(w, ",\"pid\":%u,\"tid\":%u", pid, tid);
 }
 
-static void j_vfs(struct exp_sink *s, const struct exp_vfs *v)
+static void j_vfs(struct tl_sink *s, const struct tl_vfs *v)
 {
 	struct jexp *x = jexp_of(s);
 	struct json_writer *w = x->w;
@@ -250,10 +250,10 @@ static void j_vfs(struct exp_sink *s, const struct exp_vfs *v)
  * precision at that ts (merges of hosts whose clocks are months apart), so
  * neighbours never overlap. At most 1 ns within ~100 days of the origin.
  */
-static uint64_t state_dur(struct jexp *x, const struct exp_tstate *o)
+static uint64_t state_dur(struct jexp *x, const struct tl_tstate *o)
 {
 	uint64_t d = o->end - o->ts, gap = 1;
-	int64_t rel = exp_ts_rel(x->s.m, o->ts);
+	int64_t rel = tl_ts_rel(x->s.m, o->ts);
 	double ulp_ns = rel > 0 ? ldexp(1.0, ilogb((double)rel / 1000.0) - 52) * 1000.0 : 0;
 
 	if (ulp_ns >= 0.25)
@@ -262,7 +262,7 @@ static uint64_t state_dur(struct jexp *x, const struct exp_tstate *o)
 }
 
 /* A thread-state interval: a slice on the thread's state lane. */
-static void j_tstate(struct exp_sink *s, const struct exp_tstate *o)
+static void j_tstate(struct tl_sink *s, const struct tl_tstate *o)
 {
 	struct jexp *x = jexp_of(s);
 
@@ -270,13 +270,13 @@ static void j_tstate(struct exp_sink *s, const struct exp_tstate *o)
 	write_args(x);
 }
 
-static void j_disk(struct exp_sink *s, uint32_t pid, const char *name, size_t len,
+static void j_disk(struct tl_sink *s, uint32_t pid, const char *name, size_t len,
 		   const char *dname, uint64_t sort)
 {
 	j_process(s, pid, name, len, sort, NULL);
 }
 
-static void j_disk_lane(struct exp_sink *s, uint32_t pid, uint32_t tid, uint32_t lane)
+static void j_disk_lane(struct tl_sink *s, uint32_t pid, uint32_t tid, uint32_t lane)
 {
 	char name[32];
 	int n = snprintf(name, sizeof(name), "lane %u", lane);
@@ -284,7 +284,7 @@ static void j_disk_lane(struct exp_sink *s, uint32_t pid, uint32_t tid, uint32_t
 	j_thread(s, pid, tid, name, (size_t)n, lane);
 }
 
-static void j_block(struct exp_sink *s, const struct exp_block *o)
+static void j_block(struct tl_sink *s, const struct tl_block *o)
 {
 	struct jexp *x = jexp_of(s);
 	struct json_writer *w = x->w;
@@ -302,7 +302,7 @@ static void j_block(struct exp_sink *s, const struct exp_block *o)
 	write_args(x);
 }
 
-static void j_disk_counter(struct exp_sink *s, uint32_t pid, const char *dname, uint64_t t,
+static void j_disk_counter(struct tl_sink *s, uint32_t pid, const char *dname, uint64_t t,
 			   double rd, double wr)
 {
 	struct jexp *x = jexp_of(s);
@@ -321,13 +321,13 @@ static void j_disk_counter(struct exp_sink *s, uint32_t pid, const char *dname, 
 	json_writer__puts(x->w, "}}");
 }
 
-static void j_gpu(struct exp_sink *s, uint32_t pid, const char *name, size_t len,
+static void j_gpu(struct tl_sink *s, uint32_t pid, const char *name, size_t len,
 		  const char *gname, uint64_t sort)
 {
 	j_process(s, pid, name, len, sort, NULL);
 }
 
-static void j_gslice(struct exp_sink *s, const struct exp_gslice *o)
+static void j_gslice(struct tl_sink *s, const struct tl_gslice *o)
 {
 	struct jexp *x = jexp_of(s);
 	struct json_writer *w = x->w;
@@ -342,12 +342,12 @@ static void j_gslice(struct exp_sink *s, const struct exp_gslice *o)
 	json_writer__printf(w, ",\"pid\":%u,\"tid\":%u", o->pid, o->tid);
 	if (o->nflows || o->flow_k)
 		json_writer__printf(w, ",\"bind_id\":\"0x%llx\",\"%s\":true",
-				    (unsigned long long)exp_gpu_bind(o->fkey),
+				    (unsigned long long)tl_gpu_bind(o->fkey),
 				    o->nflows ? "flow_out" : "flow_in");
 	write_args(x);
 }
 
-static void j_gpu_counter(struct exp_sink *s, uint32_t pid, const char *gname, uint64_t t,
+static void j_gpu_counter(struct tl_sink *s, uint32_t pid, const char *gname, uint64_t t,
 			  double v)
 {
 	struct jexp *x = jexp_of(s);
@@ -364,7 +364,7 @@ static void j_gpu_counter(struct exp_sink *s, uint32_t pid, const char *gname, u
 	json_writer__puts(x->w, "}}");
 }
 
-static void j_info(struct exp_sink *s, uint32_t pid, const char *name, size_t len, uint64_t sort)
+static void j_info(struct tl_sink *s, uint32_t pid, const char *name, size_t len, uint64_t sort)
 {
 	struct jexp *x = jexp_of(s);
 
@@ -373,22 +373,22 @@ static void j_info(struct exp_sink *s, uint32_t pid, const char *name, size_t le
 	json_writer__puts(x->w, "\"name\":\"gpuio trace info\",\"cat\":\"gpuio\",\"ph\":\"i\","
 			  "\"s\":\"g\",\"ts\":");
 	/* at the trace start: ts 0 unless something began before it */
-	ts_rel(x, s->m->hdr->monotonic_ns);
+	ts_rel(x, tl_model__header(s->m)->monotonic_ns);
 	json_writer__printf(x->w, ",\"pid\":%u,\"tid\":%u", pid, pid);
 	write_args(x);
 }
 
-static int j_error(const struct exp_sink *s)
+static int j_error(const struct tl_sink *s)
 {
 	return json_writer__error(((const struct jexp *)s)->w);
 }
 
-static uint64_t j_events(const struct exp_sink *s)
+static uint64_t j_events(const struct tl_sink *s)
 {
 	return ((const struct jexp *)s)->events;
 }
 
-static const struct exp_sink_ops json_ops = {
+static const struct tl_sink_ops json_ops = {
 	.process = j_process,
 	.thread = j_thread,
 	.proc_lane = j_thread,          /* a lane is a thread of its process in JSON */
@@ -408,7 +408,7 @@ static const struct exp_sink_ops json_ops = {
 	.events = j_events,
 };
 
-int json_sink__export(struct exp_model *const *models, int n, const char *out_path,
+int json_sink__export(struct tl_model *const *models, int n, const char *out_path,
 		      const struct gpuio_export_opts *opts, uint64_t *events, uint64_t *bytes)
 {
 	const char *caps[64];
@@ -418,7 +418,7 @@ int json_sink__export(struct exp_model *const *models, int n, const char *out_pa
 	int err;
 
 	for (int i = 0; i < n && i < 64; i++)
-		caps[i] = models[i]->path;
+		caps[i] = tl_model__capture_path(models[i]);
 	err = exp_output__open(&out, out_path, caps, n < 64 ? n : 64, opts);
 	if (err)
 		return err;
@@ -434,7 +434,7 @@ int json_sink__export(struct exp_model *const *models, int n, const char *out_pa
 	x.first_event = true;
 	json_writer__puts(x.w, "[\n");
 	for (int i = 0; i < n && !err; i++) {
-		err = exp_walk(&x.s, models[i]);
+		err = tl_model__walk(&x.s, models[i]);
 	}
 	json_writer__puts(x.w, "\n]\n");
 	if (bytes)

@@ -11,7 +11,7 @@
  * so that events meet where the hosts' wall clocks say they happened (as good
  * as the hosts' NTP sync) and no timestamp falls before that clock's 0,
  * whatever the hosts' uptimes or clock skews (hours, days, years). JSON ts 0
- * is the earliest origin of all captures (exp_model__origin).
+ * is the earliest origin of all captures (tl_model__origin).
  *
  * Hosts in a .pftrace are Perfetto machines (pftrace_sink.c): every host's
  * pids, tids and names stay as they were. JSON has no machines, so there each
@@ -30,13 +30,13 @@
 
 #define PID_STRIDE      10000000u
 
-static char *host_prefix(struct exp_model *const *m, int n, int i, const char *name)
+static char *host_prefix(struct tl_model *const *m, int n, int i, const char *name)
 {
 	bool dup = false;
 	char *p;
 
 	for (int k = 0; k < n; k++)
-		if (k != i && !strcmp(name, m[k]->hdr->hostname))
+		if (k != i && !strcmp(name, tl_model__header(m[k])->hostname))
 			dup = true;
 	if (asprintf(&p, dup ? "%s#%d: " : "%s: ", name[0] ? name : "host", i + 1) < 0)
 		return NULL;
@@ -64,7 +64,8 @@ static int boot_wall(const char *path, int64_t *out)
 int gpuio_merge(char *const *caps, int n, const char *output, const struct gpuio_export_opts *eo,
 		uint64_t *events)
 {
-	struct exp_model *m[GPUIO_MERGE_MAX] = { 0 };
+	struct tl_model *m[GPUIO_MERGE_MAX] = { 0 };
+	struct tl_remap *rm[GPUIO_MERGE_MAX];
 	char *prefix[GPUIO_MERGE_MAX] = { 0 };
 	uint32_t disks = 0, lanes = 0, gpus = 0, gtids = 0, glanes = 0;
 	int64_t d0 = 0, boot[GPUIO_MERGE_MAX];
@@ -74,14 +75,6 @@ int gpuio_merge(char *const *caps, int n, const char *output, const struct gpuio
 
 	if (n < 1 || n > GPUIO_MERGE_MAX)
 		return -EINVAL;
-	for (int i = 0; i < n; i++) {
-		m[i] = calloc(1, sizeof(*m[i]));
-		if (!m[i]) {
-			pr_err("out of memory");
-			err = -ENOMEM;
-			goto out;
-		}
-	}
 	/* the reference clock: the host that booted first (by its wall clock),
 	 * so every host's events land at or after its MONOTONIC 0 */
 	for (int i = 0; i < n; i++) {
@@ -92,7 +85,8 @@ int gpuio_merge(char *const *caps, int n, const char *output, const struct gpuio
 			d0 = boot[i];
 	}
 	for (int i = 0; i < n; i++) {
-		struct exp_remap map = { 0 };
+		struct tl_remap map = { 0 };
+		struct tl_extent ext;
 
 		map.ts_shift = boot[i] - d0;
 		map.pid_offset = machines ? 0 : (uint32_t)(i + 1) * PID_STRIDE;
@@ -104,50 +98,50 @@ int gpuio_merge(char *const *caps, int n, const char *output, const struct gpuio
 		map.ghost_base = glanes;
 		map.host = (uint32_t)i;
 		map.prefix = "?";       /* set below, once every host name is known */
-		err = exp_model__load(m[i], caps[i], &map);
+		err = tl_model__load(caps[i], &map, &m[i]);
 		if (err)
 			goto out;
-		disks += (uint32_t)m[i]->ndisks;
-		lanes += (uint32_t)m[i]->nulanes;
-		gpus += (uint32_t)m[i]->gpu.ndevs;
-		gtids += m[i]->gpu.nlane_tids;
-		glanes += (uint32_t)m[i]->gpu.nglanes;
+		tl_model__extent(m[i], &ext);
+		disks += ext.disks;
+		lanes += ext.uring_lanes;
+		gpus += ext.gpus;
+		gtids += ext.gpu_lane_tids;
+		glanes += ext.ghost_lanes;
+		rm[i] = tl_model__remap(m[i]);
 	}
 	/* one timeline origin for all: the earliest of theirs (never a negative ts) */
 	for (int i = 1; i < n; i++)
-		if (m[i]->map.ts_base < m[0]->map.ts_base)
-			m[0]->map.ts_base = m[i]->map.ts_base;
+		if (rm[i]->ts_base < rm[0]->ts_base)
+			rm[0]->ts_base = rm[i]->ts_base;
 	for (int i = 1; i < n; i++)
-		m[i]->map.ts_base = m[0]->map.ts_base;
+		rm[i]->ts_base = rm[0]->ts_base;
 	if (!machines)
 		pr_info("JSON has no machines: each host's pids are moved by a multiple of %u and its "
 			"names prefixed with the host (a .pftrace output keeps them, one machine per host)",
 			PID_STRIDE);
 	for (int i = 0; i < n; i++) {
-		prefix[i] = host_prefix(m, n, i, m[i]->hdr->hostname);
+		prefix[i] = host_prefix(m, n, i, tl_model__header(m[i])->hostname);
 		if (!prefix[i]) {
 			pr_err("out of memory");
 			err = -ENOMEM;
 			goto out;
 		}
-		m[i]->map.prefix = machines ? "" : prefix[i];
+		rm[i]->prefix = machines ? "" : prefix[i];
 		if (machines)
 			pr_info("%s: host %.*s, machine %d, clock offset %+.6f s (%+lld ns)%s", caps[i],
-				(int)strlen(prefix[i]) - 2, prefix[i], i, (double)m[i]->map.ts_shift / 1e9,
-				(long long)m[i]->map.ts_shift,
-				m[i]->map.ts_shift == 0 ? " (the reference clock)" : "");
+				(int)strlen(prefix[i]) - 2, prefix[i], i, (double)rm[i]->ts_shift / 1e9,
+				(long long)rm[i]->ts_shift,
+				rm[i]->ts_shift == 0 ? " (the reference clock)" : "");
 		else
 			pr_info("%s: host %.*s, pids + %u, clock offset %+.6f s (%+lld ns)%s", caps[i],
-				(int)strlen(prefix[i]) - 2, prefix[i], m[i]->map.pid_offset,
-				(double)m[i]->map.ts_shift / 1e9, (long long)m[i]->map.ts_shift,
-				m[i]->map.ts_shift == 0 ? " (the reference clock)" : "");
+				(int)strlen(prefix[i]) - 2, prefix[i], rm[i]->pid_offset,
+				(double)rm[i]->ts_shift / 1e9, (long long)rm[i]->ts_shift,
+				rm[i]->ts_shift == 0 ? " (the reference clock)" : "");
 	}
 	err = gpuio_export_models(m, n, output, eo, events, &bytes);
 out:
 	for (int i = 0; i < n; i++) {
-		if (m[i])
-			exp_model__free(m[i]);
-		free(m[i]);
+		tl_model__free(m[i]);
 		free(prefix[i]);
 	}
 	return err;

@@ -535,32 +535,32 @@ static inline void put_num(struct pb_buf *b, uint32_t field, uint64_t name_iid, 
 }
 
 /* args[i..i+n) as DebugAnnotations (field) or dict entries; returns args consumed */
-static unsigned put_args(struct pftrace *p, uint32_t field, const struct exp_args *a,
+static unsigned put_args(struct pftrace *p, uint32_t field, const struct tl_args *a,
 			 unsigned i, unsigned n, bool in_dict)
 {
 	struct pb_buf *b = &p->out;
 	unsigned start = i, level = 0;
 
 	while (i < a->n && level < n) {
-		const struct exp_arg *g = &a->a[i++];
+		const struct tl_arg *g = &a->a[i++];
 
 		level++;
-		if (g->type == EA_NULL)
+		if (g->type == TLA_NULL)
 			continue;       /* protobuf has no null: the key is left out */
 		if (!in_dict) {
 			uint64_t kid = intern_static(p, IK_ANNOTATION, g->key);
 
 			switch (g->type) {
-			case EA_U64:
+			case TLA_U64:
 				put_num(b, field, kid, DA_UINT, g->v.u);
 				continue;
-			case EA_S64:
+			case TLA_S64:
 				put_num(b, field, kid, DA_INT, (uint64_t)g->v.s);
 				continue;
-			case EA_BOOL:
+			case TLA_BOOL:
 				put_num(b, field, kid, DA_BOOL, g->v.b);
 				continue;
-			case EA_STR:
+			case TLA_STR:
 				if (g->intern) {
 					put_num(b, field, kid, DA_STRING_IID,
 						intern(p, IK_STRING, g->v.str, g->len, g->stable));
@@ -575,25 +575,25 @@ static unsigned put_args(struct pftrace *p, uint32_t field, const struct exp_arg
 			pb_buf__cstr(b, DA_NAME, g->key);
 		}
 		switch (g->type) {
-		case EA_U64:
+		case TLA_U64:
 			pb_buf__varint(b, DA_UINT, g->v.u);
 			break;
-		case EA_S64:
+		case TLA_S64:
 			pb_buf__varint(b, DA_INT, (uint64_t)g->v.s);
 			break;
-		case EA_BOOL:
+		case TLA_BOOL:
 			pb_buf__varint(b, DA_BOOL, g->v.b);
 			break;
-		case EA_STR:
+		case TLA_STR:
 			put_str(p, b, DA_STRING, g->v.str, g->len);
 			break;
-		case EA_US:
+		case TLA_US:
 			pb_buf__double(b, DA_DOUBLE, (double)g->v.s / 1000.0);
 			break;
-		case EA_F3:
+		case TLA_F3:
 			pb_buf__double(b, DA_DOUBLE, g->v.d);
 			break;
-		case EA_DICT:
+		case TLA_DICT:
 			i += put_args(p, DA_DICT_ENTRIES, a, i, g->len, true);
 			break;
 		}
@@ -662,7 +662,7 @@ static void event_tail(struct pftrace *p)
 }
 
 void pftrace__slice_begin(struct pftrace *p, uint64_t ts, uint64_t track, const char *cat,
-			  const char *name, bool name_static, const struct exp_args *a,
+			  const char *name, bool name_static, const struct tl_args *a,
 			  const struct pftrace_flows *f)
 {
 	p->in_slice = true;
@@ -687,7 +687,7 @@ void pftrace__slice_end(struct pftrace *p, uint64_t ts, uint64_t track)
 }
 
 void pftrace__instant(struct pftrace *p, uint64_t ts, uint64_t track, const char *cat,
-		      const char *name, const struct exp_args *a)
+		      const char *name, const struct tl_args *a)
 {
 	event_head(p, ts, track, TYPE_INSTANT);
 	event_names(p, cat, name, true);

@@ -26,7 +26,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "model/model.h"
+#include "timeline/timeline.h"
 #include "lib/out_file.h"
 
 /*
@@ -102,11 +102,11 @@ struct pftrace_flows {
 	size_t nin;
 };
 void pftrace__slice_begin(struct pftrace *p, uint64_t ts, uint64_t track, const char *cat,
-			  const char *name, bool name_static, const struct exp_args *a,
+			  const char *name, bool name_static, const struct tl_args *a,
 			  const struct pftrace_flows *f);
 void pftrace__slice_end(struct pftrace *p, uint64_t ts, uint64_t track);
 void pftrace__instant(struct pftrace *p, uint64_t ts, uint64_t track, const char *cat,
-		      const char *name, const struct exp_args *a);
+		      const char *name, const struct tl_args *a);
 void pftrace__counter(struct pftrace *p, uint64_t ts, uint64_t track, double v);
 
 /*
@@ -125,6 +125,6 @@ void pftrace__sched_waking(struct pftrace *p, uint32_t cpu, uint64_t ts, uint32_
 			   bool new_task);
 void pftrace__sched_flush(struct pftrace *p);
 /* An exporter's switch or wake-up, as the above (untraced sides as the idle task). */
-void pftrace__sched(struct pftrace *p, const struct exp_sched *o);
+void pftrace__sched(struct pftrace *p, const struct tl_sched *o);
 
 #endif /* GPUIO_PFTRACE_H */

@@ -174,7 +174,7 @@ void pftrace__sched_waking(struct pftrace *p, uint32_t cpu, uint64_t ts, uint32_
  * switches chain (each prev is the last next on that CPU), which Perfetto
  * checks, and its CPU tracks show our threads and nothing else.
  */
-void pftrace__sched(struct pftrace *p, const struct exp_sched *o)
+void pftrace__sched(struct pftrace *p, const struct tl_sched *o)
 {
 	uint32_t prev = o->prev_traced ? o->tid : 0;
 

@@ -22,7 +22,7 @@
  *    counter track "GPU N busy fraction"; host-side GPU slices on the
  *    thread's track or an overlap lane (a track under the process, like
  *    io_uring lanes); API call -> activity arrows as flow_ids /
- *    terminating_flow_ids (exp_gpu_flow_id);
+ *    terminating_flow_ids (tl_gpu_flow_id);
  *  - thread states: the switches and wake-ups as ftrace sched_switch /
  *    sched_waking / sched_wakeup_new events in per-CPU FtraceEventBundles
  *    (BOOTTIME), from which Perfetto builds its thread_state table (Running,
@@ -47,27 +47,27 @@
 #include <unistd.h>
 #include "export/formats.h"
 #include "export/output.h"
-#include "export/sink.h"
-#include "model/model.h"
+#include "timeline/sink.h"
+#include "timeline/timeline.h"
 #include "lib/log.h"
 #include "lib/out_file.h"
 #include "export/pftrace.h"
 
 
 struct pexp {
-	struct exp_sink s;      /* first: the walk's view */
+	struct tl_sink s;      /* first: the walk's view */
 	struct pftrace *p;
 	uint64_t *flows;
 	size_t cflows;
 };
 
-static struct pexp *pexp_of(struct exp_sink *s)
+static struct pexp *pexp_of(struct tl_sink *s)
 {
 	return (struct pexp *)s;
 }
 
 /* A track's uuid: the id the JSON uses, its kind and the capture's host. */
-#define UUID(s, id, kind) (PFT_UUID(id, kind) | (uint64_t)(s)->m->map.host << 48)
+#define UUID(s, id, kind) (PFT_UUID(id, kind) | (uint64_t)tl_model__remap((s)->m)->host << 48)
 
 /* Room for n flow ids in x->flows: n, or fewer when out of memory (fewer arrows, not a failure). */
 static size_t flows_room(struct pexp *x, size_t n)
@@ -77,29 +77,29 @@ static size_t flows_room(struct pexp *x, size_t n)
 	return n;
 }
 
-static void p_process(struct exp_sink *s, uint32_t pid, const char *name, size_t len,
+static void p_process(struct tl_sink *s, uint32_t pid, const char *name, size_t len,
 		      uint64_t sort, const char *labels)
 {
 	pftrace__process(pexp_of(s)->p, UUID(s, pid, PFT_PROCESS), pid, name, len, labels);
 }
 
-static void p_thread(struct exp_sink *s, uint32_t pid, uint32_t tid, const char *name, size_t len,
+static void p_thread(struct tl_sink *s, uint32_t pid, uint32_t tid, const char *name, size_t len,
 		     uint64_t sort)
 {
 	pftrace__thread(pexp_of(s)->p, UUID(s, tid, PFT_THREAD), pid, tid, name, len);
 }
 
-static void p_proc_lane(struct exp_sink *s, uint32_t pid, uint32_t tid, const char *name,
+static void p_proc_lane(struct tl_sink *s, uint32_t pid, uint32_t tid, const char *name,
 			size_t len, uint64_t sort)
 {
 	pftrace__track(pexp_of(s)->p, UUID(s, tid, PFT_URING), UUID(s, pid, PFT_PROCESS), name,
 		       len, false, -1);
 }
 
-static void p_vfs(struct exp_sink *s, const struct exp_vfs *v)
+static void p_vfs(struct tl_sink *s, const struct tl_vfs *v)
 {
 	struct pexp *x = pexp_of(s);
-	struct exp_model *m = s->m;
+	struct tl_model *m = s->m;
 	struct pftrace_flows f = { 0 };
 	uint64_t track;
 
@@ -107,14 +107,14 @@ static void p_vfs(struct exp_sink *s, const struct exp_vfs *v)
 	f.nout = flows_room(x, v->nflows);
 	f.out = x->flows;
 	for (size_t k = 0; k < f.nout; k++)
-		x->flows[k] = exp_flow_id(m, v->ftid, v->fseq, (uint32_t)k + 1);
-	pftrace__slice_begin(x->p, exp_ts(m, v->ts), track, "vfs", v->name, v->name != v->namebuf,
+		x->flows[k] = tl_flow_id(m, v->ftid, v->fseq, (uint32_t)k + 1);
+	pftrace__slice_begin(x->p, tl_ts(m, v->ts), track, "vfs", v->name, v->name != v->namebuf,
 			     &s->args, f.nout ? &f : NULL);
-	pftrace__slice_end(x->p, exp_ts(m, v->ts + v->dur), track);
+	pftrace__slice_end(x->p, tl_ts(m, v->ts + v->dur), track);
 }
 
 /* A disk: a track with its two throughput counter tracks under it. */
-static void p_disk(struct exp_sink *s, uint32_t pid, const char *name, size_t len,
+static void p_disk(struct tl_sink *s, uint32_t pid, const char *name, size_t len,
 		   const char *dname, uint64_t sort)
 {
 	struct pftrace *p = pexp_of(s)->p;
@@ -129,7 +129,7 @@ static void p_disk(struct exp_sink *s, uint32_t pid, const char *name, size_t le
 			       "MiB/s");
 }
 
-static void p_disk_lane(struct exp_sink *s, uint32_t pid, uint32_t tid, uint32_t lane)
+static void p_disk_lane(struct tl_sink *s, uint32_t pid, uint32_t tid, uint32_t lane)
 {
 	char name[32];
 	int n = snprintf(name, sizeof(name), "lane %u", lane);
@@ -138,28 +138,28 @@ static void p_disk_lane(struct exp_sink *s, uint32_t pid, uint32_t tid, uint32_t
 		       (size_t)n, false, lane);
 }
 
-static void p_block(struct exp_sink *s, const struct exp_block *o)
+static void p_block(struct tl_sink *s, const struct tl_block *o)
 {
 	struct pexp *x = pexp_of(s);
-	struct exp_model *m = s->m;
+	struct tl_model *m = s->m;
 	struct pftrace_flows f = { 0 };
 	uint64_t track = UUID(s, o->tid, PFT_LANE), id;
 
 	if (o->flow_k) {
-		id = exp_flow_id(m, o->ftid, o->fseq, o->flow_k);
+		id = tl_flow_id(m, o->ftid, o->fseq, o->flow_k);
 		f.in = &id;
 		f.nin = 1;
 	}
-	pftrace__slice_begin(x->p, exp_ts(m, o->ts), track, "block", o->name, true, &s->args,
+	pftrace__slice_begin(x->p, tl_ts(m, o->ts), track, "block", o->name, true, &s->args,
 			     f.nin ? &f : NULL);
-	pftrace__slice_end(x->p, exp_ts(m, o->end), track);
+	pftrace__slice_end(x->p, tl_ts(m, o->end), track);
 }
 
-static void p_disk_counter(struct exp_sink *s, uint32_t pid, const char *dname, uint64_t t,
+static void p_disk_counter(struct tl_sink *s, uint32_t pid, const char *dname, uint64_t t,
 			   double rd, double wr)
 {
 	struct pftrace *p = pexp_of(s)->p;
-	uint64_t ts = exp_ts(s->m, t);
+	uint64_t ts = tl_ts(s->m, t);
 
 	pftrace__counter(p, ts, UUID(s, (uint64_t)pid << 1, PFT_COUNTER), rd);
 	pftrace__counter(p, ts, UUID(s, (uint64_t)pid << 1 | 1, PFT_COUNTER), wr);
@@ -169,9 +169,9 @@ static void p_disk_counter(struct exp_sink *s, uint32_t pid, const char *dname, 
  * GPUs, as disks: a track "GPU N" with a child track per stream lane and a
  * counter track "GPU N busy fraction" (the JSON counter "GPU N busy", arg
  * fraction). Uuids reuse the disk kinds: GPU pids and lane tids are in
- * ranges of their own (EXP_GPU_PID_BASE, EXP_GPU_TID_BASE).
+ * ranges of their own (TL_GPU_PID_BASE, TL_GPU_TID_BASE).
  */
-static void p_gpu(struct exp_sink *s, uint32_t pid, const char *name, size_t len,
+static void p_gpu(struct tl_sink *s, uint32_t pid, const char *name, size_t len,
 		  const char *gname, uint64_t sort)
 {
 	struct pftrace *p = pexp_of(s)->p;
@@ -183,70 +183,70 @@ static void p_gpu(struct exp_sink *s, uint32_t pid, const char *name, size_t len
 	pftrace__counter_track(p, UUID(s, (uint64_t)pid << 1, PFT_COUNTER), gpu, cname, "fraction");
 }
 
-static void p_gpu_lane(struct exp_sink *s, uint32_t pid, uint32_t tid, const char *name,
+static void p_gpu_lane(struct tl_sink *s, uint32_t pid, uint32_t tid, const char *name,
 		       size_t len, uint64_t sort)
 {
 	pftrace__track(pexp_of(s)->p, UUID(s, tid, PFT_LANE), UUID(s, pid, PFT_DISK), name, len,
 		       false, (int64_t)sort);
 }
 
-static void p_gslice(struct exp_sink *s, const struct exp_gslice *o)
+static void p_gslice(struct tl_sink *s, const struct tl_gslice *o)
 {
 	struct pexp *x = pexp_of(s);
-	struct exp_model *m = s->m;
+	struct tl_model *m = s->m;
 	struct pftrace_flows f = { 0 };
 	uint64_t track, id;
 
-	track = o->track == EXP_GS_GPULANE ? UUID(s, o->tid, PFT_LANE) :
-		o->track == EXP_GS_HOSTLANE ? UUID(s, o->tid, PFT_URING) :
+	track = o->track == TL_GS_GPULANE ? UUID(s, o->tid, PFT_LANE) :
+		o->track == TL_GS_HOSTLANE ? UUID(s, o->tid, PFT_URING) :
 		UUID(s, o->tid, PFT_THREAD);
 	if (o->nflows) {
 		f.nout = flows_room(x, o->nflows);
 		for (size_t k = 0; k < f.nout; k++)
-			x->flows[k] = exp_gpu_flow_id(o->fkey, (uint32_t)k + 1);
+			x->flows[k] = tl_gpu_flow_id(o->fkey, (uint32_t)k + 1);
 		f.out = x->flows;
 	} else if (o->flow_k) {
-		id = exp_gpu_flow_id(o->fkey, o->flow_k);
+		id = tl_gpu_flow_id(o->fkey, o->flow_k);
 		f.in = &id;
 		f.nin = 1;
 	}
-	pftrace__slice_begin(x->p, exp_ts(m, o->ts), track, o->cat, o->name, o->name_static,
+	pftrace__slice_begin(x->p, tl_ts(m, o->ts), track, o->cat, o->name, o->name_static,
 			     &s->args, f.nout || f.nin ? &f : NULL);
-	pftrace__slice_end(x->p, exp_ts(m, o->ts + o->dur), track);
+	pftrace__slice_end(x->p, tl_ts(m, o->ts + o->dur), track);
 }
 
-static void p_gpu_counter(struct exp_sink *s, uint32_t pid, const char *gname, uint64_t t,
+static void p_gpu_counter(struct tl_sink *s, uint32_t pid, const char *gname, uint64_t t,
 			  double v)
 {
-	pftrace__counter(pexp_of(s)->p, exp_ts(s->m, t), UUID(s, (uint64_t)pid << 1, PFT_COUNTER),
+	pftrace__counter(pexp_of(s)->p, tl_ts(s->m, t), UUID(s, (uint64_t)pid << 1, PFT_COUNTER),
 			 v);
 }
 
-static void p_info(struct exp_sink *s, uint32_t pid, const char *name, size_t len, uint64_t sort)
+static void p_info(struct tl_sink *s, uint32_t pid, const char *name, size_t len, uint64_t sort)
 {
 	struct pftrace *p = pexp_of(s)->p;
 	uint64_t track = UUID(s, pid, PFT_INFO);
 
 	pftrace__track(p, track, 0, name, len, false, -1);
-	pftrace__instant(p, exp_model__anchor(s->m), track, "gpuio", "gpuio trace info", &s->args);
+	pftrace__instant(p, tl_model__anchor(s->m), track, "gpuio", "gpuio trace info", &s->args);
 }
 
-static int p_error(const struct exp_sink *s)
+static int p_error(const struct tl_sink *s)
 {
 	return pftrace__error(((const struct pexp *)s)->p);
 }
 
-static uint64_t p_events(const struct exp_sink *s)
+static uint64_t p_events(const struct tl_sink *s)
 {
 	return pftrace__packets(((const struct pexp *)s)->p);
 }
 
-static void p_sched(struct exp_sink *s, const struct exp_sched *o)
+static void p_sched(struct tl_sink *s, const struct tl_sched *o)
 {
 	pftrace__sched(pexp_of(s)->p, o);
 }
 
-static const struct exp_sink_ops pftrace_ops = {
+static const struct tl_sink_ops pftrace_ops = {
 	.process = p_process,
 	.thread = p_thread,
 	.proc_lane = p_proc_lane,
@@ -266,15 +266,15 @@ static const struct exp_sink_ops pftrace_ops = {
 };
 
 /* Capture m's host as the machine of the packets that follow (its index in a merge). */
-static int machine_of(struct pftrace *p, const struct exp_model *m)
+static int machine_of(struct pftrace *p, struct tl_model *m)
 {
-	const struct gpuio_cap_header *h = m->hdr;
+	const struct gpuio_cap_header *h = tl_model__header(m);
 	struct pftrace_clocks c = {
-		.mono = exp_ts(m, h->monotonic_ns), .real = h->realtime_ns,
-		.boot = exp_ts(m, gpuio_cap_header__boottime(h)),
+		.mono = tl_ts(m, h->monotonic_ns), .real = h->realtime_ns,
+		.boot = tl_ts(m, gpuio_cap_header__boottime(h)),
 	};
 
-	return pftrace_sink__machine(p, h, m->map.host, &c);
+	return pftrace_sink__machine(p, h, tl_model__remap(m)->host, &c);
 }
 
 /* The host of capture header h as machine host (its SystemInfo: Perfetto reads
@@ -295,7 +295,7 @@ int pftrace_sink__machine(struct pftrace *p, const struct gpuio_cap_header *h, u
 	return pftrace__machine(p, host, c, &si);
 }
 
-int pftrace_sink__export(struct exp_model *const *models, int n, const char *out_path,
+int pftrace_sink__export(struct tl_model *const *models, int n, const char *out_path,
 			 const struct gpuio_export_opts *opts, uint64_t *events, uint64_t *bytes)
 {
 	bool to_stdout = !strcmp(out_path, "-");
@@ -303,11 +303,11 @@ int pftrace_sink__export(struct exp_model *const *models, int n, const char *out
 	struct exp_output out;
 	struct out_file *of = NULL;
 	struct pexp x = { .s.ops = &pftrace_ops };
-	const struct gpuio_cap_header *h0 = models[0]->hdr;
+	const struct gpuio_cap_header *h0 = tl_model__header(models[0]);
 	int err, cerr;
 
 	for (int i = 0; i < n && i < 64; i++)
-		caps[i] = models[i]->path;
+		caps[i] = tl_model__capture_path(models[i]);
 	err = exp_output__open(&out, out_path, caps, n < 64 ? n : 64, opts);
 	if (err)
 		return err;
@@ -323,8 +323,8 @@ int pftrace_sink__export(struct exp_model *const *models, int n, const char *out
 	/* the output's clock is the first capture's, shifted like its events */
 	{
 		struct pftrace_clocks c = {
-			.mono = exp_ts(models[0], h0->monotonic_ns), .real = h0->realtime_ns,
-			.boot = exp_ts(models[0], gpuio_cap_header__boottime(h0)),
+			.mono = tl_ts(models[0], h0->monotonic_ns), .real = h0->realtime_ns,
+			.boot = tl_ts(models[0], gpuio_cap_header__boottime(h0)),
 		};
 
 		err = pftrace__start(x.p, of, &c);
@@ -332,7 +332,7 @@ int pftrace_sink__export(struct exp_model *const *models, int n, const char *out
 	for (int i = 0; i < n && !err; i++) {
 		err = machine_of(x.p, models[i]);
 		if (!err)
-			err = exp_walk(&x.s, models[i]);
+			err = tl_model__walk(&x.s, models[i]);
 	}
 	if (!err)
 		err = pftrace__detach(x.p);

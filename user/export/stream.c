@@ -16,7 +16,7 @@
 #include "capture/capture.h"
 #include "capture/compact.h"
 #include "export/export.h"
-#include "model/model.h"
+#include "timeline/timeline.h"
 #include "lib/log.h"
 #include "lib/out_file.h"
 #include "export/pftrace.h"
@@ -93,7 +93,9 @@ int gpuio_stream__open(const char *capture_path, const char *out_path,
 	err = model_session__new_online(&s->hdr, &s->sess);
 	if (err)
 		goto fail;
-	exp_model__init_online(&s->m, s->sess);
+	err = tl_model__new_online(s->sess, &s->m);
+	if (err)
+		goto fail;
 	err = pftrace__new(&s->p);
 	if (err)
 		goto fail;
@@ -182,7 +184,7 @@ static int read_new(struct gpuio_stream *s, bool *more)
 			/* GPU records: counted, collector status and drops kept for the
 			 * info; not drawn live (they arrive late, in CUPTI buffers) */
 			{
-				const struct model_tool *tools[] = { exp_model__tool(&s->m) };
+				const struct model_tool *tools[] = { tl_model__tool(s->m) };
 
 				err = model_session__feed(s->sess, &rec.h, tools, 1);
 			}
@@ -297,7 +299,7 @@ int gpuio_stream__close(struct gpuio_stream *s, struct gpuio_stream_stats *st)
 	if (s->cap_fd >= 0)
 		close(s->cap_fd);
 	pftrace__free(s->p);
-	exp_model__free(&s->m);
+	tl_model__free(s->m);
 	model_session__free(s->sess);
 	kmap__free(&s->desc);
 	sched_chain__free(&s->chain);

@@ -16,7 +16,7 @@
 #include "model/calls.h"
 #include "capture/capture.h"
 #include "export/export.h"
-#include "model/model.h"
+#include "timeline/timeline.h"
 #include "lib/log.h"
 #include "lib/out_file.h"
 #include "export/pftrace.h"
@@ -115,46 +115,41 @@ static bool desc_due(struct gpuio_stream *s, unsigned kind, uint64_t id, uint64_
 
 static void need_process(struct gpuio_stream *s, uint32_t pid)
 {
-	struct proc_ent *p = exp_model__proc(&s->m, pid);
-	char name[EXP_PROC_NAME_BUF];
+	char name[TL_PROC_NAME_BUF];
 	size_t n;
 
-	if (!p || desc_fresh(s, PFT_PROCESS, pid))
+	if (desc_fresh(s, PFT_PROCESS, pid))
 		return;
-	n = exp_model__proc_name(&s->m, p, name, sizeof(name));
-	if (desc_due(s, PFT_PROCESS, pid, name_hash(name, n)))
+	n = tl_model__proc_name_of(s->m, pid, name, sizeof(name));
+	if (n && desc_due(s, PFT_PROCESS, pid, name_hash(name, n)))
 		pftrace__process(s->p, PFT_UUID(pid, PFT_PROCESS), pid, name, n, NULL);
 }
 
 static void need_thread(struct gpuio_stream *s, uint32_t pid, uint32_t tid)
 {
 	uint64_t key = ((uint64_t)pid << 32) | tid;
-	struct thread_ent *t;
-	struct proc_ent *p;
 	char comm[32];
 	const char *tn;
 	size_t n;
 
 	if (desc_fresh(s, PFT_THREAD, key))
 		return;
-	t = exp_model__thread(&s->m, pid, tid);
-	p = exp_model__proc(&s->m, pid);
+	tn = tl_model__thread_name_of(s->m, pid, tid, comm, &n);
 	need_process(s, pid);
-	if (!t || !p)
+	if (!tn)
 		return;
-	tn = exp_model__thread_name(&s->m, p, t, comm, &n);
 	if (desc_due(s, PFT_THREAD, key, name_hash(tn, n)))
 		pftrace__thread(s->p, PFT_UUID(tid, PFT_THREAD), pid, tid, tn, n);
 }
 
 static void disk_name(struct gpuio_stream *s, const struct sdisk *d, char *buf, size_t len)
 {
-	exp_model__disk_name(&s->m, exp_model__dev(&s->m, d->dev), buf, len);
+	tl_model__disk_name_of(s->m, d->dev, buf, len);
 }
 
 static void need_disk(struct gpuio_stream *s, struct sdisk *d)
 {
-	uint32_t pid = EXP_DISK_PID_BASE + d->index;
+	uint32_t pid = TL_DISK_PID_BASE + d->index;
 	uint64_t disk = PFT_UUID(pid, PFT_DISK);
 	char dname[48], name[160];
 	int n;
@@ -173,7 +168,7 @@ static void need_disk(struct gpuio_stream *s, struct sdisk *d)
 
 static void need_lane(struct gpuio_stream *s, struct sdisk *d, uint32_t lane)
 {
-	uint32_t tid = EXP_LANE_TID(d->index, lane);
+	uint32_t tid = TL_LANE_TID(d->index, lane);
 	char name[32];
 	int n;
 
@@ -182,7 +177,7 @@ static void need_lane(struct gpuio_stream *s, struct sdisk *d, uint32_t lane)
 		return;
 	n = snprintf(name, sizeof(name), "lane %u", lane);
 	pftrace__track(s->p, PFT_UUID(tid, PFT_LANE),
-		       PFT_UUID(EXP_DISK_PID_BASE + d->index, PFT_DISK), name, (size_t)n, false, lane);
+		       PFT_UUID(TL_DISK_PID_BASE + d->index, PFT_DISK), name, (size_t)n, false, lane);
 }
 
 static void need_uring_lane(struct gpuio_stream *s, uint32_t pid, uint32_t lane, uint32_t tid)
@@ -204,7 +199,7 @@ void counter_emit(struct gpuio_stream *s, struct sdisk *d, uint64_t k, double rb
 			 double wb, bool force)
 {
 	double scale = 1e9 / (double)BUCKET_NS / 1048576.0, r, w;
-	uint32_t pid = EXP_DISK_PID_BASE + d->index;
+	uint32_t pid = TL_DISK_PID_BASE + d->index;
 	char rs[48], ws[48];
 
 	/* the same rounding and "only when it changes" as the JSON counters */
@@ -336,19 +331,16 @@ void emit_block(struct gpuio_stream *s, const struct pend *e)
 {
 	struct sdisk *d = &s->disks[e->disk];
 	struct pftrace_flows f = { 0 };
-	struct exp_block o;
-	struct blk_ent b;
+	struct tl_block o;
 	uint64_t track, id;
 	char dname[48];
 
-	exp_blk_from_record(&b, &e->r.b);
-	b.lane = e->lane;
 	disk_name(s, d, dname, sizeof(dname));
-	exp_model__block(&s->m, &b, d->index, dname, &o, &s->args);
+	tl_model__block_record(s->m, &e->r.b, e->lane, d->index, dname, &o, &s->args);
 	need_lane(s, d, e->lane);
 	track = PFT_UUID(o.tid, PFT_LANE);
 	if (e->flow_k) {
-		id = exp_flow_id(&s->m, o.ftid, o.fseq, e->flow_k);
+		id = tl_flow_id(s->m, o.ftid, o.fseq, e->flow_k);
 		f.in = &id;
 		f.nin = 1;
 		s->st.flows++;
@@ -362,10 +354,10 @@ void emit_vfs(struct gpuio_stream *s, const struct gpuio_vfs_event *e)
 {
 	struct pftrace_flows f = { 0 };
 	uint64_t track, *fv;
-	struct exp_vfs v;
+	struct tl_vfs v;
 	uint32_t n = 0;
 
-	exp_model__vfs(&s->m, e, &v, &s->args);
+	tl_model__vfs(s->m, e, &v, &s->args);
 	if (v.async) {
 		/* io_uring requests overlap on their thread: lanes per process */
 		uint64_t *pv;
@@ -386,7 +378,7 @@ void emit_vfs(struct gpuio_stream *s, const struct gpuio_vfs_event *e)
 		if (lanes__assign(l, v.ts, v.ts + v.dur, &lane, &is_new))
 			goto nomem;
 		if (is_new)
-			l->tid[lane - 1] = EXP_URING_TID_BASE + s->next_uring_tid++;
+			l->tid[lane - 1] = TL_URING_TID_BASE + s->next_uring_tid++;
 		v.tid = l->tid[lane - 1];
 		need_uring_lane(s, v.pid, lane, v.tid);
 		track = PFT_UUID(v.tid, PFT_URING);
@@ -403,7 +395,7 @@ void emit_vfs(struct gpuio_stream *s, const struct gpuio_vfs_event *e)
 		if (array_grow((void **)&s->fids, &s->cfids, n, sizeof(*s->fids)))
 			goto nomem;
 		for (uint32_t k = 0; k < n; k++)
-			s->fids[k] = exp_flow_id(&s->m, e->hdr.tid, e->seq, k + 1);
+			s->fids[k] = tl_flow_id(s->m, e->hdr.tid, e->seq, k + 1);
 		f.out = s->fids;
 		f.nout = n;
 	}
@@ -442,14 +434,11 @@ int flows_sweep(struct gpuio_stream *s)
 
 void emit_info(struct gpuio_stream *s)
 {
-	uint64_t track = PFT_UUID(EXP_INFO_PID, PFT_INFO);
+	uint64_t track = PFT_UUID(TL_INFO_PID, PFT_INFO);
 
-	s->m.bucket_ns = BUCKET_NS;
-	s->m.st.vfs = s->st.vfs;
-	s->m.st.block = s->st.block;
-	s->m.st.flows = s->st.flows;
-	exp_model__info(&s->m, &s->args);
-	if (desc_due(s, PFT_INFO, EXP_INFO_PID, 0))
+	tl_model__set_totals(s->m, s->st.vfs, s->st.block, s->st.flows, BUCKET_NS);
+	tl_model__info(s->m, &s->args);
+	if (desc_due(s, PFT_INFO, TL_INFO_PID, 0))
 		pftrace__track(s->p, track, 0, "gpuio", 5, false, -1);
 	pftrace__instant(s->p, s->file_start_ns, track, "gpuio", "gpuio trace info", &s->args);
 }
@@ -458,7 +447,7 @@ void emit_info(struct gpuio_stream *s)
 void emit_sched(struct gpuio_stream *s, const struct gpuio_sched_event *r)
 {
 	struct sched_ent e;
-	struct exp_sched o;
+	struct tl_sched o;
 
 	sched_ent__from(r, &e);
 	sched_chain__step(&s->chain, &e);
@@ -466,7 +455,7 @@ void emit_sched(struct gpuio_stream *s, const struct gpuio_sched_event *r)
 		need_thread(s, e.pid, e.tid);
 	if (e.kind == GPUIO_SCHED_SWITCH && (e.flags & GPUIO_SF_NEXT_TRACED))
 		need_thread(s, e.opid, e.otid);
-	exp_model__sched(&s->m, &e, r->comm, &o);
+	tl_model__sched(s->m, &e, r->comm, &o);
 	pftrace__sched(s->p, &o);
 	s->st.sched++;
 }

@@ -16,7 +16,7 @@
 #include "capture/capture.h"
 #include "export/formats.h"
 #include "export/export.h"
-#include "model/model.h"
+#include "timeline/timeline.h"
 #include "lib/log.h"
 #include "lib/out_file.h"
 #include "export/pftrace.h"

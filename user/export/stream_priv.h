@@ -9,7 +9,7 @@
 
 #include "export/stream.h"
 #include "export/pftrace.h"
-#include "model/model.h"
+#include "timeline/timeline.h"
 
 #define BUCKET_NS       100000000ull    /* throughput buckets: 100 ms */
 #define RING            64              /* buckets kept open: 6.4 s */
@@ -62,8 +62,8 @@ struct gpuio_stream {
 	struct gpuio_cdec *dec; /* version 2 captures: the frames' decoder */
 
 	struct model_session *sess;     /* the records, fed one by one: names, paths, counts */
-	struct exp_model m;     /* what the stream shows of them (online) */
-	struct exp_args args;
+	struct tl_model *m;     /* what the stream shows of them (online) */
+	struct tl_args args;
 	struct pftrace *p;
 	struct out_file *of;
 	uint64_t file_no, file_start_ns;

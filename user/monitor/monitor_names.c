@@ -13,8 +13,8 @@
 #define CG_SLOTS 8192           /* cgroups remembered (power of two) */
 #define DEV_SLOTS 256
 
-struct cg_ent { __u64 id; char *path; struct job_identity *job; /* NULL: none */ };
-struct dev_ent {
+struct mon_cg_ent { __u64 id; char *path; struct job_identity *job; /* NULL: none */ };
+struct mon_dev_ent {
 	__u32 dev;
 	bool pseudo;            /* proc, sysfs, cgroup...: no user data */
 	char name[48];
@@ -25,8 +25,8 @@ struct dev_ent {
 
 struct monitor_names {
 	char root[256];
-	struct cg_ent cg[CG_SLOTS];
-	struct dev_ent devs[DEV_SLOTS];
+	struct mon_cg_ent cg[CG_SLOTS];
+	struct mon_dev_ent devs[DEV_SLOTS];
 	__u64 last_scan_ns;
 	char unknown[48];
 };
@@ -101,7 +101,7 @@ int monitor_names__v1_ssid(const char *controller)
 	return found;
 }
 
-static struct cg_ent *cg_slot(struct monitor_names *n, __u64 id)
+static struct mon_cg_ent *cg_slot(struct monitor_names *n, __u64 id)
 {
 	/* direct-mapped: a colliding cgroup replaces the older one (bounded) */
 	return &n->cg[(id * 0x9E3779B97F4A7C15ull) >> 51 & (CG_SLOTS - 1)];
@@ -109,7 +109,7 @@ static struct cg_ent *cg_slot(struct monitor_names *n, __u64 id)
 
 static void cg_put(struct monitor_names *n, __u64 id, const char *rel)
 {
-	struct cg_ent *e = cg_slot(n, id);
+	struct mon_cg_ent *e = cg_slot(n, id);
 	char *p = strdup(rel[0] ? rel : "/");
 	struct job_identity job;
 
@@ -182,7 +182,7 @@ const char *monitor_names__cgroot(const struct monitor_names *n)
 
 const char *monitor_names__cgroup(struct monitor_names *n, __u64 cgid)
 {
-	struct cg_ent *e = cg_slot(n, cgid);
+	struct mon_cg_ent *e = cg_slot(n, cgid);
 
 	if (e->path && e->id == cgid)
 		return e->path;
@@ -199,7 +199,7 @@ const char *monitor_names__cgroup(struct monitor_names *n, __u64 cgid)
 
 const struct job_identity *monitor_names__job(struct monitor_names *n, __u64 cgid)
 {
-	struct cg_ent *e = cg_slot(n, cgid);
+	struct mon_cg_ent *e = cg_slot(n, cgid);
 
 	monitor_names__cgroup(n, cgid);         /* resolves (and rescans) */
 	return e->id == cgid ? e->job : NULL;
@@ -244,7 +244,7 @@ static void unescape(char *s)
  * our own). Of several mounts of one filesystem (bind mounts), the one of
  * its root, then the shortest path.
  */
-static void fs_of(struct dev_ent *e, unsigned maj, unsigned min)
+static void fs_of(struct mon_dev_ent *e, unsigned maj, unsigned min)
 {
 	FILE *f = fopen("/proc/1/mountinfo", "re");
 	char line[2048], want[32];
@@ -280,7 +280,7 @@ static void fs_of(struct dev_ent *e, unsigned maj, unsigned min)
 
 const char *monitor_names__dev(struct monitor_names *n, __u32 kdev)
 {
-	struct dev_ent *e = &n->devs[(kdev ^ (kdev >> 11)) & (DEV_SLOTS - 1)];
+	struct mon_dev_ent *e = &n->devs[(kdev ^ (kdev >> 11)) & (DEV_SLOTS - 1)];
 	unsigned maj = kdev >> 20, min = kdev & 0xfffff;
 	char path[96], line[128];
 	FILE *f;
@@ -311,9 +311,9 @@ const char *monitor_names__dev(struct monitor_names *n, __u32 kdev)
 	return e->name;
 }
 
-static struct dev_ent *dev_ent(struct monitor_names *n, __u32 kdev)
+static struct mon_dev_ent *mon_dev_ent(struct monitor_names *n, __u32 kdev)
 {
-	struct dev_ent *e = &n->devs[(kdev ^ (kdev >> 11)) & (DEV_SLOTS - 1)];
+	struct mon_dev_ent *e = &n->devs[(kdev ^ (kdev >> 11)) & (DEV_SLOTS - 1)];
 
 	monitor_names__dev(n, kdev);
 	/* mounted after we first looked: look again, at most every 10 s */
@@ -324,15 +324,15 @@ static struct dev_ent *dev_ent(struct monitor_names *n, __u32 kdev)
 
 const char *monitor_names__mountpoint(struct monitor_names *n, __u32 kdev)
 {
-	return dev_ent(n, kdev)->mnt;
+	return mon_dev_ent(n, kdev)->mnt;
 }
 
 const char *monitor_names__fstype(struct monitor_names *n, __u32 kdev)
 {
-	return dev_ent(n, kdev)->fstype;
+	return mon_dev_ent(n, kdev)->fstype;
 }
 
 bool monitor_names__pseudo_fs(struct monitor_names *n, __u32 kdev)
 {
-	return dev_ent(n, kdev)->pseudo;
+	return mon_dev_ent(n, kdev)->pseudo;
 }

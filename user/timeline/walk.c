@@ -8,44 +8,45 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "export/sink.h"
+#include "timeline/sink.h"
+#include "timeline/timeline_priv.h"
 
-static void walk_processes(struct exp_sink *s, struct exp_model *m)
+static void walk_processes(struct tl_sink *s, struct tl_model *m)
 {
-	char name[EXP_PROC_NAME_BUF], comm[32], labels[512];
+	char name[TL_PROC_NAME_BUF], comm[32], labels[512];
 	size_t t = 0;
 
 	/* threads are sorted by pid: walk both lists together */
 	for (size_t i = 0; i < m->nprocs; i++) {
-		struct proc_ent *p = &m->procs[i];
-		uint32_t pid = exp_pid(m, p->pid);
+		struct tl_proc *p = &m->procs[i];
+		uint32_t pid = tl_pid(m, p->pid);
 		size_t n, idx = 0, t0 = t;
 
-		n = exp_model__proc_name(m, p, name, sizeof(name));
+		n = tl_model__proc_name(m, p, name, sizeof(name));
 		p->sort = (uint32_t)i + 1;
-		s->ops->process(s, pid, name, n, p->sort, exp_model__proc_labels(m, p, labels, sizeof(labels)));
+		s->ops->process(s, pid, name, n, p->sort, tl_model__proc_labels(m, p, labels, sizeof(labels)));
 		for (; t < m->nthreads && m->threads[t].pid == p->pid; t++) {
-			const struct thread_ent *th = &m->threads[t];
+			const struct tl_thread *th = &m->threads[t];
 			size_t tl;
-			const char *tn = exp_model__thread_name(m, p, th, comm, &tl);
+			const char *tn = tl_model__thread_name(m, p, th, comm, &tl);
 
-			s->ops->thread(s, pid, exp_pid(m, th->tid), tn, tl, idx++);
+			s->ops->thread(s, pid, tl_pid(m, th->tid), tn, tl, idx++);
 		}
 		/* thread states: after the threads, in their order */
 		for (size_t k = t0; k < t && s->ops->state_lane; k++) {
-			const struct thread_ent *th = &m->threads[k];
+			const struct tl_thread *th = &m->threads[k];
 			size_t tl;
 			const char *tn;
 
 			if (!th->has_sched)
 				continue;
-			tn = exp_model__thread_name(m, p, th, comm, &tl);
+			tn = tl_model__thread_name(m, p, th, comm, &tl);
 			n = (size_t)snprintf(name, sizeof(name), "%.*s %u · state", (int)tl, tn, th->tid);
-			s->ops->state_lane(s, pid, EXP_STATE_TID_BASE + exp_pid(m, th->tid), name, n,
+			s->ops->state_lane(s, pid, TL_STATE_TID_BASE + tl_pid(m, th->tid), name, n,
 					   300000 + k - t0);
 		}
 		for (size_t l = 0; l < m->nulanes; l++) {
-			const struct lane_ent *le = &m->ulanes[l];
+			const struct tl_ulane *le = &m->ulanes[l];
 
 			if (le->pid != p->pid)
 				continue;
@@ -54,11 +55,11 @@ static void walk_processes(struct exp_sink *s, struct exp_model *m)
 		}
 		/* a thread's CUDA/NVTX slices that do not nest: io_uring-like lanes */
 		for (size_t l = 0; l < m->gpu.nglanes; l++) {
-			const struct ghost_lane *gl = &m->gpu.glanes[l];
+			const struct tl_glane *gl = &m->gpu.glanes[l];
 
 			if (gl->pid != p->pid)
 				continue;
-			n = exp_model__ghost_lane_name(gl, name, sizeof(name));
+			n = tl_model__ghost_lane_name(gl, name, sizeof(name));
 			s->ops->proc_lane(s, pid, gl->out_tid, name, n, 200000 + l);
 		}
 	}
@@ -67,45 +68,45 @@ static void walk_processes(struct exp_sink *s, struct exp_model *m)
 /* Pass 2: the VFS calls, streamed in capture order. */
 static int walk_one_vfs(void *ctx, const struct gpuio_vfs_event *e)
 {
-	struct exp_sink *s = ctx;
-	struct exp_vfs v;
+	struct tl_sink *s = ctx;
+	struct tl_vfs v;
 
-	exp_model__vfs(s->m, e, &v, &s->args);
+	tl_model__vfs(s->m, e, &v, &s->args);
 	s->ops->vfs(s, &v);
 	return s->ops->error(s);
 }
 
 struct tstate_walk {
-	struct exp_sink *s;
-	struct exp_model *m;
+	struct tl_sink *s;
+	struct tl_model *m;
 };
 
 static int on_tstate(void *ctx, const struct tstate_iv *iv)
 {
 	struct tstate_walk *w = ctx;
-	struct exp_sink *s = w->s;
-	struct exp_model *m = w->m;
-	struct exp_tstate o = {
-		.ts = exp_ts(m, iv->ts), .end = exp_ts(m, iv->end), .pid = exp_pid(m, iv->pid),
-		.lane_tid = EXP_STATE_TID_BASE + exp_pid(m, iv->tid), .name = tstate_names[iv->state],
+	struct tl_sink *s = w->s;
+	struct tl_model *m = w->m;
+	struct tl_tstate o = {
+		.ts = tl_ts(m, iv->ts), .end = tl_ts(m, iv->end), .pid = tl_pid(m, iv->pid),
+		.lane_tid = TL_STATE_TID_BASE + tl_pid(m, iv->tid), .name = tstate_names[iv->state],
 	};
 
-	exp_model__tstate_args(m, iv, &s->args);
+	tl_model__tstate_args(m, iv, &s->args);
 	s->ops->tstate(s, &o);
 	return s->ops->error(s);
 }
 
 /* Switches and wake-ups in time order; the states they make. */
-static int walk_sched(struct exp_sink *s, struct exp_model *m)
+static int walk_sched(struct tl_sink *s, struct tl_model *m)
 {
 	const struct sched_tab *st = model_session__sched(m->s);
 
 	if (s->ops->sched) {
 		for (size_t i = 0; i < st->n; i++) {
 			const struct sched_ent *e = &st->ev[i];
-			struct exp_sched o;
+			struct tl_sched o;
 
-			exp_model__sched(m, e, sched_tab__comm(st, e->comm), &o);
+			tl_model__sched(m, e, sched_tab__comm(st, e->comm), &o);
 			s->ops->sched(s, &o);
 			if (s->ops->error(s))
 				return s->ops->error(s);
@@ -119,57 +120,57 @@ static int walk_sched(struct exp_sink *s, struct exp_model *m)
 	return 0;
 }
 
-static void walk_disks(struct exp_sink *s, struct exp_model *m)
+static void walk_disks(struct tl_sink *s, struct tl_model *m)
 {
 	size_t i = 0;
 
 	for (size_t d = 0; d < m->ndisks; d++) {
-		struct dev_ent *dev = &m->devs[m->disk_order[d]];
-		uint32_t pid = exp_disk_pid(m, d);
-		struct exp_counter_it it = { 0 };
+		struct tl_disk *dev = &m->devs[m->disk_order[d]];
+		uint32_t pid = tl_disk_pid(m, d);
+		struct tl_counter_it it = { 0 };
 		char dname[48], name[160];
-		struct exp_block o;
+		struct tl_block o;
 		double r, w;
 		uint64_t t;
 		int n;
 
-		exp_model__disk_name(m, dev, dname, sizeof(dname));
+		tl_model__disk_name(m, dev, dname, sizeof(dname));
 		n = snprintf(name, sizeof(name), "%sdisk %s", m->map.prefix, dname);
 		s->ops->disk(s, pid, name, (size_t)n, dname, m->nprocs + 1 + d);
 		for (uint32_t l = 1; l <= dev->nlanes; l++)
-			s->ops->disk_lane(s, pid, exp_lane_tid(m, d, l), l);
+			s->ops->disk_lane(s, pid, tl_lane_tid(m, d, l), l);
 		/* blks[] is sorted by disk, and disks are numbered in that order */
 		for (; i < m->nblks && m->blks[i].disk == d; i++) {
-			exp_model__block(m, &m->blks[i], d, dname, &o, &s->args);
+			tl_model__block(m, &m->blks[i], d, dname, &o, &s->args);
 			s->ops->block(s, &o);
 		}
-		while (exp_model__next_counter(m, dev, &it, &t, &r, &w))
+		while (tl_model__next_counter(m, dev, &it, &t, &r, &w))
 			s->ops->disk_counter(s, pid, dname, t, r, w);
 	}
 }
 
 /* GPUs: a pseudo-process each, a lane per stream lane, the slices, busy counters. */
-static int walk_gpus(struct exp_sink *s, struct exp_model *m)
+static int walk_gpus(struct tl_sink *s, struct tl_model *m)
 {
-	struct exp_gslice *o;
+	struct tl_gslice *o;
 	char name[160], gname[16];
 	int rc;
 
 	for (size_t k = 0; k < m->gpu.ndevs; k++) {
-		const struct gpu_dev *d = &m->gpu.devs[m->gpu.dev_order[k]];
+		const struct tl_gdev *d = &m->gpu.devs[m->gpu.dev_order[k]];
 		int n;
 
-		exp_model__gpu_name(d, gname, sizeof(gname));
+		tl_model__gpu_name(d, gname, sizeof(gname));
 		n = snprintf(name, sizeof(name), "%s%s", m->map.prefix, gname);
-		s->ops->gpu(s, exp_gpu_pid(m, k), name, (size_t)n, gname,
+		s->ops->gpu(s, tl_gpu_pid(m, k), name, (size_t)n, gname,
 			    m->nprocs + m->ndisks + 1 + k);
 	}
 	for (size_t i = 0; i < m->gpu.ntracks; i++) {
-		const struct gpu_track *t = &m->gpu.tracks[i];
-		uint32_t pid = exp_gpu_pid(m, m->gpu.devs[t->dev_idx].index);
+		const struct tl_gtrack *t = &m->gpu.tracks[i];
+		uint32_t pid = tl_gpu_pid(m, m->gpu.devs[t->dev_idx].index);
 
 		for (uint32_t l = 1; l <= t->nlanes; l++) {
-			size_t n = exp_model__gpu_lane_name(m, t, l, name, sizeof(name));
+			size_t n = tl_model__gpu_lane_name(m, t, l, name, sizeof(name));
 
 			s->ops->gpu_lane(s, pid, t->tid0 + l - 1, name, n, t->rank + l);
 		}
@@ -177,8 +178,8 @@ static int walk_gpus(struct exp_sink *s, struct exp_model *m)
 	o = malloc(sizeof(*o));
 	if (!o)
 		return -ENOMEM;
-	exp_model__gpu_rewind(m);
-	while ((rc = exp_model__next_gpu(m, o, &s->args)) > 0) {
+	tl_model__gpu_rewind(m);
+	while ((rc = tl_model__next_gpu(m, o, &s->args)) > 0) {
 		s->ops->gslice(s, o);
 		if (s->ops->error(s)) {
 			rc = s->ops->error(s);
@@ -189,46 +190,46 @@ static int walk_gpus(struct exp_sink *s, struct exp_model *m)
 	if (rc < 0)
 		return rc;
 	for (size_t k = 0; k < m->gpu.ndevs; k++) {
-		const struct gpu_dev *d = &m->gpu.devs[m->gpu.dev_order[k]];
-		struct exp_counter_it it = { 0 };
+		const struct tl_gdev *d = &m->gpu.devs[m->gpu.dev_order[k]];
+		struct tl_counter_it it = { 0 };
 		uint64_t t;
 		double v;
 
-		exp_model__gpu_name(d, gname, sizeof(gname));
-		while (exp_model__next_gpu_counter(m, d, &it, &t, &v))
-			s->ops->gpu_counter(s, exp_gpu_pid(m, k), gname, t, v);
+		tl_model__gpu_name(d, gname, sizeof(gname));
+		while (tl_model__next_gpu_counter(m, d, &it, &t, &v))
+			s->ops->gpu_counter(s, tl_gpu_pid(m, k), gname, t, v);
 	}
 	return 0;
 }
 
-static void walk_info(struct exp_sink *s, struct exp_model *m)
+static void walk_info(struct tl_sink *s, struct tl_model *m)
 {
 	char name[96];
 	int n;
 
-	exp_model__info(m, &s->args);
+	tl_model__info(m, &s->args);
 	n = snprintf(name, sizeof(name), "%sgpuio", m->map.prefix);
-	s->ops->info(s, exp_info_pid(m), name, (size_t)n,
+	s->ops->info(s, tl_info_pid(m), name, (size_t)n,
 		     m->nprocs + m->ndisks + m->gpu.ndevs + 1);
 }
 
-int exp_walk(struct exp_sink *s, struct exp_model *m)
+int tl_model__walk(struct tl_sink *s, struct tl_model *m)
 {
 	uint64_t start = s->ops->events(s);
 	int err;
 
 	s->m = m;
 	walk_processes(s, m);
-	err = exp_model__each_vfs(m, walk_one_vfs, s);
+	err = tl_model__each_vfs(m, walk_one_vfs, s);
 	if (err)
-		return exp_model__said(m, err);
+		return tl_model__said(m, err);
 	err = walk_sched(s, m);
 	if (err)
 		return err;
 	walk_disks(s, m);
 	err = walk_gpus(s, m);
 	if (err)
-		return exp_model__said(m, err);
+		return tl_model__said(m, err);
 	walk_info(s, m);
 	m->st.events = s->ops->events(s) - start;
 	return s->ops->error(s);

@@ -11,14 +11,14 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
-#include "model/model.h"
-#include "model/model_priv.h"
+#include "timeline/timeline.h"
+#include "timeline/timeline_priv.h"
 
 /* ---- layout: lanes, buckets, sort order ---- */
 
 static int cmp_blk(const void *pa, const void *pb)
 {
-	const struct blk_ent *a = pa, *b = pb;
+	const struct tl_blk *a = pa, *b = pb;
 
 	if (a->disk != b->disk)
 		return a->disk < b->disk ? -1 : 1;
@@ -29,7 +29,7 @@ static int cmp_blk(const void *pa, const void *pb)
 	return a->sector < b->sector ? -1 : a->sector > b->sector;
 }
 
-uint64_t blk_end(const struct blk_ent *b)
+uint64_t tl_blk_end(const struct tl_blk *b)
 {
 	return b->complete > b->ts ? b->complete : b->ts;
 }
@@ -39,28 +39,28 @@ uint64_t blk_end(const struct blk_ent *b)
  * by its start, else a new lane. Busy lanes sit in a min-heap by end time,
  * free ones in a min-heap by number, so deep queues cost O(log lanes).
  */
-struct lane_busy {
+struct tl_lane_busy {
 	uint64_t end;
 	uint32_t lane;
 };
 
-void exp_lanes__reset(struct exp_lanes *l)
+void tl_lanes__reset(struct tl_lanes *l)
 {
 	l->nbusy = l->nfree = 0;
 	l->nlanes = 0;
 }
 
-void exp_lanes__free(struct exp_lanes *l)
+void tl_lanes__free(struct tl_lanes *l)
 {
 	free(l->busy);
 	free(l->free);
 }
 
-static void busy_down(struct lane_busy *h, size_t n, size_t i)
+static void busy_down(struct tl_lane_busy *h, size_t n, size_t i)
 {
 	for (;;) {
 		size_t c = 2 * i + 1;
-		struct lane_busy t;
+		struct tl_lane_busy t;
 
 		if (c >= n)
 			return;
@@ -90,7 +90,7 @@ static void free_down(uint32_t *h, size_t n, size_t i)
 	}
 }
 
-int exp_lanes__assign(struct exp_lanes *l, uint64_t start, uint64_t end, uint32_t *lane)
+int tl_lanes__assign(struct tl_lanes *l, uint64_t start, uint64_t end, uint32_t *lane)
 {
 	size_t i;
 
@@ -119,9 +119,9 @@ int exp_lanes__assign(struct exp_lanes *l, uint64_t start, uint64_t end, uint32_
 		*lane = ++l->nlanes;
 	}
 	i = l->nbusy++;
-	l->busy[i] = (struct lane_busy){ .end = end, .lane = *lane };
+	l->busy[i] = (struct tl_lane_busy){ .end = end, .lane = *lane };
 	for (; i && l->busy[(i - 1) / 2].end > l->busy[i].end; i = (i - 1) / 2) {
-		struct lane_busy t = l->busy[i];
+		struct tl_lane_busy t = l->busy[i];
 
 		l->busy[i] = l->busy[(i - 1) / 2];
 		l->busy[(i - 1) / 2] = t;
@@ -131,16 +131,16 @@ int exp_lanes__assign(struct exp_lanes *l, uint64_t start, uint64_t end, uint32_
 
 static int cmp_dev_idx(const void *pa, const void *pb, void *arg)
 {
-	const struct dev_ent *devs = arg;
+	const struct tl_disk *devs = arg;
 	uint32_t a = devs[*(const uint32_t *)pa].dev, b = devs[*(const uint32_t *)pb].dev;
 
 	return a < b ? -1 : a > b;
 }
 
-int layout_block(struct exp_model *x)
+int tl_layout_block(struct tl_model *x)
 {
 	uint64_t tmin = UINT64_MAX, tmax = 0, span;
-	struct exp_lanes lanes = { 0 };
+	struct tl_lanes lanes = { 0 };
 	int err = 0;
 
 	/* disks with requests, numbered in dev_t order */
@@ -160,19 +160,19 @@ int layout_block(struct exp_model *x)
 	if (x->nblks > 1)
 		qsort(x->blks, x->nblks, sizeof(*x->blks), cmp_blk);
 	for (size_t i = 0; i < x->nblks; i++) {
-		struct blk_ent *b = &x->blks[i];
+		struct tl_blk *b = &x->blks[i];
 
 		if (i == 0 || b->disk != x->blks[i - 1].disk)
-			exp_lanes__reset(&lanes);
-		err = exp_lanes__assign(&lanes, b->ts, blk_end(b), &b->lane);
+			tl_lanes__reset(&lanes);
+		err = tl_lanes__assign(&lanes, b->ts, tl_blk_end(b), &b->lane);
 		if (err)
 			goto out;
 		if (b->lane > x->devs[b->dev_idx].nlanes)
 			x->devs[b->dev_idx].nlanes = b->lane;
 		if (b->ts < tmin)
 			tmin = b->ts;
-		if (blk_end(b) > tmax)
-			tmax = blk_end(b);
+		if (tl_blk_end(b) > tmax)
+			tmax = tl_blk_end(b);
 	}
 	if (!x->nblks)
 		goto out;
@@ -187,7 +187,7 @@ int layout_block(struct exp_model *x)
 	if (x->nbuckets > MAX_BUCKETS)
 		x->nbuckets = MAX_BUCKETS;
 	for (size_t i = 0; i < x->ndisks; i++) {
-		struct dev_ent *d = &x->devs[x->disk_order[i]];
+		struct tl_disk *d = &x->devs[x->disk_order[i]];
 
 		d->bucket_bytes = calloc(x->nbuckets * 2, sizeof(double));
 		if (!d->bucket_bytes) {
@@ -196,10 +196,10 @@ int layout_block(struct exp_model *x)
 		}
 	}
 	for (size_t i = 0; i < x->nblks; i++) {
-		const struct blk_ent *b = &x->blks[i];
+		const struct tl_blk *b = &x->blks[i];
 		double *bb = x->devs[b->dev_idx].bucket_bytes;
-		uint64_t s = b->issue >= b->ts && b->issue <= blk_end(b) ? b->issue : b->ts;
-		uint64_t e = blk_end(b);
+		uint64_t s = b->issue >= b->ts && b->issue <= tl_blk_end(b) ? b->issue : b->ts;
+		uint64_t e = tl_blk_end(b);
 		size_t k0, k1;
 		int col;
 
@@ -231,14 +231,14 @@ int layout_block(struct exp_model *x)
 		}
 	}
 out:
-	exp_lanes__free(&lanes);
+	tl_lanes__free(&lanes);
 	return err;
 }
 
 static int cmp_async(const void *pa, const void *pb, void *arg)
 {
-	const struct async_ent *as = arg;
-	const struct async_ent *a = &as[*(const uint32_t *)pa], *b = &as[*(const uint32_t *)pb];
+	const struct tl_async *as = arg;
+	const struct tl_async *a = &as[*(const uint32_t *)pa], *b = &as[*(const uint32_t *)pb];
 
 	if (a->pid != b->pid)
 		return a->pid < b->pid ? -1 : 1;
@@ -248,9 +248,9 @@ static int cmp_async(const void *pa, const void *pb, void *arg)
 }
 
 /* io_uring requests overlap on their thread: give them lanes per process. */
-int layout_async(struct exp_model *x)
+int tl_layout_async(struct tl_model *x)
 {
-	struct exp_lanes lanes = { 0 };
+	struct tl_lanes lanes = { 0 };
 	uint32_t *idx;
 	int err = 0;
 
@@ -263,17 +263,17 @@ int layout_async(struct exp_model *x)
 		idx[i] = (uint32_t)i;
 	qsort_r(idx, x->nasyncs, sizeof(*idx), cmp_async, x->asyncs);
 	for (size_t i = 0; i < x->nasyncs; i++) {
-		struct async_ent *a = &x->asyncs[idx[i]];
+		struct tl_async *a = &x->asyncs[idx[i]];
 		uint32_t before, lane;
 
 		if (i == 0 || a->pid != x->asyncs[idx[i - 1]].pid)
-			exp_lanes__reset(&lanes);
+			tl_lanes__reset(&lanes);
 		before = lanes.nlanes;
-		err = exp_lanes__assign(&lanes, a->start, a->end, &lane);
+		err = tl_lanes__assign(&lanes, a->start, a->end, &lane);
 		if (err)
 			break;
 		if (lanes.nlanes > before) {
-			struct lane_ent *l;
+			struct tl_ulane *l;
 
 			if (array_grow((void **)&x->ulanes, &x->culanes, x->nulanes + 1,
 				     sizeof(*x->ulanes))) {
@@ -283,13 +283,13 @@ int layout_async(struct exp_model *x)
 			l = &x->ulanes[x->nulanes];
 			l->pid = a->pid;
 			l->n = lane;
-			l->tid = EXP_URING_TID_BASE + x->map.uring_base + (uint32_t)x->nulanes;
+			l->tid = TL_URING_TID_BASE + x->map.uring_base + (uint32_t)x->nulanes;
 			x->nulanes++;
 		}
 		/* lanes of one process are contiguous in ulanes[], numbered from 1 */
 		a->lane_tid = x->ulanes[x->nulanes - lanes.nlanes + lane - 1].tid;
 	}
 	free(idx);
-	exp_lanes__free(&lanes);
+	tl_lanes__free(&lanes);
 	return err;
 }

@@ -1,30 +1,30 @@
 // SPDX-License-Identifier: MIT
 /*
  * model.c — capture -> the event model both exporters render (model.h):
- * the driver. exp_model__load() opens the capture's session and runs pass 1
+ * the driver. tl_model__load() opens the capture's session and runs pass 1
  * with the model's handlers (load.c, gpu_load.c), lays out lanes (lanes.c)
- * and the GPU side (gpu_layout.c), sorts processes and threads; pass 2 has
- * the session replay the VFS records (exp_model__each_vfs) for events.c to
+ * and the GPU side (tl_gpu_layout.c), sorts processes and threads; pass 2 has
+ * the session replay the VFS records (tl_model__each_vfs) for events.c to
  * describe.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "model/model.h"
+#include "timeline/timeline.h"
 #include "lib/log.h"
-#include "model/model_priv.h"
+#include "timeline/timeline_priv.h"
 
 static int cmp_proc(const void *pa, const void *pb)
 {
-	const struct proc_ent *a = pa, *b = pb;
+	const struct tl_proc *a = pa, *b = pb;
 
 	return a->pid < b->pid ? -1 : a->pid > b->pid;
 }
 
 static int cmp_thread(const void *pa, const void *pb)
 {
-	const struct thread_ent *a = pa, *b = pb;
+	const struct tl_thread *a = pa, *b = pb;
 	bool am = a->tid == a->pid, bm = b->tid == b->pid;
 
 	if (a->pid != b->pid)
@@ -39,7 +39,7 @@ static int cmp_thread(const void *pa, const void *pb)
  * request names is answered from a bitmap of 16 bits per key that stays in
  * cache instead of a cache miss in the map.
  */
-static int build_flow_filter(struct exp_model *x)
+static int build_flow_filter(struct tl_model *x)
 {
 	size_t bits = 64;
 
@@ -61,7 +61,7 @@ static int build_flow_filter(struct exp_model *x)
 	return 0;
 }
 
-uint64_t *flow_get(const struct exp_model *x, uint32_t tid, uint32_t seq)
+uint64_t *tl_flow_get(const struct tl_model *x, uint32_t tid, uint32_t seq)
 {
 	uint64_t h = kmap__hash(tid, seq) >> 20 & x->flow_mask;
 
@@ -70,7 +70,7 @@ uint64_t *flow_get(const struct exp_model *x, uint32_t tid, uint32_t seq)
 	return kmap__get(&x->flow_map, tid, seq);
 }
 
-static int sort_tasks(struct exp_model *x)
+static int sort_tasks(struct tl_model *x)
 {
 	int err = 0;
 
@@ -97,12 +97,11 @@ static int sort_tasks(struct exp_model *x)
 	return err;
 }
 
-int exp_model__load(struct exp_model *x, const char *capture_path, const struct exp_remap *map)
+static int load(struct tl_model *x, const char *capture_path, const struct tl_remap *map)
 {
 	char errbuf[320];
 	int err;
 
-	memset(x, 0, sizeof(*x));
 	x->path = capture_path;
 	if (map)
 		x->map = *map;
@@ -119,7 +118,7 @@ int exp_model__load(struct exp_model *x, const char *capture_path, const struct 
 	x->cache_known = x->hdr->pagecache_mode[0] && strcmp(x->hdr->pagecache_mode, "off") &&
 			 strcmp(x->hdr->pagecache_mode, "none");
 
-	err = pass_meta(x);
+	err = tl_pass1(x);
 	if (err == -EBADMSG) {
 		pr_err("%s: %s; the capture is damaged from there on: record it again "
 		       "(`gpuio info` shows what precedes the damage)", capture_path,
@@ -134,25 +133,25 @@ int exp_model__load(struct exp_model *x, const char *capture_path, const struct 
 			"ignored (exporting the %llu whole records before it)", capture_path,
 			(unsigned long long)x->f->trunc_offset, (unsigned long long)x->f->truncated,
 			(unsigned long long)x->f->records);
-	err = layout_block(x);
+	err = tl_layout_block(x);
 	if (!err)
-		err = layout_async(x);
+		err = tl_layout_async(x);
 	if (!err)
-		err = gpu_layout(x);
+		err = tl_gpu_layout(x);
 	if (!err)
 		err = sort_tasks(x);
 	if (!err)
 		err = build_flow_filter(x);
 	if (err == -EBADMSG) {
 		pr_err("%s: %s (the capture changed while it was being read?)", capture_path,
-		       exp_model__error(x));
+		       tl_model__error(x));
 		return err;
 	} else if (err) {
 		pr_err("cannot export %s: %s", capture_path, strerror(-err));
 		return err;
 	}
 	if (!x->map.ts_base)
-		x->map.ts_base = exp_model__origin(x);
+		x->map.ts_base = tl_model__origin(x);
 	x->st.records = x->f->records;
 	x->st.truncated_bytes = x->f->truncated;
 	x->st.processes = x->nprocs;
@@ -164,7 +163,7 @@ int exp_model__load(struct exp_model *x, const char *capture_path, const struct 
 	return 0;
 }
 
-uint64_t exp_model__origin(const struct exp_model *x)
+uint64_t tl_model__origin(const struct tl_model *x)
 {
 	uint64_t t = x->hdr->monotonic_ns;
 
@@ -176,11 +175,82 @@ uint64_t exp_model__origin(const struct exp_model *x)
 	for (size_t i = 0; i < x->gpu.nhosts; i++)
 		if (x->gpu.hosts[i].ts < t)
 			t = x->gpu.hosts[i].ts;
-	return exp_ts(x, t);
+	return tl_ts(x, t);
 }
 
-void exp_model__free(struct exp_model *x)
+int tl_model__load(const char *capture_path, const struct tl_remap *map, struct tl_model **out)
 {
+	struct tl_model *x = calloc(1, sizeof(*x));
+	int err;
+
+	*out = NULL;
+	if (!x) {
+		pr_err("out of memory");
+		return -ENOMEM;
+	}
+	err = load(x, capture_path, map);
+	if (err) {
+		tl_model__free(x);
+		return err;
+	}
+	*out = x;
+	return 0;
+}
+
+const char *tl_model__capture_path(const struct tl_model *x)
+{
+	return x->path;
+}
+
+const struct gpuio_cap_header *tl_model__header(const struct tl_model *x)
+{
+	return x->hdr;
+}
+
+const struct tl_stats *tl_model__stats(const struct tl_model *x)
+{
+	return &x->st;
+}
+
+struct tl_remap *tl_model__remap(struct tl_model *x)
+{
+	return &x->map;
+}
+
+void tl_model__extent(const struct tl_model *x, struct tl_extent *e)
+{
+	e->disks = (uint32_t)x->ndisks;
+	e->uring_lanes = (uint32_t)x->nulanes;
+	e->gpus = (uint32_t)x->gpu.ndevs;
+	e->gpu_lane_tids = x->gpu.nlane_tids;
+	e->ghost_lanes = (uint32_t)x->gpu.nglanes;
+}
+
+uint32_t tl_pid(const struct tl_model *x, uint32_t pid)
+{
+	return tl_pid_(x, pid);
+}
+
+uint64_t tl_ts(const struct tl_model *x, uint64_t t)
+{
+	return tl_ts_(x, t);
+}
+
+int64_t tl_ts_rel(const struct tl_model *x, uint64_t t)
+{
+	/* unsigned difference then signed: events before the anchor are negative */
+	return (int64_t)(tl_ts_(x, t) - x->map.ts_base);
+}
+
+uint64_t tl_model__anchor(const struct tl_model *x)
+{
+	return x->map.ts_shift + x->hdr->monotonic_ns;
+}
+
+void tl_model__free(struct tl_model *x)
+{
+	if (!x)
+		return;
 	if (!x->online)
 		model_session__free(x->s);
 	x->s = NULL;
@@ -199,20 +269,13 @@ void exp_model__free(struct exp_model *x)
 	kmap__free(&x->flow_map);
 	free(x->flow_bits);
 	x->flow_bits = NULL;
-	gpu_free(&x->gpu);
-	x->procs = NULL;
-	x->threads = NULL;
-	x->devs = NULL;
-	x->disk_order = NULL;
-	x->blks = NULL;
-	x->asyncs = NULL;
-	x->ulanes = NULL;
-	x->nprocs = x->nthreads = x->ndevs = x->nblks = x->nasyncs = x->nulanes = 0;
+	tl_gpu_free(&x->gpu);
+	free(x);
 }
 
 /* ---- pass 2 ---- */
 
-int exp_model__each_vfs(struct exp_model *x, exp_vfs_fn fn, void *ctx)
+int tl_model__each_vfs(struct tl_model *x, tl_vfs_fn fn, void *ctx)
 {
 	const struct model_tool t = { .ctx = ctx, .vfs = fn };
 
@@ -222,29 +285,29 @@ int exp_model__each_vfs(struct exp_model *x, exp_vfs_fn fn, void *ctx)
 	return model_session__replay(x->s, &t, 1ull << GPUIO_REC_VFS);
 }
 
-const char *exp_model__error(const struct exp_model *x)
+const char *tl_model__error(const struct tl_model *x)
 {
 	return x->err[0] ? x->err : model_session__error(x->s);
 }
 
 /* ---- ids ---- */
 
-uint32_t exp_disk_pid(const struct exp_model *m, size_t disk)
+uint32_t tl_disk_pid(const struct tl_model *m, size_t disk)
 {
-	return EXP_DISK_PID_BASE + m->map.disk_base + (uint32_t)disk;
+	return TL_DISK_PID_BASE + m->map.disk_base + (uint32_t)disk;
 }
 
-uint32_t exp_lane_tid(const struct exp_model *m, size_t disk, uint32_t lane)
+uint32_t tl_lane_tid(const struct tl_model *m, size_t disk, uint32_t lane)
 {
-	return EXP_LANE_TID(m->map.disk_base + disk, lane);
+	return TL_LANE_TID(m->map.disk_base + disk, lane);
 }
 
-uint32_t exp_info_pid(const struct exp_model *m)
+uint32_t tl_info_pid(const struct tl_model *m)
 {
-	return EXP_INFO_PID - m->map.host;
+	return TL_INFO_PID - m->map.host;
 }
 
-uint64_t exp_flow_id(const struct exp_model *m, uint32_t tid, uint32_t seq, uint32_t k)
+uint64_t tl_flow_id(const struct tl_model *m, uint32_t tid, uint32_t seq, uint32_t k)
 {
 	/* the host: merged machines keep their own pids (pid_offset 0) */
 	uint64_t id = hash_mix64((((uint64_t)(tid + m->map.pid_offset) << 32) | seq) ^

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * gpu_layout.c — after pass 1, the GPU side laid out: correlations
+ * tl_gpu_layout.c — after pass 1, the GPU side laid out: correlations
  * collapsed, syncs placed, uprobe records CUPTI also saw merged, host slices
  * nested (overlap lanes), stream lanes sorted, busy fractions bucketed.
  */
@@ -11,21 +11,21 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
-#include "model/model.h"
-#include "model/model_priv.h"
+#include "timeline/timeline.h"
+#include "timeline/timeline_priv.h"
 
 /* ---- GPU: layout ---- */
 
 static int cmp_corr(const void *pa, const void *pb)
 {
-	const struct gcorr_ent *a = pa, *b = pb;
+	const struct tl_gcorr *a = pa, *b = pb;
 
 	if (a->key != b->key)
 		return a->key < b->key ? -1 : 1;
 	return a->bound < b->bound ? -1 : a->bound > b->bound;
 }
 
-const struct gcorr_ent *gcorr_find(const struct exp_gpu *g, uint32_t pid, uint32_t corr)
+const struct tl_gcorr *tl_gcorr_find(const struct tl_gpu *g, uint32_t pid, uint32_t corr)
 {
 	uint64_t key = (uint64_t)pid << 32 | corr;
 	size_t lo = 0, hi = g->ncorr;
@@ -48,19 +48,19 @@ const struct gcorr_ent *gcorr_find(const struct exp_gpu *g, uint32_t pid, uint32
  * kernel's name, and the API call that draws the arrows — the runtime call
  * when CUPTI saw both a runtime and a driver call with that id.
  */
-static void gpu_collapse_corr(struct exp_gpu *g)
+static void gpu_collapse_corr(struct tl_gpu *g)
 {
 	size_t n = 0;
 
 	if (g->ncorr > 1)
 		qsort(g->corr, g->ncorr, sizeof(*g->corr), cmp_corr);
 	for (size_t i = 0; i < g->ncorr; i++) {
-		const struct gcorr_ent cv = g->corr[i], *c = &cv;   /* o may be g->corr[i] */
-		struct gcorr_ent *o;
+		const struct tl_gcorr cv = g->corr[i], *c = &cv;   /* o may be g->corr[i] */
+		struct tl_gcorr *o;
 
 		if (!n || g->corr[n - 1].key != c->key) {
 			o = &g->corr[n++];
-			*o = (struct gcorr_ent){ .key = c->key };
+			*o = (struct tl_gcorr){ .key = c->key };
 		} else {
 			o = &g->corr[n - 1];
 		}
@@ -74,7 +74,7 @@ static void gpu_collapse_corr(struct exp_gpu *g)
 	g->ncorr = n;
 	/* an id is usually named twice (call + activity): give half back */
 	if (n && n < g->ccorr / 2) {
-		struct gcorr_ent *c = realloc(g->corr, n * sizeof(*c));
+		struct tl_gcorr *c = realloc(g->corr, n * sizeof(*c));
 
 		if (c) {
 			g->corr = c;
@@ -91,15 +91,15 @@ static int sync_read(void *ctx, const struct gpuio_gpu_sync *s)
 }
 
 /* Syncs CUPTI gave no thread: the thread of their API call, else their GPU. */
-static int gpu_place_syncs(struct exp_model *x)
+static int gpu_place_syncs(struct tl_model *x)
 {
-	struct exp_gpu *g = &x->gpu;
+	struct tl_gpu *g = &x->gpu;
 	struct gpuio_gpu_sync s;
 	const struct model_tool read = { .ctx = &s, .gpu_sync = sync_read };
 
 	for (size_t i = 0; i < g->nhosts; i++) {
-		struct ghost_ent *e = &g->hosts[i];
-		const struct gcorr_ent *c;
+		struct tl_ghost *e = &g->hosts[i];
+		const struct tl_gcorr *c;
 		uint64_t *dv;
 		int err;
 
@@ -108,14 +108,14 @@ static int gpu_place_syncs(struct exp_model *x)
 		err = model_session__read_at(x->s, e->off, GPUIO_REC_GPU_SYNC, &read);
 		if (err)
 			return err;
-		c = gcorr_find(g, e->pid, s.correlation);
+		c = tl_gcorr_find(g, e->pid, s.correlation);
 		if (c && c->src) {
 			e->tid = g->hosts[c->src - 1].tid;
 			continue;
 		}
 		dv = kmap__get(&g->ctx_map, e->pid, s.context);
 		e->flags |= GH_DEVICE;
-		err = gact_add(x, e->off, e->ts, e->end, dv ? (uint32_t)*dv : UINT32_MAX, e->pid,
+		err = tl_gact_add(x, e->off, e->ts, e->end, dv ? (uint32_t)*dv : UINT32_MAX, e->pid,
 			       s.stream, GT_SYNC);
 		if (err)
 			return err;
@@ -123,10 +123,10 @@ static int gpu_place_syncs(struct exp_model *x)
 	return 0;
 }
 
-static const struct ghost_ent *cmp_hosts;
+static const struct tl_ghost *cmp_hosts;
 
 /* by thread, then start, longest first, then nesting rank, then capture order */
-static unsigned host_rank(const struct ghost_ent *e)
+static unsigned host_rank(const struct tl_ghost *e)
 {
 	switch (e->type) {
 	case GPUIO_REC_NVTX:
@@ -142,8 +142,8 @@ static unsigned host_rank(const struct ghost_ent *e)
 
 static int cmp_host_time(const void *pa, const void *pb)
 {
-	const struct ghost_ent *a = &cmp_hosts[*(const uint32_t *)pa];
-	const struct ghost_ent *b = &cmp_hosts[*(const uint32_t *)pb];
+	const struct tl_ghost *a = &cmp_hosts[*(const uint32_t *)pa];
+	const struct tl_ghost *b = &cmp_hosts[*(const uint32_t *)pb];
 	unsigned ra, rb;
 
 	if (a->ts != b->ts)
@@ -158,8 +158,8 @@ static int cmp_host_time(const void *pa, const void *pb)
 
 static int cmp_host_thread(const void *pa, const void *pb)
 {
-	const struct ghost_ent *a = &cmp_hosts[*(const uint32_t *)pa];
-	const struct ghost_ent *b = &cmp_hosts[*(const uint32_t *)pb];
+	const struct tl_ghost *a = &cmp_hosts[*(const uint32_t *)pa];
+	const struct tl_ghost *b = &cmp_hosts[*(const uint32_t *)pb];
 
 	if (a->pid != b->pid)
 		return a->pid < b->pid ? -1 : 1;
@@ -168,7 +168,7 @@ static int cmp_host_thread(const void *pa, const void *pb)
 	return cmp_host_time(pa, pb);
 }
 
-static uint64_t gpu_slack(const struct exp_model *x, uint32_t pid)
+static uint64_t gpu_slack(const struct tl_model *x, uint32_t pid)
 {
 	const struct model_collector *c = model_session__collector_of(x->s, pid);
 	uint64_t u = c ? c->info.uncertainty_ns : 0;
@@ -177,8 +177,8 @@ static uint64_t gpu_slack(const struct exp_model *x, uint32_t pid)
 	return 2000 + (u < 1000000 ? u : 1000000);
 }
 
-static bool api_same_call(const struct exp_gpu *g, const struct ghost_ent *u,
-			  const struct ghost_ent *c)
+static bool api_same_call(const struct tl_gpu *g, const struct tl_ghost *u,
+			  const struct tl_ghost *c)
 {
 	if ((u->source == GPUIO_API_UPROBE_RT) != (c->source == GPUIO_API_RUNTIME))
 		return false;
@@ -193,34 +193,34 @@ static bool api_same_call(const struct exp_gpu *g, const struct ghost_ent *u,
  * uprobe's [entry, exit] brackets CUPTI's interval of the same call on the
  * same thread (within the slack).
  */
-static void gpu_dedup(struct exp_model *x, const uint32_t *idx, size_t n)
+static void gpu_dedup(struct tl_model *x, const uint32_t *idx, size_t n)
 {
-	struct exp_gpu *g = &x->gpu;
+	struct tl_gpu *g = &x->gpu;
 
 	for (size_t i = 0; i < n; i++) {
-		struct ghost_ent *u = &g->hosts[idx[i]];
-		struct ghost_ent *best = NULL;
+		struct tl_ghost *u = &g->hosts[idx[i]];
+		struct tl_ghost *best = NULL;
 		uint64_t slack, lo, bestd = UINT64_MAX;
 		size_t j;
 
-		if (u->type != GPUIO_REC_CUDA_API || !is_uprobe(u->source))
+		if (u->type != GPUIO_REC_CUDA_API || !tl_is_uprobe(u->source))
 			continue;
 		slack = gpu_slack(x, u->pid);
 		lo = u->ts > slack ? u->ts - slack : 0;
 		/* entries of one thread are contiguous and sorted by start */
 		for (j = i; j > 0; j--) {
-			const struct ghost_ent *p = &g->hosts[idx[j - 1]];
+			const struct tl_ghost *p = &g->hosts[idx[j - 1]];
 
 			if (p->pid != u->pid || p->tid != u->tid || p->ts < lo)
 				break;
 		}
 		for (; j < n; j++) {
-			struct ghost_ent *c = &g->hosts[idx[j]];
+			struct tl_ghost *c = &g->hosts[idx[j]];
 			uint64_t d;
 
 			if (c->pid != u->pid || c->tid != u->tid || c->ts > u->end + slack)
 				break;
-			if (c == u || c->type != GPUIO_REC_CUDA_API || is_uprobe(c->source) ||
+			if (c == u || c->type != GPUIO_REC_CUDA_API || tl_is_uprobe(c->source) ||
 			    (c->flags & GH_MERGED) || c->ts + slack < u->ts ||
 			    c->end > u->end + slack || !api_same_call(g, u, c))
 				continue;
@@ -251,15 +251,15 @@ struct nest_lane {
  * with what is open there, else on the first overlap lane where it does
  * (a new one when none).
  */
-static int gpu_nest(struct exp_model *x, const uint32_t *idx, size_t n)
+static int gpu_nest(struct tl_model *x, const uint32_t *idx, size_t n)
 {
-	struct exp_gpu *g = &x->gpu;
+	struct tl_gpu *g = &x->gpu;
 	struct nest_lane *lanes = NULL;
 	size_t nl = 0, cl = 0, ninit = 0;
 	int err = 0;
 
 	for (size_t i = 0; i < n && !err; i++) {
-		struct ghost_ent *e = &g->hosts[idx[i]];
+		struct tl_ghost *e = &g->hosts[idx[i]];
 		size_t l;
 
 		if (i == 0 || e->pid != g->hosts[idx[i - 1]].pid ||
@@ -289,7 +289,7 @@ static int gpu_nest(struct exp_model *x, const uint32_t *idx, size_t n)
 			nl++;
 			lanes[l].out_tid = 0;
 			if (l > 0) {
-				struct ghost_lane *gl;
+				struct tl_glane *gl;
 
 				if (array_grow((void **)&g->glanes, &g->cglanes, g->nglanes + 1,
 					     sizeof(*g->glanes))) {
@@ -300,7 +300,7 @@ static int gpu_nest(struct exp_model *x, const uint32_t *idx, size_t n)
 				gl->pid = e->pid;
 				gl->tid = e->tid;
 				gl->n = (uint32_t)l;
-				gl->out_tid = EXP_GHOST_TID_BASE + x->map.ghost_base + (uint32_t)g->nglanes;
+				gl->out_tid = TL_GHOST_TID_BASE + x->map.ghost_base + (uint32_t)g->nglanes;
 				lanes[l].out_tid = gl->out_tid;
 				g->nglanes++;
 			}
@@ -320,13 +320,13 @@ static int gpu_nest(struct exp_model *x, const uint32_t *idx, size_t n)
 	return err;
 }
 
-static const struct gact_ent *cmp_acts;
-static const struct gpu_track *cmp_tracks;
+static const struct tl_gact *cmp_acts;
+static const struct tl_gtrack *cmp_tracks;
 
 static int cmp_track(const void *pa, const void *pb)
 {
-	const struct gpu_track *a = &cmp_tracks[*(const uint32_t *)pa];
-	const struct gpu_track *b = &cmp_tracks[*(const uint32_t *)pb];
+	const struct tl_gtrack *a = &cmp_tracks[*(const uint32_t *)pa];
+	const struct tl_gtrack *b = &cmp_tracks[*(const uint32_t *)pb];
 
 	if (a->device != b->device)
 		return a->device < b->device ? -1 : 1;
@@ -339,8 +339,8 @@ static int cmp_track(const void *pa, const void *pb)
 
 static int cmp_act_time(const void *pa, const void *pb)
 {
-	const struct gact_ent *a = &cmp_acts[*(const uint32_t *)pa];
-	const struct gact_ent *b = &cmp_acts[*(const uint32_t *)pb];
+	const struct tl_gact *a = &cmp_acts[*(const uint32_t *)pa];
+	const struct tl_gact *b = &cmp_acts[*(const uint32_t *)pb];
 
 	if (a->ts != b->ts)
 		return a->ts < b->ts ? -1 : 1;
@@ -351,8 +351,8 @@ static int cmp_act_time(const void *pa, const void *pb)
 
 static int cmp_act_track(const void *pa, const void *pb)
 {
-	const struct gact_ent *a = &cmp_acts[*(const uint32_t *)pa];
-	const struct gact_ent *b = &cmp_acts[*(const uint32_t *)pb];
+	const struct tl_gact *a = &cmp_acts[*(const uint32_t *)pa];
+	const struct tl_gact *b = &cmp_acts[*(const uint32_t *)pb];
 
 	if (a->track != b->track)
 		return a->track < b->track ? -1 : 1;
@@ -361,8 +361,8 @@ static int cmp_act_track(const void *pa, const void *pb)
 
 static int cmp_act_dev(const void *pa, const void *pb)
 {
-	const struct gact_ent *a = &cmp_acts[*(const uint32_t *)pa];
-	const struct gact_ent *b = &cmp_acts[*(const uint32_t *)pb];
+	const struct tl_gact *a = &cmp_acts[*(const uint32_t *)pa];
+	const struct tl_gact *b = &cmp_acts[*(const uint32_t *)pb];
 	uint32_t da = cmp_tracks[a->track].dev_idx, db = cmp_tracks[b->track].dev_idx;
 
 	if (da != db)
@@ -380,10 +380,10 @@ static uint32_t *iota(size_t n)
 }
 
 /* Tracks in (device, kind, pid, stream) order; GPUs numbered by device id. */
-static int gpu_sort_tracks(struct exp_gpu *g, const struct exp_remap *map)
+static int gpu_sort_tracks(struct tl_gpu *g, const struct tl_remap *map)
 {
 	uint32_t *idx = iota(g->ntracks), *pos = malloc((g->ntracks ? g->ntracks : 1) * sizeof(*pos));
-	struct gpu_track *sorted = malloc((g->ntracks ? g->ntracks : 1) * sizeof(*sorted));
+	struct tl_gtrack *sorted = malloc((g->ntracks ? g->ntracks : 1) * sizeof(*sorted));
 	int err = 0;
 
 	g->dev_order = iota(g->ndevs);
@@ -404,7 +404,7 @@ static int gpu_sort_tracks(struct exp_gpu *g, const struct exp_remap *map)
 	kmap__free(&g->track_map);      /* its values index the old order */
 	/* GPUs by device id (UINT32_MAX, unknown, last); processes per GPU */
 	for (size_t i = 0; i < g->ntracks; i++) {
-		struct gpu_dev *d = &g->devs[g->tracks[i].dev_idx];
+		struct tl_gdev *d = &g->devs[g->tracks[i].dev_idx];
 
 		if (!d->npids || d->last_pid != g->tracks[i].pid) {
 			bool seen = false;
@@ -422,7 +422,7 @@ static int gpu_sort_tracks(struct exp_gpu *g, const struct exp_remap *map)
 
 		/* tracks are sorted by device: their devices come in device order */
 		for (size_t i = 0; i < g->ntracks; i++) {
-			struct gpu_dev *d = &g->devs[g->tracks[i].dev_idx];
+			struct tl_gdev *d = &g->devs[g->tracks[i].dev_idx];
 
 			if (i == 0 || g->tracks[i - 1].dev_idx != g->tracks[i].dev_idx) {
 				d->index = k;
@@ -439,7 +439,7 @@ out:
 	return err;
 }
 
-static void busy_add(struct exp_gpu *g, uint32_t dev, uint64_t s, uint64_t e)
+static void busy_add(struct tl_gpu *g, uint32_t dev, uint64_t s, uint64_t e)
 {
 	double *busy = g->devs[dev].busy;
 	size_t k0 = (size_t)((s - g->t0) / g->bucket_ns), k1 = (size_t)((e - g->t0) / g->bucket_ns);
@@ -454,13 +454,13 @@ static void busy_add(struct exp_gpu *g, uint32_t dev, uint64_t s, uint64_t e)
 }
 
 /* Busy time per GPU: the union of its activities' intervals, per bucket. */
-static int gpu_busy(struct exp_gpu *g, const uint32_t *idx, size_t n)
+static int gpu_busy(struct tl_gpu *g, const uint32_t *idx, size_t n)
 {
 	uint64_t tmin = UINT64_MAX, tmax = 0, span;
 	size_t k = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		const struct gact_ent *a = &g->acts[idx[i]];
+		const struct tl_gact *a = &g->acts[idx[i]];
 
 		if (g->tracks[a->track].what != GT_STREAM)
 			continue;
@@ -489,7 +489,7 @@ static int gpu_busy(struct exp_gpu *g, const uint32_t *idx, size_t n)
 
 		/* idx is sorted by (GPU, start): merge overlapping intervals */
 		for (; k < n && g->tracks[g->acts[idx[k]].track].dev_idx == dev; k++) {
-			const struct gact_ent *a = &g->acts[idx[k]];
+			const struct tl_gact *a = &g->acts[idx[k]];
 
 			if (g->tracks[a->track].what != GT_STREAM)
 				continue;
@@ -510,15 +510,15 @@ static int gpu_busy(struct exp_gpu *g, const uint32_t *idx, size_t n)
 	return 0;
 }
 
-int gpu_layout(struct exp_model *x)
+int tl_gpu_layout(struct tl_model *x)
 {
-	struct exp_gpu *g = &x->gpu;
-	struct exp_lanes lanes = { 0 };
+	struct tl_gpu *g = &x->gpu;
+	struct tl_lanes lanes = { 0 };
 	uint32_t *idx = NULL, next_tid = 0;
 	size_t n = 0;
 	int err;
 
-	if (!exp_model__gpu_any(x))
+	if (!tl_model__gpu_any(x))
 		return 0;
 	gpu_collapse_corr(g);
 	err = gpu_place_syncs(x);
@@ -564,21 +564,21 @@ int gpu_layout(struct exp_model *x)
 	cmp_tracks = g->tracks;
 	qsort(idx, g->nacts, sizeof(*idx), cmp_act_track);
 	for (size_t i = 0; i < g->nacts; i++) {
-		struct gact_ent *a = &g->acts[idx[i]];
-		struct gpu_track *t = &g->tracks[a->track];
+		struct tl_gact *a = &g->acts[idx[i]];
+		struct tl_gtrack *t = &g->tracks[a->track];
 
 		if (i == 0 || a->track != g->acts[idx[i - 1]].track)
-			exp_lanes__reset(&lanes);
-		err = exp_lanes__assign(&lanes, a->ts, a->end, &a->lane);
+			tl_lanes__reset(&lanes);
+		err = tl_lanes__assign(&lanes, a->ts, a->end, &a->lane);
 		if (err)
 			goto out;
 		if (a->lane > t->nlanes)
 			t->nlanes = a->lane;
 	}
 	for (size_t i = 0; i < g->ntracks; i++) {
-		struct gpu_track *t = &g->tracks[i];
+		struct tl_gtrack *t = &g->tracks[i];
 
-		t->tid0 = EXP_GPU_TID_BASE + x->map.gtid_base + next_tid;
+		t->tid0 = TL_GPU_TID_BASE + x->map.gtid_base + next_tid;
 		t->rank = next_tid;
 		next_tid += t->nlanes;
 	}
@@ -591,7 +591,7 @@ int gpu_layout(struct exp_model *x)
 	g->aorder = idx;
 	idx = NULL;
 out:
-	exp_lanes__free(&lanes);
+	tl_lanes__free(&lanes);
 	free(idx);
 	return err;
 }

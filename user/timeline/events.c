@@ -12,10 +12,10 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include "model/calls.h"
-#include "model/model.h"
+#include "timeline/timeline.h"
 #include "lib/job_identity.h"
 #include "lib/json_writer.h"
-#include "model/model_priv.h"
+#include "timeline/timeline_priv.h"
 #include "model/proc_names.h"
 
 
@@ -25,7 +25,7 @@ enum { CF_OPEN = 1, CF_ASYNC = 2, CF_MOVES = 4, CF_TWO = 8, CF_READ = 16 };
 /* ---- names ---- */
 
 /* The session's name of a thread the timeline shows (NULL: none). */
-static const struct model_thread *named_thread(const struct exp_model *x, uint32_t pid,
+static const struct model_thread *named_thread(const struct tl_model *x, uint32_t pid,
 					       uint32_t tid)
 {
 	const struct model_thread *t = model_session__thread(x->s, pid, tid);
@@ -34,7 +34,7 @@ static const struct model_thread *named_thread(const struct exp_model *x, uint32
 }
 
 /* comm of a process: its best PROC record, else its main thread, else any thread. */
-static const char *proc_comm(struct exp_model *x, const struct proc_ent *p, char *buf,
+static const char *proc_comm(struct tl_model *x, const struct tl_proc *p, char *buf,
 			     size_t len)
 {
 	const struct model_proc *sp = model_session__proc(x->s, p->pid);
@@ -59,7 +59,7 @@ static const char *proc_comm(struct exp_model *x, const struct proc_ent *p, char
 	return buf;
 }
 
-const char *exp_model__proc_labels(const struct exp_model *m, const struct proc_ent *p, char *buf,
+const char *tl_model__proc_labels(const struct tl_model *m, const struct tl_proc *p, char *buf,
 				   size_t len)
 {
 	const struct model_proc *sp = model_session__proc(m->s, p->pid);
@@ -79,7 +79,7 @@ const char *exp_model__proc_labels(const struct exp_model *m, const struct proc_
 	return buf;
 }
 
-size_t exp_model__proc_name(struct exp_model *x, const struct proc_ent *p, char *name,
+size_t tl_model__proc_name(struct tl_model *x, const struct tl_proc *p, char *name,
 			    size_t len)
 {
 	const struct model_proc *sp = model_session__proc(x->s, p->pid);
@@ -96,11 +96,11 @@ size_t exp_model__proc_name(struct exp_model *x, const struct proc_ent *p, char 
 			name[n++] = sp->args[k] ? sp->args[k] : ' ';
 		name[n] = 0;
 	}
-	return json_utf8_cut(name, n, EXP_PROC_NAME_MAX + plen);
+	return json_utf8_cut(name, n, TL_PROC_NAME_MAX + plen);
 }
 
-const char *exp_model__thread_name(struct exp_model *x, const struct proc_ent *p,
-				   const struct thread_ent *t, char buf[32], size_t *len)
+const char *tl_model__thread_name(struct tl_model *x, const struct tl_proc *p,
+				   const struct tl_thread *t, char buf[32], size_t *len)
 {
 	const struct model_thread *st = named_thread(x, t->pid, t->tid);
 
@@ -113,7 +113,7 @@ const char *exp_model__thread_name(struct exp_model *x, const struct proc_ent *p
 	return buf;
 }
 
-void exp_model__disk_name(const struct exp_model *m, const struct dev_ent *d, char *buf,
+void tl_model__disk_name(const struct tl_model *m, const struct tl_disk *d, char *buf,
 			  size_t len)
 {
 	const char *name = model_session__devname(m->s, d->dev);
@@ -131,7 +131,7 @@ void exp_model__disk_name(const struct exp_model *m, const struct dev_ent *d, ch
  * *unresolved (VFS calls and block requests apart: requests also carry
  * file-system metadata and mmap'ed files that no call named).
  */
-static void path_arg(struct exp_model *x, struct exp_args *a, const char *key, uint32_t dev,
+static void path_arg(struct tl_model *x, struct tl_args *a, const char *key, uint32_t dev,
 		     uint64_t ino, unsigned ftype, __u64 *unresolved)
 {
 	uint32_t plen;
@@ -141,7 +141,7 @@ static void path_arg(struct exp_model *x, struct exp_args *a, const char *key, u
 
 	if (path) {
 		/* pass 1 is over: the path table does not change while writing */
-		arg_str(a, key, path, plen, true);
+		tl_arg_str(a, key, path, plen, true);
 		a->a[a->n - 1].stable = !x->online;
 		return;
 	}
@@ -158,10 +158,10 @@ static void path_arg(struct exp_model *x, struct exp_args *a, const char *key, u
 			 (unsigned long long)ino);
 		(*unresolved)++;
 	}
-	arg_copy(a, key, buf, true);
+	tl_arg_copy(a, key, buf, true);
 }
 
-static void ftype_arg(struct exp_args *a, const char *k, unsigned ftype)
+static void ftype_arg(struct tl_args *a, const char *k, unsigned ftype)
 {
 	const char *name;
 	char buf[16];
@@ -171,10 +171,10 @@ static void ftype_arg(struct exp_args *a, const char *k, unsigned ftype)
 	name = gpuio_ftype__name(ftype);
 	if (!name) {
 		snprintf(buf, sizeof(buf), "type%u", ftype);
-		arg_copy(a, k, buf, true);
+		tl_arg_copy(a, k, buf, true);
 		return;
 	}
-	arg_str(a, k, name, strlen(name), true);
+	tl_arg_str(a, k, name, strlen(name), true);
 	a->a[a->n - 1].stable = true;
 }
 
@@ -201,8 +201,8 @@ static uint8_t call_flags(unsigned call)
 	return table[call];
 }
 
-void exp_model__vfs(struct exp_model *x, const struct gpuio_vfs_event *e, struct exp_vfs *o,
-		    struct exp_args *a)
+void tl_model__vfs(struct tl_model *x, const struct gpuio_vfs_event *e, struct tl_vfs *o,
+		    struct tl_args *a)
 {
 	unsigned call = e->call;
 	const char *name = gpuio_call__name(call);
@@ -213,7 +213,7 @@ void exp_model__vfs(struct exp_model *x, const struct gpuio_vfs_event *e, struct
 	uint64_t *fv = NULL;
 	char buf[160];
 
-	args_reset(a);
+	tl_args_reset(a);
 	/* io_uring lanes were laid out in pass 1, in VFS record order */
 	if (async && !x->online) {
 		while (x->async_next < x->nasyncs &&
@@ -227,7 +227,7 @@ void exp_model__vfs(struct exp_model *x, const struct gpuio_vfs_event *e, struct
 	o->ftid = e->hdr.tid;
 	o->fseq = e->seq;
 	if (e->seq && !x->online) {
-		fv = flow_get(x, e->hdr.tid, e->seq);
+		fv = tl_flow_get(x, e->hdr.tid, e->seq);
 		/* one source per bind_id: a repeated (tid, seq) gets no second arrow */
 		if (fv && !(*fv & FLOW_VFS_SEEN)) {
 			*fv |= FLOW_VFS_SEEN;
@@ -242,9 +242,9 @@ void exp_model__vfs(struct exp_model *x, const struct gpuio_vfs_event *e, struct
 	}
 	o->ts = e->hdr.ts;
 	o->dur = e->dur_ns > INT64_MAX ? INT64_MAX : e->dur_ns;
-	o->pid = exp_pid(x, e->hdr.pid);
+	o->pid = tl_pid(x, e->hdr.pid);
 	/* lane tids are already unique trace-wide (uring_base) */
-	o->tid = tid == e->hdr.tid ? exp_pid(x, tid) : tid;
+	o->tid = tid == e->hdr.tid ? tl_pid(x, tid) : tid;
 	o->async = async;
 
 	/* a failed open has no file: nothing to name */
@@ -252,65 +252,65 @@ void exp_model__vfs(struct exp_model *x, const struct gpuio_vfs_event *e, struct
 		path_arg(x, a, "path", e->dev, e->ino, e->ftype, &x->st.unresolved_paths);
 	if (is_open) {
 		if (!failed)
-			arg_s64(a, "fd", e->ret);
+			tl_arg_s64(a, "fd", e->ret);
 	} else if (e->fd >= 0) {
-		arg_s64(a, "fd", e->fd);
+		tl_arg_s64(a, "fd", e->fd);
 	}
 	if (cf & CF_MOVES) {
 		if (!failed)
-			arg_s64(a, "bytes", e->ret);
-		arg_u64(a, "requested", e->requested);
+			tl_arg_s64(a, "bytes", e->ret);
+		tl_arg_u64(a, "requested", e->requested);
 	}
 	if (call == GPUIO_CALL_FTRUNCATE || call == GPUIO_CALL_FALLOCATE ||
 	    call == GPUIO_CALL_SYNC_FILE_RANGE)
-		arg_u64(a, "length", e->requested);
+		tl_arg_u64(a, "length", e->requested);
 	if (e->offset >= 0)
-		arg_s64(a, "offset", e->offset);
+		tl_arg_s64(a, "offset", e->offset);
 	if (failed) {
 		uint64_t en = 0 - (uint64_t)e->ret;
 
-		arg_u64(a, "errno", en);
-		arg_copy(a, "error", en <= 4095 ? gpuio_errno__name((int)en, buf, sizeof(buf)) : "E?",
+		tl_arg_u64(a, "errno", en);
+		tl_arg_copy(a, "error", en <= 4095 ? gpuio_errno__name((int)en, buf, sizeof(buf)) : "E?",
 			 true);
 	}
 	if ((cf & CF_READ) && !async && x->cache_known)
-		arg_u64(a, "cache_miss_pages", e->cache_miss_pages);
+		tl_arg_u64(a, "cache_miss_pages", e->cache_miss_pages);
 	if (is_open)
-		arg_copy(a, "flags", gpuio_open_flags__str(e->flags, buf, sizeof(buf)), true);
+		tl_arg_copy(a, "flags", gpuio_open_flags__str(e->flags, buf, sizeof(buf)), true);
 	else if (call == GPUIO_CALL_SYNC_FILE_RANGE)
-		arg_copy(a, "flags", gpuio_sfr_flags__str(e->flags, buf, sizeof(buf)), true);
+		tl_arg_copy(a, "flags", gpuio_sfr_flags__str(e->flags, buf, sizeof(buf)), true);
 	else if (call == GPUIO_CALL_FALLOCATE && e->flags)
-		arg_copy(a, "mode", gpuio_fallocate_mode__str(e->flags, buf, sizeof(buf)), true);
+		tl_arg_copy(a, "mode", gpuio_fallocate_mode__str(e->flags, buf, sizeof(buf)), true);
 	else if (call == GPUIO_CALL_SPLICE && e->flags)
-		arg_copy(a, "flags", gpuio_splice_flags__str(e->flags, buf, sizeof(buf)), true);
+		tl_arg_copy(a, "flags", gpuio_splice_flags__str(e->flags, buf, sizeof(buf)), true);
 	if (!(is_open && failed && !e->ino && !e->dev))
 		ftype_arg(a, "ftype", e->ftype);
 	if (cf & CF_TWO) {
 		path_arg(x, a, "path2", e->dev2, e->ino2, e->ftype2, &x->st.unresolved_paths);
 		if (e->fd2 >= 0)
-			arg_s64(a, "fd2", e->fd2);
+			tl_arg_s64(a, "fd2", e->fd2);
 		if (e->offset2 >= 0)
-			arg_s64(a, "offset2", e->offset2);
+			tl_arg_s64(a, "offset2", e->offset2);
 		ftype_arg(a, "ftype2", e->ftype2);
 	}
 	if (async)
-		arg_u64(a, "tid", exp_pid(x, e->hdr.tid));
+		tl_arg_u64(a, "tid", tl_pid(x, e->hdr.tid));
 	x->st.vfs++;
 	x->vfs_ordinal++;
 }
 
-void exp_model__block(struct exp_model *x, const struct blk_ent *b, size_t disk,
-		      const char *dname, struct exp_block *o, struct exp_args *a)
+void tl_model__block(struct tl_model *x, const struct tl_blk *b, size_t disk,
+		      const char *dname, struct tl_block *o, struct tl_args *a)
 {
 	uint64_t *fv = b->seq && !x->online ? kmap__get(&x->flow_map, b->tid, b->seq) : NULL;
 	char buf[96];
 
-	args_reset(a);
+	tl_args_reset(a);
 	o->name = gpuio_blk_op__name(b->op);
 	o->ts = b->ts;
-	o->end = blk_end(b);
-	o->pid = exp_disk_pid(x, disk);
-	o->tid = exp_lane_tid(x, disk, b->lane);
+	o->end = tl_blk_end(b);
+	o->pid = tl_disk_pid(x, disk);
+	o->tid = tl_lane_tid(x, disk, b->lane);
 	o->flow_k = 0;
 	o->ftid = b->tid;
 	o->fseq = b->seq;
@@ -321,32 +321,32 @@ void exp_model__block(struct exp_model *x, const struct blk_ent *b, size_t disk,
 	} else if (b->seq && !x->online) {
 		x->st.dangling_flows++;
 	}
-	arg_copy(a, "dev", dname, true);
-	arg_str(a, "op", o->name, strlen(o->name), true);
+	tl_arg_copy(a, "dev", dname, true);
+	tl_arg_str(a, "op", o->name, strlen(o->name), true);
 	a->a[a->n - 1].stable = true;
-	arg_copy(a, "flags", gpuio_rq_flags__str(b->flags, buf, sizeof(buf)), true);
-	arg_u64(a, "sector", b->sector);
-	arg_u64(a, "bytes", b->bytes);
-	arg_us(a, "queue_us", (int64_t)(b->issue - b->ts));
-	arg_us(a, "service_us", (int64_t)(b->complete - b->issue));
+	tl_arg_copy(a, "flags", gpuio_rq_flags__str(b->flags, buf, sizeof(buf)), true);
+	tl_arg_u64(a, "sector", b->sector);
+	tl_arg_u64(a, "bytes", b->bytes);
+	tl_arg_us(a, "queue_us", (int64_t)(b->issue - b->ts));
+	tl_arg_us(a, "service_us", (int64_t)(b->complete - b->issue));
 	if (b->pid)
-		arg_u64(a, "pid", exp_pid(x, b->pid));
+		tl_arg_u64(a, "pid", tl_pid(x, b->pid));
 	if (b->tid)
-		arg_u64(a, "tid", exp_pid(x, b->tid));
+		tl_arg_u64(a, "tid", tl_pid(x, b->tid));
 	if (b->ino)
 		path_arg(x, a, "path", b->file_dev, b->ino, GPUIO_FT_REG,
 			 &x->st.unresolved_block_paths);
-	arg_bool(a, "writeback", b->attr & GPUIO_BA_WRITEBACK);
+	tl_arg_bool(a, "writeback", b->attr & GPUIO_BA_WRITEBACK);
 	/* the device's own pages: filesystem metadata, journal, raw I/O */
 	if (b->attr & GPUIO_BA_BDEV_PAGE)
-		arg_bool(a, "metadata", true);
+		tl_arg_bool(a, "metadata", true);
 	if (b->error)
-		arg_s64(a, "error", b->error);
+		tl_arg_s64(a, "error", b->error);
 	x->st.block++;
 }
 
-bool exp_model__next_counter(struct exp_model *x, const struct dev_ent *dev,
-			     struct exp_counter_it *it, uint64_t *t, double *rd, double *wr)
+bool tl_model__next_counter(struct tl_model *x, const struct tl_disk *dev,
+			     struct tl_counter_it *it, uint64_t *t, double *rd, double *wr)
 {
 	double scale = 1e9 / (double)x->bucket_ns / 1048576.0;
 
@@ -380,7 +380,7 @@ bool exp_model__next_counter(struct exp_model *x, const struct dev_ent *dev,
 /* ---- scheduler events ---- */
 
 /* A traced thread's name as its track shows it; else the comm the record carries. */
-static const char *sched_comm(struct exp_model *m, uint32_t pid, uint32_t tid, const char *comm,
+static const char *sched_comm(struct tl_model *m, uint32_t pid, uint32_t tid, const char *comm,
 			      bool traced, char buf[32])
 {
 	uint64_t *v, *pv;
@@ -391,7 +391,7 @@ static const char *sched_comm(struct exp_model *m, uint32_t pid, uint32_t tid, c
 		return "swapper";
 	if (traced && (v = kmap__get(&m->thread_map, pid, tid)) &&
 	    (pv = kmap__get(&m->proc_map, pid, 0))) {
-		n = exp_model__thread_name(m, &m->procs[*pv], &m->threads[*v], buf, &len);
+		n = tl_model__thread_name(m, &m->procs[*pv], &m->threads[*v], buf, &len);
 		if (len > 31)
 			len = 31;
 		if (n != buf)
@@ -402,17 +402,17 @@ static const char *sched_comm(struct exp_model *m, uint32_t pid, uint32_t tid, c
 	return comm;
 }
 
-void exp_model__sched(struct exp_model *m, const struct sched_ent *e, const char *comm,
-		      struct exp_sched *o)
+void tl_model__sched(struct tl_model *m, const struct sched_ent *e, const char *comm,
+		      struct tl_sched *o)
 {
 	bool sw = e->kind == GPUIO_SCHED_SWITCH;
 
-	memset(o, 0, offsetof(struct exp_sched, buf));
-	o->ts = exp_ts(m, e->ts);
+	memset(o, 0, offsetof(struct tl_sched, buf));
+	o->ts = tl_ts(m, e->ts);
 	o->cpu = e->cpu;
 	o->kind = e->kind;
-	o->tid = e->tid ? exp_pid(m, e->tid) : 0;
-	o->otid = e->otid ? exp_pid(m, e->otid) : 0;
+	o->tid = e->tid ? tl_pid(m, e->tid) : 0;
+	o->otid = e->otid ? tl_pid(m, e->otid) : 0;
 	o->prio = e->prio;
 	o->target_cpu = e->target_cpu;
 	o->prev_state = sw ? sched_ftrace_prev_state(e) : 0;
@@ -422,12 +422,12 @@ void exp_model__sched(struct exp_model *m, const struct sched_ent *e, const char
 	o->ocomm = sched_comm(m, e->opid, e->otid, comm,
 			      sw ? o->next_traced : (e->flags & GPUIO_SF_WAKER_TRACED), o->buf[1]);
 	if (e->bridge_at) {
-		o->bridge_at = exp_ts(m, e->bridge_at);
-		o->bridge_from = e->bridge_from ? exp_pid(m, e->bridge_from) : 0;
+		o->bridge_at = tl_ts(m, e->bridge_at);
+		o->bridge_from = e->bridge_from ? tl_pid(m, e->bridge_from) : 0;
 		o->bridge_comm = sched_comm(m, e->bridge_from_pid, e->bridge_from, "", true, o->buf[2]);
 	}
 	if (e->left_at) {
-		o->left_at = exp_ts(m, e->left_at);
+		o->left_at = tl_ts(m, e->left_at);
 		o->left_cpu = e->left_cpu;
 	}
 }

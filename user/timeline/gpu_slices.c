@@ -15,24 +15,24 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
-#include "model/model.h"
-#include "model/model_priv.h"
+#include "timeline/timeline.h"
+#include "timeline/timeline_priv.h"
 
 /* ---- GPU: output ---- */
 
-uint32_t exp_gpu_pid(const struct exp_model *m, size_t gpu)
+uint32_t tl_gpu_pid(const struct tl_model *m, size_t gpu)
 {
-	return EXP_GPU_PID_BASE + m->map.gpu_base + (uint32_t)gpu;
+	return TL_GPU_PID_BASE + m->map.gpu_base + (uint32_t)gpu;
 }
 
-uint64_t exp_gpu_flow_id(uint64_t fkey, uint32_t k)
+uint64_t tl_gpu_flow_id(uint64_t fkey, uint32_t k)
 {
-	uint64_t id = hash_mix64(exp_gpu_bind(fkey) ^ ((uint64_t)k * 0xc2b2ae3d27d4eb4full));
+	uint64_t id = hash_mix64(tl_gpu_bind(fkey) ^ ((uint64_t)k * 0xc2b2ae3d27d4eb4full));
 
 	return id ? id : 1;
 }
 
-void exp_model__gpu_name(const struct gpu_dev *d, char *buf, size_t len)
+void tl_model__gpu_name(const struct tl_gdev *d, char *buf, size_t len)
 {
 	if (d->device == UINT32_MAX)
 		snprintf(buf, len, "GPU ?");
@@ -40,14 +40,14 @@ void exp_model__gpu_name(const struct gpu_dev *d, char *buf, size_t len)
 		snprintf(buf, len, "GPU %u", d->device);
 }
 
-size_t exp_model__gpu_lane_name(const struct exp_model *m, const struct gpu_track *t,
+size_t tl_model__gpu_lane_name(const struct tl_model *m, const struct tl_gtrack *t,
 				uint32_t lane, char *buf, size_t len)
 {
-	const struct gpu_dev *d = &m->gpu.devs[t->dev_idx];
+	const struct tl_gdev *d = &m->gpu.devs[t->dev_idx];
 	char gname[16];
 	int n;
 
-	exp_model__gpu_name(d, gname, sizeof(gname));
+	tl_model__gpu_name(d, gname, sizeof(gname));
 	if (t->what == GT_SYNC)
 		n = snprintf(buf, len, "%s \xc2\xb7 sync", gname);
 	else if (t->what == GT_OVERHEAD)
@@ -56,20 +56,20 @@ size_t exp_model__gpu_lane_name(const struct exp_model *m, const struct gpu_trac
 		n = snprintf(buf, len, "%s \xc2\xb7 stream %llu", gname, (unsigned long long)t->stream);
 	/* stream ids are per process: say whose when several share the GPU */
 	if (d->npids > 1 && (size_t)n < len)
-		n += snprintf(buf + n, len - (size_t)n, " \xc2\xb7 pid %u", exp_pid(m, t->pid));
+		n += snprintf(buf + n, len - (size_t)n, " \xc2\xb7 pid %u", tl_pid(m, t->pid));
 	if (lane > 1 && (size_t)n < len)
 		n += snprintf(buf + n, len - (size_t)n, " \xc2\xb7 lane %u", lane);
 	return (size_t)n < len ? (size_t)n : len - 1;
 }
 
-size_t exp_model__ghost_lane_name(const struct ghost_lane *l, char *buf, size_t len)
+size_t tl_model__ghost_lane_name(const struct tl_glane *l, char *buf, size_t len)
 {
 	int n = snprintf(buf, len, "tid %u \xc2\xb7 CUDA overlap %u", l->tid, l->n);
 
 	return (size_t)n < len ? (size_t)n : len - 1;
 }
 
-int exp_model__gpu_rewind(struct exp_model *x)
+int tl_model__gpu_rewind(struct tl_model *x)
 {
 	x->gpu.next = 0;
 	for (size_t i = 0; i < x->gpu.ncorr; i++)
@@ -106,7 +106,7 @@ static const char *cuda_error_name(bool driver, int64_t r)
 	return NULL;
 }
 
-static void gname_copy(struct exp_gslice *o, const char *s, size_t n, const char *dflt)
+static void gname_copy(struct tl_gslice *o, const char *s, size_t n, const char *dflt)
 {
 	n = strnlen(s, n);
 	if (n >= sizeof(o->namebuf))
@@ -122,7 +122,7 @@ static void gname_copy(struct exp_gslice *o, const char *s, size_t n, const char
 	o->name_static = false;
 }
 
-static void gslice_times(struct exp_gslice *o, uint64_t ts, uint64_t end)
+static void gslice_times(struct tl_gslice *o, uint64_t ts, uint64_t end)
 {
 	o->ts = ts;
 	o->dur = end > ts ? end - ts : 0;
@@ -131,11 +131,11 @@ static void gslice_times(struct exp_gslice *o, uint64_t ts, uint64_t end)
 }
 
 /* The arrow into an activity, when its API call is in the capture. */
-static void gact_flow(struct exp_model *x, struct exp_gslice *o, uint32_t pid, uint32_t corr)
+static void gact_flow(struct tl_model *x, struct tl_gslice *o, uint32_t pid, uint32_t corr)
 {
-	struct gcorr_ent *c = (struct gcorr_ent *)gcorr_find(&x->gpu, pid, corr);
+	struct tl_gcorr *c = (struct tl_gcorr *)tl_gcorr_find(&x->gpu, pid, corr);
 
-	o->fkey = exp_gpu_fkey(x, pid, corr);
+	o->fkey = tl_gpu_fkey(x, pid, corr);
 	if (c && c->src) {
 		o->flow_k = ++c->bound;
 		x->gpu.flows++;
@@ -158,103 +158,103 @@ static const char *overhead_name(uint32_t kind)
 	}
 }
 
-static void gpu_overhead_args(struct exp_gslice *o, const struct gpuio_gpu_overhead *v,
-			      struct exp_args *a)
+static void gpu_overhead_args(struct tl_gslice *o, const struct gpuio_gpu_overhead *v,
+			      struct tl_args *a)
 {
 	o->name = overhead_name(v->kind);
 	o->name_static = true;
-	arg_u64(a, "kind", v->kind);
-	ARG_NAME(a, "object_kind", object_kind_names, v->object_kind);
-	arg_u64(a, "object_id", v->object_id);
+	tl_arg_u64(a, "kind", v->kind);
+	TL_ARG_NAME(a, "object_kind", tl_object_kind_names, v->object_kind);
+	tl_arg_u64(a, "object_id", v->object_id);
 }
 
 /* What the render handlers fill: the slice at hand. */
 struct render {
-	struct exp_model *x;
-	struct exp_gslice *o;
-	struct exp_args *a;
+	struct tl_model *x;
+	struct tl_gslice *o;
+	struct tl_args *a;
 	uint32_t hidx;          /* host slices: gpu.hosts[] */
-	const struct ghost_ent *host;
+	const struct tl_ghost *host;
 	bool done;              /* a handler took the record */
 };
 
 static int act_kernel(struct render *r, const struct model_gpu_act *g)
 {
 	const struct gpuio_gpu_kernel *k = (const void *)g->h;
-	struct exp_gslice *o = r->o;
-	struct exp_args *a = r->a;
-	struct exp_model *x = r->x;
+	struct tl_gslice *o = r->o;
+	struct tl_args *a = r->a;
+	struct tl_model *x = r->x;
 	char buf[64];
 
 	o->cat = "gpu";
 	gname_copy(o, k->name, g->name_len, "kernel");
 	gact_flow(x, o, k->hdr.pid, k->correlation);
-	arg_u64(a, "device", k->device);
-	arg_u64(a, "stream", k->stream);
-	arg_u64(a, "context", k->context);
-	arg_u64(a, "correlation", k->correlation);
-	arg_u64(a, "pid", exp_pid(x, k->hdr.pid));
+	tl_arg_u64(a, "device", k->device);
+	tl_arg_u64(a, "stream", k->stream);
+	tl_arg_u64(a, "context", k->context);
+	tl_arg_u64(a, "correlation", k->correlation);
+	tl_arg_u64(a, "pid", tl_pid(x, k->hdr.pid));
 	snprintf(buf, sizeof(buf), "%ux%ux%u", k->grid[0], k->grid[1], k->grid[2]);
-	arg_copy(a, "grid", buf, true);
+	tl_arg_copy(a, "grid", buf, true);
 	snprintf(buf, sizeof(buf), "%ux%ux%u", k->block[0], k->block[1], k->block[2]);
-	arg_copy(a, "block", buf, true);
-	arg_u64(a, "static_smem_bytes", k->static_smem);
-	arg_u64(a, "dynamic_smem_bytes", k->dynamic_smem);
-	arg_u64(a, "registers_per_thread", k->registers);
+	tl_arg_copy(a, "block", buf, true);
+	tl_arg_u64(a, "static_smem_bytes", k->static_smem);
+	tl_arg_u64(a, "dynamic_smem_bytes", k->dynamic_smem);
+	tl_arg_u64(a, "registers_per_thread", k->registers);
 	if (k->flags & GPUIO_GK_NAME_TRUNCATED)
-		arg_bool(a, "name_truncated", true);
+		tl_arg_bool(a, "name_truncated", true);
 	return 0;
 }
 
 static int act_memcpy(struct render *r, const struct gpuio_gpu_memcpy *c)
 {
-	struct exp_gslice *o = r->o;
-	struct exp_args *a = r->a;
-	struct exp_model *x = r->x;
-	const char *n = NAME_OF(memcpy_slice_names, c->kind);
+	struct tl_gslice *o = r->o;
+	struct tl_args *a = r->a;
+	struct tl_model *x = r->x;
+	const char *n = TL_NAME_OF(tl_memcpy_slice_names, c->kind);
 
 	o->cat = "gpu";
 	o->name = n ? n : "memcpy";
 	o->name_static = true;
 	gact_flow(x, o, c->hdr.pid, c->correlation);
-	arg_u64(a, "bytes", c->bytes);
-	ARG_NAME(a, "kind", memcpy_kind_names, c->kind);
-	ARG_NAME(a, "src_kind", mem_kind_names, c->src_kind);
-	ARG_NAME(a, "dst_kind", mem_kind_names, c->dst_kind);
+	tl_arg_u64(a, "bytes", c->bytes);
+	TL_ARG_NAME(a, "kind", tl_memcpy_kind_names, c->kind);
+	TL_ARG_NAME(a, "src_kind", tl_mem_kind_names, c->src_kind);
+	TL_ARG_NAME(a, "dst_kind", tl_mem_kind_names, c->dst_kind);
 	if (o->dur)
-		arg_f3(a, "throughput_GBps", (double)c->bytes / (double)o->dur);
-	arg_bool(a, "async", c->flags & GPUIO_GM_ASYNC);
-	arg_u64(a, "device", c->device);
+		tl_arg_f3(a, "throughput_GBps", (double)c->bytes / (double)o->dur);
+	tl_arg_bool(a, "async", c->flags & GPUIO_GM_ASYNC);
+	tl_arg_u64(a, "device", c->device);
 	if ((c->flags & GPUIO_GM_PEER) || c->dst_device != c->device) {
-		arg_u64(a, "src_device", c->device);
-		arg_u64(a, "dst_device", c->dst_device);
+		tl_arg_u64(a, "src_device", c->device);
+		tl_arg_u64(a, "dst_device", c->dst_device);
 	}
-	arg_u64(a, "stream", c->stream);
-	arg_u64(a, "context", c->context);
-	arg_u64(a, "correlation", c->correlation);
-	arg_u64(a, "pid", exp_pid(x, c->hdr.pid));
+	tl_arg_u64(a, "stream", c->stream);
+	tl_arg_u64(a, "context", c->context);
+	tl_arg_u64(a, "correlation", c->correlation);
+	tl_arg_u64(a, "pid", tl_pid(x, c->hdr.pid));
 	return 0;
 }
 
 static int act_memset(struct render *r, const struct gpuio_gpu_memset *m)
 {
-	struct exp_gslice *o = r->o;
-	struct exp_args *a = r->a;
-	struct exp_model *x = r->x;
+	struct tl_gslice *o = r->o;
+	struct tl_args *a = r->a;
+	struct tl_model *x = r->x;
 
 	o->cat = "gpu";
 	o->name = "memset";
 	o->name_static = true;
 	gact_flow(x, o, m->hdr.pid, m->correlation);
-	arg_u64(a, "bytes", m->bytes);
-	arg_u64(a, "value", m->value);
-	ARG_NAME(a, "mem_kind", mem_kind_names, m->mem_kind);
-	arg_bool(a, "async", m->flags & GPUIO_GM_ASYNC);
-	arg_u64(a, "device", m->device);
-	arg_u64(a, "stream", m->stream);
-	arg_u64(a, "context", m->context);
-	arg_u64(a, "correlation", m->correlation);
-	arg_u64(a, "pid", exp_pid(x, m->hdr.pid));
+	tl_arg_u64(a, "bytes", m->bytes);
+	tl_arg_u64(a, "value", m->value);
+	TL_ARG_NAME(a, "mem_kind", tl_mem_kind_names, m->mem_kind);
+	tl_arg_bool(a, "async", m->flags & GPUIO_GM_ASYNC);
+	tl_arg_u64(a, "device", m->device);
+	tl_arg_u64(a, "stream", m->stream);
+	tl_arg_u64(a, "context", m->context);
+	tl_arg_u64(a, "correlation", m->correlation);
+	tl_arg_u64(a, "pid", tl_pid(x, m->hdr.pid));
 	return 0;
 }
 
@@ -271,17 +271,17 @@ static int render_act(void *ctx, const struct model_gpu_act *g)
 	return act_memset(r, (const void *)g->h);
 }
 
-static void sync_args(struct exp_gslice *o, const struct gpuio_gpu_sync *s, struct exp_args *a)
+static void sync_args(struct tl_gslice *o, const struct gpuio_gpu_sync *s, struct tl_args *a)
 {
-	const char *n = NAME_OF(sync_names, s->type);
+	const char *n = TL_NAME_OF(tl_sync_names, s->type);
 
 	o->cat = "cuda_sync";
 	o->name = n ? n : "synchronize";
 	o->name_static = true;
-	ARG_NAME(a, "type", sync_names, s->type);
-	arg_u64(a, "stream", s->stream);
-	arg_u64(a, "context", s->context);
-	arg_u64(a, "correlation", s->correlation);
+	TL_ARG_NAME(a, "type", tl_sync_names, s->type);
+	tl_arg_u64(a, "stream", s->stream);
+	tl_arg_u64(a, "context", s->context);
+	tl_arg_u64(a, "correlation", s->correlation);
 }
 
 /* A sync with no thread, on its GPU's sync lane. */
@@ -291,7 +291,7 @@ static int render_act_sync(void *ctx, const struct gpuio_gpu_sync *s)
 
 	r->done = true;
 	sync_args(r->o, s, r->a);
-	arg_u64(r->a, "pid", exp_pid(r->x, s->hdr.pid));
+	tl_arg_u64(r->a, "pid", tl_pid(r->x, s->hdr.pid));
 	return 0;
 }
 
@@ -303,16 +303,16 @@ static int render_act_overhead(void *ctx, const struct gpuio_gpu_overhead *v)
 	r->done = true;
 	r->o->cat = "cupti_overhead";
 	gpu_overhead_args(r->o, v, r->a);
-	arg_u64(r->a, "pid", exp_pid(r->x, v->hdr.pid));
+	tl_arg_u64(r->a, "pid", tl_pid(r->x, v->hdr.pid));
 	return 0;
 }
 
-static void gpu_api_args(struct exp_model *x, const struct ghost_ent *e, uint32_t hidx,
-			 const struct gpuio_cuda_api *c, struct exp_gslice *o, struct exp_args *a)
+static void gpu_api_args(struct tl_model *x, const struct tl_ghost *e, uint32_t hidx,
+			 const struct gpuio_cuda_api *c, struct tl_gslice *o, struct tl_args *a)
 {
-	struct exp_gpu *g = &x->gpu;
-	const struct gup_ent *u = e->aux ? &g->ups[e->aux - 1] : NULL;
-	const struct gcorr_ent *ce = gcorr_find(g, c->hdr.pid, c->correlation);
+	struct tl_gpu *g = &x->gpu;
+	const struct tl_gup *u = e->aux ? &g->ups[e->aux - 1] : NULL;
+	const struct tl_gcorr *ce = tl_gcorr_find(g, c->hdr.pid, c->correlation);
 	bool driver = c->source == GPUIO_API_DRIVER || c->source == GPUIO_API_UPROBE_DRV;
 	uint64_t bytes = c->bytes, stream = c->stream, func = c->func;
 	unsigned mk = c->memcpy_kind;
@@ -334,39 +334,39 @@ static void gpu_api_args(struct exp_model *x, const struct ghost_ent *e, uint32_
 	}
 	if (ce && ce->src == hidx + 1 && ce->nact) {
 		o->nflows = ce->nact;
-		o->fkey = exp_gpu_fkey(x, c->hdr.pid, c->correlation);
+		o->fkey = tl_gpu_fkey(x, c->hdr.pid, c->correlation);
 	}
-	arg_s64(a, "ret", c->ret);
+	tl_arg_s64(a, "ret", c->ret);
 	if (c->ret && (err = cuda_error_name(driver, c->ret)) != NULL)
-		arg_cstr(a, "error", err);
-	ARG_NAME(a, "source", api_source_names, c->source);
-	ARG_NAME(a, "kind", api_kind_names, c->kind);
+		tl_arg_cstr(a, "error", err);
+	TL_ARG_NAME(a, "source", tl_api_source_names, c->source);
+	TL_ARG_NAME(a, "kind", tl_api_kind_names, c->kind);
 	if (c->correlation)
-		arg_u64(a, "correlation", c->correlation);
+		tl_arg_u64(a, "correlation", c->correlation);
 	if (c->cbid)
-		arg_u64(a, "cbid", c->cbid);
+		tl_arg_u64(a, "cbid", c->cbid);
 	if (bytes)
-		arg_u64(a, "bytes", bytes);
+		tl_arg_u64(a, "bytes", bytes);
 	if (stream)
-		arg_u64(a, "stream", stream);
+		tl_arg_u64(a, "stream", stream);
 	if (mk)
-		ARG_NAME(a, "memcpy_kind", memcpy_kind_names, mk);
+		TL_ARG_NAME(a, "memcpy_kind", tl_memcpy_kind_names, mk);
 	if (c->kind == GPUIO_API_LAUNCH) {
-		const struct gstr *k = NULL;
+		const struct tl_gstr *k = NULL;
 
 		if (ce && ce->name)
 			k = &g->strs[ce->name - 1];
 		else if (func && (sv = kmap__get(&g->sym_map, c->hdr.pid, func)) != NULL)
 			k = &g->strs[*sv];
 		if (k) {
-			arg_str(a, "kernel", k->s, k->len, true);
+			tl_arg_str(a, "kernel", k->s, k->len, true);
 			a->a[a->n - 1].stable = true;
 		}
 		if (func)
-			arg_hex(a, "func", func);
+			tl_arg_hex(a, "func", func);
 	}
 	if (e->flags & GH_MERGED)
-		arg_bool(a, "uprobe", true);
+		tl_arg_bool(a, "uprobe", true);
 }
 
 static int render_api(void *ctx, const struct gpuio_cuda_api *c)
@@ -384,9 +384,9 @@ static int render_nvtx(void *ctx, const struct gpuio_nvtx_range *v)
 
 	r->done = true;
 	r->o->cat = "nvtx";
-	gname_copy(r->o, v->name, rec_name_len(&v->hdr, offsetof(struct gpuio_nvtx_range, name),
+	gname_copy(r->o, v->name, tl_rec_name_len(&v->hdr, offsetof(struct gpuio_nvtx_range, name),
 						v->name, v->name_len, sizeof(v->name)), "nvtx range");
-	arg_u64(r->a, "depth", v->depth);
+	tl_arg_u64(r->a, "depth", v->depth);
 	return 0;
 }
 
@@ -410,10 +410,10 @@ static int render_host_overhead(void *ctx, const struct gpuio_gpu_overhead *v)
 }
 
 /* The slice of an activity (its GPU lane) or of a host record (its thread or overlap lane). */
-static int gpu_act_slice(struct exp_model *x, const struct gact_ent *e, struct exp_gslice *o,
-			 struct exp_args *a)
+static int gpu_act_slice(struct tl_model *x, const struct tl_gact *e, struct tl_gslice *o,
+			 struct tl_args *a)
 {
-	const struct gpu_track *t = &x->gpu.tracks[e->track];
+	const struct tl_gtrack *t = &x->gpu.tracks[e->track];
 	struct render r = { .x = x, .o = o, .a = a };
 	const struct model_tool tool = {
 		.ctx = &r, .gpu_act = t->what == GT_STREAM ? render_act : NULL,
@@ -422,8 +422,8 @@ static int gpu_act_slice(struct exp_model *x, const struct gact_ent *e, struct e
 	};
 	int err;
 
-	o->track = EXP_GS_GPULANE;
-	o->pid = exp_gpu_pid(x, x->gpu.devs[t->dev_idx].index);
+	o->track = TL_GS_GPULANE;
+	o->pid = tl_gpu_pid(x, x->gpu.devs[t->dev_idx].index);
 	o->tid = t->tid0 + e->lane - 1;
 	gslice_times(o, e->ts, e->end);
 	err = model_session__read_at(x->s, e->off, t->what == GT_SYNC ? GPUIO_REC_GPU_SYNC :
@@ -436,10 +436,10 @@ static int gpu_act_slice(struct exp_model *x, const struct gact_ent *e, struct e
 	return err;
 }
 
-static int gpu_host_slice(struct exp_model *x, uint32_t hidx, struct exp_gslice *o,
-			  struct exp_args *a)
+static int gpu_host_slice(struct tl_model *x, uint32_t hidx, struct tl_gslice *o,
+			  struct tl_args *a)
 {
-	const struct ghost_ent *e = &x->gpu.hosts[hidx];
+	const struct tl_ghost *e = &x->gpu.hosts[hidx];
 	struct render r = { .x = x, .o = o, .a = a, .hidx = hidx, .host = e };
 	const struct model_tool tool = {
 		.ctx = &r, .cuda_api = render_api, .nvtx = render_nvtx, .gpu_sync = render_host_sync,
@@ -447,13 +447,13 @@ static int gpu_host_slice(struct exp_model *x, uint32_t hidx, struct exp_gslice 
 	};
 	int err;
 
-	o->pid = exp_pid(x, e->pid);
+	o->pid = tl_pid(x, e->pid);
 	if (e->lane_tid) {
-		o->track = EXP_GS_HOSTLANE;
+		o->track = TL_GS_HOSTLANE;
 		o->tid = e->lane_tid;
 	} else {
-		o->track = EXP_GS_THREAD;
-		o->tid = exp_pid(x, e->tid);
+		o->track = TL_GS_THREAD;
+		o->tid = tl_pid(x, e->tid);
 	}
 	gslice_times(o, e->ts, e->end);
 	err = model_session__read_at(x->s, e->off, e->type, &tool);
@@ -465,16 +465,16 @@ static int gpu_host_slice(struct exp_model *x, uint32_t hidx, struct exp_gslice 
 	return err;
 }
 
-int exp_model__next_gpu(struct exp_model *x, struct exp_gslice *o, struct exp_args *a)
+int tl_model__next_gpu(struct tl_model *x, struct tl_gslice *o, struct tl_args *a)
 {
-	struct exp_gpu *g = &x->gpu;
+	struct tl_gpu *g = &x->gpu;
 	size_t i;
 	int err;
 
 	if (g->next >= g->nacts + g->nhorder)
 		return 0;
 	i = g->next++;
-	args_reset(a);
+	tl_args_reset(a);
 	o->nflows = o->flow_k = 0;
 	o->fkey = 0;
 	o->name_static = false;
@@ -485,10 +485,10 @@ int exp_model__next_gpu(struct exp_model *x, struct exp_gslice *o, struct exp_ar
 	return err ? err : 1;
 }
 
-bool exp_model__next_gpu_counter(struct exp_model *x, const struct gpu_dev *d,
-				 struct exp_counter_it *it, uint64_t *t, double *v)
+bool tl_model__next_gpu_counter(struct tl_model *x, const struct tl_gdev *d,
+				 struct tl_counter_it *it, uint64_t *t, double *v)
 {
-	const struct exp_gpu *g = &x->gpu;
+	const struct tl_gpu *g = &x->gpu;
 
 	if (it->done || !g->nbuckets)
 		return false;

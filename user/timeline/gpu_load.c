@@ -11,37 +11,37 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
-#include "model/model.h"
-#include "model/model_priv.h"
+#include "timeline/timeline.h"
+#include "timeline/timeline_priv.h"
 
 /* ---- GPU: pass 1 ---- */
 
-const char *const memcpy_kind_names[11] = {
+const char *const tl_memcpy_kind_names[11] = {
 	"unknown", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA", "AtoD", "DtoA", "DtoD", "HtoH", "PtoP",
 };
-const char *const memcpy_slice_names[11] = {
+const char *const tl_memcpy_slice_names[11] = {
 	"memcpy", "memcpy HtoD", "memcpy DtoH", "memcpy HtoA", "memcpy AtoH", "memcpy AtoA",
 	"memcpy AtoD", "memcpy DtoA", "memcpy DtoD", "memcpy HtoH", "memcpy PtoP",
 };
-const char *const mem_kind_names[8] = {
+const char *const tl_mem_kind_names[8] = {
 	"unknown", "pageable", "pinned", "device", "array", "managed", "device_static",
 	"managed_static",
 };
-const char *const api_source_names[5] = {
+const char *const tl_api_source_names[5] = {
 	"unknown", "runtime", "driver", "uprobe_runtime", "uprobe_driver",
 };
-const char *const api_kind_names[8] = {
+const char *const tl_api_kind_names[8] = {
 	"other", "launch", "memcpy", "memset", "sync", "graph_launch", "malloc", "free",
 };
-const char *const sync_names[5] = {
+const char *const tl_sync_names[5] = {
 	"synchronize", "event synchronize", "stream wait event", "stream synchronize",
 	"context synchronize",
 };
-const char *const object_kind_names[6] = {
+const char *const tl_object_kind_names[6] = {
 	"unknown", "process", "thread", "device", "context", "stream",
 };
 
-bool is_uprobe(unsigned source)
+bool tl_is_uprobe(unsigned source)
 {
 	return source == GPUIO_API_UPROBE_RT || source == GPUIO_API_UPROBE_DRV;
 }
@@ -75,7 +75,7 @@ static size_t api_norm(const char *s, size_t n, char *out)
 }
 
 /* The index of string s in gpu.strs (added when new); api: also its bare name. */
-static int gstr_intern(struct exp_gpu *g, const char *s, size_t n, bool api, uint32_t *out)
+static int gstr_intern(struct tl_gpu *g, const char *s, size_t n, bool api, uint32_t *out)
 {
 	uint64_t h = 0xcbf29ce484222325ull, *v;
 	uint32_t idx;
@@ -100,7 +100,7 @@ static int gstr_intern(struct exp_gpu *g, const char *s, size_t n, bool api, uin
 	c[n] = 0;
 	idx = (uint32_t)g->nstrs++;
 	*v = idx;
-	g->strs[idx] = (struct gstr){ .s = c, .len = (uint32_t)n, .norm = idx };
+	g->strs[idx] = (struct tl_gstr){ .s = c, .len = (uint32_t)n, .norm = idx };
 	if (api) {
 		char norm[64];
 		size_t k = api_norm(s, n < sizeof(norm) - 1 ? n : sizeof(norm) - 1, norm);
@@ -116,7 +116,7 @@ static int gstr_intern(struct exp_gpu *g, const char *s, size_t n, bool api, uin
 	return 0;
 }
 
-static struct gpu_dev *gdev_get(struct exp_gpu *g, uint32_t device, uint32_t *idx)
+static struct tl_gdev *gdev_get(struct tl_gpu *g, uint32_t device, uint32_t *idx)
 {
 	uint64_t *v;
 	int rc = kmap__upsert(&g->dev_map, device, 0, &v);
@@ -134,7 +134,7 @@ static struct gpu_dev *gdev_get(struct exp_gpu *g, uint32_t device, uint32_t *id
 	return &g->devs[*v];
 }
 
-static int gtrack_get(struct exp_gpu *g, uint32_t device, uint32_t pid, uint64_t stream,
+static int gtrack_get(struct tl_gpu *g, uint32_t device, uint32_t pid, uint64_t stream,
 		      uint8_t what, uint32_t *out)
 {
 	uint64_t *v;
@@ -146,7 +146,7 @@ static int gtrack_get(struct exp_gpu *g, uint32_t device, uint32_t pid, uint64_t
 	if (rc < 0)
 		return -ENOMEM;
 	if (rc) {
-		struct gpu_track *t;
+		struct tl_gtrack *t;
 
 		if (!gdev_get(g, device, &di) ||
 		    array_grow((void **)&g->tracks, &g->ctracks, g->ntracks + 1, sizeof(*g->tracks)))
@@ -164,11 +164,11 @@ static int gtrack_get(struct exp_gpu *g, uint32_t device, uint32_t pid, uint64_t
 	return 0;
 }
 
-int gact_add(struct exp_model *x, uint64_t off, uint64_t ts, uint64_t end, uint32_t device,
+int tl_gact_add(struct tl_model *x, uint64_t off, uint64_t ts, uint64_t end, uint32_t device,
 	     uint32_t pid, uint64_t stream, uint8_t what)
 {
-	struct exp_gpu *g = &x->gpu;
-	struct gact_ent *a;
+	struct tl_gpu *g = &x->gpu;
+	struct tl_gact *a;
 	uint32_t track;
 	int err;
 
@@ -188,10 +188,10 @@ int gact_add(struct exp_model *x, uint64_t off, uint64_t ts, uint64_t end, uint3
 }
 
 /* A correlation id seen: by an activity (name: its kernel + 1) or an API call (src). */
-static int gcorr_add(struct exp_gpu *g, uint32_t pid, uint32_t corr, bool act, uint32_t name,
+static int gcorr_add(struct tl_gpu *g, uint32_t pid, uint32_t corr, bool act, uint32_t name,
 		     uint32_t src)
 {
-	struct gcorr_ent *c;
+	struct tl_gcorr *c;
 
 	if (!corr)
 		return 0;
@@ -208,7 +208,7 @@ static int gcorr_add(struct exp_gpu *g, uint32_t pid, uint32_t corr, bool act, u
 }
 
 /* Bytes of a variable-size name that the record really holds, cut at a NUL. */
-size_t rec_name_len(const struct gpuio_hdr *h, size_t name_off, const char *name,
+size_t tl_rec_name_len(const struct gpuio_hdr *h, size_t name_off, const char *name,
 			   size_t len, size_t max)
 {
 	size_t room = h->size > name_off ? h->size - name_off : 0;
@@ -222,8 +222,8 @@ size_t rec_name_len(const struct gpuio_hdr *h, size_t name_off, const char *name
 
 static int on_gpu_act(void *ctx, const struct model_gpu_act *a)
 {
-	struct exp_model *x = ctx;
-	struct exp_gpu *g = &x->gpu;
+	struct tl_model *x = ctx;
+	struct tl_gpu *g = &x->gpu;
 	uint32_t name = 0, pid = a->h->pid;
 	uint64_t *v;
 	int err;
@@ -234,7 +234,7 @@ static int on_gpu_act(void *ctx, const struct model_gpu_act *a)
 			return err;
 		name++;
 	}
-	err = gact_add(x, model_session__offset(x->s), a->ts, a->end, a->device, pid, a->stream,
+	err = tl_gact_add(x, model_session__offset(x->s), a->ts, a->end, a->device, pid, a->stream,
 		       GT_STREAM);
 	if (!err)
 		err = gcorr_add(g, pid, a->correlation, true, name, 0);
@@ -246,15 +246,15 @@ static int on_gpu_act(void *ctx, const struct model_gpu_act *a)
 	return err;
 }
 
-static int ghost_add(struct exp_model *x, const struct gpuio_hdr *h, uint64_t end, uint32_t tid,
-		     struct ghost_ent **out)
+static int ghost_add(struct tl_model *x, const struct gpuio_hdr *h, uint64_t end, uint32_t tid,
+		     struct tl_ghost **out)
 {
-	struct exp_gpu *g = &x->gpu;
-	struct ghost_ent *e;
+	struct tl_gpu *g = &x->gpu;
+	struct tl_ghost *e;
 	int err;
 
 	if (tid) {
-		err = note_thread(x, h->pid, tid, NULL);
+		err = tl_note_thread(x, h->pid, tid, NULL);
 		if (err)
 			return err;
 	}
@@ -274,9 +274,9 @@ static int ghost_add(struct exp_model *x, const struct gpuio_hdr *h, uint64_t en
 
 static int on_cuda_api(void *ctx, const struct gpuio_cuda_api *c)
 {
-	struct exp_model *x = ctx;
-	struct exp_gpu *g = &x->gpu;
-	struct ghost_ent *e;
+	struct tl_model *x = ctx;
+	struct tl_gpu *g = &x->gpu;
+	struct tl_ghost *e;
 	uint32_t name;
 	int err;
 
@@ -288,10 +288,10 @@ static int on_cuda_api(void *ctx, const struct gpuio_cuda_api *c)
 	e->name = name;
 	e->source = c->source;
 	e->kind = c->kind;
-	if (is_uprobe(c->source)) {
+	if (tl_is_uprobe(c->source)) {
 		if (array_grow((void **)&g->ups, &g->cups, g->nups + 1, sizeof(*g->ups)))
 			return -ENOMEM;
-		g->ups[g->nups] = (struct gup_ent){ .bytes = c->bytes, .stream = c->stream,
+		g->ups[g->nups] = (struct tl_gup){ .bytes = c->bytes, .stream = c->stream,
 						    .func = c->func, .memcpy_kind = c->memcpy_kind };
 		e->aux = (uint32_t)++g->nups;
 		return 0;
@@ -301,7 +301,7 @@ static int on_cuda_api(void *ctx, const struct gpuio_cuda_api *c)
 
 static int on_nvtx(void *ctx, const struct gpuio_nvtx_range *r)
 {
-	struct ghost_ent *e;
+	struct tl_ghost *e;
 
 	return ghost_add(ctx, &r->hdr, r->end_ns, r->hdr.tid ? r->hdr.tid : r->hdr.pid, &e);
 }
@@ -309,27 +309,27 @@ static int on_nvtx(void *ctx, const struct gpuio_nvtx_range *r)
 /* A sync with no thread: the layout looks for its API call, else its GPU. */
 static int on_gpu_sync(void *ctx, const struct gpuio_gpu_sync *s)
 {
-	struct ghost_ent *e;
+	struct tl_ghost *e;
 
 	return ghost_add(ctx, &s->hdr, s->end_ns, s->hdr.tid, &e);
 }
 
 static int on_gpu_overhead(void *ctx, const struct gpuio_gpu_overhead *o)
 {
-	struct exp_model *x = ctx;
+	struct tl_model *x = ctx;
 	const struct gpuio_hdr *h = &o->hdr;
-	struct ghost_ent *e;
+	struct tl_ghost *e;
 
 	if (!h->tid && o->object_kind == 3 /* CUPTI_ACTIVITY_OBJECT_DEVICE */)
-		return gact_add(x, model_session__offset(x->s), h->ts, o->end_ns,
+		return tl_gact_add(x, model_session__offset(x->s), h->ts, o->end_ns,
 				(uint32_t)o->object_id, h->pid, 0, GT_OVERHEAD);
 	return ghost_add(x, h, o->end_ns, h->tid ? h->tid : h->pid, &e);
 }
 
 static int on_gpu_sym(void *ctx, const struct gpuio_gpu_sym *y)
 {
-	struct exp_model *x = ctx;
-	size_t n = rec_name_len(&y->hdr, offsetof(struct gpuio_gpu_sym, name), y->name, y->name_len,
+	struct tl_model *x = ctx;
+	size_t n = tl_rec_name_len(&y->hdr, offsetof(struct gpuio_gpu_sym, name), y->name, y->name_len,
 				GPUIO_GPU_NAME_MAX);
 	uint64_t *v;
 	uint32_t name;
@@ -347,7 +347,7 @@ static int on_gpu_sym(void *ctx, const struct gpuio_gpu_sym *y)
 }
 
 /* The GPU handlers of pass 1 (the collectors' status is the session's). */
-void gpu_tool_handlers(struct model_tool *t)
+void tl_gpu_handlers(struct model_tool *t)
 {
 	t->gpu_act = on_gpu_act;
 	t->cuda_api = on_cuda_api;
@@ -357,7 +357,7 @@ void gpu_tool_handlers(struct model_tool *t)
 	t->gpu_sym = on_gpu_sym;
 }
 
-void gpu_free(struct exp_gpu *g)
+void tl_gpu_free(struct tl_gpu *g)
 {
 	for (size_t i = 0; i < g->nstrs; i++)
 		free(g->strs[i].s);

@@ -12,10 +12,10 @@
 #include <string.h>
 #include "lib/log.h"
 #include "model/calls.h"
-#include "model/model.h"
-#include "model/model_priv.h"
+#include "timeline/timeline.h"
+#include "timeline/timeline_priv.h"
 
-int note_thread(struct exp_model *x, uint32_t pid, uint32_t tid, struct thread_ent **out)
+int tl_note_thread(struct tl_model *x, uint32_t pid, uint32_t tid, struct tl_thread **out)
 {
 	uint64_t *v;
 	int rc;
@@ -47,14 +47,14 @@ int note_thread(struct exp_model *x, uint32_t pid, uint32_t tid, struct thread_e
 	return 0;
 }
 
-static struct proc_ent *proc_get(struct exp_model *x, uint32_t pid)
+static struct tl_proc *proc_get(struct tl_model *x, uint32_t pid)
 {
 	uint64_t *v = kmap__get(&x->proc_map, pid, 0);
 
 	return v ? &x->procs[*v] : NULL;
 }
 
-static struct dev_ent *dev_get(struct exp_model *x, uint32_t dev)
+static struct tl_disk *dev_get(struct tl_model *x, uint32_t dev)
 {
 	uint64_t *v;
 	int rc;
@@ -72,11 +72,11 @@ static struct dev_ent *dev_get(struct exp_model *x, uint32_t dev)
 	return &x->devs[*v];
 }
 
-int exp_model__said(const struct exp_model *x, int err)
+int tl_model__said(const struct tl_model *x, int err)
 {
 	if (err == -EBADMSG)
 		pr_err("%s: %s (the capture changed while it was being read?)", x->path,
-		       exp_model__error(x));
+		       tl_model__error(x));
 	return err;
 }
 
@@ -84,10 +84,10 @@ int exp_model__said(const struct exp_model *x, int err)
 
 static int on_proc(void *ctx, const struct gpuio_proc_event *p)
 {
-	return note_thread(ctx, p->hdr.pid, p->hdr.tid, NULL);
+	return tl_note_thread(ctx, p->hdr.pid, p->hdr.tid, NULL);
 }
 
-void exp_blk_from_record(struct blk_ent *e, const struct gpuio_block_event *b)
+void tl_blk_from_record(struct tl_blk *e, const struct gpuio_block_event *b)
 {
 	memset(e, 0, sizeof(*e));
 	e->ts = b->hdr.ts;
@@ -108,9 +108,9 @@ void exp_blk_from_record(struct blk_ent *e, const struct gpuio_block_event *b)
 
 static int on_block(void *ctx, const struct gpuio_block_event *b)
 {
-	struct exp_model *x = ctx;
-	struct dev_ent *d = dev_get(x, b->dev);
-	struct blk_ent *e;
+	struct tl_model *x = ctx;
+	struct tl_disk *d = dev_get(x, b->dev);
+	struct tl_blk *e;
 	uint64_t *v;
 
 	if (!d)
@@ -123,7 +123,7 @@ static int on_block(void *ctx, const struct gpuio_block_event *b)
 		return -ENOMEM;
 	d->nreq++;
 	e = &x->blks[x->nblks++];
-	exp_blk_from_record(e, b);
+	tl_blk_from_record(e, b);
 	e->dev_idx = (uint32_t)(d - x->devs);
 	if (b->vfs_seq) {
 		if (kmap__upsert(&x->flow_map, b->hdr.tid, b->vfs_seq, &v) < 0)
@@ -137,14 +137,14 @@ static int on_block(void *ctx, const struct gpuio_block_event *b)
 
 static int on_vfs(void *ctx, const struct gpuio_vfs_event *e)
 {
-	struct exp_model *x = ctx;
+	struct tl_model *x = ctx;
 	/* a thread seen lately needs no map lookup: calls come in runs of few threads */
 	uint64_t key = (uint64_t)e->hdr.pid << 32 | e->hdr.tid, *seen;
 	int err;
 
 	seen = &x->seen_threads[hash_mix64(key) & (sizeof(x->seen_threads) / 8 - 1)];
 	if (*seen != key + 1) {
-		err = note_thread(x, e->hdr.pid, e->hdr.tid, NULL);
+		err = tl_note_thread(x, e->hdr.pid, e->hdr.tid, NULL);
 		if (err)
 			return err;
 		*seen = key + 1;
@@ -154,7 +154,7 @@ static int on_vfs(void *ctx, const struct gpuio_vfs_event *e)
 	if (e->hdr.ts < x->tmin)
 		x->tmin = e->hdr.ts;
 	if (gpuio_call__is_async(e->call)) {
-		struct async_ent *a;
+		struct tl_async *a;
 
 		if (array_grow((void **)&x->asyncs, &x->casyncs, x->nasyncs + 1, sizeof(*x->asyncs)))
 			return -ENOMEM;
@@ -174,8 +174,8 @@ static int on_vfs(void *ctx, const struct gpuio_vfs_event *e)
 /* A switch or wake-up: its traced threads are tracks with states. */
 static int on_sched(void *ctx, const struct gpuio_sched_event *e)
 {
-	struct exp_model *x = ctx;
-	struct thread_ent *t;
+	struct tl_model *x = ctx;
+	struct tl_thread *t;
 	int err = 0;
 
 	if (x->online)
@@ -183,26 +183,26 @@ static int on_sched(void *ctx, const struct gpuio_sched_event *e)
 	if (e->hdr.ts < x->tmin)
 		x->tmin = e->hdr.ts;
 	if ((e->kind != GPUIO_SCHED_SWITCH || (e->flags & GPUIO_SF_PREV_TRACED)) &&
-	    !(err = note_thread(x, e->hdr.pid, e->hdr.tid, &t)))
+	    !(err = tl_note_thread(x, e->hdr.pid, e->hdr.tid, &t)))
 		t->has_sched = true;
 	if (!err && e->kind == GPUIO_SCHED_SWITCH && (e->flags & GPUIO_SF_NEXT_TRACED) &&
-	    !(err = note_thread(x, e->other_pid, e->other_tid, &t)))
+	    !(err = tl_note_thread(x, e->other_pid, e->other_tid, &t)))
 		t->has_sched = true;
 	return err;
 }
 
 /* The handlers of pass 1 (gpu_load.c has the GPU ones). */
-static void set_tool(struct exp_model *x)
+static void set_tool(struct tl_model *x)
 {
 	x->tool = (struct model_tool){
 		.ctx = x, .vfs = on_vfs, .block = on_block, .proc = on_proc, .sched = on_sched,
 	};
 	if (!x->online)
-		gpu_tool_handlers(&x->tool);
+		tl_gpu_handlers(&x->tool);
 }
 
 /* Pass 1: the session reads every record once; the model keeps its part. */
-int pass_meta(struct exp_model *x)
+int tl_pass1(struct tl_model *x)
 {
 	const struct model_tool *tools[] = { &x->tool };
 
@@ -212,9 +212,13 @@ int pass_meta(struct exp_model *x)
 
 /* ---- online ---- */
 
-int exp_model__init_online(struct exp_model *x, struct model_session *s)
+int tl_model__new_online(struct model_session *s, struct tl_model **out)
 {
-	memset(x, 0, sizeof(*x));
+	struct tl_model *x = calloc(1, sizeof(*x));
+
+	*out = NULL;
+	if (!x)
+		return -ENOMEM;
 	x->online = true;
 	x->s = s;
 	x->f = model_session__facts(s);
@@ -224,27 +228,72 @@ int exp_model__init_online(struct exp_model *x, struct model_session *s)
 	x->cache_known = x->hdr->pagecache_mode[0] && strcmp(x->hdr->pagecache_mode, "off") &&
 			 strcmp(x->hdr->pagecache_mode, "none");
 	set_tool(x);
+	*out = x;
 	return 0;
 }
 
-const struct model_tool *exp_model__tool(struct exp_model *x)
+const struct model_tool *tl_model__tool(struct tl_model *x)
 {
 	return &x->tool;
 }
 
-struct dev_ent *exp_model__dev(struct exp_model *x, uint32_t dev)
+struct tl_disk *tl_model__dev(struct tl_model *x, uint32_t dev)
 {
 	return dev_get(x, dev);
 }
 
-struct proc_ent *exp_model__proc(struct exp_model *x, uint32_t pid)
+struct tl_proc *tl_model__proc(struct tl_model *x, uint32_t pid)
 {
 	return proc_get(x, pid);
 }
 
-struct thread_ent *exp_model__thread(struct exp_model *x, uint32_t pid, uint32_t tid)
+struct tl_thread *tl_model__thread(struct tl_model *x, uint32_t pid, uint32_t tid)
 {
-	struct thread_ent *t;
+	struct tl_thread *t;
 
-	return note_thread(x, pid, tid, &t) ? NULL : t;
+	return tl_note_thread(x, pid, tid, &t) ? NULL : t;
+}
+
+size_t tl_model__proc_name_of(struct tl_model *x, uint32_t pid, char *buf, size_t len)
+{
+	struct tl_proc *p = proc_get(x, pid);
+
+	return p ? tl_model__proc_name(x, p, buf, len) : 0;
+}
+
+const char *tl_model__thread_name_of(struct tl_model *x, uint32_t pid, uint32_t tid,
+				     char buf[32], size_t *len)
+{
+	struct tl_thread *t;
+	struct tl_proc *p;
+
+	if (tl_note_thread(x, pid, tid, &t) || !(p = proc_get(x, pid)))
+		return NULL;
+	return tl_model__thread_name(x, p, t, buf, len);
+}
+
+void tl_model__disk_name_of(struct tl_model *x, uint32_t dev, char *buf, size_t len)
+{
+	struct tl_disk d = { .dev = dev };
+
+	tl_model__disk_name(x, &d, buf, len);
+}
+
+void tl_model__block_record(struct tl_model *x, const struct gpuio_block_event *b, uint32_t lane,
+			    size_t disk, const char *dname, struct tl_block *o, struct tl_args *a)
+{
+	struct tl_blk e;
+
+	tl_blk_from_record(&e, b);
+	e.lane = lane;
+	tl_model__block(x, &e, disk, dname, o, a);
+}
+
+void tl_model__set_totals(struct tl_model *x, uint64_t vfs, uint64_t block, uint64_t flows,
+			  uint64_t bucket_ns)
+{
+	x->st.vfs = vfs;
+	x->st.block = block;
+	x->st.flows = flows;
+	x->bucket_ns = bucket_ns;
 }
