@@ -40,7 +40,7 @@ static int open_and_head(struct side_file *f, const char *target)
 	if (fd < 0)
 		return -errno;
 	fill_header(&h, target);
-	err = write_all(fd, &h, sizeof(h), &done);
+	err = file_write_all(fd, &h, sizeof(h), &done);
 	if (err) {
 		close(fd);
 		unlink(f->path);
@@ -89,7 +89,7 @@ int side_file__flush(struct side_file *f)
 		err = -EIO;
 		goto lost;
 	}
-	err = write_all(f->fd, f->buf, f->len, &done);
+	err = file_write_all(f->fd, f->buf, f->len, &done);
 	if (!err) {
 		f->good_off += (off_t)f->len;
 		f->records += f->staged;

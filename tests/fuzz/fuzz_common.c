@@ -43,7 +43,7 @@ const char *fuzz_out_dir(void)
 
 static void put(const void *p, size_t n)
 {
-	if (write_all(in_fd, p, n, NULL))
+	if (file_write_all(in_fd, p, n, NULL))
 		abort();
 }
 

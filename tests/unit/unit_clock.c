@@ -35,7 +35,7 @@ int main(void)
 
 		gpuio_cap_header__init(&h, 7, GPUIO_CAPF_ALL);
 		gethostname(host, sizeof(host) - 1);
-		read_first_line("/proc/sys/kernel/random/boot_id", boot, sizeof(boot));
+		file_read_first_line("/proc/sys/kernel/random/boot_id", boot, sizeof(boot));
 		CHECK(!memcmp(h.magic, GPUIO_CAP_MAGIC, 8) && h.version == GPUIO_CAP_VERSION, "magic/version");
 		CHECK(h.header_size == sizeof(h) && h.abi_version == GPUIO_ABI_VERSION, "sizes");
 		CHECK(h.ncpus == 7 && h.flags == GPUIO_CAPF_ALL && h.tracer_pid == (uint32_t)getpid(), "fields");

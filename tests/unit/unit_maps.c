@@ -26,16 +26,16 @@ int main(void)
 	bool found = false;
 	ssize_t n;
 
-	CHECK(proc_map__parse(l1, &m), "l1");
+	CHECK(proc_maps__parse_line(l1, &m), "l1");
 	CHECK(m.lo == 0x7f12a0000000ull && m.hi == 0x7f12a0021000ull && m.offset == 0x2000, "l1 range");
 	CHECK(!strcmp(m.perms, "r-xp") && m.maj == 0xfd && m.min == 1 && m.dev == (0xfdu << 20 | 1), "l1 dev");
 	CHECK(m.ino == 1234567 && !strcmp(m.path, "/usr/lib/libc.so.6") && proc_map__is_file(&m), "l1 path '%s'", m.path);
-	CHECK(proc_map__parse(l2, &m) && !strcmp(m.path, "[heap]") && !proc_map__is_file(&m), "heap '%s'", m.path);
-	CHECK(proc_map__parse(l3, &m) && !strcmp(m.path, "") && m.ino == 0, "anonymous '%s'", m.path);
-	CHECK(proc_map__parse(l4, &m) && !strcmp(m.path, "/memfd:x (deleted)"), "deleted '%s'", m.path);
-	CHECK(proc_map__parse(l5, &m) && !strcmp(m.path, "/data/my file.bin") && m.maj == 0x103 && m.min == 2,
+	CHECK(proc_maps__parse_line(l2, &m) && !strcmp(m.path, "[heap]") && !proc_map__is_file(&m), "heap '%s'", m.path);
+	CHECK(proc_maps__parse_line(l3, &m) && !strcmp(m.path, "") && m.ino == 0, "anonymous '%s'", m.path);
+	CHECK(proc_maps__parse_line(l4, &m) && !strcmp(m.path, "/memfd:x (deleted)"), "deleted '%s'", m.path);
+	CHECK(proc_maps__parse_line(l5, &m) && !strcmp(m.path, "/data/my file.bin") && m.maj == 0x103 && m.min == 2,
 	      "spaces '%s' %x:%x", m.path, m.maj, m.min);
-	CHECK(!proc_map__parse(l6, &m), "junk accepted");
+	CHECK(!proc_maps__parse_line(l6, &m), "junk accepted");
 
 	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	CHECK(n > 0, "readlink");

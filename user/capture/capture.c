@@ -93,7 +93,7 @@ int gpuio_cap_writer__create(const char *path, const struct gpuio_cap_header *hd
 
 		h.version = GPUIO_CAP_VERSION;  /* whatever the caller copied: we encode */
 		h.header_size = sizeof(h);
-		err = write_all(fd, &h, sizeof(h), NULL);
+		err = file_write_all(fd, &h, sizeof(h), NULL);
 	}
 	if (err) {
 		close(fd);
@@ -112,7 +112,7 @@ int gpuio_cap_writer__flush(struct gpuio_cap_writer *w)
 
 	if (!w->used)
 		return w->err;
-	err = write_all(w->fd, w->buf, w->used, NULL);
+	err = file_write_all(w->fd, w->buf, w->used, NULL);
 	if (err && !w->err)
 		w->err = err;
 	w->used = 0;

@@ -56,19 +56,19 @@ static void note_collector(struct capture_info *in, const struct gpuio_gpu_info 
 	in->colls[i] = *g;
 }
 
-const char *gpu_info__state(uint32_t s)
+const char *capture_info__gpu_state(uint32_t s)
 {
 	return s == GPUIO_GPU_ON ? "on" : s == GPUIO_GPU_UNAVAILABLE ? "unavailable" :
 	       s == GPUIO_GPU_FINAL ? "final" : "unknown";
 }
 
-const char *gpu_info__clock(uint32_t c)
+const char *capture_info__gpu_clock(uint32_t c)
 {
 	return c == GPUIO_GPU_CLOCK_MONOTONIC_CB ? "monotonic_callback" :
 	       c == GPUIO_GPU_CLOCK_OFFSET ? "offset" : "none";
 }
 
-const char *gpu_info__how(uint32_t h)
+const char *capture_info__gpu_how(uint32_t h)
 {
 	return h == GPUIO_GPU_HOW_LAUNCH ? "launch" : h == GPUIO_GPU_HOW_ATTACH ? "attach" :
 	       "unknown";

@@ -38,12 +38,12 @@ void capture_info__gpu_drops(const struct capture_info *in, uint64_t *cupti, uin
 const char *capture_info__type_name(int type);
 /* REALTIME ns as "2026-11-24T04:02:51.256405123Z" ("unknown" for 0) */
 void capture_info__utc(uint64_t ns, char *buf, size_t len);
-const char *gpu_info__state(uint32_t state);
-const char *gpu_info__clock(uint32_t clock);
-const char *gpu_info__how(uint32_t how);
+const char *capture_info__gpu_state(uint32_t state);
+const char *capture_info__gpu_clock(uint32_t clock);
+const char *capture_info__gpu_how(uint32_t how);
 
 /* `gpuio info` as text (report/info_text.c) or one JSON object (info_json.c), on stdout. */
-void info__print_text(const char *path, const struct capture_info *in);
-int info__print_json(const char *path, const struct capture_info *in);
+void rpt_info__print_text(const char *path, const struct capture_info *in);
+int rpt_info__print_json(const char *path, const struct capture_info *in);
 
 #endif /* GPUIO_CAPTURE_INFO_H */

@@ -32,7 +32,7 @@ void gpuio_cap_header__init(struct gpuio_cap_header *h, __u32 ncpus, __u32 flags
 	gethostname(h->hostname, sizeof(h->hostname) - 1);
 	if (uname(&u) == 0)
 		snprintf(h->kernel, sizeof(h->kernel), "%s %s", u.release, u.version);
-	read_first_line("/proc/sys/kernel/random/boot_id", h->boot_id, sizeof(h->boot_id));
+	file_read_first_line("/proc/sys/kernel/random/boot_id", h->boot_id, sizeof(h->boot_id));
 }
 
 uint64_t gpuio_cap_header__boottime(const struct gpuio_cap_header *h)
@@ -42,7 +42,7 @@ uint64_t gpuio_cap_header__boottime(const struct gpuio_cap_header *h)
 
 	/* the capture's boot is this one: time spent suspended since it began
 	 * is BOOTTIME - MONOTONIC now (an upper bound for the anchor's) */
-	read_first_line("/proc/sys/kernel/random/boot_id", boot_id, sizeof(boot_id));
+	file_read_first_line("/proc/sys/kernel/random/boot_id", boot_id, sizeof(boot_id));
 	if (h->boot_id[0] && !strncmp(boot_id, h->boot_id, sizeof(boot_id)) &&
 	    !clock_gettime(CLOCK_MONOTONIC, &m) && !clock_gettime(CLOCK_BOOTTIME, &b)) {
 		int64_t d = ((int64_t)b.tv_sec - m.tv_sec) * 1000000000ll + (b.tv_nsec - m.tv_nsec);

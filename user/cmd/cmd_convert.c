@@ -82,7 +82,7 @@ int cmd_convert(int argc, char **argv)
 	}
 	capture = argv[optind];
 	if (!output) {
-		derived = opt_output_for_capture(capture);
+		derived = cmd_opt__output_for_capture(capture);
 		if (!derived) {
 			pr_err("out of memory");
 			return GPUIO_EXIT_ERROR;

@@ -74,12 +74,12 @@ int cmd_info(int argc, char **argv)
 		in.file_size = (uint64_t)sb.st_size;
 	rc = capture_info__scan(r, &in);
 	if (json) {
-		if (info__print_json(argv[optind], &in)) {
+		if (rpt_info__print_json(argv[optind], &in)) {
 			pr_err("cannot write to stdout");
 			rc = -EIO;
 		}
 	} else {
-		info__print_text(argv[optind], &in);
+		rpt_info__print_text(argv[optind], &in);
 		fflush(stdout);
 	}
 	if (in.corrupt[0])

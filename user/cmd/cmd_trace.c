@@ -360,7 +360,7 @@ int cmd_trace(int argc, char **argv)
 		return GPUIO_EXIT_USAGE;
 	}
 	if (!o.capture) {
-		opt_capture_for_output(o.output, capbuf, sizeof(capbuf));
+		cmd_opt__capture_for_output(o.output, capbuf, sizeof(capbuf));
 		o.capture = capbuf;
 	}
 	if (check_writable(o.capture, "capture") < 0 ||

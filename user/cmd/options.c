@@ -6,25 +6,25 @@
 #include "cmd/options.h"
 #include "lib/parse.h"
 
-void opt_capture_for_output(const char *out, char *buf, size_t len)
+void cmd_opt__capture_for_output(const char *out, char *buf, size_t len)
 {
 	static const char *const exts[] = { ".json.gz", ".json", ".pftrace.gz", ".pftrace" };
 	size_t n = strlen(out);
 
 	for (size_t i = 0; i < sizeof(exts) / sizeof(exts[0]); i++)
-		if (str_ends_with(out, exts[i])) {
+		if (parse_str_ends_with(out, exts[i])) {
 			n -= strlen(exts[i]);
 			break;
 		}
 	snprintf(buf, len, "%.*s.gpuio", (int)n, out);
 }
 
-char *opt_output_for_capture(const char *capture)
+char *cmd_opt__output_for_capture(const char *capture)
 {
 	size_t n = strlen(capture);
 	char *out;
 
-	if (str_ends_with(capture, ".gpuio"))
+	if (parse_str_ends_with(capture, ".gpuio"))
 		n -= 6;
 	out = malloc(n + 6);
 	if (out) {

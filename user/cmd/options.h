@@ -9,8 +9,8 @@
 #include <stddef.h>
 
 /* run.json / run.json.gz / run.pftrace[.gz] -> run.gpuio (the capture beside an output) */
-void opt_capture_for_output(const char *out, char *buf, size_t len);
+void cmd_opt__capture_for_output(const char *out, char *buf, size_t len);
 /* run.gpuio -> run.json; anything else -> NAME.json (malloc'd, NULL when out of memory) */
-char *opt_output_for_capture(const char *capture);
+char *cmd_opt__output_for_capture(const char *capture);
 
 #endif /* GPUIO_CMD_OPTIONS_H */

@@ -14,17 +14,17 @@
 
 bool gpuio_export__is_gz(const char *name)
 {
-	return str_ends_with(name, ".gz");
+	return parse_str_ends_with(name, ".gz");
 }
 
 bool gpuio_export__is_json_name(const char *name)
 {
-	return str_ends_with(name, ".json") || str_ends_with(name, ".json.gz");
+	return parse_str_ends_with(name, ".json") || parse_str_ends_with(name, ".json.gz");
 }
 
 bool gpuio_export__is_pftrace_name(const char *name)
 {
-	return str_ends_with(name, ".pftrace") || str_ends_with(name, ".pftrace.gz");
+	return parse_str_ends_with(name, ".pftrace") || parse_str_ends_with(name, ".pftrace.gz");
 }
 
 bool gpuio_export__is_output_name(const char *name)

@@ -99,7 +99,7 @@ int gpuio_stream__open(const char *capture_path, const char *out_path,
 	err = pftrace__new(&s->p);
 	if (err)
 		goto fail;
-	err = file_open(s, s->hdr.monotonic_ns);
+	err = stream_file_open(s, s->hdr.monotonic_ns);
 	if (err)
 		goto fail;
 	*out = s;
@@ -189,9 +189,9 @@ static int read_new(struct gpuio_stream *s, bool *more)
 				err = model_session__feed(s->sess, &rec.h, tools, 1);
 			}
 			if (!err && (h.type == GPUIO_REC_VFS || h.type == GPUIO_REC_SCHED))
-				err = pendq__push(&s->next, &rec.h, &e);
+				err = stream_pendq__push(&s->next, &rec.h, &e);
 			else if (!err && h.type == GPUIO_REC_BLOCK)
-				err = on_block(s, (const void *)rec.b);
+				err = stream_on_block(s, (const void *)rec.b);
 			if (err)
 				return err;
 		}
@@ -209,11 +209,11 @@ static void emit_round(struct gpuio_stream *s)
 		const struct pend *e = &s->prev.a[i];
 
 		if (e->type == GPUIO_REC_VFS)
-			emit_vfs(s, &e->r.v);
+			stream_emit_vfs(s, &e->r.v);
 		else if (e->type == GPUIO_REC_SCHED)
-			emit_sched(s, &e->r.sc);
+			stream_emit_sched(s, &e->r.sc);
 		else
-			emit_block(s, e);
+			stream_emit_block(s, e);
 	}
 	s->prev.n = 0;
 	{
@@ -226,7 +226,7 @@ static void emit_round(struct gpuio_stream *s)
 		struct sdisk *d = &s->disks[i];
 
 		if (d->started && s->latest_ns > CLOSE_AFTER_NS)
-			buckets_close(s, d, (s->latest_ns - CLOSE_AFTER_NS) / BUCKET_NS);
+			stream_buckets_close(s, d, (s->latest_ns - CLOSE_AFTER_NS) / BUCKET_NS);
 	}
 }
 
@@ -246,16 +246,16 @@ int gpuio_stream__pump(struct gpuio_stream *s, uint64_t now)
 		return s->err = err;
 	emit_round(s);
 	s->round++;
-	if (s->round % 16 == 0 && flows_sweep(s))
+	if (s->round % 16 == 0 && stream_flows_sweep(s))
 		s->err = -ENOMEM;
 	if (!s->err)
 		s->err = pftrace__flush(s->p, true);
-	if (!s->err && rotating(s) &&
+	if (!s->err && stream_rotating(s) &&
 	    ((s->o.rotate_bytes && out_file__file_bytes(s->of) >= s->o.rotate_bytes) ||
 	     (s->o.rotate_ns && now - s->file_start_ns >= s->o.rotate_ns))) {
-		s->err = file_close(s);
+		s->err = stream_file_close(s);
 		if (!s->err)
-			s->err = file_open(s, now);
+			s->err = stream_file_open(s, now);
 	}
 	if (s->err && s->err != -EBADMSG)
 		pr_err("--stream: cannot write %s: %s%s", s->out_path, strerror(-s->err),
@@ -284,12 +284,12 @@ int gpuio_stream__close(struct gpuio_stream *s, struct gpuio_stream_stats *st)
 				struct sdisk *d = &s->disks[i];
 
 				if (d->started) {
-					buckets_close(s, d, d->base + RING);
-					counter_emit(s, d, d->base, 0, 0, true);
+					stream_buckets_close(s, d, d->base + RING);
+					stream_counter_emit(s, d, d->base, 0, 0, true);
 				}
 			}
 		}
-		err = file_close(s);
+		err = stream_file_close(s);
 		if (!err)
 			err = s->err;
 	}

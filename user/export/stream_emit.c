@@ -59,7 +59,7 @@ static int lanes__assign(struct olanes *l, uint64_t start, uint64_t end, uint32_
 	return 0;
 }
 
-int pendq__push(struct pendq *q, const struct gpuio_hdr *h, struct pend **out)
+int stream_pendq__push(struct pendq *q, const struct gpuio_hdr *h, struct pend **out)
 {
 	struct pend *e;
 
@@ -195,7 +195,7 @@ static void need_uring_lane(struct gpuio_stream *s, uint32_t pid, uint32_t lane,
 
 /* ---- throughput ---- */
 
-void counter_emit(struct gpuio_stream *s, struct sdisk *d, uint64_t k, double rb,
+void stream_counter_emit(struct gpuio_stream *s, struct sdisk *d, uint64_t k, double rb,
 			 double wb, bool force)
 {
 	double scale = 1e9 / (double)BUCKET_NS / 1048576.0, r, w;
@@ -218,23 +218,23 @@ void counter_emit(struct gpuio_stream *s, struct sdisk *d, uint64_t k, double rb
 }
 
 /* Emit and recycle the buckets before absolute index upto. */
-void buckets_close(struct gpuio_stream *s, struct sdisk *d, uint64_t upto)
+void stream_buckets_close(struct gpuio_stream *s, struct sdisk *d, uint64_t upto)
 {
 	/* a long idle stretch: one zero, not one event per bucket */
 	if (upto > d->base + RING) {
 		for (uint64_t k = d->base; k < d->base + RING; k++) {
 			double *b = d->ring[k % RING];
 
-			counter_emit(s, d, k, b[0], b[1], false);
+			stream_counter_emit(s, d, k, b[0], b[1], false);
 			b[0] = b[1] = 0;
 		}
 		d->base = upto - RING;
-		counter_emit(s, d, d->base, 0, 0, false);
+		stream_counter_emit(s, d, d->base, 0, 0, false);
 	}
 	for (; d->base < upto; d->base++) {
 		double *b = d->ring[d->base % RING];
 
-		counter_emit(s, d, d->base, b[0], b[1], false);
+		stream_counter_emit(s, d, d->base, b[0], b[1], false);
 		b[0] = b[1] = 0;
 	}
 }
@@ -257,7 +257,7 @@ static void buckets_add(struct gpuio_stream *s, struct sdisk *d, const struct gp
 		d->started = true;
 	}
 	if (k1 >= d->base + RING)
-		buckets_close(s, d, k1 - RING + 1);
+		stream_buckets_close(s, d, k1 - RING + 1);
 	/* what lies before the open window lands in its first bucket */
 	if (k0 < d->base)
 		k0 = d->base;
@@ -296,7 +296,7 @@ static struct sdisk *disk_of(struct gpuio_stream *s, uint32_t dev)
 	return &s->disks[*v - 1];
 }
 
-int on_block(struct gpuio_stream *s, const struct gpuio_block_event *b)
+int stream_on_block(struct gpuio_stream *s, const struct gpuio_block_event *b)
 {
 	struct sdisk *d = disk_of(s, b->dev);
 	uint64_t end = b->complete_ns > b->hdr.ts ? b->complete_ns : b->hdr.ts, *fv;
@@ -306,7 +306,7 @@ int on_block(struct gpuio_stream *s, const struct gpuio_block_event *b)
 
 	if (!d)
 		return -ENOMEM;
-	err = pendq__push(&s->next, &b->hdr, &e);
+	err = stream_pendq__push(&s->next, &b->hdr, &e);
 	if (!err)
 		err = lanes__assign(&d->lanes, b->hdr.ts, end, &e->lane, &is_new);
 	if (err)
@@ -327,7 +327,7 @@ int on_block(struct gpuio_stream *s, const struct gpuio_block_event *b)
 	return 0;
 }
 
-void emit_block(struct gpuio_stream *s, const struct pend *e)
+void stream_emit_block(struct gpuio_stream *s, const struct pend *e)
 {
 	struct sdisk *d = &s->disks[e->disk];
 	struct pftrace_flows f = { 0 };
@@ -350,7 +350,7 @@ void emit_block(struct gpuio_stream *s, const struct pend *e)
 	s->st.block++;
 }
 
-void emit_vfs(struct gpuio_stream *s, const struct gpuio_vfs_event *e)
+void stream_emit_vfs(struct gpuio_stream *s, const struct gpuio_vfs_event *e)
 {
 	struct pftrace_flows f = { 0 };
 	uint64_t track, *fv;
@@ -409,7 +409,7 @@ nomem:
 }
 
 /* Drop flow entries older than FLOW_ROUNDS pumps (kmap has no delete: rebuild). */
-int flows_sweep(struct gpuio_stream *s)
+int stream_flows_sweep(struct gpuio_stream *s)
 {
 	struct kmap fresh = { 0 };
 
@@ -432,7 +432,7 @@ int flows_sweep(struct gpuio_stream *s)
 
 /* ---- files ---- */
 
-void emit_info(struct gpuio_stream *s)
+void stream_emit_info(struct gpuio_stream *s)
 {
 	uint64_t track = PFT_UUID(TL_INFO_PID, PFT_INFO);
 
@@ -444,7 +444,7 @@ void emit_info(struct gpuio_stream *s)
 }
 
 /* A switch or wake-up: Perfetto's sched events (thread states), their threads' tracks. */
-void emit_sched(struct gpuio_stream *s, const struct gpuio_sched_event *r)
+void stream_emit_sched(struct gpuio_stream *s, const struct gpuio_sched_event *r)
 {
 	struct sched_ent e;
 	struct tl_sched o;

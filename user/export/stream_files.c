@@ -65,7 +65,7 @@ static int open_out(struct gpuio_stream *s, const char *path, int *fd)
 	return 0;
 }
 
-bool rotating(const struct gpuio_stream *s)
+bool stream_rotating(const struct gpuio_stream *s)
 {
 	return s->o.rotate_bytes || s->o.rotate_ns;
 }
@@ -74,14 +74,14 @@ static char *file_name(const struct gpuio_stream *s, uint64_t no)
 {
 	char *p;
 
-	if (!rotating(s))
+	if (!stream_rotating(s))
 		return strdup(s->out_path);
 	if (asprintf(&p, "%s.%04llu%s", s->base, (unsigned long long)no, s->ext) < 0)
 		return NULL;
 	return p;
 }
 
-int file_open(struct gpuio_stream *s, uint64_t now)
+int stream_file_open(struct gpuio_stream *s, uint64_t now)
 {
 	char *path;
 	int fd, err;
@@ -125,11 +125,11 @@ int file_open(struct gpuio_stream *s, uint64_t now)
 	}
 }
 
-int file_close(struct gpuio_stream *s)
+int stream_file_close(struct gpuio_stream *s)
 {
 	int err, cerr;
 
-	emit_info(s);
+	stream_emit_info(s);
 	err = pftrace__detach(s->p);
 	cerr = out_file__close(s->of);
 	s->of = NULL;

@@ -87,27 +87,27 @@ struct gpuio_stream {
 	struct sched_chain chain;       /* switches the trace missed (model/sched_tab.h) */
 };
 
-int pendq__push(struct pendq *q, const struct gpuio_hdr *h, struct pend **out);
+int stream_pendq__push(struct pendq *q, const struct gpuio_hdr *h, struct pend **out);
 
-void counter_emit(struct gpuio_stream *s, struct sdisk *d, uint64_t k, double rb, double wb, bool force);
+void stream_counter_emit(struct gpuio_stream *s, struct sdisk *d, uint64_t k, double rb, double wb, bool force);
 
-void buckets_close(struct gpuio_stream *s, struct sdisk *d, uint64_t upto);
+void stream_buckets_close(struct gpuio_stream *s, struct sdisk *d, uint64_t upto);
 
-int on_block(struct gpuio_stream *s, const struct gpuio_block_event *b);
+int stream_on_block(struct gpuio_stream *s, const struct gpuio_block_event *b);
 
-void emit_block(struct gpuio_stream *s, const struct pend *e);
+void stream_emit_block(struct gpuio_stream *s, const struct pend *e);
 
-void emit_vfs(struct gpuio_stream *s, const struct gpuio_vfs_event *e);
-void emit_sched(struct gpuio_stream *s, const struct gpuio_sched_event *r);
+void stream_emit_vfs(struct gpuio_stream *s, const struct gpuio_vfs_event *e);
+void stream_emit_sched(struct gpuio_stream *s, const struct gpuio_sched_event *r);
 
-int flows_sweep(struct gpuio_stream *s);
+int stream_flows_sweep(struct gpuio_stream *s);
 
-void emit_info(struct gpuio_stream *s);
+void stream_emit_info(struct gpuio_stream *s);
 
-bool rotating(const struct gpuio_stream *s);
+bool stream_rotating(const struct gpuio_stream *s);
 
-int file_open(struct gpuio_stream *s, uint64_t now);
+int stream_file_open(struct gpuio_stream *s, uint64_t now);
 
-int file_close(struct gpuio_stream *s);
+int stream_file_close(struct gpuio_stream *s);
 
 #endif /* GPUIO_EXPORT_STREAM_PRIV_H */

@@ -154,7 +154,7 @@ static const struct cuda_fn drv_fns[] = {
 static const char *const suffixes[] = { "", "_ptds", "_ptsz" };
 
 /* Table entry (and suffix) that the exported name is, or NULL. */
-const struct cuda_fn *lookup_fn(const struct cuda_fn *tab, size_t n, const char *name)
+const struct cuda_fn *cuda_lookup_fn(const struct cuda_fn *tab, size_t n, const char *name)
 {
 	for (size_t i = 0; i < n; i++) {
 		size_t len = strlen(tab[i].name);
@@ -195,7 +195,7 @@ int cuda_lib_funcs(int fd, int lib_kind, struct cuda_lib_func *out, int max)
 	tab = lib_kind == CUDA_LIB_RT ? rt_fns : drv_fns;
 	ntab = lib_kind == CUDA_LIB_RT ? sizeof(rt_fns) / sizeof(rt_fns[0])
 				       : sizeof(drv_fns) / sizeof(drv_fns[0]);
-	elf_init();
+	cuda_elf_init();
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf)
 		return -ENOEXEC;
@@ -234,7 +234,7 @@ int cuda_lib_funcs(int fd, int lib_kind, struct cuda_lib_func *out, int max)
 			    sym.st_shndx == SHN_UNDEF || sym.st_shndx >= SHN_LORESERVE || !sym.st_value)
 				continue;
 			name = elf_strptr(elf, sh.sh_link, sym.st_name);
-			if (!name || !(fn = lookup_fn(tab, ntab, name)))
+			if (!name || !(fn = cuda_lookup_fn(tab, ntab, name)))
 				continue;
 			/* uprobes take a file offset */
 			tscn = elf_getscn(elf, sym.st_shndx);

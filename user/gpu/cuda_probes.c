@@ -63,7 +63,7 @@ struct cuda_probes {
 	int nlibs, nfuncs;
 };
 
-void elf_init(void)
+void cuda_elf_init(void)
 {
 	static bool done;
 
@@ -91,7 +91,7 @@ int cuda_probes__new(struct gpuio_loader *l, bool every_process, struct cuda_pro
 		cuda_probes__free(cp);
 		return -ENOMEM;
 	}
-	elf_init();
+	cuda_elf_init();
 	*out = cp;
 	return 0;
 }

@@ -32,10 +32,10 @@ struct cuda_fn {
 };
 
 
-void elf_init(void);
+void cuda_elf_init(void);
 
 /* Table entry that the exported name is (with a _ptds/_ptsz suffix or not), or NULL. */
-const struct cuda_fn *lookup_fn(const struct cuda_fn *tab, size_t n, const char *name);
+const struct cuda_fn *cuda_lookup_fn(const struct cuda_fn *tab, size_t n, const char *name);
 
 /* ---- launch stub names ------------------------------------------------ */
 

@@ -106,7 +106,7 @@ int gpuio_inject__call_ex(pid_t pid, const char *lib_path, const char *sym, cons
 #define STOP_GRACE_MS   2000          /* to stop the thread again for restoring */
 #define XSTATE_MAX      (64u << 10)
 
-int fail(struct inj *j, int e, const char *fmt, ...)
+int inject_fail(struct inj *j, int e, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -119,7 +119,7 @@ int fail(struct inj *j, int e, const char *fmt, ...)
 	return -e;
 }
 
-double ms_left(const struct timespec *dl)
+double inject_ms_left(const struct timespec *dl)
 {
 	struct timespec now;
 
@@ -127,7 +127,7 @@ double ms_left(const struct timespec *dl)
 	return (double)(dl->tv_sec - now.tv_sec) * 1e3 + (double)(dl->tv_nsec - now.tv_nsec) / 1e6;
 }
 
-void deadline_in(struct timespec *dl, int ms)
+void inject_deadline_in(struct timespec *dl, int ms)
 {
 	clock_gettime(CLOCK_MONOTONIC, dl);
 	dl->tv_sec += ms / 1000;
@@ -139,23 +139,23 @@ void deadline_in(struct timespec *dl, int ms)
 }
 
 /* Why ptrace is refused, in one line a user can act on. */
-int perm_error(struct inj *j, int e, const char *what)
+int inject_perm_error(struct inj *j, int e, const char *what)
 {
 	char buf[16];
 	int scope = -1;
 
-	if (read_small("/proc/sys/kernel/yama/ptrace_scope", buf, sizeof(buf)) > 0)
+	if (inject_read_small("/proc/sys/kernel/yama/ptrace_scope", buf, sizeof(buf)) > 0)
 		scope = atoi(buf);
 	if (scope == 3)
-		return fail(j, e, "%s pid %d: ptrace is disabled on this machine "
+		return inject_fail(j, e, "%s pid %d: ptrace is disabled on this machine "
 			    "(kernel.yama.ptrace_scope=3, needs a reboot to lower)", what, j->pid);
 	if (geteuid() != 0)
-		return fail(j, e, "%s pid %d: permission denied: run as root (or with CAP_SYS_PTRACE)%s",
+		return inject_fail(j, e, "%s pid %d: permission denied: run as root (or with CAP_SYS_PTRACE)%s",
 			    what, j->pid,
 			    scope == 1 ? "; kernel.yama.ptrace_scope=1 lets non-root users trace only "
 					 "their own descendants" :
 			    scope == 2 ? "; kernel.yama.ptrace_scope=2 requires CAP_SYS_PTRACE" : "");
-	return fail(j, e, "%s pid %d: %s even as root (a security module, or the process is "
+	return inject_fail(j, e, "%s pid %d: %s even as root (a security module, or the process is "
 		    "being set up/torn down)", what, j->pid, strerror(e));
 }
 
@@ -174,9 +174,9 @@ static int remote_call(struct inj *j, const char *name, uint64_t fn, uint64_t a0
 	int status, rc;
 
 	j->phase = name;
-	rc = mem_write(j, j->ret_slot, &zero, sizeof(zero));
+	rc = inject_mem_write(j, j->ret_slot, &zero, sizeof(zero));
 	if (rc)
-		return fail(j, -rc, "cannot write to the stack of thread %d: %s", j->tid, strerror(-rc));
+		return inject_fail(j, -rc, "cannot write to the stack of thread %d: %s", j->tid, strerror(-rc));
 	r.rip = fn;
 	r.rsp = j->ret_slot;
 	r.rdi = a0;
@@ -185,28 +185,28 @@ static int remote_call(struct inj *j, const char *name, uint64_t fn, uint64_t a0
 	r.orig_rax = (uint64_t)-1;         /* no syscall restart on this resume */
 	r.eflags &= ~(0x400ull | 0x100ull);  /* DF clear (ABI), no single-step */
 	if (ptrace(PTRACE_SETREGS, j->tid, NULL, &r) < 0)
-		return pt_error(j, "SETREGS");
-	if ((rc = resume(j)))
+		return inject_pt_error(j, "SETREGS");
+	if ((rc = inject_resume(j)))
 		return rc;
 	for (;;) {
 		siginfo_t si;
 
-		rc = wait_thread(j, &j->deadline, &status);
+		rc = inject_wait_thread(j, &j->deadline, &status);
 		if (rc == -ESRCH)
-			return gone(j);
+			return inject_gone(j);
 		if (rc == -ETIMEDOUT) {
 			struct timespec dl;
 
 			j->timed_out = true;
-			deadline_in(&dl, STOP_GRACE_MS);
-			rc = interrupt_thread(j, &dl, false);
+			inject_deadline_in(&dl, STOP_GRACE_MS);
+			rc = inject_interrupt_thread(j, &dl, false);
 			if (rc == -ETIMEDOUT)
-				return fail(j, ETIMEDOUT, "%s did not return within %.1f s in pid %d "
+				return inject_fail(j, ETIMEDOUT, "%s did not return within %.1f s in pid %d "
 					    "(thread %d), and the thread cannot be stopped to restore it",
 					    name, j->timeout_ms / 1e3, j->pid, j->tid);
 			if (rc < 0)
 				return rc;
-			return fail(j, ETIMEDOUT, "%s did not return within %.1f s in pid %d "
+			return inject_fail(j, ETIMEDOUT, "%s did not return within %.1f s in pid %d "
 				    "(thread %d); interrupted it and restored the thread",
 				    name, j->timeout_ms / 1e3, j->pid, j->tid);
 		}
@@ -215,15 +215,15 @@ static int remote_call(struct inj *j, const char *name, uint64_t fn, uint64_t a0
 		if ((status >> 16) != 0) {
 			/* Group stop (job control) or another event: finish our call
 			 * first; detach puts the thread back into the group stop. */
-			if ((rc = resume(j)))
+			if ((rc = inject_resume(j)))
 				return rc;
 			continue;
 		}
 		if (ptrace(PTRACE_GETSIGINFO, j->tid, NULL, &si) < 0)
-			return pt_error(j, "GETSIGINFO");
+			return inject_pt_error(j, "GETSIGINFO");
 		if (si.si_signo == SIGSEGV && si.si_code > 0) {
 			if (ptrace(PTRACE_GETREGS, j->tid, NULL, &r) < 0)
-				return pt_error(j, "GETREGS");
+				return inject_pt_error(j, "GETREGS");
 			if (r.rip == 0 && r.rsp == j->ret_slot + 8) {
 				*ret = r.rax;   /* our return trap; the SIGSEGV is dropped */
 				return 0;
@@ -232,8 +232,8 @@ static int remote_call(struct inj *j, const char *name, uint64_t fn, uint64_t a0
 		if (si.si_code > 0 && (SYNC_SIGS & (1ull << (si.si_signo - 1)))) {
 			/* The called code faulted: abandon it, restore the thread. */
 			if (ptrace(PTRACE_GETREGS, j->tid, NULL, &r) < 0)
-				return pt_error(j, "GETREGS");
-			return fail(j, EFAULT, "%s crashed in pid %d (signal %d, %s, at pc 0x%llx, "
+				return inject_pt_error(j, "GETREGS");
+			return inject_fail(j, EFAULT, "%s crashed in pid %d (signal %d, %s, at pc 0x%llx, "
 				    "address %p); the thread was restored and the signal dropped",
 				    name, j->pid, si.si_signo, strsignal(si.si_signo),
 				    (unsigned long long)r.rip, si.si_addr);
@@ -243,7 +243,7 @@ static int remote_call(struct inj *j, const char *name, uint64_t fn, uint64_t a0
 			j->stash[j->nstash++] = si;
 		else
 			j->stash_lost++;
-		if ((rc = resume(j)))
+		if ((rc = inject_resume(j)))
 			return rc;
 	}
 }
@@ -256,7 +256,7 @@ static void remote_dlerror(struct inj *j, char *buf, size_t len)
 	snprintf(buf, len, "(no dlerror text)");
 	if (!j->fn_dlerror || remote_call(j, "dlerror", j->fn_dlerror, 0, 0, &p) || !p)
 		return;
-	if (mem_read_str(j, p, buf, len))
+	if (inject_mem_read_str(j, p, buf, len))
 		snprintf(buf, len, "(dlerror text unreadable)");
 }
 
@@ -271,10 +271,10 @@ static void release(struct inj *j)
 	if (!j->attached)
 		return;
 	if (!j->stopped) {
-		deadline_in(&dl, STOP_GRACE_MS);
-		if (interrupt_thread(j, &dl, !j->have_regs) < 0 || !j->stopped) {
+		inject_deadline_in(&dl, STOP_GRACE_MS);
+		if (inject_interrupt_thread(j, &dl, !j->have_regs) < 0 || !j->stopped) {
 			if (j->attached)
-				fail(j, EIO, "thread %d of pid %d could not be stopped to restore it",
+				inject_fail(j, EIO, "thread %d of pid %d could not be stopped to restore it",
 				     j->tid, j->pid);
 			/* Still seized: it is detached when this process exits. */
 			return;
@@ -308,8 +308,8 @@ static void release(struct inj *j)
 	if (ptrace(PTRACE_DETACH, j->tid, NULL, (void *)(long)sig) < 0 && errno == ESRCH) {
 		int status;
 
-		deadline_in(&dl, 1000);
-		if (wait_thread(j, &dl, &status) == -ESRCH)
+		inject_deadline_in(&dl, 1000);
+		if (inject_wait_thread(j, &dl, &status) == -ESRCH)
 			return;
 	}
 	j->attached = j->stopped = false;
@@ -332,35 +332,35 @@ static int save_state(struct inj *j)
 	long nr;
 
 	if (ptrace(PTRACE_GETREGS, j->tid, NULL, &j->saved) < 0)
-		return pt_error(j, "GETREGS");
+		return inject_pt_error(j, "GETREGS");
 	j->have_regs = true;
 	if (j->saved.cs != 0x33)   /* 64-bit user code segment */
-		return fail(j, ENOTSUP, "thread %d of pid %d runs 32-bit code: not supported",
+		return inject_fail(j, ENOTSUP, "thread %d of pid %d runs 32-bit code: not supported",
 			    j->tid, j->pid);
 	j->xstate = calloc(1, XSTATE_MAX);
 	if (!j->xstate)
-		return fail(j, ENOMEM, "out of memory");
+		return inject_fail(j, ENOMEM, "out of memory");
 	j->xiov = (struct iovec){ j->xstate, XSTATE_MAX };
 	if (ptrace(PTRACE_GETREGSET, j->tid, (void *)NT_X86_XSTATE, &j->xiov) == 0)
 		j->have_xstate = true;   /* iov_len is now the real size */
 	else if (ptrace(PTRACE_GETFPREGS, j->tid, NULL, &j->fp) == 0)
 		j->have_fp = true;
 	else
-		return pt_error(j, "GETFPREGS");
+		return inject_pt_error(j, "GETFPREGS");
 	nr = (long)j->saved.orig_rax;
-	if (nr < 0 || syscall_class(nr) != SC_MASK) {
+	if (nr < 0 || inject_syscall_class(nr) != SC_MASK) {
 		if (ptrace(PTRACE_GETSIGMASK, j->tid, (void *)sizeof(j->mask), &j->mask) < 0)
-			return pt_error(j, "GETSIGMASK");
+			return inject_pt_error(j, "GETSIGMASK");
 		block = ~SYNC_SIGS;
 		if (ptrace(PTRACE_SETSIGMASK, j->tid, (void *)sizeof(block), &block) < 0)
-			return pt_error(j, "SETSIGMASK");
+			return inject_pt_error(j, "SETSIGMASK");
 		j->mask_changed = true;
 	}
 	/* dlopen needs real stack: refuse a thread with little room left (a
 	 * small thread stack, or a signal handler on a sigaltstack). */
-	if (find_mapping(j->pid, j->saved.rsp, &lo, &is_stack) == 0 && !is_stack &&
+	if (inject_find_mapping(j->pid, j->saved.rsp, &lo, &is_stack) == 0 && !is_stack &&
 	    j->saved.rsp - lo < MIN_STACK_ROOM)
-		return fail(j, ENOSPC, "thread %d of pid %d has only %llu bytes of stack left",
+		return inject_fail(j, ENOSPC, "thread %d of pid %d has only %llu bytes of stack left",
 			    j->tid, j->pid, (unsigned long long)(j->saved.rsp - lo));
 	return 0;
 }
@@ -378,7 +378,7 @@ static int place_strings(struct inj *j, const char *const *s, uint64_t *addr, in
 	base = (j->saved.rsp - RED_ZONE - total) & ~15ull;
 	buf = malloc(total ? total : 1);
 	if (!buf)
-		return fail(j, ENOMEM, "out of memory");
+		return inject_fail(j, ENOMEM, "out of memory");
 	for (int i = 0; i < n; i++) {
 		addr[i] = 0;
 		if (!s[i])
@@ -387,10 +387,10 @@ static int place_strings(struct inj *j, const char *const *s, uint64_t *addr, in
 		memcpy(buf + off, s[i], strlen(s[i]) + 1);
 		off += strlen(s[i]) + 1;
 	}
-	rc = total ? mem_write(j, base, buf, total) : 0;
+	rc = total ? inject_mem_write(j, base, buf, total) : 0;
 	free(buf);
 	if (rc)
-		return fail(j, -rc, "cannot write to the stack of thread %d of pid %d: %s",
+		return inject_fail(j, -rc, "cannot write to the stack of thread %d of pid %d: %s",
 			    j->tid, j->pid, strerror(-rc));
 	/* rsp % 16 == 8 at function entry, as after a `call` from aligned code. */
 	j->ret_slot = base - 8;
@@ -399,7 +399,7 @@ static int place_strings(struct inj *j, const char *const *s, uint64_t *addr, in
 
 /* ---- the whole thing ---------------------------------------------------------- */
 
-int inject(struct inj *j, const char *lib, const char *sym, const char *arg, int *ret_out,
+int inject_call(struct inj *j, const char *lib, const char *sym, const char *arg, int *ret_out,
 		  struct gpuio_inject_info *info)
 {
 	const char *strs[3] = { lib, sym, arg };
@@ -408,21 +408,21 @@ int inject(struct inj *j, const char *lib, const char *sym, const char *arg, int
 	struct cand *c = NULL;
 	int nc = 0, rc, i;
 
-	rc = resolve_dl(j);
+	rc = inject_resolve_dl(j);
 	if (rc)
 		return rc;
-	rc = choose_threads(j, &c, &nc);
+	rc = inject_choose_threads(j, &c, &nc);
 	if (rc)
 		return rc;
 	for (i = 0, rc = -ESRCH; i < nc; i++) {
-		rc = attach_thread(j, &c[i]);
+		rc = inject_attach_thread(j, &c[i]);
 		/* -ESRCH without a message: that thread ended before we seized it */
-		if (rc != -ESRCH || j->err[0] || !proc_state(j->pid, 0, NULL))
+		if (rc != -ESRCH || j->err[0] || !inject_proc_state(j->pid, 0, NULL))
 			break;
 	}
 	if (rc) {
 		free(c);
-		return rc == -ESRCH ? gone(j) : rc;
+		return rc == -ESRCH ? inject_gone(j) : rc;
 	}
 	if (info) {
 		info->tid = j->tid;
@@ -441,7 +441,7 @@ int inject(struct inj *j, const char *lib, const char *sym, const char *arg, int
 		return rc;
 	if (!handle) {
 		remote_dlerror(j, derr, sizeof(derr));
-		return fail(j, ENOEXEC, "dlopen in pid %d failed: %s", j->pid, derr);
+		return inject_fail(j, ENOEXEC, "dlopen in pid %d failed: %s", j->pid, derr);
 	}
 	rc = remote_call(j, "dlsym", j->fn_dlsym, handle, a[1], &fn);
 	if (rc)
@@ -453,7 +453,7 @@ int inject(struct inj *j, const char *lib, const char *sym, const char *arg, int
 		/* Undo our reference; the library unloads unless already in use. */
 		if (j->fn_dlclose)
 			remote_call(j, "dlclose", j->fn_dlclose, handle, 0, &ignored);
-		return fail(j, ENOENT, "%s: no symbol %s in it (dlsym in pid %d: %s)",
+		return inject_fail(j, ENOENT, "%s: no symbol %s in it (dlsym in pid %d: %s)",
 			    lib, sym, j->pid, derr);
 	}
 	rc = remote_call(j, sym, fn, a[2], 0, &ret);
@@ -484,48 +484,48 @@ int gpuio_inject__call_ex(pid_t pid, const char *lib_path, const char *sym, cons
 	if (!ret_out)
 		ret_out = &dummy;
 	if (pid <= 0 || !lib_path || !*lib_path || !sym || !*sym)
-		return fail(&j, EINVAL, "inject: need a pid, a library and a symbol");
+		return inject_fail(&j, EINVAL, "inject: need a pid, a library and a symbol");
 	if (strlen(lib_path) >= MAX_STR || strlen(sym) >= MAX_STR || (arg && strlen(arg) >= MAX_STR))
-		return fail(&j, ENAMETOOLONG, "inject: library, symbol or argument longer than %d bytes",
+		return inject_fail(&j, ENAMETOOLONG, "inject: library, symbol or argument longer than %d bytes",
 			    MAX_STR - 1);
 	if (pid == getpid())
-		return fail(&j, EINVAL, "inject: cannot inject into gpuio itself");
+		return inject_fail(&j, EINVAL, "inject: cannot inject into gpuio itself");
 	j.timeout_ms = timeout_ms > 0 ? timeout_ms : GPUIO_INJECT_TIMEOUT_MS;
 
-	st = proc_state(pid, 0, &flags);
+	st = inject_proc_state(pid, 0, &flags);
 	if (!st || st == 'Z' || st == 'X' || st == 'x')
-		return fail(&j, ESRCH, "pid %d: no such process%s", pid, st ? " (zombie: it exited)" : "");
+		return inject_fail(&j, ESRCH, "pid %d: no such process%s", pid, st ? " (zombie: it exited)" : "");
 	if (flags & 0x00200000)   /* PF_KTHREAD */
-		return fail(&j, EINVAL, "pid %d is a kernel thread", pid);
+		return inject_fail(&j, EINVAL, "pid %d is a kernel thread", pid);
 	if (st == 'T')
-		return fail(&j, EAGAIN, "pid %d is stopped (job control: SIGSTOP/SIGTSTP); "
+		return inject_fail(&j, EAGAIN, "pid %d is stopped (job control: SIGSTOP/SIGTSTP); "
 			    "continue it (kill -CONT %d) and try again", pid, pid);
-	tracer = status_field(pid, 0, "TracerPid");
+	tracer = inject_status_field(pid, 0, "TracerPid");
 	if (tracer > 0)
-		return fail(&j, EBUSY, "pid %d is already traced by pid %ld "
+		return inject_fail(&j, EBUSY, "pid %d is already traced by pid %ld "
 			    "(a debugger, strace, or another gpuio inject)", pid, tracer);
-	if (status_field(pid, 0, "Tgid") != pid)
-		return fail(&j, EINVAL, "%d is a thread id, not a process id (its process is %ld)",
-			    pid, status_field(pid, 0, "Tgid"));
-	j.own_child = status_field(pid, 0, "PPid") == getpid();
-	if (status_has_word(pid, "x86_Thread_features", "shstk"))
+	if (inject_status_field(pid, 0, "Tgid") != pid)
+		return inject_fail(&j, EINVAL, "%d is a thread id, not a process id (its process is %ld)",
+			    pid, inject_status_field(pid, 0, "Tgid"));
+	j.own_child = inject_status_field(pid, 0, "PPid") == getpid();
+	if (inject_status_has_word(pid, "x86_Thread_features", "shstk"))
 		/* The fake return address would trip the shadow stack (#CP). */
-		return fail(&j, ENOTSUP, "pid %d uses the x86 shadow stack (CET): calling functions "
+		return inject_fail(&j, ENOTSUP, "pid %d uses the x86 shadow stack (CET): calling functions "
 			    "in it this way is not supported", pid);
 
 	/* The library is opened by the target: an absolute path it can see. */
 	if (strchr(lib_path, '/')) {
 		if (!realpath(lib_path, lib))
-			return fail(&j, errno, "%s: %s", lib_path, strerror(errno));
+			return inject_fail(&j, errno, "%s: %s", lib_path, strerror(errno));
 		snprintf(probe, sizeof(probe), "/proc/%d/root%s", pid, lib);
 		if (access(probe, R_OK) < 0 && errno == ENOENT)
-			return fail(&j, ENOENT, "%s: not visible from pid %d (another mount namespace?)",
+			return inject_fail(&j, ENOENT, "%s: not visible from pid %d (another mount namespace?)",
 				    lib, pid);
 	} else {
 		snprintf(lib, sizeof(lib), "%s", lib_path);   /* the target's search path */
 	}
-	deadline_in(&j.deadline, j.timeout_ms);
-	rc = inject(&j, lib, sym, arg, ret_out, info);
+	inject_deadline_in(&j.deadline, j.timeout_ms);
+	rc = inject_call(&j, lib, sym, arg, ret_out, info);
 	release(&j);
 	if (info)
 		info->signals_deferred = j.nstash + j.stash_lost;

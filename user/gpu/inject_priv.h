@@ -61,34 +61,34 @@ struct inj {
 	int nloader;
 };
 
-int fail(struct inj *j, int e, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+int inject_fail(struct inj *j, int e, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
-int read_small(const char *path, char *buf, size_t len);
+int inject_read_small(const char *path, char *buf, size_t len);
 
-char proc_state(pid_t pid, pid_t tid, unsigned long *flags);
+char inject_proc_state(pid_t pid, pid_t tid, unsigned long *flags);
 
-long status_field(pid_t pid, pid_t tid, const char *key);
+long inject_status_field(pid_t pid, pid_t tid, const char *key);
 
-bool status_has_word(pid_t pid, const char *key, const char *word);
+bool inject_status_has_word(pid_t pid, const char *key, const char *word);
 
-double ms_left(const struct timespec *dl);
+double inject_ms_left(const struct timespec *dl);
 
-void deadline_in(struct timespec *dl, int ms);
+void inject_deadline_in(struct timespec *dl, int ms);
 
-int perm_error(struct inj *j, int e, const char *what);
+int inject_perm_error(struct inj *j, int e, const char *what);
 
-int mem_write(struct inj *j, uint64_t addr, const void *data, size_t len);
+int inject_mem_write(struct inj *j, uint64_t addr, const void *data, size_t len);
 
-int mem_read_str(struct inj *j, uint64_t addr, char *buf, size_t len);
+int inject_mem_read_str(struct inj *j, uint64_t addr, char *buf, size_t len);
 
-int resolve_dl(struct inj *j);
+int inject_resolve_dl(struct inj *j);
 
-bool in_ranges(const struct range *r, int n, uint64_t pc);
+bool inject_in_ranges(const struct range *r, int n, uint64_t pc);
 
-int find_mapping(pid_t pid, uint64_t addr, uint64_t *lo, bool *is_stack);
+int inject_find_mapping(pid_t pid, uint64_t addr, uint64_t *lo, bool *is_stack);
 
 enum sc_class { SC_RESTARTS, SC_FUTEX, SC_MASK, SC_EINTR, SC_OTHER };
-enum sc_class syscall_class(long nr);
+enum sc_class inject_syscall_class(long nr);
 
 struct cand {
 	pid_t tid;
@@ -97,21 +97,21 @@ struct cand {
 	char why[80];
 };
 
-int choose_threads(struct inj *j, struct cand **out, int *nout);
+int inject_choose_threads(struct inj *j, struct cand **out, int *nout);
 
-int wait_thread(struct inj *j, const struct timespec *dl, int *status);
+int inject_wait_thread(struct inj *j, const struct timespec *dl, int *status);
 
-int gone(struct inj *j);
+int inject_gone(struct inj *j);
 
-int pt_error(struct inj *j, const char *what);
+int inject_pt_error(struct inj *j, const char *what);
 
-int resume(struct inj *j);
+int inject_resume(struct inj *j);
 
-int interrupt_thread(struct inj *j, const struct timespec *dl, bool pass_signals);
+int inject_interrupt_thread(struct inj *j, const struct timespec *dl, bool pass_signals);
 
-int attach_thread(struct inj *j, const struct cand *c);
+int inject_attach_thread(struct inj *j, const struct cand *c);
 
-int inject(struct inj *j, const char *lib, const char *sym, const char *arg, int *ret_out, struct gpuio_inject_info *info);
+int inject_call(struct inj *j, const char *lib, const char *sym, const char *arg, int *ret_out, struct gpuio_inject_info *info);
 
 #endif /* __x86_64__ */
 #endif /* GPUIO_INJECT_PRIV_H */

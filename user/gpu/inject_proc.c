@@ -37,7 +37,7 @@
 
 #if defined(__x86_64__)
 
-int read_small(const char *path, char *buf, size_t len)
+int inject_read_small(const char *path, char *buf, size_t len)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	ssize_t n;
@@ -56,7 +56,7 @@ int read_small(const char *path, char *buf, size_t len)
 }
 
 /* State letter and flags of /proc/PID[/task/TID]/stat; 0 when unreadable. */
-char proc_state(pid_t pid, pid_t tid, unsigned long *flags)
+char inject_proc_state(pid_t pid, pid_t tid, unsigned long *flags)
 {
 	char path[64], buf[1024], *p;
 	char st = 0;
@@ -65,7 +65,7 @@ char proc_state(pid_t pid, pid_t tid, unsigned long *flags)
 		snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", pid, tid);
 	else
 		snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	if (read_small(path, buf, sizeof(buf)) <= 0)
+	if (inject_read_small(path, buf, sizeof(buf)) <= 0)
 		return 0;
 	p = strrchr(buf, ')');   /* comm may contain spaces and parens */
 	if (!p)
@@ -78,7 +78,7 @@ char proc_state(pid_t pid, pid_t tid, unsigned long *flags)
 	return st;
 }
 
-long status_field(pid_t pid, pid_t tid, const char *key)
+long inject_status_field(pid_t pid, pid_t tid, const char *key)
 {
 	char path[64], buf[4096], *p;
 	size_t kl = strlen(key);
@@ -87,7 +87,7 @@ long status_field(pid_t pid, pid_t tid, const char *key)
 		snprintf(path, sizeof(path), "/proc/%d/task/%d/status", pid, tid);
 	else
 		snprintf(path, sizeof(path), "/proc/%d/status", pid);
-	if (read_small(path, buf, sizeof(buf)) <= 0)
+	if (inject_read_small(path, buf, sizeof(buf)) <= 0)
 		return -1;
 	for (p = buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
 		if (!strncmp(p, key, kl) && p[kl] == ':')
@@ -96,13 +96,13 @@ long status_field(pid_t pid, pid_t tid, const char *key)
 }
 
 /* The "KEY:" line of /proc/PID/status contains WORD. */
-bool status_has_word(pid_t pid, const char *key, const char *word)
+bool inject_status_has_word(pid_t pid, const char *key, const char *word)
 {
 	char path[64], buf[4096], *p, *e;
 	size_t kl = strlen(key), wl = strlen(word);
 
 	snprintf(path, sizeof(path), "/proc/%d/status", pid);
-	if (read_small(path, buf, sizeof(buf)) <= 0)
+	if (inject_read_small(path, buf, sizeof(buf)) <= 0)
 		return false;
 	for (p = buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
 		if (strncmp(p, key, kl) || p[kl] != ':')
@@ -120,7 +120,7 @@ bool status_has_word(pid_t pid, const char *key, const char *word)
 
 /* ---- the target's memory ------------------------------------------------ */
 
-int mem_write(struct inj *j, uint64_t addr, const void *data, size_t len)
+int inject_mem_write(struct inj *j, uint64_t addr, const void *data, size_t len)
 {
 	struct iovec local = { (void *)data, len }, remote = { (void *)addr, len };
 	const unsigned char *d = data;
@@ -148,7 +148,7 @@ int mem_write(struct inj *j, uint64_t addr, const void *data, size_t len)
 }
 
 /* A NUL-terminated string at addr (at most len - 1 bytes). */
-int mem_read_str(struct inj *j, uint64_t addr, char *buf, size_t len)
+int inject_mem_read_str(struct inj *j, uint64_t addr, char *buf, size_t len)
 {
 	size_t got = 0;
 
@@ -306,7 +306,7 @@ static int open_mapped(pid_t pid, const struct proc_map *m)
 }
 
 /* dlopen/dlsym/dlerror/dlclose addresses in the target; unsafe text ranges. */
-int resolve_dl(struct inj *j)
+int inject_resolve_dl(struct inj *j)
 {
 	static const char *const names[] = { "dlopen", "dlsym", "dlerror", "dlclose" };
 	uint64_t found[4] = { 0 };
@@ -319,8 +319,8 @@ int resolve_dl(struct inj *j)
 	err = proc_maps__open(&it, j->pid);
 	if (err) {
 		if (err == -EACCES || err == -EPERM)
-			return perm_error(j, -err, "cannot read the memory map of");
-		return fail(j, ESRCH, "pid %d: no such process", j->pid);
+			return inject_perm_error(j, -err, "cannot read the memory map of");
+		return inject_fail(j, ESRCH, "pid %d: no such process", j->pid);
 	}
 	while (proc_maps__next(&it, &m) > 0) {
 		const char *b;
@@ -329,7 +329,7 @@ int resolve_dl(struct inj *j)
 		if (m.lo == 0) {
 			proc_maps__close(&it);
 			/* Our return address 0 would execute code instead of faulting. */
-			return fail(j, ENOTSUP, "pid %d maps page 0 (vm.mmap_min_addr=0?): "
+			return inject_fail(j, ENOTSUP, "pid %d maps page 0 (vm.mmap_min_addr=0?): "
 				    "cannot call functions in it safely", j->pid);
 		}
 		if (m.path[0] != '/')
@@ -369,17 +369,17 @@ int resolve_dl(struct inj *j)
 	/* kernel threads were turned away before: no memory at all means the
 	 * process is exiting (its mm released before it becomes a zombie) */
 	if (!nmaps)
-		return fail(j, ESRCH, "pid %d exited during the injection (its memory is gone)",
+		return inject_fail(j, ESRCH, "pid %d exited during the injection (its memory is gone)",
 			    j->pid);
 	if (!dyn && !any_lib)
-		return fail(j, ENOTSUP, "pid %d has no dynamic loader or C library mapped "
+		return inject_fail(j, ENOTSUP, "pid %d has no dynamic loader or C library mapped "
 			    "(statically linked?): cannot dlopen in it", j->pid);
-	return fail(j, ENOTSUP, "pid %d: no dlopen/dlsym in its C library%s (glibc < 2.34 "
+	return inject_fail(j, ENOTSUP, "pid %d: no dlopen/dlsym in its C library%s (glibc < 2.34 "
 		    "programs that do not link libdl are not supported)", j->pid,
 		    any_lib ? "" : " (could not read it)");
 }
 
-bool in_ranges(const struct range *r, int n, uint64_t pc)
+bool inject_in_ranges(const struct range *r, int n, uint64_t pc)
 {
 	for (int i = 0; i < n; i++)
 		if (pc >= r[i].lo && pc < r[i].hi)
@@ -388,7 +388,7 @@ bool in_ranges(const struct range *r, int n, uint64_t pc)
 }
 
 /* The mapping containing addr: its start and whether it is the main [stack]. */
-int find_mapping(pid_t pid, uint64_t addr, uint64_t *lo, bool *is_stack)
+int inject_find_mapping(pid_t pid, uint64_t addr, uint64_t *lo, bool *is_stack)
 {
 	struct proc_maps it;
 	struct proc_map m;

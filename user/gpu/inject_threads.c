@@ -39,7 +39,7 @@
 /* ---- which thread --------------------------------------------------------- */
 
 
-enum sc_class syscall_class(long nr)
+enum sc_class inject_syscall_class(long nr)
 {
 	switch (nr) {
 	/* Interrupted by a ptrace stop, these return -ERESTART* and the kernel
@@ -114,18 +114,18 @@ static int cand_cmp(const void *a, const void *b)
 }
 
 /* Threads of the target, best first (see the top of the file). */
-int choose_threads(struct inj *j, struct cand **out, int *nout)
+int inject_choose_threads(struct inj *j, struct cand **out, int *nout)
 {
 	char path[64];
 	struct dirent *de;
 	struct cand *c = NULL;
-	int n = 0, cap = 0;
+	int n = 0, cap = 0, exited = 0, stopped = 0, in_loader = 0;
 	DIR *d;
 
 	snprintf(path, sizeof(path), "/proc/%d/task", j->pid);
 	d = opendir(path);
 	if (!d)
-		return fail(j, ESRCH, "pid %d: no such process", j->pid);
+		return inject_fail(j, ESRCH, "pid %d: no such process", j->pid);
 	while ((de = readdir(d))) {
 		char sp[96], buf[256];
 		pid_t tid = (pid_t)atoi(de->d_name);
@@ -137,18 +137,26 @@ int choose_threads(struct inj *j, struct cand **out, int *nout)
 
 		if (tid <= 0)
 			continue;
-		st = proc_state(j->pid, tid, NULL);
-		if (!st || st == 'Z' || st == 'X' || st == 'x' || st == 'T' || st == 't')
+		st = inject_proc_state(j->pid, tid, NULL);
+		if (st == 'T' || st == 't') {
+			stopped++;
 			continue;
+		}
+		if (!st || st == 'Z' || st == 'X' || st == 'x') {
+			exited++;
+			continue;
+		}
 		snprintf(sp, sizeof(sp), "/proc/%d/task/%d/syscall", j->pid, tid);
-		r = read_small(sp, buf, sizeof(buf));
+		r = inject_read_small(sp, buf, sizeof(buf));
 		if (r < 0 && (r == -EACCES || r == -EPERM)) {
 			closedir(d);
 			free(c);
-			return perm_error(j, -r, "cannot inspect");
+			return inject_perm_error(j, -r, "cannot inspect");
 		}
-		if (r <= 0)
+		if (r <= 0) {
+			exited++;       /* it went between the listing and the read */
 			continue;
+		}
 		if (!strncmp(buf, "running", 7)) {
 			k.nr = -2;
 			k.score = 10;
@@ -161,8 +169,10 @@ int choose_threads(struct inj *j, struct cand **out, int *nout)
 			if (last)
 				pc = strtoull(last + 1, NULL, 16);
 			k.nr = nr;
-			if (pc && in_ranges(j->loader, j->nloader, pc))
-				continue;   /* maybe holding the loader lock */
+			if (pc && inject_in_ranges(j->loader, j->nloader, pc)) {
+				in_loader++;    /* maybe holding the loader lock */
+				continue;
+			}
 			if (nr < 0) {
 				k.score = 20;
 				snprintf(k.why, sizeof(k.why), "blocked (state %c)", st);
@@ -171,7 +181,7 @@ int choose_threads(struct inj *j, struct cand **out, int *nout)
 							     [SC_MASK] = 60, [SC_EINTR] = 30,
 							     [SC_OTHER] = 40 };
 
-				k.score = score[syscall_class(nr)] - (st == 'D' ? 5 : 0);
+				k.score = score[inject_syscall_class(nr)] - (st == 'D' ? 5 : 0);
 				describe_syscall(k.why, sizeof(k.why), "blocked", nr);
 			}
 		}
@@ -183,7 +193,7 @@ int choose_threads(struct inj *j, struct cand **out, int *nout)
 			if (!nc) {
 				closedir(d);
 				free(c);
-				return fail(j, ENOMEM, "out of memory");
+				return inject_fail(j, ENOMEM, "out of memory");
 			}
 			c = nc;
 		}
@@ -192,7 +202,11 @@ int choose_threads(struct inj *j, struct cand **out, int *nout)
 	closedir(d);
 	if (!n) {
 		free(c);
-		return fail(j, ESRCH, "pid %d has no thread to use (all exited, stopped, or inside the dynamic loader)", j->pid);
+		/* a process on its way out: every thread gone or going, none to wait for */
+		if (!stopped && !in_loader)
+			return inject_gone(j);
+		return inject_fail(j, EAGAIN, "pid %d has no thread to use now: %d stopped, %d inside "
+				   "the dynamic loader, %d exited", j->pid, stopped, in_loader, exited);
 	}
 	qsort(c, (size_t)n, sizeof(*c), cand_cmp);
 	*out = c;
@@ -206,7 +220,7 @@ int choose_threads(struct inj *j, struct cand **out, int *nout)
  * Wait for the thread's next stop (or its end) until the deadline.
  * 0 with *status; -ETIMEDOUT; -ESRCH when it is gone (status reaped).
  */
-int wait_thread(struct inj *j, const struct timespec *dl, int *status)
+int inject_wait_thread(struct inj *j, const struct timespec *dl, int *status)
 {
 	long ns = 50000;
 
@@ -240,7 +254,7 @@ int wait_thread(struct inj *j, const struct timespec *dl, int *status)
 			j->attached = j->stopped = false;   /* ECHILD: no longer ours */
 			return -ESRCH;
 		}
-		if (ms_left(dl) <= 0)
+		if (inject_ms_left(dl) <= 0)
 			return -ETIMEDOUT;
 		nanosleep(&(struct timespec){ 0, ns }, NULL);
 		if (ns < 5000000)
@@ -248,14 +262,14 @@ int wait_thread(struct inj *j, const struct timespec *dl, int *status)
 	}
 }
 
-int gone(struct inj *j)
+int inject_gone(struct inj *j)
 {
-	return fail(j, ESRCH, "pid %d exited during the injection (%s)", j->pid,
+	return inject_fail(j, ESRCH, "pid %d exited during the injection (%s)", j->pid,
 		    j->phase ? j->phase : "before it could be stopped");
 }
 
 /* A ptrace request failed: the thread died (reap it) or something else. */
-int pt_error(struct inj *j, const char *what)
+int inject_pt_error(struct inj *j, const char *what)
 {
 	int e = errno;
 	int status;
@@ -264,15 +278,15 @@ int pt_error(struct inj *j, const char *what)
 		struct timespec dl;
 
 		/* Killed while stopped: the exit is reported to us shortly. */
-		deadline_in(&dl, 1000);
-		while (wait_thread(j, &dl, &status) == 0) {
+		inject_deadline_in(&dl, 1000);
+		while (inject_wait_thread(j, &dl, &status) == 0) {
 			j->stopped = false;
 			if (ptrace(PTRACE_CONT, j->tid, NULL, NULL) < 0 && errno != ESRCH)
 				break;
 		}
-		return gone(j);
+		return inject_gone(j);
 	}
-	return fail(j, e, "ptrace %s on thread %d of pid %d: %s", what, j->tid, j->pid, strerror(e));
+	return inject_fail(j, e, "ptrace %s on thread %d of pid %d: %s", what, j->tid, j->pid, strerror(e));
 }
 
 static bool stash_signal(struct inj *j)
@@ -299,17 +313,17 @@ static int stop_is_ours(struct inj *j)
 
 	if (ptrace(PTRACE_GETSIGINFO, j->tid, NULL, &si) < 0 ||
 	    ptrace(PTRACE_GETREGS, j->tid, NULL, &r) < 0)
-		return pt_error(j, "GETSIGINFO");
+		return inject_pt_error(j, "GETSIGINFO");
 	if (si.si_signo == SIGSEGV && si.si_code > 0 && r.rip == 0 && r.rsp == j->ret_slot + 8)
 		return 1;
 	return si.si_code > 0 && (SYNC_SIGS & (1ull << (si.si_signo - 1))) ? 1 : 0;
 }
 
 /* Resume from the current stop without delivering its signal. */
-int resume(struct inj *j)
+int inject_resume(struct inj *j)
 {
 	if (ptrace(PTRACE_CONT, j->tid, NULL, NULL) < 0)
-		return pt_error(j, "CONT");
+		return inject_pt_error(j, "CONT");
 	j->stopped = j->sigstop = false;
 	return 0;
 }
@@ -319,16 +333,16 @@ int resume(struct inj *j)
  * Signals met on the way: delivered (pass_signals, before we touched
  * anything) or kept for detach. 1: the process is in a group stop.
  */
-int interrupt_thread(struct inj *j, const struct timespec *dl, bool pass_signals)
+int inject_interrupt_thread(struct inj *j, const struct timespec *dl, bool pass_signals)
 {
 	int status, rc;
 
 	if (ptrace(PTRACE_INTERRUPT, j->tid, NULL, NULL) < 0)
-		return pt_error(j, "INTERRUPT");
+		return inject_pt_error(j, "INTERRUPT");
 	for (;;) {
-		rc = wait_thread(j, dl, &status);
+		rc = inject_wait_thread(j, dl, &status);
 		if (rc == -ESRCH)
-			return gone(j);
+			return inject_gone(j);
 		if (rc)
 			return rc;
 		if (!WIFSTOPPED(status))
@@ -344,7 +358,7 @@ int interrupt_thread(struct inj *j, const struct timespec *dl, bool pass_signals
 			/* A signal on its way to the thread: not ours to eat. */
 			if (pass_signals) {
 				if (ptrace(PTRACE_CONT, j->tid, NULL, (void *)(long)WSTOPSIG(status)) < 0)
-					return pt_error(j, "CONT");
+					return inject_pt_error(j, "CONT");
 				j->stopped = j->sigstop = false;
 				continue;
 			}
@@ -352,17 +366,17 @@ int interrupt_thread(struct inj *j, const struct timespec *dl, bool pass_signals
 			if (rc < 0)
 				return rc;
 			if (!rc && !stash_signal(j))
-				return pt_error(j, "GETSIGINFO");
+				return inject_pt_error(j, "GETSIGINFO");
 			/* Any stop will do for restoring: stay here. */
 			return 0;
 		}
-		if ((rc = resume(j)))
+		if ((rc = inject_resume(j)))
 			return rc;
 	}
 }
 
 /* Seize and stop one thread at a point where calling the loader is safe. */
-int attach_thread(struct inj *j, const struct cand *c)
+int inject_attach_thread(struct inj *j, const struct cand *c)
 {
 	const int max_tries = 200;
 	int rc;
@@ -370,16 +384,16 @@ int attach_thread(struct inj *j, const struct cand *c)
 	j->tid = c->tid;
 	if (ptrace(PTRACE_SEIZE, j->tid, NULL, NULL) < 0) {
 		int e = errno;
-		long tracer = status_field(j->pid, j->tid, "TracerPid");
+		long tracer = inject_status_field(j->pid, j->tid, "TracerPid");
 
 		if (e == ESRCH)
 			return -ESRCH;   /* that thread just ended: try another */
 		if (tracer > 0)
-			return fail(j, EBUSY, "pid %d (thread %d) is already traced by pid %ld "
+			return inject_fail(j, EBUSY, "pid %d (thread %d) is already traced by pid %ld "
 				    "(a debugger, strace, or another gpuio inject)", j->pid, j->tid, tracer);
 		if (e == EPERM || e == EACCES)
-			return perm_error(j, e, "cannot ptrace");
-		return fail(j, e, "ptrace seize of thread %d of pid %d: %s", j->tid, j->pid, strerror(e));
+			return inject_perm_error(j, e, "cannot ptrace");
+		return inject_fail(j, e, "ptrace seize of thread %d of pid %d: %s", j->tid, j->pid, strerror(e));
 	}
 	j->attached = true;
 	for (int tries = 0;; tries++) {
@@ -387,31 +401,31 @@ int attach_thread(struct inj *j, const struct cand *c)
 		long nr;
 
 		j->phase = "stopping a thread";
-		rc = interrupt_thread(j, &j->deadline, true);
+		rc = inject_interrupt_thread(j, &j->deadline, true);
 		if (rc == 1)
-			return fail(j, EAGAIN, "pid %d is stopped (job control: SIGSTOP/SIGTSTP); "
+			return inject_fail(j, EAGAIN, "pid %d is stopped (job control: SIGSTOP/SIGTSTP); "
 				    "continue it (kill -CONT %d) and try again", j->pid, j->pid);
 		if (rc == -ETIMEDOUT)
-			return fail(j, ETIMEDOUT, "thread %d of pid %d did not stop within %.1f s "
+			return inject_fail(j, ETIMEDOUT, "thread %d of pid %d did not stop within %.1f s "
 				    "(uninterruptible sleep?)", j->tid, j->pid, j->timeout_ms / 1e3);
 		if (rc)
 			return rc;
 		if (ptrace(PTRACE_GETREGS, j->tid, NULL, &r) < 0)
-			return pt_error(j, "GETREGS");
+			return inject_pt_error(j, "GETREGS");
 		nr = (long)r.orig_rax;
 		/* Safe: anywhere outside libc and ld.so (not in malloc, not in the
 		 * loader); or in a blocking syscall of the application's (the libc
 		 * wrappers hold no lock); or still in the very wait we chose it for. */
-		if (!in_ranges(j->unsafe, j->nunsafe, r.rip))
+		if (!inject_in_ranges(j->unsafe, j->nunsafe, r.rip))
 			break;
-		if (nr >= 0 && !in_ranges(j->loader, j->nloader, r.rip) &&
-		    (syscall_class(nr) == SC_RESTARTS || syscall_class(nr) == SC_MASK ||
-		     syscall_class(nr) == SC_EINTR || (tries == 0 && nr == c->nr)))
+		if (nr >= 0 && !inject_in_ranges(j->loader, j->nloader, r.rip) &&
+		    (inject_syscall_class(nr) == SC_RESTARTS || inject_syscall_class(nr) == SC_MASK ||
+		     inject_syscall_class(nr) == SC_EINTR || (tries == 0 && nr == c->nr)))
 			break;
 		if (tries == max_tries)
-			return fail(j, EAGAIN, "thread %d of pid %d kept being inside libc or the "
+			return inject_fail(j, EAGAIN, "thread %d of pid %d kept being inside libc or the "
 				    "loader (busy in malloc?); try again", j->tid, j->pid);
-		if ((rc = resume(j)))
+		if ((rc = inject_resume(j)))
 			return rc;
 		nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
 	}

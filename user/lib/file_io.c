@@ -6,7 +6,7 @@
 #include <unistd.h>
 #include "lib/file_io.h"
 
-int write_all(int fd, const void *buf, size_t n, size_t *done)
+int file_write_all(int fd, const void *buf, size_t n, size_t *done)
 {
 	const char *p = buf;
 	size_t off = 0;
@@ -28,7 +28,7 @@ int write_all(int fd, const void *buf, size_t n, size_t *done)
 	return err;
 }
 
-ssize_t pread_full(int fd, void *buf, size_t n, uint64_t off)
+ssize_t file_pread_full(int fd, void *buf, size_t n, uint64_t off)
 {
 	size_t got = 0;
 
@@ -46,7 +46,7 @@ ssize_t pread_full(int fd, void *buf, size_t n, uint64_t off)
 	return (ssize_t)got;
 }
 
-void read_first_line(const char *path, char *buf, size_t len)
+void file_read_first_line(const char *path, char *buf, size_t len)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	ssize_t n = 0;

@@ -11,10 +11,10 @@
  * Write all n bytes (short writes continued). 0, or -errno with *done (may
  * be NULL) the bytes that did reach the file; a write of 0 bytes is -EIO.
  */
-int write_all(int fd, const void *buf, size_t n, size_t *done);
+int file_write_all(int fd, const void *buf, size_t n, size_t *done);
 /* pread until n bytes or end of file: the bytes read, or -errno. */
-ssize_t pread_full(int fd, void *buf, size_t n, uint64_t off);
+ssize_t file_pread_full(int fd, void *buf, size_t n, uint64_t off);
 /* The first line of a small file, without its newline ("" when unreadable). */
-void read_first_line(const char *path, char *buf, size_t len);
+void file_read_first_line(const char *path, char *buf, size_t len);
 
 #endif /* GPUIO_LIB_FILE_IO_H */

@@ -23,7 +23,7 @@ struct out_file {
 static int put(struct out_file *o, const void *p, size_t n)
 {
 	size_t done = 0;
-	int err = write_all(o->fd, p, n, &done);
+	int err = file_write_all(o->fd, p, n, &done);
 
 	o->file_bytes += done;
 	return err;

@@ -65,7 +65,7 @@ int parse_ulong(const char *s, unsigned long min, unsigned long max, unsigned lo
 	return 0;
 }
 
-bool str_ends_with(const char *name, const char *suffix)
+bool parse_str_ends_with(const char *name, const char *suffix)
 {
 	size_t n = strlen(name), k = strlen(suffix);
 

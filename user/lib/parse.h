@@ -17,6 +17,6 @@ int parse_bytes(const char *s, uint64_t *bytes);
 /* A decimal integer in [min, max], nothing after it. */
 int parse_ulong(const char *s, unsigned long min, unsigned long max, unsigned long *out);
 /* true when name ends with suffix */
-bool str_ends_with(const char *name, const char *suffix);
+bool parse_str_ends_with(const char *name, const char *suffix);
 
 #endif /* GPUIO_LIB_PARSE_H */

@@ -4,7 +4,7 @@
 #include <string.h>
 #include "lib/proc_maps.h"
 
-bool proc_map__parse(char *line, struct proc_map *m)
+bool proc_maps__parse_line(char *line, struct proc_map *m)
 {
 	unsigned long long lo, hi, off, ino;
 	unsigned int maj, min;
@@ -38,7 +38,7 @@ int proc_maps__open(struct proc_maps *it, pid_t pid)
 int proc_maps__next(struct proc_maps *it, struct proc_map *m)
 {
 	while (it->f && fgets(it->line, sizeof(it->line), it->f))
-		if (proc_map__parse(it->line, m))
+		if (proc_maps__parse_line(it->line, m))
 			return 1;
 	return 0;
 }

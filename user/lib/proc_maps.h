@@ -40,7 +40,7 @@ int proc_maps__open(struct proc_maps *it, pid_t pid);
 int proc_maps__next(struct proc_maps *it, struct proc_map *m);
 void proc_maps__close(struct proc_maps *it);
 /* Parse one maps line (its newline, if any, is cut); false if it is not one. */
-bool proc_map__parse(char *line, struct proc_map *m);
+bool proc_maps__parse_line(char *line, struct proc_map *m);
 /* A file mapping: its path is absolute. */
 static inline bool proc_map__is_file(const struct proc_map *m)
 {

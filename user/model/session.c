@@ -539,7 +539,7 @@ int model_session__read_at(struct model_session *s, uint64_t off, unsigned type,
 				return -ENOMEM;
 		}
 		c->s[slot].base = off & ~4095ull;
-		k = pread_full(c->fd, c->s[slot].buf, RA_BLOCK, c->s[slot].base);
+		k = file_pread_full(c->fd, c->s[slot].buf, RA_BLOCK, c->s[slot].base);
 		c->s[slot].len = k > 0 ? (size_t)k : 0;
 		if (k < 0 || off + sizeof(h) > c->s[slot].base + c->s[slot].len)
 			goto changed;
@@ -552,7 +552,7 @@ int model_session__read_at(struct model_session *s, uint64_t off, unsigned type,
 		goto changed;
 	if (off + size <= c->s[slot].base + c->s[slot].len)
 		memcpy(c->rec.b, c->s[slot].buf + (off - c->s[slot].base), size);
-	else if (pread_full(c->fd, c->rec.b, size, off) != (ssize_t)size)
+	else if (file_pread_full(c->fd, c->rec.b, size, off) != (ssize_t)size)
 		goto changed;
 	memset(c->rec.b + size, 0, 16);
 	return dispatch(&c->rec.h, t);

@@ -114,22 +114,22 @@ static void htab_fini(struct htab *t)
 	free(t->live);
 }
 
-void *htab_ent(const struct htab *t, size_t i)
+void *mon_htab_ent(const struct htab *t, size_t i)
 {
 	return t->ents + i * t->esz;
 }
 
-void *htab_find(const struct htab *t, const void *key)
+void *mon_htab_find(const struct htab *t, const void *key)
 {
 	size_t b = hash_bytes(key, t->klen) & (t->nb - 1);
 
 	for (int i = t->bucket[b]; i >= 0; i = t->next[i])
-		if (!memcmp(htab_ent(t, i), key, t->klen))
-			return htab_ent(t, i);
+		if (!memcmp(mon_htab_ent(t, i), key, t->klen))
+			return mon_htab_ent(t, i);
 	return NULL;
 }
 
-void *htab_add(struct htab *t, const void *key)
+void *mon_htab_add(struct htab *t, const void *key)
 {
 	size_t b = hash_bytes(key, t->klen) & (t->nb - 1);
 	int i = t->free;
@@ -138,7 +138,7 @@ void *htab_add(struct htab *t, const void *key)
 	if (i < 0)
 		return NULL;
 	t->free = t->next[i];
-	e = htab_ent(t, i);
+	e = mon_htab_ent(t, i);
 	memset(e, 0, t->esz);
 	memcpy(e, key, t->klen);
 	t->live[i] = 1;
@@ -148,7 +148,7 @@ void *htab_add(struct htab *t, const void *key)
 	return e;
 }
 
-void htab_del(struct htab *t, void *e)
+void mon_htab_del(struct htab *t, void *e)
 {
 	int i = (int)(((char *)e - t->ents) / t->esz);
 	size_t b = hash_bytes(e, t->klen) & (t->nb - 1);
@@ -168,7 +168,7 @@ _Static_assert(sizeof(struct mon_cg_val) % sizeof(__u64) == 0, "cg value is all 
 _Static_assert(offsetof(struct mon_proc_val, comm_ts) == NPV * sizeof(__u64), "proc counters first");
 
 
-size_t round8(size_t n)
+size_t mon_round8(size_t n)
 {
 	return (n + 7) & ~(size_t)7;
 }
@@ -191,7 +191,7 @@ int monitor_agg__new(struct monitor_loader *l, struct monitor_names *names,
 		a->ncpus = 1;
 	if (sizeof(struct mon_cg_val) > vmax)
 		vmax = sizeof(struct mon_cg_val);
-	a->vbuf = calloc((size_t)a->ncpus, round8(vmax));
+	a->vbuf = calloc((size_t)a->ncpus, mon_round8(vmax));
 	a->keys = calloc(l->max_procs + 1, sizeof(struct mon_proc_key));
 	if (!a->vbuf || !a->keys ||
 	    htab_init(&a->cgs, l->max_cgroups * 2, sizeof(struct cg_series), sizeof(struct mon_cg_key)) ||

@@ -24,13 +24,13 @@ struct htab {
 	size_t n;
 };
 
-void *htab_ent(const struct htab *t, size_t i);
+void *mon_htab_ent(const struct htab *t, size_t i);
 
-void *htab_find(const struct htab *t, const void *key);
+void *mon_htab_find(const struct htab *t, const void *key);
 
-void *htab_add(struct htab *t, const void *key);
+void *mon_htab_add(struct htab *t, const void *key);
 
-void htab_del(struct htab *t, void *e);
+void mon_htab_del(struct htab *t, void *e);
 
 /* ------------------------------------------------------------------ series */
 
@@ -113,10 +113,10 @@ struct monitor_agg {
 };
 
 
-size_t round8(size_t n);
+size_t mon_round8(size_t n);
 
-void sum_percpu(const struct monitor_agg *a, size_t vsize, size_t n, __u64 *out);
+void monitor_sum_percpu(const struct monitor_agg *a, size_t vsize, size_t n, __u64 *out);
 
-void refresh_locked(struct monitor_agg *a);
+void monitor_refresh_locked(struct monitor_agg *a);
 
 #endif /* GPUIO_MONITOR_AGG_PRIV_H */

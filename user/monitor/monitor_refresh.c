@@ -22,11 +22,11 @@
 #include "lib/clock.h"
 
 /* Sum a per-CPU value of n u64 counters (the first n of each CPU's copy). */
-void sum_percpu(const struct monitor_agg *a, size_t vsize, size_t n, __u64 *out)
+void monitor_sum_percpu(const struct monitor_agg *a, size_t vsize, size_t n, __u64 *out)
 {
 	memset(out, 0, n * sizeof(__u64));
 	for (int c = 0; c < a->ncpus; c++) {
-		const __u64 *v = (const __u64 *)((const char *)a->vbuf + (size_t)c * round8(vsize));
+		const __u64 *v = (const __u64 *)((const char *)a->vbuf + (size_t)c * mon_round8(vsize));
 
 		for (size_t i = 0; i < n; i++)
 			out[i] += v[i];
@@ -41,7 +41,7 @@ static bool evict_idle(struct htab *t, size_t active_off, size_t labeled_off)
 	__u64 oldest = ~0ull;
 
 	for (size_t i = 0; i < t->cap; i++) {
-		char *e = htab_ent(t, i);
+		char *e = mon_htab_ent(t, i);
 		__u64 act;
 
 		if (!t->live[i] || *(bool *)(e + labeled_off))
@@ -53,7 +53,7 @@ static bool evict_idle(struct htab *t, size_t active_off, size_t labeled_off)
 		}
 	}
 	if (best)
-		htab_del(t, best);
+		mon_htab_del(t, best);
 	return best != NULL;
 }
 
@@ -85,12 +85,12 @@ static void refresh_cgroups(struct monitor_agg *a, __u64 now)
 		if (bpf_map_lookup_elem(a->l->fd_cg, &key, a->vbuf) != 0)
 			continue;
 		a->cg_entries++;
-		sum_percpu(a, sizeof(struct mon_cg_val), NCV, cur);
-		s = htab_find(&a->cgs, &key);
-		if (!s && !(s = htab_add(&a->cgs, &key)) &&
+		monitor_sum_percpu(a, sizeof(struct mon_cg_val), NCV, cur);
+		s = mon_htab_find(&a->cgs, &key);
+		if (!s && !(s = mon_htab_add(&a->cgs, &key)) &&
 		    evict_idle(&a->cgs, offsetof(struct cg_series, active_ns),
 			       offsetof(struct cg_series, labeled)))
-			s = htab_add(&a->cgs, &key);
+			s = mon_htab_add(&a->cgs, &key);
 		if (!s) {
 			a->untracked++;
 			continue;
@@ -124,7 +124,7 @@ static void refresh_cgroups(struct monitor_agg *a, __u64 now)
 	}
 	/* an entry the kernel evicted starts from zero when it comes back */
 	for (size_t i = 0; i < a->cgs.cap; i++) {
-		struct cg_series *s = htab_ent(&a->cgs, i);
+		struct cg_series *s = mon_htab_ent(&a->cgs, i);
 
 		if (a->cgs.live[i] && s->gen != a->gen)
 			memset(s->last, 0, sizeof(s->last));
@@ -140,8 +140,8 @@ static void read_exited(struct monitor_agg *a)
 		key = next;
 		prev = &key;
 		a->exited_entries++;
-		if (!htab_find(&a->exited, &key))
-			htab_add(&a->exited, &key);
+		if (!mon_htab_find(&a->exited, &key))
+			mon_htab_add(&a->exited, &key);
 	}
 }
 
@@ -149,12 +149,12 @@ static void read_exited(struct monitor_agg *a)
 static void group_add(struct monitor_agg *a, const struct group_key *gk, const __u64 *d, int off,
 		      int n, double score, __u64 now)
 {
-	struct proc_group *g = htab_find(&a->groups, gk);
+	struct proc_group *g = mon_htab_find(&a->groups, gk);
 
-	if (!g && !(g = htab_add(&a->groups, gk)) &&
+	if (!g && !(g = mon_htab_add(&a->groups, gk)) &&
 	    evict_idle(&a->groups, offsetof(struct proc_group, active_ns),
 		       offsetof(struct proc_group, labeled)))
-		g = htab_add(&a->groups, gk);
+		g = mon_htab_add(&a->groups, gk);
 	if (g && !g->active_ns && !g->labeled && a->grp_labeled < a->o.top_procs) {
 		g->labeled = true;
 		a->grp_labeled++;
@@ -190,10 +190,10 @@ static void refresh_procs(struct monitor_agg *a, __u64 now)
 		if (bpf_map_lookup_elem(a->l->fd_proc, &key, a->vbuf) != 0)
 			continue;
 		a->proc_entries++;
-		sum_percpu(a, sizeof(struct mon_proc_val), NPV, cur);
+		monitor_sum_percpu(a, sizeof(struct mon_proc_val), NPV, cur);
 		for (int c = 0; c < a->ncpus; c++) {
 			const struct mon_proc_val *v = (const void *)((char *)a->vbuf +
-						(size_t)c * round8(sizeof(struct mon_proc_val)));
+						(size_t)c * mon_round8(sizeof(struct mon_proc_val)));
 
 			if (v->comm_ts > best_ts) {
 				best_ts = v->comm_ts;
@@ -203,9 +203,9 @@ static void refresh_procs(struct monitor_agg *a, __u64 now)
 			}
 		}
 		gk.cgid = key.cgid;
-		src = htab_find(&a->srcs, &key);
+		src = mon_htab_find(&a->srcs, &key);
 		if (!src)
-			src = htab_add(&a->srcs, &key);
+			src = mon_htab_add(&a->srcs, &key);
 		for (int i = 0; i < NPV; i++) {
 			__u64 last = src ? src->last[i] : 0;
 
@@ -221,24 +221,24 @@ static void refresh_procs(struct monitor_agg *a, __u64 now)
 		if (any)
 			group_add(a, &gk, d, 0, NPV, (double)proc_rank(d), now);
 		/* the process is gone: its counts are folded, free the entry */
-		if (htab_find(&a->exited, &ek) && ndel < a->l->max_procs)
+		if (mon_htab_find(&a->exited, &ek) && ndel < a->l->max_procs)
 			del[ndel++] = key;
 	}
 	for (size_t i = 0; i < ndel; i++) {
-		struct proc_src *src = htab_find(&a->srcs, &del[i]);
+		struct proc_src *src = mon_htab_find(&a->srcs, &del[i]);
 
 		if (bpf_map_delete_elem(a->l->fd_proc, &del[i]) == 0)
 			a->procs_deleted++;
 		if (src)
-			htab_del(&a->srcs, src);
+			mon_htab_del(&a->srcs, src);
 		a->procs_folded++;
 	}
 	/* sources whose entry the kernel evicted or we deleted */
 	for (size_t i = 0; i < a->srcs.cap; i++) {
-		struct proc_src *s = htab_ent(&a->srcs, i);
+		struct proc_src *s = mon_htab_ent(&a->srcs, i);
 
 		if (a->srcs.live[i] && s->gen != a->gen)
-			htab_del(&a->srcs, s);
+			mon_htab_del(&a->srcs, s);
 	}
 }
 
@@ -268,9 +268,9 @@ static void refresh_cuda(struct monitor_agg *a, __u64 now)
 		a->cuda_entries++;
 		snprintf(gk.comm, sizeof(gk.comm), "%.15s", v.comm);   /* zeros after the NUL */
 		gk.cgid = key.cgid;
-		src = htab_find(&a->csrcs, &key);
+		src = mon_htab_find(&a->csrcs, &key);
 		if (!src)
-			src = htab_add(&a->csrcs, &key);
+			src = mon_htab_add(&a->csrcs, &key);
 		for (int i = 0; i < NCU; i++) {
 			__u64 last = src ? src->last[i] : 0;
 
@@ -285,10 +285,10 @@ static void refresh_cuda(struct monitor_agg *a, __u64 now)
 			a->untracked++;
 		if (sum) {
 			group_add(a, &gk, d, NPV, NCU, (double)sum, now);
-			c = htab_find(&a->ccgs, &key.cgid);
-			if (!c && !(c = htab_add(&a->ccgs, &key.cgid)) &&
+			c = mon_htab_find(&a->ccgs, &key.cgid);
+			if (!c && !(c = mon_htab_add(&a->ccgs, &key.cgid)) &&
 			    evict_idle(&a->ccgs, offsetof(struct cuda_cg, active_ns), offsetof(struct cuda_cg, labeled)))
-				c = htab_add(&a->ccgs, &key.cgid);
+				c = mon_htab_add(&a->ccgs, &key.cgid);
 			if (c && !c->active_ns && !c->labeled && a->ccg_labeled < a->o.top_cgroups) {
 				c->labeled = true;
 				a->ccg_labeled++;
@@ -304,22 +304,22 @@ static void refresh_cuda(struct monitor_agg *a, __u64 now)
 				c->active_ns = now;
 			}
 		}
-		if (htab_find(&a->exited, &ek) && ndel < a->max_cuda)
+		if (mon_htab_find(&a->exited, &ek) && ndel < a->max_cuda)
 			del[ndel++] = key;
 	}
 	for (size_t i = 0; i < ndel; i++) {
-		struct cuda_src *src = htab_find(&a->csrcs, &del[i]);
+		struct cuda_src *src = mon_htab_find(&a->csrcs, &del[i]);
 
 		if (bpf_map_delete_elem(a->fd_cuda, &del[i]) == 0)
 			a->cuda_deleted++;
 		if (src)
-			htab_del(&a->csrcs, src);
+			mon_htab_del(&a->csrcs, src);
 	}
 	for (size_t i = 0; i < a->csrcs.cap; i++) {
-		struct cuda_src *s = htab_ent(&a->csrcs, i);
+		struct cuda_src *s = mon_htab_ent(&a->csrcs, i);
 
 		if (a->csrcs.live[i] && s->gen != a->gen)
-			htab_del(&a->csrcs, s);
+			mon_htab_del(&a->csrcs, s);
 	}
 }
 
@@ -329,12 +329,12 @@ static void drop_exited(struct monitor_agg *a)
 	/* exited processes are forgotten (an exit seen before the process's
 	 * entry is read costs at most its last period's counts) */
 	for (size_t i = 0; i < a->exited.cap; i++) {
-		struct mon_exit_key *k = htab_ent(&a->exited, i);
+		struct mon_exit_key *k = mon_htab_ent(&a->exited, i);
 
 		if (!a->exited.live[i])
 			continue;
 		bpf_map_delete_elem(a->l->fd_exited, k);
-		htab_del(&a->exited, k);
+		mon_htab_del(&a->exited, k);
 	}
 }
 
@@ -352,7 +352,7 @@ static unsigned relabel(struct htab *t, unsigned k, size_t score_off, size_t act
 #define F_SCORE(e) (*(double *)((e) + score_off))
 #define F_LAB(e) (*(bool *)((e) + labeled_off))
 	for (size_t i = 0; i < t->cap; i++) {
-		char *e = htab_ent(t, i);
+		char *e = mon_htab_ent(t, i);
 		__u64 act;
 
 		if (!t->live[i])
@@ -370,7 +370,7 @@ static unsigned relabel(struct htab *t, unsigned k, size_t score_off, size_t act
 		char *best = NULL, *worst = NULL;
 
 		for (size_t i = 0; i < t->cap; i++) {
-			char *e = htab_ent(t, i);
+			char *e = mon_htab_ent(t, i);
 
 			if (!t->live[i])
 				continue;
@@ -398,7 +398,7 @@ static unsigned relabel(struct htab *t, unsigned k, size_t score_off, size_t act
 	return labeled;
 }
 
-void refresh_locked(struct monitor_agg *a)
+void monitor_refresh_locked(struct monitor_agg *a)
 {
 	__u64 now = clock_mono_ns(), key, next, *prev = NULL;
 
@@ -430,6 +430,6 @@ void refresh_locked(struct monitor_agg *a)
 void monitor_agg__refresh(struct monitor_agg *a)
 {
 	pthread_mutex_lock(&a->lock);
-	refresh_locked(a);
+	monitor_refresh_locked(a);
 	pthread_mutex_unlock(&a->lock);
 }

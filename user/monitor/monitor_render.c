@@ -96,7 +96,7 @@ static void grp_labels(struct monitor_agg *a, const struct proc_group *g, struct
 /* Walk the labelled cgroup series, then "other": fn(values, labels). */
 #define FOR_CG(a, l, v, body) do { \
 	for (size_t _i = 0; _i <= (a)->cgs.cap; _i++) { \
-		const struct cg_series *_s = _i < (a)->cgs.cap ? htab_ent(&(a)->cgs, _i) : NULL; \
+		const struct cg_series *_s = _i < (a)->cgs.cap ? mon_htab_ent(&(a)->cgs, _i) : NULL; \
 		if (_s && (!(a)->cgs.live[_i] || !_s->labeled)) continue; \
 		const struct mon_cg_val *v = (const void *)(_s ? _s->tot : (a)->cg_other); \
 		cg_labels(a, _s, l); \
@@ -105,7 +105,7 @@ static void grp_labels(struct monitor_agg *a, const struct proc_group *g, struct
 
 #define FOR_GRP(a, l, v, body) do { \
 	for (size_t _i = 0; _i <= (a)->groups.cap; _i++) { \
-		const struct proc_group *_g = _i < (a)->groups.cap ? htab_ent(&(a)->groups, _i) : NULL; \
+		const struct proc_group *_g = _i < (a)->groups.cap ? mon_htab_ent(&(a)->groups, _i) : NULL; \
 		if (_g && (!(a)->groups.live[_i] || !_g->labeled)) continue; \
 		const __u64 *v = _g ? _g->tot : (a)->proc_other; \
 		grp_labels(a, _g, l); \
@@ -253,7 +253,7 @@ static void render_cuda(struct monitor_agg *a, struct mon_buf *b, struct mon_buf
 	family(b, "gpuio_cgroup_cuda_calls_total", "counter",
 	       "CUDA API calls by cgroup (top-K; the rest is cgroup=\"other\").");
 	for (size_t i = 0; i <= a->ccgs.cap; i++) {
-		const struct cuda_cg *c = i < a->ccgs.cap ? htab_ent(&a->ccgs, i) : NULL;
+		const struct cuda_cg *c = i < a->ccgs.cap ? mon_htab_ent(&a->ccgs, i) : NULL;
 
 		if (c && (!a->ccgs.live[i] || !c->labeled))
 			continue;
@@ -279,7 +279,7 @@ static void render_devs(struct monitor_agg *a, struct mon_buf *b, struct mon_buf
 		if (bpf_map_lookup_elem(a->l->fd_dev, &key, a->vbuf) != 0)
 			continue;
 		devs[n] = key;
-		sum_percpu(a, sizeof(struct mon_dev_val), sizeof(struct mon_dev_val) / 8, (__u64 *)&vals[n]);
+		monitor_sum_percpu(a, sizeof(struct mon_dev_val), sizeof(struct mon_dev_val) / 8, (__u64 *)&vals[n]);
 		n++;
 	}
 #define DEV_LABEL(i) do { l->len = 0; mon_buf__printf(l, "device=\""); \
@@ -435,7 +435,7 @@ void monitor_agg__render(struct monitor_agg *a, struct mon_buf *b)
 	struct mon_buf l = { 0 };
 
 	pthread_mutex_lock(&a->lock);
-	refresh_locked(a);
+	monitor_refresh_locked(a);
 	mon_buf__printf(&l, " ");
 	render_cgroups(a, b, &l);
 	render_procs(a, b, &l);

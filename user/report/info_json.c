@@ -126,14 +126,14 @@ static void json_gpu(struct json_writer *w, bool *pfirst, const struct capture_i
 
 			json_writer__puts(w, i ? ",{" : "{");
 			ju64(w, &f3, "pid", g->hdr.pid);
-			jstr(w, &f3, "state", gpu_info__state(g->state), 16);
+			jstr(w, &f3, "state", capture_info__gpu_state(g->state), 16);
 			jkey(w, &f3, "reason");
 			if (g->reason[0])
 				json_writer__strn(w, g->reason, sizeof(g->reason));
 			else
 				json_writer__puts(w, "null");
-			jstr(w, &f3, "how", gpu_info__how(g->how), 16);
-			jstr(w, &f3, "clock", gpu_info__clock(g->clock), 32);
+			jstr(w, &f3, "how", capture_info__gpu_how(g->how), 16);
+			jstr(w, &f3, "clock", capture_info__gpu_clock(g->clock), 32);
 			jkey(w, &f3, "offset_ns");
 			json_writer__s64(w, g->offset_ns);
 			ju64(w, &f3, "uncertainty_ns", g->uncertainty_ns);
@@ -206,7 +206,7 @@ static void json_end(struct json_writer *w, bool *pfirst, const struct capture_i
 	jbool(w, pfirst, "complete", !in->corrupt[0] && !in->truncated && in->nstats && s->final);
 }
 
-int info__print_json(const char *path, const struct capture_info *in)
+int rpt_info__print_json(const char *path, const struct capture_info *in)
 {
 	struct json_writer *w;
 	bool first = true;

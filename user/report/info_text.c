@@ -85,13 +85,13 @@ static void text_gpu(const struct capture_info *in)
 		for (size_t i = 0; i < in->ncolls; i++) {
 			const struct gpuio_gpu_info *g = &in->colls[i];
 
-			printf("%-13spid %u: %s", i ? "" : "gpu", g->hdr.pid, gpu_info__state(g->state));
+			printf("%-13spid %u: %s", i ? "" : "gpu", g->hdr.pid, capture_info__gpu_state(g->state));
 			if (g->reason[0]) {
 				printf(": ");
 				put_clean(g->reason, sizeof(g->reason));
 			}
 			printf(" (%s, clock %s, offset %lld ns, uncertainty %llu ns, CUPTI %u",
-			       gpu_info__how(g->how), gpu_info__clock(g->clock), (long long)g->offset_ns,
+			       capture_info__gpu_how(g->how), capture_info__gpu_clock(g->clock), (long long)g->offset_ns,
 			       (unsigned long long)g->uncertainty_ns, g->cupti_version);
 			if (g->cupti_error == GPUIO_CUPTI_HELD)
 				printf(", held by another profiler: no GPU activity, CUDA calls from uprobes");
@@ -149,7 +149,7 @@ static void text_end(const struct capture_info *in)
 		printf("%-13sno final stats record: the tracer did not end cleanly\n", "end");
 }
 
-void info__print_text(const char *path, const struct capture_info *in)
+void rpt_info__print_text(const char *path, const struct capture_info *in)
 {
 	text_header(path, in);
 	text_records(in);
