@@ -58,8 +58,8 @@ int gpuio_stream__open(const char *capture_path, const char *out_path,
 	}
 	s->rbuf = malloc(RBUF_SIZE);
 	/* both queues at their bound from the start: memory does not creep up */
-	if (s->rbuf && (array_grow((void **)&s->prev.a, &s->prev.cap, PEND_MAX, sizeof(struct pend)) ||
-			array_grow((void **)&s->next.a, &s->next.cap, PEND_MAX, sizeof(struct pend)))) {
+	if (s->rbuf && (array_grow((void **)&s->prev.a, &s->prev.cap, PEND_MAX, sizeof(struct stream_pend)) ||
+			array_grow((void **)&s->next.a, &s->next.cap, PEND_MAX, sizeof(struct stream_pend)))) {
 		free(s->rbuf);
 		s->rbuf = NULL;
 	}
@@ -144,7 +144,7 @@ static int read_new(struct gpuio_stream *s, bool *more)
 		while (s->rlen - pos >= (s->dec ? 1 : sizeof(struct gpuio_hdr))) {
 			union { struct gpuio_hdr h; unsigned char b[GPUIO_REC_SIZE_MAX]; } rec;
 			struct gpuio_hdr h;
-			struct pend *e;
+			struct stream_pend *e;
 
 			if (s->dec) {
 				char why[120];
@@ -206,7 +206,7 @@ static int read_new(struct gpuio_stream *s, bool *more)
 static void emit_round(struct gpuio_stream *s)
 {
 	for (size_t i = 0; i < s->prev.n && !s->err; i++) {
-		const struct pend *e = &s->prev.a[i];
+		const struct stream_pend *e = &s->prev.a[i];
 
 		if (e->type == GPUIO_REC_VFS)
 			stream_emit_vfs(s, &e->r.v);
@@ -217,13 +217,13 @@ static void emit_round(struct gpuio_stream *s)
 	}
 	s->prev.n = 0;
 	{
-		struct pendq t = s->prev;
+		struct stream_pendq t = s->prev;
 
 		s->prev = s->next;
 		s->next = t;
 	}
 	for (size_t i = 0; i < s->ndisks; i++) {
-		struct sdisk *d = &s->disks[i];
+		struct stream_disk *d = &s->disks[i];
 
 		if (d->started && s->latest_ns > CLOSE_AFTER_NS)
 			stream_buckets_close(s, d, (s->latest_ns - CLOSE_AFTER_NS) / BUCKET_NS);
@@ -281,7 +281,7 @@ int gpuio_stream__close(struct gpuio_stream *s, struct gpuio_stream_stats *st)
 		if (!s->err) {
 			emit_round(s);          /* the records of the last round */
 			for (size_t i = 0; i < s->ndisks; i++) {
-				struct sdisk *d = &s->disks[i];
+				struct stream_disk *d = &s->disks[i];
 
 				if (d->started) {
 					stream_buckets_close(s, d, d->base + RING);

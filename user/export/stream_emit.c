@@ -26,7 +26,7 @@
 
 /* ---- small containers ---- */
 
-static int lanes__assign(struct olanes *l, uint64_t start, uint64_t end, uint32_t *lane,
+static int lanes__assign(struct stream_olanes *l, uint64_t start, uint64_t end, uint32_t *lane,
 			 bool *is_new)
 {
 	*is_new = false;
@@ -59,14 +59,14 @@ static int lanes__assign(struct olanes *l, uint64_t start, uint64_t end, uint32_
 	return 0;
 }
 
-int stream_pendq__push(struct pendq *q, const struct gpuio_hdr *h, struct pend **out)
+int stream_pendq__push(struct stream_pendq *q, const struct gpuio_hdr *h, struct stream_pend **out)
 {
-	struct pend *e;
+	struct stream_pend *e;
 
 	if (array_grow((void **)&q->a, &q->cap, q->n + 1, sizeof(*q->a)))
 		return -ENOMEM;
 	e = &q->a[q->n++];
-	memset(e, 0, offsetof(struct pend, r));
+	memset(e, 0, offsetof(struct stream_pend, r));
 	e->type = (uint8_t)h->type;
 	memcpy(&e->r, h, h->type == GPUIO_REC_VFS ? sizeof(e->r.v) :
 	       h->type == GPUIO_REC_SCHED ? sizeof(e->r.sc) : sizeof(e->r.b));
@@ -142,12 +142,12 @@ static void need_thread(struct gpuio_stream *s, uint32_t pid, uint32_t tid)
 		pftrace__thread(s->p, PFT_UUID(tid, PFT_THREAD), pid, tid, tn, n);
 }
 
-static void disk_name(struct gpuio_stream *s, const struct sdisk *d, char *buf, size_t len)
+static void disk_name(struct gpuio_stream *s, const struct stream_disk *d, char *buf, size_t len)
 {
 	tl_model__disk_name_of(s->m, d->dev, buf, len);
 }
 
-static void need_disk(struct gpuio_stream *s, struct sdisk *d)
+static void need_disk(struct gpuio_stream *s, struct stream_disk *d)
 {
 	uint32_t pid = TL_DISK_PID_BASE + d->index;
 	uint64_t disk = PFT_UUID(pid, PFT_DISK);
@@ -166,7 +166,7 @@ static void need_disk(struct gpuio_stream *s, struct sdisk *d)
 			       "MiB/s");
 }
 
-static void need_lane(struct gpuio_stream *s, struct sdisk *d, uint32_t lane)
+static void need_lane(struct gpuio_stream *s, struct stream_disk *d, uint32_t lane)
 {
 	uint32_t tid = TL_LANE_TID(d->index, lane);
 	char name[32];
@@ -195,7 +195,7 @@ static void need_uring_lane(struct gpuio_stream *s, uint32_t pid, uint32_t lane,
 
 /* ---- throughput ---- */
 
-void stream_counter_emit(struct gpuio_stream *s, struct sdisk *d, uint64_t k, double rb,
+void stream_counter_emit(struct gpuio_stream *s, struct stream_disk *d, uint64_t k, double rb,
 			 double wb, bool force)
 {
 	double scale = 1e9 / (double)BUCKET_NS / 1048576.0, r, w;
@@ -218,7 +218,7 @@ void stream_counter_emit(struct gpuio_stream *s, struct sdisk *d, uint64_t k, do
 }
 
 /* Emit and recycle the buckets before absolute index upto. */
-void stream_buckets_close(struct gpuio_stream *s, struct sdisk *d, uint64_t upto)
+void stream_buckets_close(struct gpuio_stream *s, struct stream_disk *d, uint64_t upto)
 {
 	/* a long idle stretch: one zero, not one event per bucket */
 	if (upto > d->base + RING) {
@@ -239,7 +239,7 @@ void stream_buckets_close(struct gpuio_stream *s, struct sdisk *d, uint64_t upto
 	}
 }
 
-static void buckets_add(struct gpuio_stream *s, struct sdisk *d, const struct gpuio_block_event *b)
+static void buckets_add(struct gpuio_stream *s, struct stream_disk *d, const struct gpuio_block_event *b)
 {
 	uint64_t ts = b->hdr.ts, e = b->complete_ns > ts ? b->complete_ns : ts;
 	uint64_t st = b->issue_ns >= ts && b->issue_ns <= e ? b->issue_ns : ts;
@@ -278,7 +278,7 @@ static void buckets_add(struct gpuio_stream *s, struct sdisk *d, const struct gp
 
 /* ---- records ---- */
 
-static struct sdisk *disk_of(struct gpuio_stream *s, uint32_t dev)
+static struct stream_disk *disk_of(struct gpuio_stream *s, uint32_t dev)
 {
 	uint64_t *v;
 	int rc = kmap__upsert(&s->disk_map, dev, 0, &v);
@@ -298,9 +298,9 @@ static struct sdisk *disk_of(struct gpuio_stream *s, uint32_t dev)
 
 int stream_on_block(struct gpuio_stream *s, const struct gpuio_block_event *b)
 {
-	struct sdisk *d = disk_of(s, b->dev);
+	struct stream_disk *d = disk_of(s, b->dev);
 	uint64_t end = b->complete_ns > b->hdr.ts ? b->complete_ns : b->hdr.ts, *fv;
-	struct pend *e;
+	struct stream_pend *e;
 	bool is_new;
 	int err;
 
@@ -327,9 +327,9 @@ int stream_on_block(struct gpuio_stream *s, const struct gpuio_block_event *b)
 	return 0;
 }
 
-void stream_emit_block(struct gpuio_stream *s, const struct pend *e)
+void stream_emit_block(struct gpuio_stream *s, const struct stream_pend *e)
 {
-	struct sdisk *d = &s->disks[e->disk];
+	struct stream_disk *d = &s->disks[e->disk];
 	struct pftrace_flows f = { 0 };
 	struct tl_block o;
 	uint64_t track, id;
@@ -361,7 +361,7 @@ void stream_emit_vfs(struct gpuio_stream *s, const struct gpuio_vfs_event *e)
 	if (v.async) {
 		/* io_uring requests overlap on their thread: lanes per process */
 		uint64_t *pv;
-		struct olanes *l;
+		struct stream_olanes *l;
 		uint32_t lane;
 		bool is_new;
 

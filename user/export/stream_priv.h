@@ -17,23 +17,23 @@
 
 /* Greedy lanes, online: a slice takes the lowest lane whose slices all ended
  * by its start (so lanes never overlap whatever the arrival order). */
-struct olanes {
+struct stream_olanes {
 	uint64_t *end;
 	uint32_t *tid;          /* output tid of each lane (io_uring lanes) */
 	uint32_t n, cap;
 };
 
-struct sdisk {
+struct stream_disk {
 	uint32_t dev;
 	uint32_t index;
-	struct olanes lanes;
+	struct stream_olanes lanes;
 	double ring[RING][2];   /* bytes: read, write */
 	uint64_t base;          /* absolute bucket index of the oldest open bucket */
 	bool started, emitted;
 	double last_r, last_w;
 };
 
-struct pend {
+struct stream_pend {
 	uint8_t type;
 	uint32_t disk, lane, flow_k;
 	union {
@@ -44,8 +44,8 @@ struct pend {
 	} r;
 };
 
-struct pendq {
-	struct pend *a;
+struct stream_pendq {
+	struct stream_pend *a;
 	size_t n, cap;
 };
 
@@ -72,13 +72,13 @@ struct gpuio_stream {
 	struct kmap desc;       /* (kind, id) -> generation << 32 | name hash */
 	struct kmap flows;      /* (tid, seq) -> round << 32 | requests bound */
 	struct kmap uring;      /* pid -> uring_lanes[] + 1 */
-	struct olanes *uring_lanes;
+	struct stream_olanes *uring_lanes;
 	size_t nuring, curing;
 	uint32_t next_uring_tid;
-	struct sdisk *disks;
+	struct stream_disk *disks;
 	size_t ndisks, cdisks;
 	struct kmap disk_map;   /* dev -> disks[] + 1 */
-	struct pendq prev, next;
+	struct stream_pendq prev, next;
 	uint64_t round, latest_ns;
 	uint32_t names_ver;     /* PROC records seen: names may have changed */
 	uint64_t *fids;
@@ -87,15 +87,15 @@ struct gpuio_stream {
 	struct sched_chain chain;       /* switches the trace missed (model/sched_tab.h) */
 };
 
-int stream_pendq__push(struct pendq *q, const struct gpuio_hdr *h, struct pend **out);
+int stream_pendq__push(struct stream_pendq *q, const struct gpuio_hdr *h, struct stream_pend **out);
 
-void stream_counter_emit(struct gpuio_stream *s, struct sdisk *d, uint64_t k, double rb, double wb, bool force);
+void stream_counter_emit(struct gpuio_stream *s, struct stream_disk *d, uint64_t k, double rb, double wb, bool force);
 
-void stream_buckets_close(struct gpuio_stream *s, struct sdisk *d, uint64_t upto);
+void stream_buckets_close(struct gpuio_stream *s, struct stream_disk *d, uint64_t upto);
 
 int stream_on_block(struct gpuio_stream *s, const struct gpuio_block_event *b);
 
-void stream_emit_block(struct gpuio_stream *s, const struct pend *e);
+void stream_emit_block(struct gpuio_stream *s, const struct stream_pend *e);
 
 void stream_emit_vfs(struct gpuio_stream *s, const struct gpuio_vfs_event *e);
 void stream_emit_sched(struct gpuio_stream *s, const struct gpuio_sched_event *r);

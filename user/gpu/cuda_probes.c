@@ -96,7 +96,7 @@ int cuda_probes__new(struct gpuio_loader *l, bool every_process, struct cuda_pro
 	return 0;
 }
 
-static void opnd_set(struct cuda_operand *o, const struct opnd *t)
+static void opnd_set(struct cuda_operand *o, const struct cuda_opnd *t)
 {
 	o->arg = t->arg1 ? t->arg1 - 1 : CUDA_ARG_NONE;
 	o->size = t->size ? t->size : 8;

@@ -16,7 +16,7 @@
 /* ---- what each function's arguments mean ------------------------------ */
 
 /* An operand as written in the tables: arg is 1-based (0 = absent), off 0 = the argument itself. */
-struct opnd {
+struct cuda_opnd {
 	__u8 arg1;
 	__u8 size;
 	__u16 off;
@@ -28,7 +28,7 @@ struct cuda_fn {
 	__u8 mk_how;               /* CUDA_MK_* */
 	__u8 mk_fixed;
 	__u16 mult;
-	struct opnd b[3], stream, func, mk, mk2;
+	struct cuda_opnd b[3], stream, func, mk, mk2;
 };
 
 
@@ -39,7 +39,7 @@ const struct cuda_fn *cuda_lookup_fn(const struct cuda_fn *tab, size_t n, const 
 
 /* ---- launch stub names ------------------------------------------------ */
 
-struct sym {
+struct cuda_sym {
 	__u64 addr, size;
 	__u32 name;                /* offset in names */
 };

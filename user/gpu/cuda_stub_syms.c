@@ -34,7 +34,7 @@
 /* Function symbols of one ELF file, sorted by address. */
 struct symtab {
 	__u64 dev, ino;
-	struct sym *syms;
+	struct cuda_sym *syms;
 	size_t nsyms;
 	char *names;
 	struct {
@@ -49,7 +49,7 @@ static int sym_cache_next;
 
 static int sym_cmp(const void *a, const void *b)
 {
-	const struct sym *x = a, *y = b;
+	const struct cuda_sym *x = a, *y = b;
 
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
@@ -114,7 +114,7 @@ static struct symtab *symtab_load(const char *path, __u64 dev, __u64 ino)
 				continue;
 			l = strlen(name) + 1;
 			if (t->nsyms == cap) {
-				struct sym *n;
+				struct cuda_sym *n;
 
 				cap = cap ? cap * 2 : 1024;
 				n = realloc(t->syms, cap * sizeof(*n));

@@ -106,7 +106,7 @@ int gpuio_inject__call_ex(pid_t pid, const char *lib_path, const char *sym, cons
 #define STOP_GRACE_MS   2000          /* to stop the thread again for restoring */
 #define XSTATE_MAX      (64u << 10)
 
-int inject_fail(struct inj *j, int e, const char *fmt, ...)
+int inject_fail(struct inject_ctx *j, int e, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -139,7 +139,7 @@ void inject_deadline_in(struct timespec *dl, int ms)
 }
 
 /* Why ptrace is refused, in one line a user can act on. */
-int inject_perm_error(struct inj *j, int e, const char *what)
+int inject_perm_error(struct inject_ctx *j, int e, const char *what)
 {
 	char buf[16];
 	int scope = -1;
@@ -166,7 +166,7 @@ int inject_perm_error(struct inj *j, int e, const char *what)
  * faults (message says where), -ETIMEDOUT at the deadline (the thread is
  * stopped again before returning), -ESRCH when the process is gone.
  */
-static int remote_call(struct inj *j, const char *name, uint64_t fn, uint64_t a0, uint64_t a1,
+static int remote_call(struct inject_ctx *j, const char *name, uint64_t fn, uint64_t a0, uint64_t a1,
 		       uint64_t *ret)
 {
 	struct user_regs_struct r = j->saved;
@@ -249,7 +249,7 @@ static int remote_call(struct inj *j, const char *name, uint64_t fn, uint64_t a0
 }
 
 /* The loader's last error in the target, for messages. */
-static void remote_dlerror(struct inj *j, char *buf, size_t len)
+static void remote_dlerror(struct inject_ctx *j, char *buf, size_t len)
 {
 	uint64_t p = 0;
 
@@ -263,7 +263,7 @@ static void remote_dlerror(struct inj *j, char *buf, size_t len)
 /* ---- attach, save, restore --------------------------------------------------- */
 
 /* Put everything back and let the thread go. Safe to call in any state. */
-static void release(struct inj *j)
+static void release(struct inject_ctx *j)
 {
 	struct timespec dl;
 	int sig = 0, first = 0;
@@ -325,7 +325,7 @@ static void release(struct inj *j)
 	}
 }
 
-static int save_state(struct inj *j)
+static int save_state(struct inject_ctx *j)
 {
 	uint64_t lo = 0, block;
 	bool is_stack = false;
@@ -366,7 +366,7 @@ static int save_state(struct inj *j)
 }
 
 /* Copy strings below the red zone; their addresses; the return slot below. */
-static int place_strings(struct inj *j, const char *const *s, uint64_t *addr, int n)
+static int place_strings(struct inject_ctx *j, const char *const *s, uint64_t *addr, int n)
 {
 	size_t total = 0, off = 0;
 	uint64_t base;
@@ -399,13 +399,13 @@ static int place_strings(struct inj *j, const char *const *s, uint64_t *addr, in
 
 /* ---- the whole thing ---------------------------------------------------------- */
 
-int inject_call(struct inj *j, const char *lib, const char *sym, const char *arg, int *ret_out,
+int inject_call(struct inject_ctx *j, const char *lib, const char *sym, const char *arg, int *ret_out,
 		  struct gpuio_inject_info *info)
 {
 	const char *strs[3] = { lib, sym, arg };
 	uint64_t a[3], handle = 0, fn = 0, ret = 0;
 	char derr[512];
-	struct cand *c = NULL;
+	struct inject_cand *c = NULL;
 	int nc = 0, rc, i;
 
 	rc = inject_resolve_dl(j);
@@ -467,7 +467,7 @@ int gpuio_inject__call_ex(pid_t pid, const char *lib_path, const char *sym, cons
 			  int timeout_ms, struct gpuio_inject_info *info, int *ret_out,
 			  char *err, size_t errlen)
 {
-	struct inj j = { .pid = pid, .err = err, .errlen = errlen };
+	struct inject_ctx j = { .pid = pid, .err = err, .errlen = errlen };
 	char lib[PATH_MAX], probe[PATH_MAX + 32], ebuf[256];
 	unsigned long flags = 0;
 	int rc, dummy;

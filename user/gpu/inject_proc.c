@@ -120,7 +120,7 @@ bool inject_status_has_word(pid_t pid, const char *key, const char *word)
 
 /* ---- the target's memory ------------------------------------------------ */
 
-int inject_mem_write(struct inj *j, uint64_t addr, const void *data, size_t len)
+int inject_mem_write(struct inject_ctx *j, uint64_t addr, const void *data, size_t len)
 {
 	struct iovec local = { (void *)data, len }, remote = { (void *)addr, len };
 	const unsigned char *d = data;
@@ -148,7 +148,7 @@ int inject_mem_write(struct inj *j, uint64_t addr, const void *data, size_t len)
 }
 
 /* A NUL-terminated string at addr (at most len - 1 bytes). */
-int inject_mem_read_str(struct inj *j, uint64_t addr, char *buf, size_t len)
+int inject_mem_read_str(struct inject_ctx *j, uint64_t addr, char *buf, size_t len)
 {
 	size_t got = 0;
 
@@ -306,7 +306,7 @@ static int open_mapped(pid_t pid, const struct proc_map *m)
 }
 
 /* dlopen/dlsym/dlerror/dlclose addresses in the target; unsafe text ranges. */
-int inject_resolve_dl(struct inj *j)
+int inject_resolve_dl(struct inject_ctx *j)
 {
 	static const char *const names[] = { "dlopen", "dlsym", "dlerror", "dlclose" };
 	uint64_t found[4] = { 0 };
@@ -337,11 +337,11 @@ int inject_resolve_dl(struct inj *j)
 		b = base_name(m.path);
 		if ((is_dl_provider(b) || is_loader(b)) && strchr(m.perms, 'x') &&
 		    j->nunsafe < MAX_UNSAFE)
-			j->unsafe[j->nunsafe++] = (struct range){ m.lo, m.hi };
+			j->unsafe[j->nunsafe++] = (struct inject_range){ m.lo, m.hi };
 		if (is_loader(b)) {
 			dyn = true;
 			if (strchr(m.perms, 'x') && j->nloader < MAX_UNSAFE)
-				j->loader[j->nloader++] = (struct range){ m.lo, m.hi };
+				j->loader[j->nloader++] = (struct inject_range){ m.lo, m.hi };
 		}
 		if (!is_dl_provider(b) || m.offset != 0)
 			continue;
@@ -379,7 +379,7 @@ int inject_resolve_dl(struct inj *j)
 		    any_lib ? "" : " (could not read it)");
 }
 
-bool inject_in_ranges(const struct range *r, int n, uint64_t pc)
+bool inject_in_ranges(const struct inject_range *r, int n, uint64_t pc)
 {
 	for (int i = 0; i < n; i++)
 		if (pc >= r[i].lo && pc < r[i].hi)

@@ -106,7 +106,7 @@ static void describe_syscall(char *buf, size_t len, const char *state, long nr)
 
 static int cand_cmp(const void *a, const void *b)
 {
-	const struct cand *x = a, *y = b;
+	const struct inject_cand *x = a, *y = b;
 
 	if (x->score != y->score)
 		return y->score - x->score;
@@ -114,11 +114,11 @@ static int cand_cmp(const void *a, const void *b)
 }
 
 /* Threads of the target, best first (see the top of the file). */
-int inject_choose_threads(struct inj *j, struct cand **out, int *nout)
+int inject_choose_threads(struct inject_ctx *j, struct inject_cand **out, int *nout)
 {
 	char path[64];
 	struct dirent *de;
-	struct cand *c = NULL;
+	struct inject_cand *c = NULL;
 	int n = 0, cap = 0, exited = 0, stopped = 0, in_loader = 0;
 	DIR *d;
 
@@ -129,7 +129,7 @@ int inject_choose_threads(struct inj *j, struct cand **out, int *nout)
 	while ((de = readdir(d))) {
 		char sp[96], buf[256];
 		pid_t tid = (pid_t)atoi(de->d_name);
-		struct cand k = { .tid = tid };
+		struct inject_cand k = { .tid = tid };
 		unsigned long long pc = 0;
 		long nr;
 		char st;
@@ -188,7 +188,7 @@ int inject_choose_threads(struct inj *j, struct cand **out, int *nout)
 		if (tid == j->pid)
 			k.score += 1;   /* ties: the main thread, the application's own */
 		if (n == cap) {
-			struct cand *nc = realloc(c, (size_t)(cap = cap ? cap * 2 : 16) * sizeof(*c));
+			struct inject_cand *nc = realloc(c, (size_t)(cap = cap ? cap * 2 : 16) * sizeof(*c));
 
 			if (!nc) {
 				closedir(d);
@@ -220,7 +220,7 @@ int inject_choose_threads(struct inj *j, struct cand **out, int *nout)
  * Wait for the thread's next stop (or its end) until the deadline.
  * 0 with *status; -ETIMEDOUT; -ESRCH when it is gone (status reaped).
  */
-int inject_wait_thread(struct inj *j, const struct timespec *dl, int *status)
+int inject_wait_thread(struct inject_ctx *j, const struct timespec *dl, int *status)
 {
 	long ns = 50000;
 
@@ -262,14 +262,14 @@ int inject_wait_thread(struct inj *j, const struct timespec *dl, int *status)
 	}
 }
 
-int inject_gone(struct inj *j)
+int inject_gone(struct inject_ctx *j)
 {
 	return inject_fail(j, ESRCH, "pid %d exited during the injection (%s)", j->pid,
 		    j->phase ? j->phase : "before it could be stopped");
 }
 
 /* A ptrace request failed: the thread died (reap it) or something else. */
-int inject_pt_error(struct inj *j, const char *what)
+int inject_pt_error(struct inject_ctx *j, const char *what)
 {
 	int e = errno;
 	int status;
@@ -289,7 +289,7 @@ int inject_pt_error(struct inj *j, const char *what)
 	return inject_fail(j, e, "ptrace %s on thread %d of pid %d: %s", what, j->tid, j->pid, strerror(e));
 }
 
-static bool stash_signal(struct inj *j)
+static bool stash_signal(struct inject_ctx *j)
 {
 	siginfo_t si;
 
@@ -306,7 +306,7 @@ static bool stash_signal(struct inj *j)
  * At a signal-delivery-stop during our calls: 1 when the signal is our return
  * trap or a fault of the called code (dropped), 0 when it is someone else's.
  */
-static int stop_is_ours(struct inj *j)
+static int stop_is_ours(struct inject_ctx *j)
 {
 	struct user_regs_struct r;
 	siginfo_t si;
@@ -320,7 +320,7 @@ static int stop_is_ours(struct inj *j)
 }
 
 /* Resume from the current stop without delivering its signal. */
-int inject_resume(struct inj *j)
+int inject_resume(struct inject_ctx *j)
 {
 	if (ptrace(PTRACE_CONT, j->tid, NULL, NULL) < 0)
 		return inject_pt_error(j, "CONT");
@@ -333,7 +333,7 @@ int inject_resume(struct inj *j)
  * Signals met on the way: delivered (pass_signals, before we touched
  * anything) or kept for detach. 1: the process is in a group stop.
  */
-int inject_interrupt_thread(struct inj *j, const struct timespec *dl, bool pass_signals)
+int inject_interrupt_thread(struct inject_ctx *j, const struct timespec *dl, bool pass_signals)
 {
 	int status, rc;
 
@@ -376,7 +376,7 @@ int inject_interrupt_thread(struct inj *j, const struct timespec *dl, bool pass_
 }
 
 /* Seize and stop one thread at a point where calling the loader is safe. */
-int inject_attach_thread(struct inj *j, const struct cand *c)
+int inject_attach_thread(struct inject_ctx *j, const struct inject_cand *c)
 {
 	const int max_tries = 200;
 	int rc;

@@ -84,7 +84,7 @@ static __u64 hash_bytes(const void *k, size_t len)
 	return h;
 }
 
-static int htab_init(struct htab *t, size_t cap, size_t esz, size_t klen)
+static int htab_init(struct mon_htab *t, size_t cap, size_t esz, size_t klen)
 {
 	memset(t, 0, sizeof(*t));
 	t->cap = cap;
@@ -106,7 +106,7 @@ static int htab_init(struct htab *t, size_t cap, size_t esz, size_t klen)
 	return 0;
 }
 
-static void htab_fini(struct htab *t)
+static void htab_fini(struct mon_htab *t)
 {
 	free(t->ents);
 	free(t->next);
@@ -114,12 +114,12 @@ static void htab_fini(struct htab *t)
 	free(t->live);
 }
 
-void *mon_htab_ent(const struct htab *t, size_t i)
+void *mon_htab_ent(const struct mon_htab *t, size_t i)
 {
 	return t->ents + i * t->esz;
 }
 
-void *mon_htab_find(const struct htab *t, const void *key)
+void *mon_htab_find(const struct mon_htab *t, const void *key)
 {
 	size_t b = hash_bytes(key, t->klen) & (t->nb - 1);
 
@@ -129,7 +129,7 @@ void *mon_htab_find(const struct htab *t, const void *key)
 	return NULL;
 }
 
-void *mon_htab_add(struct htab *t, const void *key)
+void *mon_htab_add(struct mon_htab *t, const void *key)
 {
 	size_t b = hash_bytes(key, t->klen) & (t->nb - 1);
 	int i = t->free;
@@ -148,7 +148,7 @@ void *mon_htab_add(struct htab *t, const void *key)
 	return e;
 }
 
-void mon_htab_del(struct htab *t, void *e)
+void mon_htab_del(struct mon_htab *t, void *e)
 {
 	int i = (int)(((char *)e - t->ents) / t->esz);
 	size_t b = hash_bytes(e, t->klen) & (t->nb - 1);
@@ -194,9 +194,9 @@ int monitor_agg__new(struct monitor_loader *l, struct monitor_names *names,
 	a->vbuf = calloc((size_t)a->ncpus, mon_round8(vmax));
 	a->keys = calloc(l->max_procs + 1, sizeof(struct mon_proc_key));
 	if (!a->vbuf || !a->keys ||
-	    htab_init(&a->cgs, l->max_cgroups * 2, sizeof(struct cg_series), sizeof(struct mon_cg_key)) ||
-	    htab_init(&a->groups, 4096, sizeof(struct proc_group), sizeof(struct group_key)) ||
-	    htab_init(&a->srcs, l->max_procs * 2, sizeof(struct proc_src), sizeof(struct mon_proc_key)) ||
+	    htab_init(&a->cgs, l->max_cgroups * 2, sizeof(struct mon_cg_series), sizeof(struct mon_cg_key)) ||
+	    htab_init(&a->groups, 4096, sizeof(struct mon_proc_group), sizeof(struct mon_group_key)) ||
+	    htab_init(&a->srcs, l->max_procs * 2, sizeof(struct mon_proc_src), sizeof(struct mon_proc_key)) ||
 	    htab_init(&a->exited, l->max_exited, sizeof(struct mon_exit_key), sizeof(struct mon_exit_key))) {
 		monitor_agg__free(a);
 		return -ENOMEM;

@@ -15,7 +15,7 @@
 /* ------------------------------------------------------------------ hash table */
 
 /* Chained hash over a fixed pool: bounded, no allocation after init. */
-struct htab {
+struct mon_htab {
 	size_t cap, esz, klen, nb;
 	char *ents;
 	int *next, *bucket;
@@ -24,13 +24,13 @@ struct htab {
 	size_t n;
 };
 
-void *mon_htab_ent(const struct htab *t, size_t i);
+void *mon_htab_ent(const struct mon_htab *t, size_t i);
 
-void *mon_htab_find(const struct htab *t, const void *key);
+void *mon_htab_find(const struct mon_htab *t, const void *key);
 
-void *mon_htab_add(struct htab *t, const void *key);
+void *mon_htab_add(struct mon_htab *t, const void *key);
 
-void mon_htab_del(struct htab *t, void *e);
+void mon_htab_del(struct mon_htab *t, void *e);
 
 /* ------------------------------------------------------------------ series */
 
@@ -39,7 +39,7 @@ void mon_htab_del(struct htab *t, void *e);
 #define NCU (MON_CUDA_NAPI * MON_CUDA_KINDS)   /* struct mon_cuda_val's calls */
 #define NGV (NPV + NCU)  /* a process group: I/O counters, then CUDA calls */
 
-struct cg_series {
+struct mon_cg_series {
 	struct mon_cg_key key;
 	__u64 last[NCV];         /* kernel sums at the previous refresh */
 	__u64 tot[NCV];          /* every delta since the daemon started */
@@ -51,17 +51,17 @@ struct cg_series {
 	bool pseudo;             /* on a pseudo filesystem: never labelled, summed in cg_pseudo */
 };
 
-struct group_key { __u64 cgid; char comm[16]; };
+struct mon_group_key { __u64 cgid; char comm[16]; };
 
-struct proc_group {
-	struct group_key key;
+struct mon_proc_group {
+	struct mon_group_key key;
 	__u64 tot[NGV];
 	__u64 active_ns;
 	double score;
 	bool labeled;
 };
 
-struct proc_src {
+struct mon_proc_src {
 	struct mon_proc_key key;
 	__u64 last[NPV];
 	__u32 gen;
@@ -91,7 +91,7 @@ struct monitor_agg {
 	int ncpus;
 	void *vbuf;              /* one lookup of a per-CPU value */
 	void *keys;              /* keys to delete after an iteration */
-	struct htab cgs, groups, srcs, exited;
+	struct mon_htab cgs, groups, srcs, exited;
 	__u64 cg_other[NCV];
 	__u64 cg_pseudo[NCV];    /* series on pseudo filesystems (opts.pseudo_fs off) */
 	__u64 proc_other[NGV];
@@ -99,7 +99,7 @@ struct monitor_agg {
 	int fd_cuda;
 	__u32 max_cuda;
 	void *cuda_keys;
-	struct htab csrcs, ccgs;
+	struct mon_htab csrcs, ccgs;
 	__u64 ccg_other[NCU];
 	unsigned ccg_labeled;
 	__u64 cuda_entries, cuda_deleted;

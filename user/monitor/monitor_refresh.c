@@ -35,7 +35,7 @@ void monitor_sum_percpu(const struct monitor_agg *a, size_t vsize, size_t n, __u
 
 /* Free a slot in a full table: the unlabelled entry idle the longest. Its
  * contributions are in "other" already, so nothing visible is lost. */
-static bool evict_idle(struct htab *t, size_t active_off, size_t labeled_off)
+static bool evict_idle(struct mon_htab *t, size_t active_off, size_t labeled_off)
 {
 	void *best = NULL;
 	__u64 oldest = ~0ull;
@@ -77,7 +77,7 @@ static void refresh_cgroups(struct monitor_agg *a, __u64 now)
 
 	a->cg_entries = 0;
 	while (bpf_map_get_next_key(a->l->fd_cg, prev, &next) == 0) {
-		struct cg_series *s;
+		struct mon_cg_series *s;
 		bool changed = false;
 
 		key = next;
@@ -88,8 +88,8 @@ static void refresh_cgroups(struct monitor_agg *a, __u64 now)
 		monitor_sum_percpu(a, sizeof(struct mon_cg_val), NCV, cur);
 		s = mon_htab_find(&a->cgs, &key);
 		if (!s && !(s = mon_htab_add(&a->cgs, &key)) &&
-		    evict_idle(&a->cgs, offsetof(struct cg_series, active_ns),
-			       offsetof(struct cg_series, labeled)))
+		    evict_idle(&a->cgs, offsetof(struct mon_cg_series, active_ns),
+			       offsetof(struct mon_cg_series, labeled)))
 			s = mon_htab_add(&a->cgs, &key);
 		if (!s) {
 			a->untracked++;
@@ -124,7 +124,7 @@ static void refresh_cgroups(struct monitor_agg *a, __u64 now)
 	}
 	/* an entry the kernel evicted starts from zero when it comes back */
 	for (size_t i = 0; i < a->cgs.cap; i++) {
-		struct cg_series *s = mon_htab_ent(&a->cgs, i);
+		struct mon_cg_series *s = mon_htab_ent(&a->cgs, i);
 
 		if (a->cgs.live[i] && s->gen != a->gen)
 			memset(s->last, 0, sizeof(s->last));
@@ -146,14 +146,14 @@ static void read_exited(struct monitor_agg *a)
 }
 
 /* Add n deltas d at counter index off of group gk (or "other"). */
-static void group_add(struct monitor_agg *a, const struct group_key *gk, const __u64 *d, int off,
+static void group_add(struct monitor_agg *a, const struct mon_group_key *gk, const __u64 *d, int off,
 		      int n, double score, __u64 now)
 {
-	struct proc_group *g = mon_htab_find(&a->groups, gk);
+	struct mon_proc_group *g = mon_htab_find(&a->groups, gk);
 
 	if (!g && !(g = mon_htab_add(&a->groups, gk)) &&
-	    evict_idle(&a->groups, offsetof(struct proc_group, active_ns),
-		       offsetof(struct proc_group, labeled)))
+	    evict_idle(&a->groups, offsetof(struct mon_proc_group, active_ns),
+		       offsetof(struct mon_proc_group, labeled)))
 		g = mon_htab_add(&a->groups, gk);
 	if (g && !g->active_ns && !g->labeled && a->grp_labeled < a->o.top_procs) {
 		g->labeled = true;
@@ -180,8 +180,8 @@ static void refresh_procs(struct monitor_agg *a, __u64 now)
 	a->proc_entries = 0;
 	while (bpf_map_get_next_key(a->l->fd_proc, prev, &next) == 0) {
 		struct mon_exit_key ek = { .tgid = next.tgid, .start_ns = next.start_ns };
-		struct group_key gk = { 0 };
-		struct proc_src *src;
+		struct mon_group_key gk = { 0 };
+		struct mon_proc_src *src;
 		__u64 d[NPV], best_ts = 0;
 		bool any = false;
 
@@ -225,7 +225,7 @@ static void refresh_procs(struct monitor_agg *a, __u64 now)
 			del[ndel++] = key;
 	}
 	for (size_t i = 0; i < ndel; i++) {
-		struct proc_src *src = mon_htab_find(&a->srcs, &del[i]);
+		struct mon_proc_src *src = mon_htab_find(&a->srcs, &del[i]);
 
 		if (bpf_map_delete_elem(a->l->fd_proc, &del[i]) == 0)
 			a->procs_deleted++;
@@ -235,7 +235,7 @@ static void refresh_procs(struct monitor_agg *a, __u64 now)
 	}
 	/* sources whose entry the kernel evicted or we deleted */
 	for (size_t i = 0; i < a->srcs.cap; i++) {
-		struct proc_src *s = mon_htab_ent(&a->srcs, i);
+		struct mon_proc_src *s = mon_htab_ent(&a->srcs, i);
 
 		if (a->srcs.live[i] && s->gen != a->gen)
 			mon_htab_del(&a->srcs, s);
@@ -255,7 +255,7 @@ static void refresh_cuda(struct monitor_agg *a, __u64 now)
 	a->cuda_entries = 0;
 	while (bpf_map_get_next_key(a->fd_cuda, prev, &next) == 0) {
 		struct mon_exit_key ek = { .tgid = next.tgid, .start_ns = next.start_ns };
-		struct group_key gk = { 0 };
+		struct mon_group_key gk = { 0 };
 		const __u64 *cur = &v.calls[0][0];
 		struct cuda_src *src;
 		struct cuda_cg *c;
@@ -344,7 +344,7 @@ static void drop_exited(struct monitor_agg *a)
  * labelled series is replaced when an unlabelled one is more than twice as
  * active (hysteresis: labels do not flap). Returns how many are labelled.
  */
-static unsigned relabel(struct htab *t, unsigned k, size_t score_off, size_t active_off,
+static unsigned relabel(struct mon_htab *t, unsigned k, size_t score_off, size_t active_off,
 			size_t labeled_off, __u64 now, __u64 retire_ns)
 {
 	unsigned labeled = 0;
@@ -413,11 +413,11 @@ void monitor_refresh_locked(struct monitor_agg *a)
 		a->ccg_labeled = relabel(&a->ccgs, a->o.top_cgroups, offsetof(struct cuda_cg, score),
 			offsetof(struct cuda_cg, active_ns), offsetof(struct cuda_cg, labeled),
 			now, a->o.retire_ns);
-	a->cg_labeled = relabel(&a->cgs, a->o.top_cgroups, offsetof(struct cg_series, score),
-		offsetof(struct cg_series, active_ns), offsetof(struct cg_series, labeled),
+	a->cg_labeled = relabel(&a->cgs, a->o.top_cgroups, offsetof(struct mon_cg_series, score),
+		offsetof(struct mon_cg_series, active_ns), offsetof(struct mon_cg_series, labeled),
 		now, a->o.retire_ns);
-	a->grp_labeled = relabel(&a->groups, a->o.top_procs, offsetof(struct proc_group, score),
-		offsetof(struct proc_group, active_ns), offsetof(struct proc_group, labeled),
+	a->grp_labeled = relabel(&a->groups, a->o.top_procs, offsetof(struct mon_proc_group, score),
+		offsetof(struct mon_proc_group, active_ns), offsetof(struct mon_proc_group, labeled),
 		now, a->o.retire_ns);
 	a->dev_entries = 0;
 	while (bpf_map_get_next_key(a->l->fd_dev, prev, &next) == 0) {

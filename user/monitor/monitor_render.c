@@ -71,7 +71,7 @@ static void cgroup_labels(struct monitor_agg *a, bool other, __u64 cgid, struct 
 }
 
 /* `cgroup="…",…,device="…",mountpoint="…",fstype="…"` of a cgroup series (NULL: the other series). */
-static void cg_labels(struct monitor_agg *a, const struct cg_series *s, struct mon_buf *l)
+static void cg_labels(struct monitor_agg *a, const struct mon_cg_series *s, struct mon_buf *l)
 {
 	l->len = 0;
 	cgroup_labels(a, !s, s ? s->key.cgid : 0, l);
@@ -84,7 +84,7 @@ static void cg_labels(struct monitor_agg *a, const struct cg_series *s, struct m
 	}
 }
 
-static void grp_labels(struct monitor_agg *a, const struct proc_group *g, struct mon_buf *l)
+static void grp_labels(struct monitor_agg *a, const struct mon_proc_group *g, struct mon_buf *l)
 {
 	l->len = 0;
 	cgroup_labels(a, !g, g ? g->key.cgid : 0, l);
@@ -96,7 +96,7 @@ static void grp_labels(struct monitor_agg *a, const struct proc_group *g, struct
 /* Walk the labelled cgroup series, then "other": fn(values, labels). */
 #define FOR_CG(a, l, v, body) do { \
 	for (size_t _i = 0; _i <= (a)->cgs.cap; _i++) { \
-		const struct cg_series *_s = _i < (a)->cgs.cap ? mon_htab_ent(&(a)->cgs, _i) : NULL; \
+		const struct mon_cg_series *_s = _i < (a)->cgs.cap ? mon_htab_ent(&(a)->cgs, _i) : NULL; \
 		if (_s && (!(a)->cgs.live[_i] || !_s->labeled)) continue; \
 		const struct mon_cg_val *v = (const void *)(_s ? _s->tot : (a)->cg_other); \
 		cg_labels(a, _s, l); \
@@ -105,7 +105,7 @@ static void grp_labels(struct monitor_agg *a, const struct proc_group *g, struct
 
 #define FOR_GRP(a, l, v, body) do { \
 	for (size_t _i = 0; _i <= (a)->groups.cap; _i++) { \
-		const struct proc_group *_g = _i < (a)->groups.cap ? mon_htab_ent(&(a)->groups, _i) : NULL; \
+		const struct mon_proc_group *_g = _i < (a)->groups.cap ? mon_htab_ent(&(a)->groups, _i) : NULL; \
 		if (_g && (!(a)->groups.live[_i] || !_g->labeled)) continue; \
 		const __u64 *v = _g ? _g->tot : (a)->proc_other; \
 		grp_labels(a, _g, l); \
