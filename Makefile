@@ -11,7 +11,7 @@ ARCH       := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
 
 CFLAGS     ?= -O2 -g
 CFLAGS     += -Wall -Wextra -Wno-unused-parameter -Wno-format-truncation -std=gnu11 -D_GNU_SOURCE \
-              -I$(BUILD) -Ibpf -Iuser -I.
+              -I$(BUILD) -Iuser -I.
 LDLIBS     += -lbpf -lelf -lz
 LDLIBS     += -lmicrohttpd -lpthread -lm
 BPF_CFLAGS := -O2 -g -target bpf -D__TARGET_ARCH_$(ARCH) -I$(BUILD) -Ibpf \

@@ -20,7 +20,7 @@ FUZZ_LIB_OBJS := $(patsubst user/%.c,$(BUILD)/fuzz/%.o,$(FUZZ_LIB_SRCS)) \
                  $(BUILD)/fuzz/cmd/cmd_info.o $(BUILD)/fuzz/cmd/cmd_report.o $(BUILD)/fuzz/fuzz_common.o
 FUZZ_TARGETS := reader export report
 FUZZ_BINS   := $(patsubst %,$(BUILD)/tests/fuzz_%,$(FUZZ_TARGETS))
-FUZZ_CFLAGS := -g -O1 -std=gnu11 -D_GNU_SOURCE -Wall -I$(BUILD) -Ibpf -Iuser -Itests/fuzz \
+FUZZ_CFLAGS := -g -O1 -std=gnu11 -D_GNU_SOURCE -Wall -I$(BUILD) -Iuser -I. -Itests/fuzz \
                -fsanitize=address,undefined -fno-sanitize-recover=undefined
 # libFuzzer ships in libclang-rt-14-dev (scripts/install-deps.sh test): without
 # it the fuzzers are not built and t_fuzz skips, saying why.

@@ -17,7 +17,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include <linux/types.h>
-#include "gpuio_abi.h"
+#include "bpf/gpuio_abi.h"
 
 #define GPUIO_CAP_MAGIC   "GPUIOCAP"
 #define GPUIO_CAP_VERSION 2     /* what the writer writes */

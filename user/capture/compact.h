@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <linux/types.h>
-#include "gpuio_abi.h"
+#include "bpf/gpuio_abi.h"
 
 /* Bytes __encode may write for one record (definitions included). */
 #define GPUIO_CENC_OUT_MAX (65536u + 512u)

@@ -1,15 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
- * cmd_trace.c — `gpuio trace`: argv -> struct trace_opts, checked (targets
- * exist, outputs writable, names say a format), then one call:
- * trace_session__run() (trace/session.c) attaches or launches, collects,
- * ends and exports.
- *
- * Long on purpose: parse_args() (~100 lines) is one getopt switch, one case
- * per option with its own message.
+ * cmd_trace.c — `gpuio trace`: the options (one table), the checks (targets
+ * exist, outputs writable, names say a format, BPF or the GPU alone), then
+ * the composition: the trace (trace/session.c) with the GPU collector's side
+ * (gpu/cupti_launch.c) handed to it as hooks, the live stream on its ticks
+ * (--stream), the export of the closed capture, and the summary line.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
@@ -23,18 +20,173 @@
 #include "cmd/commands.h"
 #include "cmd/options.h"
 #include "export/export.h"
+#include "export/stream.h"
+#include "gpu/cupti_launch.h"
 #include "lib/log.h"
+#include "lib/opts.h"
 #include "lib/parse.h"
+#include "lib/units.h"
+#include "trace/launch.h"
 #include "trace/loader.h"
 #include "trace/procfs.h"
 #include "trace/session.h"
 #include "trace/start_at.h"
 
-static void usage(FILE *f)
+/* Everything the command line says: the trace's part and the command's own. */
+struct trace_cmd {
+	struct trace_opts t;
+	const char *output;      /* set: a name is made when -o is absent */
+	bool no_export;
+	bool no_gpu_collector;   /* --no-gpu: no CUPTI collector at all */
+	bool no_gpu_inject;
+	bool stream;
+	struct gpuio_stream_opts so;
+	bool quiet;
+	/* while tracing */
+	struct cupti_launch *gc;
+	struct gpuio_stream *st;
+	uid_t ouid;
+	gid_t ogid;
+};
+
+/* -p 12,34: each a process id (at most 64 in all). */
+static int on_pid(const struct opt *opt, const char *arg, void *ctx)
 {
-	fprintf(f,
-"usage: gpuio trace [OPTIONS] (-p PID[,PID...] | -a | -- COMMAND [ARGS...])\n"
-"\n"
+	struct trace_cmd *c = ctx;
+	char buf[256], *tok, *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", arg);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		unsigned long v;
+
+		if (parse_ulong(tok, 1, INT_MAX, &v)) {
+			pr_err("-p: '%s' is not a process id", tok);
+			return -1;
+		}
+		if (c->t.npids == (int)ARRAY_SIZE(c->t.pids)) {
+			pr_err("-p: too many pids (at most 64)");
+			return -1;
+		}
+		c->t.pids[c->t.npids++] = (pid_t)v;
+	}
+	return 0;
+}
+
+/* "16M", "1G", "4096": bytes rounded up to a power of two >= 1 MiB */
+static int on_ringbuf(const struct opt *opt, const char *arg, void *ctx)
+{
+	struct trace_cmd *c = ctx;
+	uint64_t v;
+	size_t p = MiB;
+
+	if (parse_bytes(arg, &v) || v > (1ull << 31)) {
+		pr_err("--ringbuf: bad size '%s' (examples: 16M, 256M)", arg);
+		return -1;
+	}
+	while (p < v)
+		p <<= 1;
+	c->t.ringbuf = p;
+	return 0;
+}
+
+static int on_rotate(const struct opt *opt, const char *arg, void *ctx)
+{
+	struct trace_cmd *c = ctx;
+
+	if (gpuio_stream_opts__parse_rotate(&c->so, arg)) {
+		pr_err("--rotate: bad limit '%s' (examples: 1h, 30m, 1GiB, 500M)", arg);
+		return -1;
+	}
+	return 0;
+}
+
+static int on_start_at(const struct opt *opt, const char *arg, void *ctx)
+{
+	struct trace_cmd *c = ctx;
+
+	c->t.start_at_str = arg;
+	if (gpuio_start_at__parse(arg, &c->t.start_at)) {
+		pr_err("--start-at: bad time '%s' (examples: 14:30:00, @1700000000)", arg);
+		return -1;
+	}
+	return 0;
+}
+
+static int on_no_bpf(const struct opt *opt, const char *arg, void *ctx)
+{
+	struct trace_cmd *c = ctx;
+
+	c->t.no_bpf = true;
+	c->t.no_bpf_why = "--no-bpf";
+	return 0;
+}
+
+static int on_quiet(const struct opt *opt, const char *arg, void *ctx)
+{
+	gpuio_log_verbosity = GPUIO_LOG_WARN;
+	return 0;
+}
+
+static struct trace_cmd cmd;    /* the table points into it */
+
+static const struct opt trace_opts[] = {
+	OPT_GROUP("targets (one of):"),
+	OPT_CALL('p', "pid", "PID[,PID]", "attach to running processes and all their descendants",
+		 on_pid),
+	OPT_BOOL('a', "all", &cmd.t.all, "trace every process on the node (except gpuio)"),
+	OPT_GROUP("  -- COMMAND [ARGS]      launch COMMAND and trace it from its first instruction\n"
+		  "\noptions:"),
+	OPT_STRING('o', "output", &cmd.output, "FILE",
+		   "trace to write: .json, or .pftrace (Perfetto's protobuf,\n"
+		   "~half the size), + .gz for gzip\n"
+		   "(default: gpuio-YYYYmmdd-HHMMSS.json)"),
+	OPT_STRING(0, "capture", &cmd.t.capture, "FILE",
+		   "capture file (default: OUTPUT with .gpuio extension)"),
+	OPT_BOOL(0, "no-export", &cmd.no_export,
+		 "write only the capture; export later with `gpuio convert`"),
+	OPT_DURATION('d', "duration", &cmd.t.duration_ns, "DUR", 1,
+		     "stop after DUR: 500ms, 30s, 5m, 1h (default: until\n"
+		     "Ctrl-C, or until the command / all targets exit)"),
+	OPT_BOOL(0, "all-fds", &cmd.t.all_fds, "also trace pipes, sockets and other non-file fds"),
+	OPT_CHOICE(0, "vfs-mode", &cmd.t.vfs_mode, "MODE", "fentry|kprobe|syscall",
+		   "force the VFS attach mode: fentry, kprobe, syscall\n(default: best available)"),
+	OPT_BOOL(0, "no-sched", &cmd.t.no_sched,
+		 "no thread states or wake-ups (the scheduler layer; on by\n"
+		 "default: it says what threads did between their calls)"),
+	OPT_BOOL(0, "no-cuda-uprobes", &cmd.t.no_cuda_uprobes,
+		 "do not probe CUDA API calls in libcudart / libcuda.so.1"),
+	OPT_BOOL(0, "no-gpu-inject", &cmd.no_gpu_inject,
+		 "do not inject the CUPTI collector into running processes\n"
+		 "(launched commands still get it via CUDA_INJECTION64_PATH)"),
+	OPT_BOOL(0, "no-gpu", &cmd.no_gpu_collector,
+		 "no CUPTI collector at all (uprobes still trace CUDA calls)"),
+	OPT_CALL(0, "no-bpf", NULL,
+		 "load no BPF programs: GPU kernels, copies, CUDA calls and\n"
+		 "NVTX from CUPTI only (the default where BPF is refused)", on_no_bpf),
+	OPT_CALL(0, "ringbuf", "SIZE", "BPF ring buffer size, e.g. 64M (default 16M)", on_ringbuf),
+	OPT_BOOL(0, "stream", &cmd.stream,
+		 "write the .pftrace while tracing: memory stays flat, and a\n"
+		 "killed trace is readable up to its last second"),
+	OPT_CALL(0, "rotate", "LIMIT",
+		 "with --stream: a new self-contained file every 1h / 30m\n"
+		 "or every 1GiB / 500M (OUT.0001.pftrace[.gz], ...)", on_rotate),
+	OPT_UINT(0, "keep", &cmd.so.keep, "N", 1, 1000000,
+		 "with --rotate: keep only the newest N files"),
+	OPT_CALL(0, "start-at", "TIME",
+		 "load, then wait until TIME (HH:MM[:SS] or @EPOCH) to\n"
+		 "attach: traces on several hosts begin together\n"
+		 "(--activate is the same); merge them with `gpuio merge`", on_start_at),
+	OPT_ALIAS("activate"),
+	OPT_INCR('v', "verbose", &gpuio_log_verbosity,
+		 "say which attach mode each layer uses and why (-vv: more)"),
+	OPT_CALL('q', "quiet", NULL, "print only errors and the summary line", on_quiet),
+	OPT_END(),
+};
+
+static const struct opt_cmd trace_cmd_page = {
+	.name = "trace",
+	.usage = "usage: gpuio trace [OPTIONS] (-p PID[,PID...] | -a | -- COMMAND [ARGS...])",
+	.about =
 "Trace what a process tree does with its files, disks and GPUs, and write a\n"
 "Chrome trace JSON that opens in Perfetto (ui.perfetto.dev) or chrome://tracing.\n"
 "CUDA calls come from uprobes on libcudart/libcuda; GPU kernels and copies from\n"
@@ -43,65 +195,17 @@ static void usage(FILE *f)
 "Needs root (or CAP_BPF + CAP_PERFMON) for files, disks and thread states.\n"
 "Without them, or where the kernel refuses BPF (containers, gVisor), it traces\n"
 "the GPU alone through CUPTI (-- COMMAND or -p PID) and says so. A launched\n"
-"COMMAND runs as the user who invoked sudo; output files belong to that user.\n"
-"\n"
-"targets (one of):\n"
-"  -p, --pid PID[,PID]    attach to running processes and all their descendants\n"
-"  -a, --all              trace every process on the node (except gpuio)\n"
-"  -- COMMAND [ARGS]      launch COMMAND and trace it from its first instruction\n"
-"\n"
-"options:\n"
-"  -o, --output FILE      trace to write: .json, or .pftrace (Perfetto's protobuf,\n"
-"                         ~half the size), + .gz for gzip\n"
-"                         (default: gpuio-YYYYmmdd-HHMMSS.json)\n"
-"      --capture FILE     capture file (default: OUTPUT with .gpuio extension)\n"
-"      --no-export        write only the capture; export later with `gpuio convert`\n"
-"  -d, --duration DUR     stop after DUR: 500ms, 30s, 5m, 1h (default: until\n"
-"                         Ctrl-C, or until the command / all targets exit)\n"
-"      --all-fds          also trace pipes, sockets and other non-file fds\n"
-"      --vfs-mode MODE    force the VFS attach mode: %s (default: best available)\n"
-"      --no-sched         no thread states or wake-ups (the scheduler layer; on by\n"
-"                         default: it says what threads did between their calls)\n"
-"      --no-cuda-uprobes  do not probe CUDA API calls in libcudart / libcuda.so.1\n"
-"      --no-gpu-inject    do not inject the CUPTI collector into running processes\n"
-"                         (launched commands still get it via CUDA_INJECTION64_PATH)\n"
-"      --no-gpu           no CUPTI collector at all (uprobes still trace CUDA calls)\n"
-"      --no-bpf           load no BPF programs: GPU kernels, copies, CUDA calls and\n"
-"                         NVTX from CUPTI only (the default where BPF is refused)\n"
-"      --ringbuf SIZE     BPF ring buffer size, e.g. 64M (default 16M)\n"
-"      --stream           write the .pftrace while tracing: memory stays flat, and a\n"
-"                         killed trace is readable up to its last second\n"
-"      --rotate LIMIT     with --stream: a new self-contained file every 1h / 30m\n"
-"                         or every 1GiB / 500M (OUT.0001.pftrace[.gz], ...)\n"
-"      --keep N           with --rotate: keep only the newest N files\n"
-"      --start-at TIME    load, then wait until TIME (HH:MM[:SS] or @EPOCH) to\n"
-"                         attach: traces on several hosts begin together\n"
-"                         (--activate is the same); merge them with `gpuio merge`\n"
-"  -v, --verbose          say which attach mode each layer uses and why (-vv: more)\n"
-"  -q, --quiet            print only errors and the summary line\n"
-"  -h, --help             this help\n"
-"\n"
+"COMMAND runs as the user who invoked sudo; output files belong to that user.\n",
+	.opts = trace_opts,
+	.after =
 "examples:\n"
 "  sudo gpuio trace -o run.json -- fio job.fio\n"
 "  sudo gpuio trace -p 4242 -d 30s -o run.json\n"
 "  sudo gpuio trace -a -d 10s -o all.json.gz\n"
 "  sudo gpuio trace --stream --rotate 1h --keep 24 -o run.pftrace.gz -p 4242\n"
 "  sudo gpuio trace -o train.pftrace -- python3 train.py   # then: gpuio report train.gpuio\n",
-		gpuio_loader__vfs_modes());
-}
-
-/* "16M", "1G", "4096" -> bytes rounded up to a power of two >= 1 MiB; 0 when bad. */
-static size_t ringbuf_size(const char *s)
-{
-	uint64_t v;
-	size_t p = 1u << 20;
-
-	if (parse_bytes(s, &v) || v > (1ull << 31))
-		return 0;
-	while (p < v)
-		p <<= 1;
-	return p;
-}
+	.stop_at_nonopt = true,
+};
 
 static bool have_bpf_caps(void)
 {
@@ -121,9 +225,10 @@ static bool have_bpf_caps(void)
  * bpf(), a launch or -p still gets its GPU side from CUPTI; -a and the
  * BPF-only options need BPF.
  */
-static int choose_bpf(struct trace_opts *o)
+static int choose_bpf(struct trace_cmd *c)
 {
 	static char why[256];
+	struct trace_opts *o = &c->t;
 
 	if (!o->no_bpf) {
 		if (!have_bpf_caps())
@@ -140,6 +245,10 @@ static int choose_bpf(struct trace_opts *o)
 	}
 	if (o->vfs_mode) {
 		pr_err("--vfs-mode needs BPF (%s)", o->no_bpf_why);
+		return -EPERM;
+	}
+	if (c->no_gpu_collector) {
+		pr_err("--no-gpu without BPF leaves nothing to trace");
 		return -EPERM;
 	}
 	return 0;
@@ -171,200 +280,222 @@ static int check_writable(const char *path, const char *what)
 	return 0;
 }
 
-/* -p 12,34: each a process id (at most 64 in all). */
-static int add_pids(struct trace_opts *o, char *list)
-{
-	char *tok, *save = NULL;
-
-	for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		unsigned long v;
-
-		if (parse_ulong(tok, 1, INT_MAX, &v)) {
-			pr_err("-p: '%s' is not a process id", tok);
-			return -EINVAL;
-		}
-		if (o->npids == (int)(sizeof(o->pids) / sizeof(o->pids[0]))) {
-			pr_err("-p: too many pids (at most 64)");
-			return -EINVAL;
-		}
-		o->pids[o->npids++] = (pid_t)v;
-	}
-	return 0;
-}
-
 /* What the options say together: one target; --rotate/--keep only with --stream. */
-static int check_args(const struct trace_opts *o)
+static int check_args(const struct trace_cmd *c)
 {
+	const struct trace_opts *o = &c->t;
+
 	if ((o->npids > 0) + o->all + (o->cmd != NULL) != 1) {
 		pr_err("say what to trace: exactly one of -p PID, -a, or -- COMMAND "
 		       "(see `gpuio trace --help`)");
 		return -EINVAL;
 	}
-	if ((o->so.rotate_bytes || o->so.rotate_ns || o->so.keep) && !o->stream) {
+	if ((c->so.rotate_bytes || c->so.rotate_ns || c->so.keep) && !c->stream) {
 		pr_err("--rotate and --keep go with --stream (see `gpuio trace --help`)");
 		return -EINVAL;
 	}
-	if (o->so.keep && !o->so.rotate_bytes && !o->so.rotate_ns) {
+	if (c->so.keep && !c->so.rotate_bytes && !c->so.rotate_ns) {
 		pr_err("--keep N needs --rotate (a size or a duration per file)");
 		return -EINVAL;
 	}
 	return 0;
 }
 
-static int parse_args(int argc, char **argv, struct trace_opts *o)
+/* The output and capture names: made up, checked, writable. GPUIO_EXIT_* or 0. */
+static int name_outputs(struct trace_cmd *c, char *outbuf, char *capbuf, size_t len)
 {
-	static const struct option longopts[] = {
-		{ "pid", required_argument, NULL, 'p' },
-		{ "all", no_argument, NULL, 'a' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "capture", required_argument, NULL, 'C' },
-		{ "no-export", no_argument, NULL, 'N' },
-		{ "duration", required_argument, NULL, 'd' },
-		{ "all-fds", no_argument, NULL, 'F' },
-		{ "vfs-mode", required_argument, NULL, 'M' },
-		{ "no-cuda-uprobes", no_argument, NULL, 'G' },
-		{ "no-sched", no_argument, NULL, 'Z' },
-		{ "no-gpu-inject", no_argument, NULL, 'J' },
-		{ "no-gpu", no_argument, NULL, 'U' },
-		{ "no-bpf", no_argument, NULL, 'B' },
-		{ "ringbuf", required_argument, NULL, 'R' },
-		{ "stream", no_argument, NULL, 'S' },
-		{ "rotate", required_argument, NULL, 'T' },
-		{ "keep", required_argument, NULL, 'K' },
-		{ "start-at", required_argument, NULL, 'A' },
-		{ "activate", required_argument, NULL, 'A' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
-	int c;
-
-	o->ringbuf = 16u << 20;
-	optind = 1;
-	opterr = 0;     /* our own one-line message below */
-	while ((c = getopt_long(argc, argv, "+:p:ao:d:vqh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'p':
-			if (add_pids(o, optarg))
-				return -EINVAL;
-			break;
-		case 'a': o->all = true; break;
-		case 'o': o->output = optarg; break;
-		case 'C': o->capture = optarg; break;
-		case 'N': o->no_export = true; break;
-		case 'd': {
-			uint64_t ns;
-
-			o->duration_str = optarg;
-			if (parse_duration_ns(optarg, false, &ns)) {
-				pr_err("-d: bad duration '%s' (examples: 500ms, 30s, 5m, 1h)", optarg);
-				return -EINVAL;
-			}
-			o->duration_ns = ns;
-			break;
-		}
-		case 'F': o->all_fds = true; break;
-		case 'M': o->vfs_mode = optarg; break;
-		case 'G': o->no_cuda_uprobes = true; break;
-		case 'Z': o->no_sched = true; break;
-		case 'J': o->no_gpu_inject = true; break;
-		case 'U': o->no_gpu_collector = true; break;
-		case 'B':
-			o->no_bpf = true;
-			o->no_bpf_why = "--no-bpf";
-			break;
-		case 'R':
-			o->ringbuf = ringbuf_size(optarg);
-			if (!o->ringbuf) {
-				pr_err("--ringbuf: bad size '%s' (examples: 16M, 256M)", optarg);
-				return -EINVAL;
-			}
-			break;
-		case 'S': o->stream = true; break;
-		case 'T':
-			if (gpuio_stream_opts__parse_rotate(&o->so, optarg)) {
-				pr_err("--rotate: bad limit '%s' (examples: 1h, 30m, 1GiB, 500M)", optarg);
-				return -EINVAL;
-			}
-			break;
-		case 'K': {
-			unsigned long v;
-
-			if (parse_ulong(optarg, 1, 1000000, &v)) {
-				pr_err("--keep: '%s' is not a number of files (>= 1)", optarg);
-				return -EINVAL;
-			}
-			o->so.keep = (unsigned)v;
-			break;
-		}
-		case 'A':
-			o->start_at_str = optarg;
-			if (gpuio_start_at__parse(optarg, &o->start_at)) {
-				pr_err("--start-at: bad time '%s' (examples: 14:30:00, @1700000000)",
-				       optarg);
-				return -EINVAL;
-			}
-			break;
-		case 'v': gpuio_log_verbosity++; break;
-		case 'q': gpuio_log_verbosity = GPUIO_LOG_WARN; break;
-		case 'h': usage(stdout); return 1;
-		case ':':
-			pr_err("option %s needs a value (see `gpuio trace --help`)", argv[optind - 1]);
-			return -EINVAL;
-		default:
-			pr_err("unknown option '%s' (see `gpuio trace --help`)", argv[optind - 1]);
-			return -EINVAL;
-		}
-	}
-	if (optind < argc)
-		o->cmd = &argv[optind];
-	return check_args(o);
-}
-
-int cmd_trace(int argc, char **argv)
-{
-	struct trace_opts o = { .argc = argc, .argv = argv };
-	char capbuf[PATH_MAX], outbuf[PATH_MAX];
-	int err;
-
-	err = parse_args(argc, argv, &o);
-	if (err)
-		return err > 0 ? GPUIO_EXIT_OK : GPUIO_EXIT_USAGE;
-	if (choose_bpf(&o) < 0)
-		return GPUIO_EXIT_ERROR;
-	/* targets first: a typo in a pid should not cost a BPF load */
-	for (int i = 0; i < o.npids; i++) {
-		int tgid = procfs_tgid(o.pids[i]);
-
-		if (tgid < 0) {
-			pr_err("no such process: %d (check the pid with `ps -p %d`)", o.pids[i], o.pids[i]);
-			return GPUIO_EXIT_ERROR;
-		}
-		o.pids[i] = tgid;
-	}
-	if (!o.output) {
+	if (!c->output) {
 		time_t now = time(NULL);
 		struct tm tm;
 
 		localtime_r(&now, &tm);
-		strftime(outbuf, sizeof(outbuf), "gpuio-%Y%m%d-%H%M%S.json", &tm);
-		o.output = outbuf;
-	} else if (!gpuio_export__is_output_name(o.output)) {
+		strftime(outbuf, len, "gpuio-%Y%m%d-%H%M%S.json", &tm);
+		c->output = outbuf;
+	} else if (!gpuio_export__is_output_name(c->output)) {
 		pr_err("-o %s: the output name must end in .json or .json.gz (Chrome "
-		       "JSON), or .pftrace or .pftrace.gz (Perfetto protobuf)", o.output);
+		       "JSON), or .pftrace or .pftrace.gz (Perfetto protobuf)", c->output);
 		return GPUIO_EXIT_USAGE;
 	}
-	if (o.stream && !gpuio_export__is_pftrace_name(o.output)) {
+	if (c->stream && !gpuio_export__is_pftrace_name(c->output)) {
 		pr_err("--stream writes Perfetto protobuf: give -o NAME.pftrace or NAME.pftrace.gz");
 		return GPUIO_EXIT_USAGE;
 	}
-	if (!o.capture) {
-		cmd_opt__capture_for_output(o.output, capbuf, sizeof(capbuf));
-		o.capture = capbuf;
+	if (!c->t.capture) {
+		cmd_opt__capture_for_output(c->output, capbuf, len);
+		c->t.capture = capbuf;
 	}
-	if (check_writable(o.capture, "capture") < 0 ||
-	    (!o.no_export && check_writable(o.output, "output") < 0))
+	if (check_writable(c->t.capture, "capture") < 0 ||
+	    (!c->no_export && check_writable(c->output, "output") < 0))
 		return GPUIO_EXIT_ERROR;
-	return trace_session__run(&o);
+	return 0;
+}
+
+/* ---- the GPU collector's side, as the trace's hooks ---- */
+
+static void gpu_before_launch(void *ctx)
+{
+	cupti_launch__setenv_for_launch(ctx);
+}
+
+static void gpu_on_state(void *ctx, trace_gpu_state_fn fn, void *fn_ctx)
+{
+	cupti_launch__on_state(ctx, fn, fn_ctx);
+}
+
+static long gpu_poll(void *ctx, struct gpuio_cap_writer *w)
+{
+	return cupti_launch__poll(ctx, w);
+}
+
+static int gpu_finish(void *ctx, struct gpuio_cap_writer *w)
+{
+	return cupti_launch__finish(ctx, w);
+}
+
+/* ---- the live stream, on the trace's ticks ---- */
+
+static int stream_started(void *ctx)
+{
+	struct trace_cmd *c = ctx;
+	struct gpuio_stream_opts so = c->so;
+
+	if (!c->stream)
+		return 0;
+	so.owner_uid = c->ouid;
+	so.owner_gid = c->ogid;
+	return gpuio_stream__open(c->t.capture, c->output, &so, &c->st);
+}
+
+static int stream_tick(void *ctx, __u64 now)
+{
+	struct trace_cmd *c = ctx;
+
+	if (!c->st || gpuio_stream__pump(c->st, now) >= 0)
+		return 0;
+	gpuio_stream__close(c->st, NULL);
+	c->st = NULL;
+	pr_warn("the capture goes on; export it later with `gpuio convert`");
+	return 1;
+}
+
+/* The stream's last pump, or the export of the closed capture. */
+static int export(struct trace_cmd *c)
+{
+	if (c->stream) {
+		/* the stream is the export: its last pump reads the closed capture */
+		int err = !c->st || gpuio_stream__close(c->st, NULL) != 0;
+
+		c->st = NULL;
+		return err ? GPUIO_EXIT_ERROR : 0;
+	}
+	if (!c->no_export) {
+		struct gpuio_export_opts eo = { .owner_uid = c->ouid, .owner_gid = c->ogid };
+		struct gpuio_export_stats es = { 0 };
+
+		if (gpuio_export(c->t.capture, c->output, &eo, &es) != 0)
+			return GPUIO_EXIT_ERROR;
+	}
+	return 0;
+}
+
+/* The one summary line (scripts parse it). */
+static void summary(const struct trace_cmd *c, const struct trace_result *r)
+{
+	const char *out = c->no_export && !c->stream ? "no export" : c->output;
+	char more[48] = "";
+
+	if (r->no_bpf) {
+		/* no kernel side: its counts would be a claim of zero; the GPU side's are said above */
+		fprintf(stderr, "gpuio: %s after %.1fs: GPU only (BPF off) -> %s (capture %s)\n",
+			r->why_end, r->seconds, out, c->t.capture);
+		return;
+	}
+	/* said only when there were some */
+	if (r->cuda)
+		snprintf(more, sizeof(more), ", %llu cuda", (unsigned long long)r->cuda);
+	if (r->sched)
+		snprintf(more + strlen(more), sizeof(more) - strlen(more), ", %llu sched",
+			 (unsigned long long)r->sched);
+	fprintf(stderr, "gpuio: %s after %.1fs: %llu events (%llu vfs, %llu block%s), %llu dropped "
+		"-> %s (capture %s)\n", r->why_end, r->seconds,
+		(unsigned long long)(r->vfs + r->block + r->cuda + r->sched),
+		(unsigned long long)r->vfs, (unsigned long long)r->block, more,
+		(unsigned long long)r->dropped, out, c->t.capture);
+}
+
+/* Trace, export, say so; the exit status (a launched command's own when it ran). */
+static int run(struct trace_cmd *c)
+{
+	const struct trace_gpu_ops gpu = {
+		.before_launch = gpu_before_launch, .on_cuda_process = cupti_launch__on_cuda_process,
+		.on_state = gpu_on_state, .poll = gpu_poll, .finish = gpu_finish,
+	};
+	struct trace_gpu_ops g = gpu;
+	struct trace_hooks h = { .ctx = c, .started = stream_started, .tick = stream_tick };
+	struct trace_result r;
+	int rc;
+
+	gpuio_sudo_ids(&c->ouid, &c->ogid);
+	if (!c->no_gpu_collector) {
+		struct cupti_launch_opts go = { .capture = c->t.capture, .inject = !c->no_gpu_inject };
+
+		/* without it the trace goes on: uprobes still see the CUDA calls */
+		if (cupti_launch__new(&go, &c->gc) != 0)
+			pr_warn("GPU activity will not be collected");
+	}
+	if (c->gc) {
+		g.ctx = c->gc;
+		h.gpu = &g;
+	}
+	rc = trace_session__run(&c->t, &h, &r);
+	cupti_launch__free(c->gc);
+	c->gc = NULL;
+	if (rc) {
+		if (c->st)
+			gpuio_stream__close(c->st, NULL);
+		return rc;
+	}
+	rc = export(c);
+	summary(c, &r);
+	if (rc == 0 && r.exit_code >= 0)
+		rc = r.exit_code;
+	return rc;
+}
+
+int cmd_trace(int argc, char **argv)
+{
+	struct trace_cmd *c = &cmd;
+	char capbuf[PATH_MAX], outbuf[PATH_MAX];
+	int first, rc;
+
+	memset(c, 0, sizeof(*c));
+	c->t.argc = argc;
+	c->t.argv = argv;
+	c->t.ringbuf = 16 * MiB;
+	first = opt_parse(&trace_cmd_page, argc, argv, c);
+	if (first == OPT_HELP)
+		return GPUIO_EXIT_OK;
+	if (first == OPT_BAD)
+		return GPUIO_EXIT_USAGE;
+	if (first < argc)
+		c->t.cmd = &argv[first];
+	if (check_args(c))
+		return GPUIO_EXIT_USAGE;
+	if (choose_bpf(c) < 0)
+		return GPUIO_EXIT_ERROR;
+	/* targets first: a typo in a pid should not cost a BPF load */
+	for (int i = 0; i < c->t.npids; i++) {
+		int tgid = procfs_tgid(c->t.pids[i]);
+
+		if (tgid < 0) {
+			pr_err("no such process: %d (check the pid with `ps -p %d`)", c->t.pids[i],
+			       c->t.pids[i]);
+			return GPUIO_EXIT_ERROR;
+		}
+		c->t.pids[i] = tgid;
+	}
+	rc = name_outputs(c, outbuf, capbuf, sizeof(outbuf));
+	if (rc)
+		return rc;
+	return run(c);
 }

@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <linux/types.h>
-#include "gpuio_abi.h"
+#include "bpf/gpuio_abi.h"
 
 /* "pread64", ...; NULL for a number outside enum gpuio_call */
 const char *gpuio_call__name(unsigned call);

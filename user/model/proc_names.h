@@ -15,7 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <linux/types.h>
-#include "gpuio_abi.h"
+#include "bpf/gpuio_abi.h"
 
 enum { RANK_NONE, RANK_FORK, RANK_ATTACH, RANK_EXEC };
 

@@ -16,7 +16,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <linux/types.h>
-#include "gpuio_abi.h"
+#include "bpf/gpuio_abi.h"
 #include "lib/kmap.h"
 
 enum tstate {

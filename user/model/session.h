@@ -27,7 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <linux/types.h>
-#include "gpuio_abi.h"
+#include "bpf/gpuio_abi.h"
 #include "capture/capture.h"
 
 struct model_session;

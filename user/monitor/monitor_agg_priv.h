@@ -8,7 +8,7 @@
 #define GPUIO_MONITOR_AGG_PRIV_H
 
 #include <pthread.h>
-#include "monitor/monitor.h"
+#include "bpf/monitor/monitor.h"
 #include "monitor/monitor_agg.h"
 
 

@@ -13,11 +13,11 @@
 #include <sys/sysmacros.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "monitor/monitor.h"
+#include "bpf/monitor/monitor.h"
 #include "monitor_cuda.skel.h"
 #include "monitor/monitor_cuda.h"
 #include "monitor/monitor_agg.h"
-#include "gpu/cuda_probes.h"
+#include "cuda/cuda_lib.h"
 #include "lib/keyset.h"
 #include "lib/log.h"
 #include "lib/proc_maps.h"

@@ -5,7 +5,7 @@
  * CUDA libraries mapped on the node by scanning /proc/PID/maps (processes
  * new since the previous scan, and known ones again with a growing
  * interval), and attaches the counting program once per library file, to
- * the functions user/gpu/cuda_probes.c's tables know. Nothing is attached while
+ * the functions user/trace/cuda_probes.c's tables know. Nothing is attached while
  * no process maps a CUDA library.
  */
 #ifndef GPUIO_MONITOR_CUDA_H

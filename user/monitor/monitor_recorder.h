@@ -10,7 +10,7 @@
 #define GPUIO_MONITOR_RECORDER_H
 #include <stddef.h>
 #include <linux/types.h>
-#include "gpuio_abi.h"
+#include "bpf/gpuio_abi.h"
 
 struct monitor_recorder;
 struct mon_buf;

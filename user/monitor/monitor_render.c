@@ -12,7 +12,7 @@
 #include <time.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "monitor/monitor.h"
+#include "bpf/monitor/monitor.h"
 #include "monitor/monitor_agg.h"
 #include "monitor/monitor_bpf.h"
 #include "monitor/monitor_names.h"

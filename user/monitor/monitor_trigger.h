@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <linux/types.h>
-#include "gpuio_abi.h"
+#include "bpf/gpuio_abi.h"
 
 struct mon_buf;
 

@@ -83,7 +83,7 @@ static const struct layer layers[L_COUNT] = {
 		{ "tp_btf", NULL, false, { "sched_switch_btf", "sched_waking_btf", "sched_wakeup_new_btf" } },
 		{ "raw_tp", NULL, false, { "sched_switch_raw", "sched_waking_raw", "sched_wakeup_new_raw" } },
 	} },
-	/* attached per library file by user/gpu/cuda_probes.c (--no-cuda-uprobes: off) */
+	/* attached per library file by user/trace/cuda_probes.c (--no-cuda-uprobes: off) */
 	[L_CUDA] = { "cuda", true, {
 		/* BPF_TRACE_UPROBE_MULTI (48; libbpf 1.1's headers predate it) */
 		{ "uprobe.multi", NULL, false, { "cuda_multi_entry", "cuda_multi_return" },

@@ -10,7 +10,7 @@
 #include <bpf/libbpf.h>
 #include "gpuio.skel.h"
 #include "trace/ringbuf_drain.h"
-#include "gpu/cuda_probes.h"
+#include "trace/cuda_probes.h"
 #include "lib/keyset.h"
 #include "lib/log.h"
 #include "trace/procfs.h"

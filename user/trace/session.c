@@ -18,15 +18,12 @@
 #include "gpuio.skel.h"
 #include "capture/capture.h"
 #include "gpuio.h"
-#include "export/export.h"
-#include "export/stream.h"
-#include "gpu/cuda_probes.h"
-#include "gpu/cupti_launch.h"
-#include "gpu/gpu_watch.h"
+#include "trace/cuda_probes.h"
+#include "trace/gpu_watch.h"
 #include "lib/clock.h"
 #include "lib/keyset.h"
 #include "lib/log.h"
-#include "trace/cuda_spec.h"
+#include "bpf/trace/cuda_spec.h"
 #include "trace/launch.h"
 #include "trace/loader.h"
 #include "trace/procfs.h"
@@ -43,8 +40,9 @@ struct trace_session {
 	struct ringbuf_drain *c;      /* ring buffer -> capture */
 	struct cuda_probes *cp;
 	struct gpu_watch *gw;
-	struct cupti_launch *gc;         /* CUPTI collectors' side files */
-	struct gpuio_stream *stream;
+	const struct trace_hooks *h;
+	const struct trace_gpu_ops *gpu;        /* the CUPTI collectors' side, or NULL */
+	bool ticking;                           /* h->tick is called */
 	struct gpuio_launch child;
 	struct gpuio_cap_header hdr;
 	struct ringbuf_drain_totals tot;
@@ -153,7 +151,7 @@ static void on_cuda_process(void *ctx, pid_t pid)
 {
 	struct trace_session *s = ctx;
 
-	cupti_launch__on_cuda_process(s->gc, pid);
+	s->gpu->on_cuda_process(s->gpu->ctx, pid);
 }
 
 /* The GPU side: CUDA uprobes on the libraries known now, the CUPTI collector, the watch. */
@@ -169,17 +167,10 @@ static void gpu_setup(struct trace_session *s)
 		for (int i = 0; i < o->npids; i++)
 			cuda_probes__scan_pid(s->cp, o->pids[i]);
 	}
-	if (!o->no_gpu_collector) {
-		struct cupti_launch_opts go = { .capture = o->capture, .inject = !o->no_gpu_inject };
-
-		/* without it the trace goes on: uprobes still see the CUDA calls */
-		if (cupti_launch__new(&go, &s->gc) != 0)
-			pr_warn("GPU activity will not be collected");
-	}
-	wo.on_new_cuda_process = s->gc ? on_cuda_process : NULL;
+	wo.on_new_cuda_process = s->gpu && s->gpu->on_cuda_process ? on_cuda_process : NULL;
 	wo.on_new_process = o->no_bpf ? name_process : NULL;
-	if (s->gc && (s->cp || o->no_bpf))
-		cupti_launch__on_state(s->gc, on_collector_state, s);
+	if (s->gpu && s->gpu->on_state && (s->cp || o->no_bpf))
+		s->gpu->on_state(s->gpu->ctx, on_collector_state, s);
 	wo.ctx = s;
 	if (gpu_watch__new(s->cp, &wo, &s->gw) != 0)
 		pr_warn("CUDA libraries loaded from now on will not be probed (out of memory)");
@@ -202,10 +193,6 @@ static int setup(struct trace_session *s)
 		pr_warn("BPF is off (%s): files, disks, thread states and CUDA uprobes are not "
 			"traced; GPU kernels, copies, memsets, CUDA API calls and NVTX ranges come "
 			"from the CUPTI collector", o->no_bpf_why);
-		if (o->no_gpu_collector) {
-			pr_err("--no-gpu without BPF leaves nothing to trace");
-			return -EINVAL;
-		}
 		s->gpu_named = keyset__new(10);
 		s->gpu_renamed = keyset__new(10);
 		if (!s->gpu_named || !s->gpu_renamed)
@@ -232,15 +219,8 @@ static int setup(struct trace_session *s)
 		pr_err("cannot write capture %s: %s", o->capture, strerror(-err));
 		return err;
 	}
-	if (o->stream) {
-		struct gpuio_stream_opts so = o->so;
-
-		so.owner_uid = s->ouid;
-		so.owner_gid = s->ogid;
-		err = gpuio_stream__open(o->capture, o->output, &so, &s->stream);
-		if (err < 0)
-			return err;
-	}
+	if (s->h->started && (err = s->h->started(s->h->ctx)) < 0)
+		return err;
 	err = s->l ? ringbuf_drain__new(s->l, s->w, &s->c) : 0;
 	if (err) {
 		pr_err("cannot start the collector: %s", strerror(-err));
@@ -330,8 +310,8 @@ static int launch(struct trace_session *s)
 	const struct trace_opts *o = s->o;
 	int err;
 
-	if (s->gc)
-		cupti_launch__setenv_for_launch(s->gc);
+	if (s->gpu && s->gpu->before_launch)
+		s->gpu->before_launch(s->gpu->ctx);
 	err = gpuio_launch__start(o->cmd, &s->child);
 	if (err) {
 		pr_err("cannot start '%s': %s", o->cmd[0], strerror(-err));
@@ -418,11 +398,8 @@ static void loop(struct trace_session *s)
 		}
 		now = clock_mono_ns();
 		/* the poll flushed whole records to the capture: stream them on */
-		if (s->stream && gpuio_stream__pump(s->stream, now) < 0) {
-			gpuio_stream__close(s->stream, NULL);
-			s->stream = NULL;
-			pr_warn("the capture goes on; export it later with `gpuio convert`");
-		}
+		if (s->ticking && s->h->tick(s->h->ctx, now))
+			s->ticking = false;
 		if (stop_signal) {
 			s->why_end = stop_signal == SIGINT ? "interrupted" : "terminated";
 			return;
@@ -435,7 +412,7 @@ static void loop(struct trace_session *s)
 			return;
 		gpu_watch__tick(s->gw, now);
 		if (now - last_stats >= 1000000000ull) {
-			if (s->gc && cupti_launch__poll(s->gc, s->w) < 0) {
+			if (s->gpu && s->gpu->poll && s->gpu->poll(s->gpu->ctx, s->w) < 0) {
 				pr_warn("GPU records could not be added to the capture");
 				s->gpu_write_errors++;
 			}
@@ -486,7 +463,7 @@ static int stop(struct trace_session *s)
 		ringbuf_drain__totals(s->c, &s->tot);
 	}
 	/* collectors of exited processes flushed at exit; injected ones get a period */
-	if (s->gc && cupti_launch__finish(s->gc, s->w) < 0) {
+	if (s->gpu && s->gpu->finish && s->gpu->finish(s->gpu->ctx, s->w) < 0) {
 		pr_warn("GPU records could not be added to the capture");
 		s->gpu_write_errors++;
 	}
@@ -496,8 +473,6 @@ static int stop(struct trace_session *s)
 		write_stats_no_bpf(s);
 	ringbuf_drain__free(s->c);
 	s->c = NULL;
-	cupti_launch__free(s->gc);
-	s->gc = NULL;
 	gpu_watch__free(s->gw);
 	s->gw = NULL;
 	if (s->cp)
@@ -541,49 +516,8 @@ static void say_drops(const struct ringbuf_drain_totals *t)
 			(unsigned long long)t->stats[GPUIO_STAT_RB_DROP_SCHED]);
 }
 
-/* The stream's last pump, or the export of the closed capture; the summary line. */
-static int export(struct trace_session *s)
-{
-	const struct trace_opts *o = s->o;
-	int rc = GPUIO_EXIT_OK;
-	char cuda[48] = "";
-
-	if (o->stream) {
-		/* the stream is the export: its last pump reads the closed capture */
-		if (!s->stream || gpuio_stream__close(s->stream, NULL) != 0)
-			rc = GPUIO_EXIT_ERROR;
-		s->stream = NULL;
-	} else if (!o->no_export) {
-		struct gpuio_export_opts eo = { .owner_uid = s->ouid, .owner_gid = s->ogid };
-		struct gpuio_export_stats es = { 0 };
-
-		if (gpuio_export(o->capture, o->output, &eo, &es) != 0)
-			rc = GPUIO_EXIT_ERROR;
-	}
-	/* said only when there were some: the line is parsed by scripts */
-	if (s->tot.cuda)
-		snprintf(cuda, sizeof(cuda), ", %llu cuda", (unsigned long long)s->tot.cuda);
-	if (s->tot.sched)
-		snprintf(cuda + strlen(cuda), sizeof(cuda) - strlen(cuda), ", %llu sched",
-			 (unsigned long long)s->tot.sched);
-	if (o->no_bpf) {
-		/* no kernel side: its counts would be a claim of zero; the GPU side's are said above */
-		fprintf(stderr, "gpuio: %s after %.1fs: GPU only (BPF off) -> %s (capture %s)\n",
-			s->why_end, (clock_mono_ns() - s->start) / 1e9,
-			o->no_export && !o->stream ? "no export" : o->output, o->capture);
-		return rc;
-	}
-	fprintf(stderr, "gpuio: %s after %.1fs: %llu events (%llu vfs, %llu block%s), %llu dropped -> %s"
-		" (capture %s)\n", s->why_end, (clock_mono_ns() - s->start) / 1e9,
-		(unsigned long long)(s->tot.vfs + s->tot.block + s->tot.cuda + s->tot.sched),
-		(unsigned long long)s->tot.vfs, (unsigned long long)s->tot.block, cuda,
-		(unsigned long long)s->tot.dropped,
-		o->no_export && !o->stream ? "no export" : o->output, o->capture);
-	return rc;
-}
-
-/* A command still running at the end: pass a TERM on, wait a little; its status. */
-static int end_child(struct trace_session *s, int rc)
+/* A command still running at the end: pass a TERM on, wait a little; its exit code (-1: none). */
+static int end_child(struct trace_session *s)
 {
 	if (s->child.pid > 0) {
 		/* ended by signal or -d: the command got Ctrl-C itself; a TERM is passed on */
@@ -604,13 +538,11 @@ static int end_child(struct trace_session *s, int rc)
 			pr_info("the command (pid %d) is still running; it is no longer traced",
 				s->child.pid);
 	}
-	if (rc == GPUIO_EXIT_OK && s->o->cmd) {
-		if (s->child_status >= 0 && WIFEXITED(s->child_status))
-			rc = WEXITSTATUS(s->child_status);
-		else if (s->child_status >= 0 && WIFSIGNALED(s->child_status))
-			rc = 128 + WTERMSIG(s->child_status);
-	}
-	return rc;
+	if (s->o->cmd && s->child_status >= 0 && WIFEXITED(s->child_status))
+		return WEXITSTATUS(s->child_status);
+	if (s->o->cmd && s->child_status >= 0 && WIFSIGNALED(s->child_status))
+		return 128 + WTERMSIG(s->child_status);
+	return -1;
 }
 
 /* After a failure before the end: undo what was done, in reverse. */
@@ -618,11 +550,9 @@ static void session_free(struct trace_session *s)
 {
 	if (s->child.pid > 0)
 		gpuio_launch__abort(&s->child);
-	gpuio_stream__close(s->stream, NULL);
 	ringbuf_drain__free(s->c);
 	gpu_watch__free(s->gw);
 	cuda_probes__free(s->cp);
-	cupti_launch__free(s->gc);
 	if (s->w)
 		gpuio_cap_writer__close(s->w);
 	gpuio_loader__destroy(s->l);
@@ -630,14 +560,20 @@ static void session_free(struct trace_session *s)
 	keyset__free(s->gpu_renamed);
 }
 
-int trace_session__run(const struct trace_opts *o)
+int trace_session__run(const struct trace_opts *o, const struct trace_hooks *h,
+		       struct trace_result *r)
 {
+	static const struct trace_hooks none;
 	struct trace_session s = {
-		.o = o, .why_end = "stopped", .child_status = -1,
+		.o = o, .h = h ? h : &none, .why_end = "stopped", .child_status = -1,
 		.child = { .pid = -1, .gate_fd = -1, .err_fd = -1 },
 	};
-	int rc, err;
+	int err;
 
+	memset(r, 0, sizeof(*r));
+	r->exit_code = -1;
+	s.gpu = s.h->gpu;
+	s.ticking = s.h->tick != NULL;
 	gpuio_sudo_ids(&s.ouid, &s.ogid);
 	if (setup(&s) < 0)
 		goto fail;
@@ -660,14 +596,19 @@ int trace_session__run(const struct trace_opts *o)
 			s.l ? s.l->vfs_mode : "off", s.l ? s.l->block_mode : "off",
 			o->duration_ns ? " for " : "", o->duration_ns ? o->duration_str : "");
 	loop(&s);
-	if (stop(&s)) {
-		gpuio_stream__close(s.stream, NULL);
-		s.stream = NULL;
-		return end_child(&s, GPUIO_EXIT_ERROR);
-	}
-	say_drops(&s.tot);
-	rc = export(&s);
-	return end_child(&s, rc);
+	err = stop(&s);
+	r->why_end = s.why_end;
+	r->seconds = (clock_mono_ns() - s.start) / 1e9;
+	r->no_bpf = o->no_bpf;
+	r->vfs = s.tot.vfs;
+	r->block = s.tot.block;
+	r->cuda = s.tot.cuda;
+	r->sched = s.tot.sched;
+	r->dropped = s.tot.dropped;
+	if (!err)
+		say_drops(&s.tot);
+	r->exit_code = end_child(&s);
+	return err ? GPUIO_EXIT_ERROR : 0;
 fail:
 	session_free(&s);
 	return GPUIO_EXIT_ERROR;

@@ -19,16 +19,11 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
-#include <bpf/bpf.h>
-#include <bpf/libbpf.h>
-#include "gpuio.skel.h"
-#include "capture/capture.h"
-#include "gpu/cuda_probes.h"
-#include "trace/cuda_spec.h"
+#include "bpf/gpuio_abi.h"
+#include "cuda/cuda_lib.h"
+#include "bpf/trace/cuda_spec.h"
 #include "lib/keyset.h"
-#include "trace/loader.h"
 #include "lib/log.h"
-#include "gpu/cuda_probes_priv.h"
 
 #define ARG(i)          { (i) + 1, 8, 0 }
 #define ARG32(i)        { (i) + 1, 4, 0 }
@@ -265,3 +260,52 @@ int cuda_lib_funcs(int fd, int lib_kind, struct cuda_lib_func *out, int max)
 	elf_end(elf);
 	return n;
 }
+
+void cuda_elf_init(void)
+{
+	static bool done;
+
+	if (!done) {
+		elf_version(EV_CURRENT);
+		done = true;
+	}
+}
+
+/* BPF_LINK_CREATE for uprobe_multi, laid out by hand: libbpf 1.1 predates it. */
+struct uprobe_multi_attr {
+	__u32 prog_fd;
+	__u32 target_fd;
+	__u32 attach_type;
+	__u32 flags;
+	__u64 path;
+	__u64 offsets;
+	__u64 ref_ctr_offsets;
+	__u64 cookies;
+	__u32 cnt;
+	__u32 um_flags;
+	__u32 pid;
+	__u32 pad;
+};
+#define BPF_LINK_CREATE_CMD     28
+#define ATTACH_UPROBE_MULTI     48
+#define UPROBE_MULTI_RETURN     1
+
+int cuda_uprobe_multi_link(int prog_fd, const char *path, const unsigned long *offs,
+			   const __u64 *cookies, int n, bool ret, pid_t pid)
+{
+	struct uprobe_multi_attr a;
+	int fd;
+
+	memset(&a, 0, sizeof(a));
+	a.prog_fd = (__u32)prog_fd;
+	a.attach_type = ATTACH_UPROBE_MULTI;
+	a.path = (__u64)(unsigned long)path;
+	a.offsets = (__u64)(unsigned long)offs;
+	a.cookies = (__u64)(unsigned long)cookies;
+	a.cnt = (__u32)n;
+	a.um_flags = ret ? UPROBE_MULTI_RETURN : 0;
+	a.pid = pid > 0 ? (__u32)pid : 0;
+	fd = (int)syscall(__NR_bpf, BPF_LINK_CREATE_CMD, &a, sizeof(a));
+	return fd < 0 ? -errno : fd;
+}
+

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
-#include "gpu/cuda_probes.h"
-#include "gpu/gpu_watch.h"
+#include "trace/cuda_probes.h"
+#include "trace/gpu_watch.h"
 #include "lib/keyset.h"
 #include "lib/log.h"
 #include "trace/procfs.h"

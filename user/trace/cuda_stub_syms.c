@@ -23,12 +23,12 @@
 #include <bpf/libbpf.h>
 #include "gpuio.skel.h"
 #include "capture/capture.h"
-#include "gpu/cuda_probes.h"
-#include "trace/cuda_spec.h"
+#include "trace/cuda_probes.h"
+#include "bpf/trace/cuda_spec.h"
 #include "lib/keyset.h"
 #include "trace/loader.h"
 #include "lib/log.h"
-#include "gpu/cuda_probes_priv.h"
+#include "trace/cuda_probes_priv.h"
 #include "lib/proc_maps.h"
 
 /* Function symbols of one ELF file, sorted by address. */

@@ -25,12 +25,12 @@
 #include <bpf/libbpf.h>
 #include "gpuio.skel.h"
 #include "capture/capture.h"
-#include "gpu/cuda_probes.h"
-#include "trace/cuda_spec.h"
+#include "trace/cuda_probes.h"
+#include "bpf/trace/cuda_spec.h"
 #include "lib/keyset.h"
 #include "trace/loader.h"
 #include "lib/log.h"
-#include "gpu/cuda_probes_priv.h"
+#include "trace/cuda_probes_priv.h"
 #include "lib/proc_maps.h"
 
 #define MAX_LIB_LINKS 1024
@@ -62,16 +62,6 @@ struct cuda_probes {
 	bool every_process;                 /* -a: attach once per file for every process */
 	int nlibs, nfuncs;
 };
-
-void cuda_elf_init(void)
-{
-	static bool done;
-
-	if (!done) {
-		elf_version(EV_CURRENT);
-		done = true;
-	}
-}
 
 int cuda_probes__new(struct gpuio_loader *l, bool every_process, struct cuda_probes **out)
 {
@@ -170,44 +160,6 @@ static int attach_one(struct cuda_probes *cp, struct lib_attach *a, const char *
 		return -ENOMEM;
 	}
 	return 0;
-}
-
-/* BPF_LINK_CREATE for uprobe_multi, laid out by hand: libbpf 1.1 predates it. */
-struct uprobe_multi_attr {
-	__u32 prog_fd;
-	__u32 target_fd;
-	__u32 attach_type;
-	__u32 flags;
-	__u64 path;
-	__u64 offsets;
-	__u64 ref_ctr_offsets;
-	__u64 cookies;
-	__u32 cnt;
-	__u32 um_flags;
-	__u32 pid;
-	__u32 pad;
-};
-#define BPF_LINK_CREATE_CMD     28
-#define ATTACH_UPROBE_MULTI     48
-#define UPROBE_MULTI_RETURN     1
-
-int cuda_uprobe_multi_link(int prog_fd, const char *path, const unsigned long *offs,
-			   const __u64 *cookies, int n, bool ret, pid_t pid)
-{
-	struct uprobe_multi_attr a;
-	int fd;
-
-	memset(&a, 0, sizeof(a));
-	a.prog_fd = (__u32)prog_fd;
-	a.attach_type = ATTACH_UPROBE_MULTI;
-	a.path = (__u64)(unsigned long)path;
-	a.offsets = (__u64)(unsigned long)offs;
-	a.cookies = (__u64)(unsigned long)cookies;
-	a.cnt = (__u32)n;
-	a.um_flags = ret ? UPROBE_MULTI_RETURN : 0;
-	a.pid = pid > 0 ? (__u32)pid : 0;
-	fd = (int)syscall(__NR_bpf, BPF_LINK_CREATE_CMD, &a, sizeof(a));
-	return fd < 0 ? -errno : fd;
 }
 
 /* All of a library's probes in two links (entry, return). */

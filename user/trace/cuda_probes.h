@@ -16,43 +16,11 @@
 #include <stdbool.h>
 #include <sys/types.h>
 #include <linux/types.h>
+#include "cuda/cuda_lib.h"
 
 struct gpuio_loader;
 struct gpuio_cap_writer;
 struct cuda_probes;
-
-/* Library kinds, as cuda_probes__scan_pid reports them (bit mask). */
-#define CUDA_LIB_RT  0x1   /* libcudart.so* */
-#define CUDA_LIB_DRV 0x2   /* libcuda.so* (the driver) */
-
-/* One known CUDA function a library file exports (cuda_lib_funcs). */
-struct cuda_lib_func {
-	unsigned long off;         /* file offset: what a uprobe takes */
-	unsigned long seg_lo;      /* file offsets of the executable segment ... */
-	unsigned long seg_hi;      /* ... holding it: [seg_lo, seg_hi) */
-	__u8 kind;                 /* enum gpuio_api_kind */
-	char name[48];             /* exported name (with its _ptds / _ptsz suffix) */
-	const void *fn;            /* its table entry (cuda_probes.c's own use) */
-};
-#define CUDA_LIB_FUNCS_MAX 1024
-
-/* CUDA_LIB_RT / CUDA_LIB_DRV from a path's file name, 0 for neither. */
-int cuda_lib_kind(const char *path);
-/*
- * The known CUDA functions (the tables in cuda_probes.c) that the ELF file
- * open at fd exports, for lib_kind CUDA_LIB_RT or CUDA_LIB_DRV; aliases
- * (one address, several names) once. Fills at most max. Returns the count
- * or -errno. Shared by the tracer (cuda_probes__attach_lib) and the monitor.
- */
-int cuda_lib_funcs(int fd, int lib_kind, struct cuda_lib_func *out, int max);
-
-/*
- * A uprobe.multi link (BPF_LINK_CREATE by hand: libbpf 1.1 predates it) of
- * prog_fd on n file offsets of path with their cookies; ret: return probes;
- * pid <= 0: every process. Returns the link fd or -errno.
- */
-int cuda_uprobe_multi_link(int prog_fd, const char *path, const unsigned long *offs,
-			   const __u64 *cookies, int n, bool ret, pid_t pid);
 
 /* -ENOTSUP when the loader left the cuda layer off. every_process: -a. */
 int cuda_probes__new(struct gpuio_loader *l, bool every_process, struct cuda_probes **out);
