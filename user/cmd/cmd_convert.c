@@ -3,7 +3,6 @@
  * cmd_convert.c — `gpuio convert CAPTURE -o OUT.{json,pftrace}[.gz]`:
  * re-export a capture as Chrome JSON or Perfetto protobuf.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,65 +11,55 @@
 #include "export/export.h"
 #include "trace/launch.h"
 #include "lib/log.h"
+#include "lib/opts.h"
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-"usage: gpuio convert CAPTURE [-o OUTPUT]\n\n"
+static const char *conv_output;
+static bool conv_quiet;
+
+static const struct opt convert_opts[] = {
+	OPT_GROUP("options:"),
+	OPT_STRING('o', "output", &conv_output, "FILE",
+		   ".json or .pftrace, + .gz for gzip (default: CAPTURE with\n"
+		   ".gpuio replaced by .json); - writes plain JSON to stdout"),
+	OPT_BOOL('q', "quiet", &conv_quiet, "print errors only"),
+	OPT_END(),
+};
+
+static const struct opt_cmd convert_page = {
+	.name = "convert",
+	.usage = "usage: gpuio convert CAPTURE [-o OUTPUT]",
+	.about =
 "Export a capture (.gpuio, written by `gpuio trace`) to Chrome trace JSON, for\n"
 "ui.perfetto.dev or chrome://tracing, or to Perfetto's native protobuf format\n"
-"(about half the size, no 512 MB JSON limit, faster to load).\n\n"
-"options:\n"
-"  -o, --output FILE   .json or .pftrace, + .gz for gzip (default: CAPTURE with\n"
-"                      .gpuio replaced by .json); - writes plain JSON to stdout\n"
-"  -q, --quiet         print errors only\n"
-"  -h, --help          this text\n\n"
+"(about half the size, no 512 MB JSON limit, faster to load).\n",
+	.opts = convert_opts,
+	.after =
 "A capture cut short (killed tracer, full disk) is exported up to its last whole\n"
 "record, with a warning. Under sudo the output belongs to the invoking user.\n\n"
 "examples:\n"
 "  gpuio convert run.gpuio -o run.json.gz\n"
 "  gpuio convert run.gpuio -o run.pftrace\n"
-"  gpuio convert run.gpuio -o - | jq length\n");
-}
+"  gpuio convert run.gpuio -o - | jq length\n",
+};
 
 int cmd_convert(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	struct gpuio_export_opts eo = { .owner_uid = (uid_t)-1, .owner_gid = (gid_t)-1 };
 	struct gpuio_export_stats st;
-	const char *output = NULL, *capture;
+	const char *output, *capture;
 	char *derived = NULL;
-	bool quiet = false;
-	int c, err;
+	bool quiet;
+	int optind, err;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":o:qh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			output = optarg;
-			break;
-		case 'q':
-			quiet = true;
-			break;
-		case 'h':
-			usage(stdout);
-			return GPUIO_EXIT_OK;
-		case ':':
-			pr_err("convert: option %s needs an argument (e.g. -o run.json)",
-			       argv[optind - 1]);
-			return GPUIO_EXIT_USAGE;
-		default:
-			pr_err("convert: unknown option '%s' (try `gpuio convert --help`)",
-			       argv[optind - 1]);
-			return GPUIO_EXIT_USAGE;
-		}
-	}
+	conv_output = NULL;
+	conv_quiet = false;
+	optind = opt_parse(&convert_page, argc, argv, NULL);
+	if (optind == OPT_HELP)
+		return GPUIO_EXIT_OK;
+	if (optind == OPT_BAD)
+		return GPUIO_EXIT_USAGE;
+	output = conv_output;
+	quiet = conv_quiet;
 	if (optind >= argc) {
 		pr_err("convert: which capture? usage: gpuio convert CAPTURE [-o OUTPUT.json]");
 		return GPUIO_EXIT_USAGE;

@@ -3,7 +3,6 @@
  * cmd_doctor.c — `gpuio doctor`: what this node gives gpuio (user/doctor/),
  * as text or --json.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -11,29 +10,36 @@
 #include "doctor/doctor.h"
 #include "lib/json_writer.h"
 #include "lib/log.h"
+#include "lib/opts.h"
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-"usage: gpuio doctor [--json]\n"
-"\n"
+static bool doctor_json;
+
+static const struct opt doctor_opts[] = {
+	OPT_GROUP("options:"),
+	OPT_BOOL(0, "json", &doctor_json,
+		 "one JSON object: {\"version\", \"can_trace\", \"trace_mode\" (full,\n"
+		 "gpu_only: no BPF, CUPTI alone; none), and per section (kernel,\n"
+		 "attach, gpu, permissions, trace) per key {\"status\": ok|warn|\n"
+		 "no|info, \"value\", \"detail\"}}"),
+	OPT_END(),
+};
+
+static const struct opt_cmd doctor_page = {
+	.name = "doctor",
+	.usage = "usage: gpuio doctor [--json]",
+	.about =
 "Run this first on a new node: it finds, by trying, what gpuio gets here -\n"
 "the kernel and its BTF, the attach mode each layer loads with (and why a\n"
 "better one was refused), tracefs, the BPF ring buffer, uprobe.multi, the\n"
 "CUDA driver, the GPUs, which libcupti the GPU collector would use, NVML,\n"
 "and the permissions gpuio needs. Nothing is traced; the BPF programs are\n"
-"loaded, attached to nothing traced, and removed.\n"
-"\n"
-"  --json      one JSON object: {\"version\", \"can_trace\", \"trace_mode\" (full,\n"
-"              gpu_only: no BPF, CUPTI alone; none), and per section (kernel,\n"
-"              attach, gpu, permissions, trace) per key {\"status\": ok|warn|\n"
-"              no|info, \"value\", \"detail\"}}\n"
-"  -h, --help  this help\n"
-"\n"
+"loaded, attached to nothing traced, and removed.\n",
+	.opts = doctor_opts,
+	.after =
 "exit status: 0 when gpuio can trace files and disks here, 1 when it cannot\n"
 "(not root, no BTF, the programs do not load; trace_mode says whether the\n"
-"GPU alone can be), 2 on a bad option.\n");
-}
+"GPU alone can be), 2 on a bad option.\n",
+};
 
 static void print_text(const struct doctor *d)
 {
@@ -97,25 +103,17 @@ static int print_json(const struct doctor *d)
 
 int cmd_doctor(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	static struct doctor d;
-	bool json = false;
-	int c;
+	bool json;
+	int optind;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'j': json = true; break;
-		case 'h': usage(stdout); return GPUIO_EXIT_OK;
-		default:
-			pr_err("doctor: unknown option '%s' (gpuio doctor --help)", argv[optind - 1]);
-			return GPUIO_EXIT_USAGE;
-		}
-	}
+	doctor_json = false;
+	optind = opt_parse(&doctor_page, argc, argv, NULL);
+	if (optind == OPT_HELP)
+		return GPUIO_EXIT_OK;
+	if (optind == OPT_BAD)
+		return GPUIO_EXIT_USAGE;
+	json = doctor_json;
 	if (optind < argc) {
 		pr_err("doctor: unexpected argument '%s'", argv[optind]);
 		return GPUIO_EXIT_USAGE;

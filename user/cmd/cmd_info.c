@@ -6,7 +6,6 @@
  * (state, reason, clock) and CUPTI's drops.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,47 +16,41 @@
 #include "capture/capture_info.h"
 #include "cmd/commands.h"
 #include "lib/log.h"
+#include "lib/opts.h"
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-"usage: gpuio info CAPTURE [--json]\n\n"
+static bool info_json;
+
+static const struct opt info_opts[] = {
+	OPT_GROUP("options:"),
+	OPT_BOOL('j', "json", &info_json, "one JSON object on stdout, for scripts"),
+	OPT_END(),
+};
+
+static const struct opt_cmd info_page = {
+	.name = "info",
+	.usage = "usage: gpuio info CAPTURE [--json]",
+	.about =
 "Print a capture's header (host, kernel, attach modes, target, clock anchor),\n"
-"its record counts, the last drop counters and whether it ended cleanly.\n\n"
-"options:\n"
-"  -j, --json   one JSON object on stdout, for scripts\n"
-"  -h, --help   this text\n");
-}
+"its record counts, the last drop counters and whether it ended cleanly.\n",
+	.opts = info_opts,
+};
 
 int cmd_info(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	struct gpuio_cap_reader *r = NULL;
 	struct capture_info in;
 	struct stat sb;
-	bool json = false;
+	bool json;
 	char err[320];
-	int c, rc;
+	int optind, rc;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "jh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			json = true;
-			break;
-		case 'h':
-			usage(stdout);
-			return GPUIO_EXIT_OK;
-		default:
-			pr_err("info: unknown option '%s' (try `gpuio info --help`)", argv[optind - 1]);
-			return GPUIO_EXIT_USAGE;
-		}
-	}
+	info_json = false;
+	optind = opt_parse(&info_page, argc, argv, NULL);
+	if (optind == OPT_HELP)
+		return GPUIO_EXIT_OK;
+	if (optind == OPT_BAD)
+		return GPUIO_EXIT_USAGE;
+	json = info_json;
 	if (argc - optind != 1) {
 		pr_err("info: %s (usage: gpuio info CAPTURE [--json])",
 		       optind >= argc ? "which capture?" : "one capture at a time");

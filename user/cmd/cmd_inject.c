@@ -4,11 +4,9 @@
  * load a library into a running process and call one function in it
  * (user/gpu/inject.c). By default: the CUPTI collector, gpuio_cupti_attach(DIR).
  *
- * Long on purpose: cmd_inject() (~110 lines) is one getopt switch, one case
- * per option, then the call.
+ * Options: one table (lib/opts.h).
  */
 #include <errno.h>
-#include <getopt.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdbool.h>
@@ -19,14 +17,67 @@
 #include "cmd/commands.h"
 #include "gpu/inject.h"
 #include "lib/log.h"
+#include "lib/opts.h"
 
 #define DEFAULT_LIB  "libgpuio-cupti.so"
 #define DEFAULT_CALL "gpuio_cupti_attach"
 
-static void usage(FILE *f)
+static long inj_pid;
+static const char *inj_lib, *inj_sym, *inj_arg;
+static double inj_timeout;
+static bool inj_verbose;
+
+static int on_pid(const struct opt *opt, const char *arg, void *ctx)
 {
-	fprintf(f,
-"usage: gpuio inject -p PID --arg DIR [--lib PATH] [--call SYM] [--timeout SECS]\n\n"
+	char *end;
+
+	errno = 0;
+	inj_pid = strtol(arg, &end, 10);
+	if (errno || *end || inj_pid <= 0 || inj_pid > INT_MAX) {
+		pr_err("inject: bad pid '%s'", arg);
+		return -1;
+	}
+	return 0;
+}
+
+/* seconds, fractions allowed: 0.5 */
+static int on_timeout(const struct opt *opt, const char *arg, void *ctx)
+{
+	char *end;
+
+	inj_timeout = strtod(arg, &end);
+	if (*end || !(inj_timeout > 0) || inj_timeout > 3600) {
+		pr_err("inject: bad --timeout '%s' (seconds, > 0)", arg);
+		return -1;
+	}
+	return 0;
+}
+
+static const struct opt inject_opts[] = {
+	OPT_GROUP("options:"),
+	OPT_CALL('p', "pid", "PID", "the process (x86_64, dynamically linked: glibc >= 2.34,\n"
+		 "or an older glibc program that links libdl)", on_pid),
+	OPT_STRING('a', "arg", &inj_arg, "STR",
+		   "the function's argument; for gpuio_cupti_attach, the\n"
+		   "output directory (required; made absolute). Without\n"
+		   "--arg another --call gets NULL"),
+	OPT_STRING('l', "lib", &inj_lib, "PATH",
+		   "library to load (default: " DEFAULT_LIB " next to the\n"
+		   "gpuio executable, else ../lib/gpuio/" DEFAULT_LIB "\n"
+		   "relative to it). Loaded once: injecting again calls\n"
+		   "the function again in the same copy"),
+	OPT_STRING('c', "call", &inj_sym, "SYM",
+		   "function to call, `int SYM(const char *arg)`\n(default: " DEFAULT_CALL ")"),
+	OPT_CALL('t', "timeout", "SECS", "give up after SECS (default 5): the call is abandoned\n"
+		 "and the thread restored", on_timeout),
+	OPT_BOOL('v', "verbose", &inj_verbose, "say which thread was used"),
+	OPT_END(),
+};
+
+static const struct opt_cmd inject_page = {
+	.name = "inject",
+	.usage = "usage: gpuio inject -p PID --arg DIR [--lib PATH] [--call SYM] [--timeout SECS]",
+	.about =
 "Load a shared library into a running process and call a function in it, the\n"
 "way a debugger does: one thread of PID is stopped with ptrace (preferably one\n"
 "blocked in a system call such as read or nanosleep), calls dlopen(PATH),\n"
@@ -34,31 +85,17 @@ static void usage(FILE *f)
 "interrupted system call, which resumes as if nothing happened. The other\n"
 "threads keep running. By default this attaches gpuio's CUPTI collector to a\n"
 "CUDA process started without it: gpuio_cupti_attach(DIR) starts recording\n"
-"its GPU activity into DIR.\n\n"
-"options:\n"
-"  -p, --pid PID         the process (x86_64, dynamically linked: glibc >= 2.34,\n"
-"                        or an older glibc program that links libdl)\n"
-"  -a, --arg STR         the function's argument; for gpuio_cupti_attach, the\n"
-"                        output directory (required; made absolute). Without\n"
-"                        --arg another --call gets NULL\n"
-"  -l, --lib PATH        library to load (default: " DEFAULT_LIB " next to the\n"
-"                        gpuio executable, else ../lib/gpuio/" DEFAULT_LIB "\n"
-"                        relative to it). Loaded once: injecting again calls\n"
-"                        the function again in the same copy\n"
-"  -c, --call SYM        function to call, `int SYM(const char *arg)`\n"
-"                        (default: " DEFAULT_CALL ")\n"
-"  -t, --timeout SECS    give up after SECS (default 5): the call is abandoned\n"
-"                        and the thread restored\n"
-"  -v, --verbose         say which thread was used\n"
-"  -h, --help            this text\n\n"
+"its GPU activity into DIR.\n",
+	.opts = inject_opts,
+	.after =
 "Needs root (or CAP_SYS_PTRACE); with kernel.yama.ptrace_scope=3 ptrace is off.\n"
 "Prints `injected LIB into pid PID; SYM returned N`.\n"
 "exit status: 0 the function was called (its return value is printed), 1 the\n"
 "injection failed (the process keeps running, as it was), 2 bad usage.\n\n"
 "examples:\n"
 "  sudo gpuio inject -p 4242 --arg /tmp/gpu-run\n"
-"  sudo gpuio inject -p 4242 --lib ./libmine.so --call mine_init --arg hello\n");
-}
+"  sudo gpuio inject -p 4242 --lib ./libmine.so --call mine_init --arg hello\n",
+};
 
 /* libgpuio-cupti.so beside gpuio, else in ../lib/gpuio/ (an installed tree). */
 static int default_lib(char *out, size_t len)
@@ -86,68 +123,26 @@ static int default_lib(char *out, size_t len)
 
 int cmd_inject(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "pid", required_argument, NULL, 'p' },
-		{ "lib", required_argument, NULL, 'l' },
-		{ "call", required_argument, NULL, 'c' },
-		{ "arg", required_argument, NULL, 'a' },
-		{ "timeout", required_argument, NULL, 't' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
-	const char *lib = NULL, *sym = DEFAULT_CALL, *arg = NULL;
+	const char *lib, *sym, *arg;
 	char libbuf[PATH_MAX + 32], argbuf[PATH_MAX + 1], err[512];
 	struct gpuio_inject_info info;
-	bool verbose = false;
-	double timeout = 5.0;
-	long pid = 0;
-	int c, rc, ret = 0;
-	char *end;
+	bool verbose;
+	double timeout;
+	long pid;
+	int optind, rc, ret = 0;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":p:l:c:a:t:vh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'p':
-			errno = 0;
-			pid = strtol(optarg, &end, 10);
-			if (errno || *end || pid <= 0 || pid > INT_MAX) {
-				pr_err("inject: bad pid '%s'", optarg);
-				return GPUIO_EXIT_USAGE;
-			}
-			break;
-		case 'l':
-			lib = optarg;
-			break;
-		case 'c':
-			sym = optarg;
-			break;
-		case 'a':
-			arg = optarg;
-			break;
-		case 't':
-			timeout = strtod(optarg, &end);
-			if (*end || !(timeout > 0) || timeout > 3600) {
-				pr_err("inject: bad --timeout '%s' (seconds, > 0)", optarg);
-				return GPUIO_EXIT_USAGE;
-			}
-			break;
-		case 'v':
-			verbose = true;
-			break;
-		case 'h':
-			usage(stdout);
-			return GPUIO_EXIT_OK;
-		case ':':
-			pr_err("inject: option '%s' needs a value (try `gpuio inject --help`)",
-			       argv[optind - 1]);
-			return GPUIO_EXIT_USAGE;
-		default:
-			pr_err("inject: unknown option '%s' (try `gpuio inject --help`)", argv[optind - 1]);
-			return GPUIO_EXIT_USAGE;
-		}
-	}
+	inj_pid = 0;
+	inj_lib = inj_arg = NULL;
+	inj_sym = DEFAULT_CALL;
+	inj_timeout = 5.0;
+	inj_verbose = false;
+	optind = opt_parse(&inject_page, argc, argv, NULL);
+	if (optind == OPT_HELP)
+		return GPUIO_EXIT_OK;
+	if (optind == OPT_BAD)
+		return GPUIO_EXIT_USAGE;
+	pid = inj_pid, lib = inj_lib, sym = inj_sym, arg = inj_arg;
+	timeout = inj_timeout, verbose = inj_verbose;
 	if (optind < argc) {
 		pr_err("inject: unexpected argument '%s' (the process is given with -p PID)", argv[optind]);
 		return GPUIO_EXIT_USAGE;

@@ -6,7 +6,6 @@
  * Clocks, pids and names: see export/merge.c.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,62 +14,56 @@
 #include "timeline/timeline.h"
 #include "trace/launch.h"
 #include "lib/log.h"
+#include "lib/opts.h"
 
 
-static void usage(FILE *f)
+static const char *merge_output;
+
+static int on_quiet(const struct opt *opt, const char *arg, void *ctx)
 {
-	fprintf(f,
-"usage: gpuio merge CAPTURE CAPTURE... -o OUTPUT\n\n"
-"Put several hosts' captures (.gpuio) on one timeline: clocks aligned through\n"
-"each capture's REALTIME/MONOTONIC pair, each host a group of processes\n"
-"(pids + N x 10,000,000, names prefixed with the host name).\n\n"
-"options:\n"
-"  -o, --output FILE   .pftrace or .json, + .gz for gzip (required)\n"
-"  -q, --quiet         print errors only\n"
-"  -h, --help          this text\n\n"
+	if (gpuio_log_verbosity > GPUIO_LOG_ERROR)
+		gpuio_log_verbosity = GPUIO_LOG_ERROR;
+	return 0;
+}
+
+static const struct opt merge_opts[] = {
+	OPT_GROUP("options:"),
+	OPT_STRING('o', "output", &merge_output, "FILE", ".pftrace or .json, + .gz for gzip (required)"),
+	OPT_CALL('q', "quiet", NULL, "print errors only", on_quiet),
+	OPT_END(),
+};
+
+static const struct opt_cmd merge_page = {
+	.name = "merge",
+	.usage = "usage: gpuio merge CAPTURE CAPTURE... -o OUTPUT",
+	.about =
+"Put several hosts' captures (.gpuio) on one timeline, clocks aligned through\n"
+"each capture's REALTIME/MONOTONIC pair. In a .pftrace each host is a machine\n"
+"of its own (its pids as they were); a JSON has no machines, so there each\n"
+"host is a group of processes (pids + N x 10,000,000, names prefixed with the\n"
+"host name).\n",
+	.opts = merge_opts,
+	.after =
 "Start the traces together with `gpuio trace --start-at HH:MM:SS` on every host.\n\n"
 "example:\n"
-"  gpuio merge node1.gpuio node2.gpuio -o job.pftrace\n");
-}
+"  gpuio merge node1.gpuio node2.gpuio -o job.pftrace\n",
+};
 
 /* "host: " for capture i; "host#i: " when another capture names the same host */
 int cmd_merge(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
 	struct gpuio_export_opts eo = { .owner_uid = (uid_t)-1, .owner_gid = (gid_t)-1 };
-	const char *output = NULL;
-	int c, n, err;
+	const char *output;
+	int optind, n, err;
 	uint64_t events = 0;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":o:qh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			output = optarg;
-			break;
-		case 'q':
-			if (gpuio_log_verbosity > GPUIO_LOG_ERROR)
-				gpuio_log_verbosity = GPUIO_LOG_ERROR;
-			break;
-		case 'h':
-			usage(stdout);
-			return GPUIO_EXIT_OK;
-		case ':':
-			pr_err("merge: option %s needs an argument (e.g. -o job.pftrace)",
-			       argv[optind - 1]);
-			return GPUIO_EXIT_USAGE;
-		default:
-			pr_err("merge: unknown option '%s' (try `gpuio merge --help`)",
-			       argv[optind - 1]);
-			return GPUIO_EXIT_USAGE;
-		}
-	}
+	merge_output = NULL;
+	optind = opt_parse(&merge_page, argc, argv, NULL);
+	if (optind == OPT_HELP)
+		return GPUIO_EXIT_OK;
+	if (optind == OPT_BAD)
+		return GPUIO_EXIT_USAGE;
+	output = merge_output;
 	n = argc - optind;
 	if (n < 1) {
 		pr_err("merge: which captures? usage: gpuio merge A.gpuio B.gpuio ... -o OUT.pftrace");

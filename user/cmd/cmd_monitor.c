@@ -10,13 +10,11 @@
  * Signals: SIGUSR1 dump, SIGHUP reopen the log file, SIGTERM/SIGINT detach
  * everything and exit 0.
  *
- * Long on purpose: parse_args() (~125 lines) is one getopt switch, one case
- * per option with its own message; it reads best as one table.
+ * Options: one table each (lib/opts.h) for the daemon and for `dump`.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -37,210 +35,151 @@
 #include "monitor/monitor_recorder.h"
 #include "monitor/monitor_trigger.h"
 #include "lib/clock.h"
+#include "lib/opts.h"
 #include "lib/parse.h"
+#include "lib/units.h"
 #include "monitor/monitor_daemon.h"
 
 
 
-static void usage(FILE *f)
+static struct monitor_opts mo;      /* the tables point into it */
+static const char *dump_run_dir = "/run/gpuio";
+static __u64 dump_timeout = 120 * NSEC_PER_SEC;
+
+/* --ringbuf: bytes rounded up to a power of two, 1M .. 1G */
+static int on_ringbuf(const struct opt *opt, const char *arg, void *ctx)
 {
-	fprintf(f,
+	uint64_t b, p = MiB;
+
+	if (parse_bytes(arg, &b) || !b || b > GiB) {
+		pr_err("--ringbuf: bad size '%s' (examples: 16M, 64M)", arg);
+		return -1;
+	}
+	while (p < b)
+		p <<= 1;
+	mo.ringbuf = p;
+	return 0;
+}
+
+static int on_trigger(const struct opt *opt, const char *arg, void *ctx)
+{
+	return monitor_triggers__add(&mo.trig, arg) ? -1 : 0;
+}
+
+static int on_cuda_uprobes(const struct opt *opt, const char *arg, void *ctx)
+{
+	mo.cuda_uprobes = !strcmp(opt->long_name, "cuda-uprobes");
+	return 0;
+}
+
+static int on_quiet(const struct opt *opt, const char *arg, void *ctx)
+{
+	gpuio_log_verbosity = GPUIO_LOG_ERROR;
+	return 0;
+}
+
+static const struct opt monitor_opts[] = {
+	OPT_GROUP("options:"),
+	OPT_STRING(0, "listen", &mo.listen, "ADDR:PORT",
+		   "serve /metrics here (default 127.0.0.1:9477: loopback only)"),
+	OPT_DURATION(0, "window", &mo.window_ns, "DUR", 0,
+		     "flight-recorder window (default 60s); 0 = aggregation only:\n"
+		     "the full-event programs are not loaded at all"),
+	OPT_SIZE(0, "window-bytes", &mo.window_bytes, "SIZE", MiB,
+		 "memory for the window's events (default 64M; at least 1M)"),
+	OPT_CALL(0, "ringbuf", "SIZE", "BPF ring buffer of the recorder (default 16M)", on_ringbuf),
+	OPT_STRING(0, "dump-dir", &mo.dump_dir, "DIR", "where dumps go (default /var/lib/gpuio/dumps)"),
+	OPT_CHOICE(0, "dump-format", &mo.dump_format, "FMT", "pftrace|pftrace.gz|json|json.gz",
+		   "pftrace (default), pftrace.gz, json or json.gz"),
+	OPT_UINT(0, "dump-keep", &mo.dump_keep, "N", 1, 100000, "newest dumps kept (default 20)"),
+	OPT_SIZE(0, "dump-max-bytes", &mo.dump_max_bytes, "SIZE", 1,
+		 "bytes of dumps kept (default 1G)"),
+	OPT_CALL(0, "trigger", "EXPR",
+		 "dump automatically: 'vfs_latency>200ms', 'block_latency>1s',\n"
+		 "'gpu_idle>5s' (needs GPU data); repeatable", on_trigger),
+	OPT_DURATION(0, "trigger-interval", &mo.trig.interval_ns, "DUR", 1,
+		     "at most one automatic dump per DUR (default 5m)"),
+	OPT_UINT(0, "top-k", &mo.top_procs, "N", 1, 1u << 20,
+		 "labelled (cgroup, process name) series (default 20); the\n"
+		 "rest are summed as comm=\"other\""),
+	OPT_UINT(0, "top-cgroups", &mo.top_cgroups, "N", 1, 1u << 20,
+		 "labelled (cgroup, device) series (default 100)"),
+	OPT_UINT(0, "max-cgroups", &mo.max_cgroups, "N", 1, 1u << 20,
+		 "kernel map entries for (cgroup, device) (default 2048)"),
+	OPT_UINT(0, "max-procs", &mo.max_procs, "N", 1, 1u << 20,
+		 "kernel map entries for processes (default 8192)"),
+	OPT_STRING(0, "cgroups", &mo.cgroups, "HIER",
+		   "the cgroups series are keyed by: v2 (default), or a cgroup\n"
+		   "v1 controller's hierarchy on v1 hosts (memory, cpuset...:\n"
+		   "Slurm's cgroup/v1 plugin, kubelet on v1)"),
+	OPT_BOOL(0, "pseudo-fs", &mo.pseudo_fs,
+		 "keep proc, sysfs, cgroup, debugfs... in the VFS series\n"
+		 "(left out by default: the daemon's own /proc reads)"),
+	OPT_CALL(0, "cuda-uprobes", NULL,
+		 "count CUDA API calls per process and cgroup with uprobes on\n"
+		 "every libcudart / libcuda file mapped on the node (found by a\n"
+		 "/proc scan every 10 s). Off by default: every CUDA call of\n"
+		 "every job would pay a uprobe trap (~1-3 us on bare metal)", on_cuda_uprobes),
+	OPT_CALL(0, "no-cuda-uprobes", NULL, "the default (kept for old command lines)",
+		 on_cuda_uprobes),
+	OPT_STRING(0, "run-dir", &mo.run_dir, "DIR",
+		   "lock, pid and dump-status files (default /run/gpuio)"),
+	OPT_STRING(0, "log-file", &mo.log_file, "FILE",
+		   "log there instead of stderr (SIGHUP reopens it)"),
+	OPT_INCR('v', "verbose", &gpuio_log_verbosity, "more detail"),
+	OPT_CALL('q', "quiet", NULL, "errors only", on_quiet),
+	OPT_END(),
+};
+
+static const char monitor_usage[] =
 "usage: gpuio monitor [OPTIONS]        run the node daemon (foreground)\n"
 "       gpuio monitor dump [--run-dir DIR] [--timeout DUR]\n"
-"                                      ask the running daemon for a dump; print its path\n"
-"\n"
+"                                      ask the running daemon for a dump; print its path";
+
+static const struct opt_cmd monitor_page = {
+	.name = "monitor",
+	.usage = monitor_usage,
+	.about =
 "Always-on, in-kernel aggregation of file and block I/O per cgroup, process and\n"
-"disk, and of CUDA API calls per cgroup and process, served as Prometheus metrics, plus a flight recorder of the last --window\n"
-"of full events, dumped on demand (SIGUSR1, `gpuio monitor dump`) or on a trigger.\n"
-"Needs root. One instance per node (lock RUN_DIR/monitor.pid).\n"
-"\n"
-"options:\n"
-"      --listen ADDR:PORT   serve /metrics here (default 127.0.0.1:9477: loopback only)\n"
-"      --window DUR         flight-recorder window (default 60s); 0 = aggregation only:\n"
-"                           the full-event programs are not loaded at all\n"
-"      --window-bytes SIZE  memory for the window's events (default 64M)\n"
-"      --ringbuf SIZE       BPF ring buffer of the recorder (default 16M)\n"
-"      --dump-dir DIR       where dumps go (default /var/lib/gpuio/dumps)\n"
-"      --dump-format FMT    pftrace (default), pftrace.gz, json or json.gz\n"
-"      --dump-keep N        newest dumps kept (default 20)\n"
-"      --dump-max-bytes SIZE  bytes of dumps kept (default 1G)\n"
-"      --trigger EXPR       dump automatically: 'vfs_latency>200ms', 'block_latency>1s',\n"
-"                           'gpu_idle>5s' (needs GPU data); repeatable\n"
-"      --trigger-interval DUR  at most one automatic dump per DUR (default 5m)\n"
-"      --top-k N            labelled (cgroup, process name) series (default 20); the\n"
-"                           rest are summed as comm=\"other\"\n"
-"      --top-cgroups N      labelled (cgroup, device) series (default 100)\n"
-"      --max-cgroups N      kernel map entries for (cgroup, device) (default 2048)\n"
-"      --max-procs N        kernel map entries for processes (default 8192)\n"
-"      --cgroups HIER       the cgroups series are keyed by: v2 (default), or a cgroup\n"
-"                           v1 controller's hierarchy on v1 hosts (memory, cpuset...:\n"
-"                           Slurm's cgroup/v1 plugin, kubelet on v1)\n"
-"      --pseudo-fs          keep proc, sysfs, cgroup, debugfs... in the VFS series\n"
-"                           (left out by default: the daemon's own /proc reads)\n"
-"      --cuda-uprobes       count CUDA API calls per process and cgroup with uprobes on\n"
-"                           every libcudart / libcuda file mapped on the node (found by a\n"
-"                           /proc scan every 10 s). Off by default: every CUDA call of\n"
-"                           every job would pay a uprobe trap (~1-3 us on bare metal)\n"
-"      --no-cuda-uprobes    the default (kept for old command lines)\n"
-"      --run-dir DIR        lock, pid and dump-status files (default /run/gpuio)\n"
-"      --log-file FILE      log there instead of stderr (SIGHUP reopens it)\n"
-"  -v, --verbose            more detail; -q, --quiet: errors only\n"
-"  -h, --help               this help\n"
-"\n"
+"disk, and of CUDA API calls per cgroup and process, served as Prometheus\n"
+"metrics, plus a flight recorder of the last --window of full events, dumped on\n"
+"demand (SIGUSR1, `gpuio monitor dump`) or on a trigger.\n"
+"Needs root. One instance per node (lock RUN_DIR/monitor.pid).\n",
+	.opts = monitor_opts,
+	.after =
 "signals: SIGUSR1 dump, SIGHUP reopen the log, SIGTERM/SIGINT detach and exit.\n"
 "examples:\n"
 "  sudo gpuio monitor --trigger 'vfs_latency>200ms'\n"
 "  curl -s 127.0.0.1:9477/metrics | grep gpuio_cgroup_vfs_bytes_total\n"
-"  sudo gpuio monitor dump\n");
-}
+"  sudo gpuio monitor dump\n",
+};
 
-/* lib/parse.h with the conventions parse_args uses: ~0 / 0 / -1 when bad */
-static __u64 parse_dur(const char *s, bool allow_zero)
-{
-	uint64_t ns;
+static const struct opt dump_opts[] = {
+	OPT_GROUP("options:"),
+	OPT_STRING(0, "run-dir", &dump_run_dir, "DIR", "the daemon's run dir (default /run/gpuio)"),
+	OPT_DURATION(0, "timeout", &dump_timeout, "DUR", 1,
+		     "wait at most DUR for the dump (default 2m)"),
+	OPT_END(),
+};
 
-	return parse_duration_ns(s, allow_zero, &ns) ? ~0ull : ns;
-}
-
-static __u64 parse_size(const char *s)
-{
-	uint64_t v;
-
-	return parse_bytes(s, &v) ? 0 : v;
-}
-
-static long parse_uint(const char *s, long max)
-{
-	unsigned long v;
-
-	return parse_ulong(s, 1, (unsigned long)max, &v) ? -1 : (long)v;
-}
+static const struct opt_cmd dump_page = {
+	.name = "monitor dump",
+	.usage = "usage: gpuio monitor dump [--run-dir DIR] [--timeout DUR]",
+	.about = "Ask the running `gpuio monitor` for a flight-recorder dump (SIGUSR1) and\n"
+		 "print the dump's path when it is written.\n",
+	.opts = dump_opts,
+};
 
 static int parse_args(int argc, char **argv, struct monitor_opts *o)
 {
-	static const struct option longopts[] = {
-		{ "listen", required_argument, NULL, 'L' },
-		{ "window", required_argument, NULL, 'W' },
-		{ "window-bytes", required_argument, NULL, 'B' },
-		{ "ringbuf", required_argument, NULL, 'R' },
-		{ "dump-dir", required_argument, NULL, 'D' },
-		{ "dump-format", required_argument, NULL, 'F' },
-		{ "dump-keep", required_argument, NULL, 'K' },
-		{ "dump-max-bytes", required_argument, NULL, 'X' },
-		{ "trigger", required_argument, NULL, 'T' },
-		{ "trigger-interval", required_argument, NULL, 'I' },
-		{ "top-k", required_argument, NULL, 'k' },
-		{ "top-cgroups", required_argument, NULL, 'c' },
-		{ "max-cgroups", required_argument, NULL, 'C' },
-		{ "max-procs", required_argument, NULL, 'P' },
-		{ "no-cuda-uprobes", no_argument, NULL, 'U' },
-		{ "cuda-uprobes", no_argument, NULL, 'u' },
-		{ "cgroups", required_argument, NULL, 'G' },
-		{ "pseudo-fs", no_argument, NULL, 'S' },
-		{ "run-dir", required_argument, NULL, 'r' },
-		{ "log-file", required_argument, NULL, 'l' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
-	int c;
-	long v;
+	int first = opt_parse(&monitor_page, argc, argv, NULL);
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":vqh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'L': o->listen = optarg; break;
-		case 'W':
-			o->window_ns = parse_dur(optarg, true);
-			if (o->window_ns == ~0ull) {
-				pr_err("--window: bad duration '%s' (examples: 60s, 5m, 0)", optarg);
-				return -EINVAL;
-			}
-			break;
-		case 'B':
-			o->window_bytes = parse_size(optarg);
-			if (o->window_bytes < (1u << 20)) {
-				pr_err("--window-bytes: '%s' is not a size of at least 1M", optarg);
-				return -EINVAL;
-			}
-			break;
-		case 'R': {
-			__u64 b = parse_size(optarg), p = 1u << 20;
-
-			while (p < b)
-				p <<= 1;
-			if (!b || p > (1ull << 30)) {
-				pr_err("--ringbuf: bad size '%s' (examples: 16M, 64M)", optarg);
-				return -EINVAL;
-			}
-			o->ringbuf = p;
-			break;
-		}
-		case 'D': o->dump_dir = optarg; break;
-		case 'F':
-			if (strcmp(optarg, "pftrace") && strcmp(optarg, "pftrace.gz") &&
-			    strcmp(optarg, "json") && strcmp(optarg, "json.gz")) {
-				pr_err("--dump-format: one of pftrace, pftrace.gz, json, json.gz");
-				return -EINVAL;
-			}
-			o->dump_format = optarg;
-			break;
-		case 'K':
-			if ((v = parse_uint(optarg, 100000)) < 0) {
-				pr_err("--dump-keep: '%s' is not a count >= 1", optarg);
-				return -EINVAL;
-			}
-			o->dump_keep = (unsigned)v;
-			break;
-		case 'X':
-			o->dump_max_bytes = parse_size(optarg);
-			if (!o->dump_max_bytes) {
-				pr_err("--dump-max-bytes: bad size '%s' (examples: 500M, 2G)", optarg);
-				return -EINVAL;
-			}
-			break;
-		case 'T':
-			if (monitor_triggers__add(&o->trig, optarg))
-				return -EINVAL;
-			break;
-		case 'I':
-			o->trig.interval_ns = parse_dur(optarg, false);
-			if (o->trig.interval_ns == ~0ull) {
-				pr_err("--trigger-interval: bad duration '%s' (examples: 30s, 5m)", optarg);
-				return -EINVAL;
-			}
-			break;
-		case 'k': case 'c': case 'C': case 'P':
-			if ((v = parse_uint(optarg, 1 << 20)) < 0) {
-				pr_err("%s: '%s' is not a count >= 1", argv[optind - 1], optarg);
-				return -EINVAL;
-			}
-			if (c == 'k') o->top_procs = (unsigned)v;
-			else if (c == 'c') o->top_cgroups = (unsigned)v;
-			else if (c == 'C') o->max_cgroups = (unsigned)v;
-			else o->max_procs = (unsigned)v;
-			break;
-		case 'U': o->cuda_uprobes = false; break;
-		case 'u': o->cuda_uprobes = true; break;
-		case 'G': o->cgroups = optarg; break;
-		case 'S': o->pseudo_fs = true; break;
-		case 'r': o->run_dir = optarg; break;
-		case 'l': o->log_file = optarg; break;
-		case 'v': gpuio_log_verbosity++; break;
-		case 'q': gpuio_log_verbosity = GPUIO_LOG_ERROR; break;
-		case 'h': usage(stdout); return 1;
-		case ':':
-			pr_err("option %s needs a value (see `gpuio monitor --help`)", argv[optind - 1]);
-			return -EINVAL;
-		default:
-			pr_err("unknown option '%s' (see `gpuio monitor --help`)", argv[optind - 1]);
-			return -EINVAL;
-		}
-	}
-	if (optind < argc) {
-		pr_err("unexpected argument '%s' (see `gpuio monitor --help`)", argv[optind]);
+	if (first == OPT_HELP)
+		return 1;
+	if (first == OPT_BAD)
+		return -EINVAL;
+	if (first < argc) {
+		pr_err("unexpected argument '%s' (see `gpuio monitor --help`)", argv[first]);
 		return -EINVAL;
 	}
 	if (o->trig.n && !o->window_ns) {
@@ -253,37 +192,20 @@ static int parse_args(int argc, char **argv, struct monitor_opts *o)
 /* mkdir -p for the run and dump directories. */
 static int cmd_monitor_dump(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "run-dir", required_argument, NULL, 'r' },
-		{ "timeout", required_argument, NULL, 't' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
-	const char *run_dir = "/run/gpuio";
-	__u64 timeout = 120000000000ull, t0;
+	const char *run_dir;
+	__u64 timeout, t0;
 	char path[PATH_MAX], buf[32] = "", what[PATH_MAX];
 	unsigned seq0;
-	int fd, c, n;
+	int fd, n, first;
 	long pid;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'r': run_dir = optarg; break;
-		case 't':
-			timeout = parse_dur(optarg, false);
-			if (timeout == ~0ull) {
-				pr_err("--timeout: bad duration '%s'", optarg);
-				return GPUIO_EXIT_USAGE;
-			}
-			break;
-		case 'h': usage(stdout); return GPUIO_EXIT_OK;
-		default:
-			pr_err("monitor dump: unknown option '%s' (see `gpuio monitor --help`)", argv[optind - 1]);
-			return GPUIO_EXIT_USAGE;
-		}
-	}
+	first = opt_parse(&dump_page, argc, argv, NULL);
+	if (first == OPT_HELP)
+		return GPUIO_EXIT_OK;
+	if (first == OPT_BAD)
+		return GPUIO_EXIT_USAGE;
+	run_dir = dump_run_dir;
+	timeout = dump_timeout;
 	snprintf(path, sizeof(path), "%s/monitor.pid", run_dir);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 || flock(fd, LOCK_SH | LOCK_NB) == 0) {
@@ -324,19 +246,20 @@ static int cmd_monitor_dump(int argc, char **argv)
 
 int cmd_monitor(int argc, char **argv)
 {
-	struct monitor_opts o = {
-		.listen = "127.0.0.1:9477", .run_dir = "/run/gpuio", .dump_dir = "/var/lib/gpuio/dumps",
-		.dump_format = "pftrace", .window_ns = 60000000000ull, .window_bytes = 64u << 20,
-		.ringbuf = 16u << 20, .dump_keep = 20, .dump_max_bytes = 1ull << 30, .top_procs = 20,
-		.top_cgroups = 100, .max_cgroups = 2048, .max_procs = 8192,
-		.trig = { .interval_ns = 300000000000ull },
-	};
+	struct monitor_opts *o = &mo;
 	int err;
 
+	*o = (struct monitor_opts){
+		.listen = "127.0.0.1:9477", .run_dir = "/run/gpuio", .dump_dir = "/var/lib/gpuio/dumps",
+		.dump_format = "pftrace", .window_ns = 60 * NSEC_PER_SEC, .window_bytes = 64 * MiB,
+		.ringbuf = 16 * MiB, .dump_keep = 20, .dump_max_bytes = GiB, .top_procs = 20,
+		.top_cgroups = 100, .max_cgroups = 2048, .max_procs = 8192,
+		.trig = { .interval_ns = 300 * NSEC_PER_SEC },
+	};
 	if (argc > 1 && !strcmp(argv[1], "dump"))
 		return cmd_monitor_dump(argc - 1, argv + 1);
-	err = parse_args(argc, argv, &o);
+	err = parse_args(argc, argv, o);
 	if (err)
 		return err > 0 ? GPUIO_EXIT_OK : GPUIO_EXIT_USAGE;
-	return monitor_daemon__run(&o, argc, argv);
+	return monitor_daemon__run(o, argc, argv);
 }

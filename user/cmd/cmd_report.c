@@ -7,25 +7,56 @@
  * A directory stands for the captures (*.gpuio) directly in it, reported one
  * after the other (text), as a JSON array (--json); --html takes one capture.
  *
- * Long on purpose: cmd_report() (~120 lines) is one getopt switch and the
- * loop over captures; split, the options would be read in two places.
+ * Options: one table (lib/opts.h).
  */
 #include <dirent.h>
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include "cmd/commands.h"
+#include "lib/opts.h"
 #include "lib/parse.h"
 #include "lib/log.h"
 #include "report/report_model.h"
 
-static void usage(FILE *f)
+static struct rpt_opts ropt;
+static const char *html_out;
+static bool json_out;
+
+/* --files / --top: a count, or "all" */
+static int on_count(const struct opt *opt, const char *arg, void *ctx)
 {
-	fprintf(f,
-"usage: gpuio report CAPTURE|DIR... [--json | --html FILE] [--files N|all] [--top N]\n\n"
+	unsigned long v;
+
+	if (!strcmp(arg, "all")) {
+		ropt.top = 0;
+		return 0;
+	}
+	if (parse_ulong(arg, 1, 1000000, &v)) {
+		pr_err("report: --%s wants a positive number or 'all', not '%s'", opt->long_name, arg);
+		return -1;
+	}
+	ropt.top = (unsigned)v;
+	return 0;
+}
+
+static const struct opt report_opts[] = {
+	OPT_GROUP("options:"),
+	OPT_BOOL('j', "json", &json_out,
+		 "the same content as JSON on stdout (an array for several captures)"),
+	OPT_STRING(0, "html", &html_out, "FILE",
+		   "a self-contained HTML page with charts (no network needed)"),
+	OPT_CALL(0, "files", "N|all", "files per ranking (time, bytes, ops); default 10", on_count),
+	OPT_CALL(0, "top", "N", "same as --files N; also limits the thread table", on_count),
+	OPT_END(),
+};
+
+static const struct opt_cmd report_page = {
+	.name = "report",
+	.usage = "usage: gpuio report CAPTURE|DIR... [--json | --html FILE] [--files N|all] [--top N]",
+	.about =
 "Summarise a capture: page-cache hit ratio, top files with latency and access\n"
 "pattern, device latency histograms, per-thread I/O time, GPU idle time explained\n"
 "by what the host threads were doing and by the launching thread's state, why\n"
@@ -34,15 +65,10 @@ static void usage(FILE *f)
 "files by role (data, code, checkpoint, other), and recommendations with the\n"
 "numbers behind them.\n"
 "Timestamps are µs after the capture's monotonic anchor (the ts of the\n"
-"JSON/Perfetto exports) and UTC.\n\n"
-"options:\n"
-"  -j, --json        the same content as JSON on stdout (an array for several captures)\n"
-"      --html FILE   a self-contained HTML page with charts (no network needed)\n"
-"      --files N|all files per ranking (time, bytes, ops); default 10\n"
-"      --top N       same as --files N; also limits the thread table\n"
-"  -h, --help        this text\n\n"
-"A DIR stands for the *.gpuio captures in it, reported one after the other.\n");
-}
+"JSON/Perfetto exports) and UTC.\n",
+	.opts = report_opts,
+	.after = "A DIR stands for the *.gpuio captures in it, reported one after the other.\n",
+};
 
 static int cmp_str(const void *a, const void *b)
 {
@@ -93,66 +119,28 @@ static int expand(const char *arg, char ***list, size_t *n, size_t *cap)
 	return 0;
 }
 
-static int parse_count(const char *s, unsigned *out)
-{
-	unsigned long v;
-
-	if (!strcmp(s, "all")) {
-		*out = 0;
-		return 0;
-	}
-	if (parse_ulong(s, 1, 1000000, &v))
-		return -EINVAL;
-	*out = (unsigned)v;
-	return 0;
-}
-
 int cmd_report(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "html", required_argument, NULL, 'H' },
-		{ "files", required_argument, NULL, 'f' },
-		{ "top", required_argument, NULL, 't' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
-	struct rpt_opts opt = { .top = 10 };
+	struct rpt_opts opt;
 	struct rpt_model **models = NULL;
-	const char *html = NULL;
+	const char *html;
 	char **caps = NULL;
 	size_t ncaps = 0, ccaps = 0;
-	int nmodels = 0, c, ret = GPUIO_EXIT_OK;
-	bool json = false;
+	int nmodels = 0, first, ret = GPUIO_EXIT_OK;
+	bool json;
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "jh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			json = true;
-			break;
-		case 'H':
-			html = optarg;
-			break;
-		case 'f':
-		case 't':
-			if (parse_count(optarg, &opt.top)) {
-				pr_err("report: --%s wants a positive number or 'all', not '%s'",
-				       c == 'f' ? "files" : "top", optarg);
-				return GPUIO_EXIT_USAGE;
-			}
-			break;
-		case 'h':
-			usage(stdout);
-			return GPUIO_EXIT_OK;
-		default:
-			pr_err("report: unknown option '%s' (try `gpuio report --help`)",
-			       argv[optind - 1]);
-			return GPUIO_EXIT_USAGE;
-		}
-	}
-	if (optind >= argc) {
+	ropt = (struct rpt_opts){ .top = 10 };
+	html_out = NULL;
+	json_out = false;
+	first = opt_parse(&report_page, argc, argv, NULL);
+	if (first == OPT_HELP)
+		return GPUIO_EXIT_OK;
+	if (first == OPT_BAD)
+		return GPUIO_EXIT_USAGE;
+	opt = ropt;
+	html = html_out;
+	json = json_out;
+	if (first >= argc) {
 		pr_err("report: which capture? (usage: gpuio report CAPTURE [--json | --html FILE])");
 		return GPUIO_EXIT_USAGE;
 	}
@@ -160,7 +148,7 @@ int cmd_report(int argc, char **argv)
 		pr_err("report: --json and --html are exclusive");
 		return GPUIO_EXIT_USAGE;
 	}
-	for (int i = optind; i < argc; i++)
+	for (int i = first; i < argc; i++)
 		if (expand(argv[i], &caps, &ncaps, &ccaps)) {
 			ret = GPUIO_EXIT_ERROR;
 			goto cleanup;
