@@ -13,7 +13,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include "capture/capture.h"
-#include "capture/capture_info.h"
+#include "report/info.h"
 #include "cmd/commands.h"
 #include "lib/log.h"
 #include "lib/opts.h"
@@ -37,9 +37,7 @@ static const struct opt_cmd info_page = {
 
 int cmd_info(int argc, char **argv)
 {
-	struct gpuio_cap_reader *r = NULL;
 	struct capture_info in;
-	struct stat sb;
 	bool json;
 	char err[320];
 	int optind, rc;
@@ -56,16 +54,16 @@ int cmd_info(int argc, char **argv)
 		       optind >= argc ? "which capture?" : "one capture at a time");
 		return GPUIO_EXIT_USAGE;
 	}
-	rc = gpuio_cap_reader__open(argv[optind], &r, err, sizeof(err));
-	if (rc) {
-		pr_err("%s", err);
+	rc = capture_info__read(argv[optind], &in, err, sizeof(err));
+	if (!in.hdr || (rc && rc != -EBADMSG)) {
+		/* not opened (the reason in err), or out of memory */
+		if (in.hdr)
+			pr_err("%s: %s", argv[optind], strerror(-rc));
+		else
+			pr_err("%s", err);
+		capture_info__free(&in);
 		return GPUIO_EXIT_ERROR;
 	}
-	memset(&in, 0, sizeof(in));
-	in.hdr = gpuio_cap_reader__header(r);
-	if (stat(argv[optind], &sb) == 0)
-		in.file_size = (uint64_t)sb.st_size;
-	rc = capture_info__scan(r, &in);
 	if (json) {
 		if (rpt_info__print_json(argv[optind], &in)) {
 			pr_err("cannot write to stdout");
@@ -78,7 +76,6 @@ int cmd_info(int argc, char **argv)
 	if (in.corrupt[0])
 		pr_err("%s: %s; the capture is damaged from there on: record it again",
 		       argv[optind], in.corrupt);
-	gpuio_cap_reader__close(r);
 	capture_info__free(&in);
 	return rc ? GPUIO_EXIT_ERROR : GPUIO_EXIT_OK;
 }

@@ -352,6 +352,9 @@ static int note(struct model_session *s, const struct gpuio_hdr *h)
 	s->f.counts[h->type <= GPUIO_REC_SCHED ? h->type : 0]++;
 	if (h->ts > s->f.last_ts)
 		s->f.last_ts = h->ts;
+	/* collector records (stats, devnames) may carry no ts: 0 is none */
+	if (h->ts && (!s->f.first_ts || h->ts < s->f.first_ts))
+		s->f.first_ts = h->ts;
 	switch (h->type) {
 	case GPUIO_REC_PATH:
 		return on_path(s, (const void *)h);

@@ -113,7 +113,7 @@ struct model_facts {
 	const struct gpuio_cap_header *hdr;
 	uint64_t records;                       /* whole records */
 	uint64_t counts[GPUIO_REC_SCHED + 1];   /* by type; [0]: types this build does not know */
-	uint64_t last_ts;                       /* the latest record timestamp */
+	uint64_t first_ts, last_ts;             /* the earliest (non-zero) and latest record ts */
 	uint64_t truncated, trunc_offset;       /* a partial record's bytes at the end, where */
 	bool have_stats;                        /* a STATS record was read; stats: the last */
 	struct gpuio_stats_event stats;

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-#include "capture/capture_info.h"
+#include "report/info.h"
 #include "lib/json_writer.h"
 
 static void jkey(struct json_writer *w, bool *first, const char *k)

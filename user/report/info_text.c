@@ -5,7 +5,7 @@
  */
 #include <stdio.h>
 #include <string.h>
-#include "capture/capture_info.h"
+#include "report/info.h"
 
 /* Header strings may hold anything: print control bytes as '?' on a terminal. */
 static void put_clean(const char *s, size_t max)

@@ -1,16 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * capture_info.h — what a capture holds, from one read of it: the header,
- * record counts per type, time span, the last drop counters, each GPU
- * collector's last status, and whether it ended cleanly, was cut short or
- * is corrupt. `gpuio info` prints it (report/info_text.c, info_json.c).
+ * info.h — what a capture holds, from one read of it by its session
+ * (model/session.h): the header, record counts per type, time span, the
+ * last drop counters, each GPU collector's last status, and whether it ended
+ * cleanly, was cut short or is corrupt. `gpuio info` prints it (info_text.c,
+ * info_json.c).
  */
-#ifndef GPUIO_CAPTURE_INFO_H
-#define GPUIO_CAPTURE_INFO_H
+#ifndef GPUIO_REPORT_INFO_H
+#define GPUIO_REPORT_INFO_H
 
 #include <stddef.h>
 #include <stdint.h>
 #include "capture/capture.h"
+
+struct model_session;
 
 struct capture_info {
 	const struct gpuio_cap_header *hdr;
@@ -25,12 +28,15 @@ struct capture_info {
 	uint64_t nstats;
 	uint64_t truncated, trunc_offset;
 	char corrupt[200];
+	struct model_session *s;                  /* the capture read */
 };
 
-
-/* Read every record of r once into in (zeroed first; in->hdr set). 0, or
- * -EBADMSG with in->corrupt saying where (the counts cover what precedes it). */
-int capture_info__scan(struct gpuio_cap_reader *r, struct capture_info *in);
+/*
+ * Read path once (its session) into in. 0; -EBADMSG with in->corrupt
+ * saying where (the counts cover what precedes it); or -errno with the
+ * reason in err (the capture cannot be opened: nothing is in in).
+ */
+int capture_info__read(const char *path, struct capture_info *in, char *err, size_t errlen);
 void capture_info__free(struct capture_info *in);
 /* CUPTI drops and collector write errors over all collectors. */
 void capture_info__gpu_drops(const struct capture_info *in, uint64_t *cupti, uint64_t *werr);
@@ -46,4 +52,4 @@ const char *capture_info__gpu_how(uint32_t how);
 void rpt_info__print_text(const char *path, const struct capture_info *in);
 int rpt_info__print_json(const char *path, const struct capture_info *in);
 
-#endif /* GPUIO_CAPTURE_INFO_H */
+#endif /* GPUIO_REPORT_INFO_H */

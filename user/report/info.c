@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
-/* capture_info.c — what a capture holds (capture_info.h). */
+/* info.c — what a capture holds (info.h), from its session. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "capture/capture_info.h"
+#include <sys/stat.h>
+#include "model/session.h"
+#include "report/info.h"
 
 static const char *const type_names[] = {
 	[0] = "unknown", [GPUIO_REC_VFS] = "vfs", [GPUIO_REC_BLOCK] = "block",
@@ -17,43 +19,10 @@ static const char *const type_names[] = {
 	[GPUIO_REC_GPU_OVERHEAD] = "overhead", [GPUIO_REC_GPU_SYM] = "sym",
 	[GPUIO_REC_SCHED] = "sched",
 };
-#define MAX_COLLECTORS 4096     /* collectors listed (one per process) */
-
 const char *capture_info__type_name(int type)
 {
 	return type > 0 && type < (int)(sizeof(type_names) / sizeof(type_names[0])) &&
 	       type_names[type] ? type_names[type] : "unknown";
-}
-
-/* The latest status record of each collector: its counters are cumulative. */
-static void note_collector(struct capture_info *in, const struct gpuio_gpu_info *g)
-{
-	size_t i;
-
-	for (i = 0; i < in->ncolls; i++)
-		if (in->colls[i].hdr.pid == g->hdr.pid)
-			break;
-	if (i == in->ncolls) {
-		struct gpuio_gpu_info *c;
-
-		if (in->ncolls >= MAX_COLLECTORS)
-			return;
-		c = realloc(in->colls, (in->ncolls + 1) * sizeof(*c));
-		if (!c)
-			return;
-		in->colls = c;
-		in->ncolls++;
-		memset(&in->colls[i], 0, sizeof(in->colls[i]));
-	} else if (!g->reason[0] && in->colls[i].reason[0]) {
-		/* an UNAVAILABLE record's reason stays when a FINAL one follows */
-		char reason[sizeof(g->reason)];
-
-		memcpy(reason, in->colls[i].reason, sizeof(reason));
-		in->colls[i] = *g;
-		memcpy(in->colls[i].reason, reason, sizeof(reason));
-		return;
-	}
-	in->colls[i] = *g;
 }
 
 const char *capture_info__gpu_state(uint32_t s)
@@ -83,38 +52,49 @@ void capture_info__gpu_drops(const struct capture_info *in, uint64_t *cupti, uin
 	}
 }
 
-/* Read every record once; a corrupt record stops the count (message kept). */
-int capture_info__scan(struct gpuio_cap_reader *r, struct capture_info *in)
+/* Read every record once (the session); a corrupt record stops the count (message kept). */
+int capture_info__read(const char *path, struct capture_info *in, char *err, size_t errlen)
 {
-	const struct gpuio_hdr *h;
+	const struct model_collector *c;
+	const struct model_facts *f;
+	struct stat sb;
 	int rc;
 
-	while ((rc = gpuio_cap_reader__next(r, &h)) > 0) {
-		in->records++;
-		in->counts[h->type <= GPUIO_REC_SCHED ? h->type : 0]++;
-		if (h->type >= GPUIO_REC_GPU_INFO && h->type <= GPUIO_REC_GPU_SYM)
-			in->gpu_records++;
-		if (h->type == GPUIO_REC_GPU_INFO)
-			note_collector(in, (const void *)h);
-		/* collector records (stats, devnames) carry a ts too; 0 means none */
-		if (h->ts) {
-			if (!in->first_ts || h->ts < in->first_ts)
-				in->first_ts = h->ts;
-			if (h->ts > in->last_ts)
-				in->last_ts = h->ts;
-		}
-		if (h->type == GPUIO_REC_STATS) {
-			gpuio_stats__from_record(h, &in->stats);
-			in->nstats++;
-		}
+	memset(in, 0, sizeof(*in));
+	rc = model_session__open(path, &in->s, err, errlen);
+	if (rc)
+		return rc;
+	f = model_session__facts(in->s);
+	in->hdr = f->hdr;
+	if (stat(path, &sb) == 0)
+		in->file_size = (uint64_t)sb.st_size;
+	rc = model_session__run(in->s, NULL, 0);
+	if (rc == -EBADMSG)
+		snprintf(in->corrupt, sizeof(in->corrupt), "%s", model_session__error(in->s));
+	else if (rc)
+		return rc;
+	in->records = f->records;
+	memcpy(in->counts, f->counts, sizeof(in->counts));
+	for (unsigned t = GPUIO_REC_GPU_INFO; t <= GPUIO_REC_GPU_SYM; t++)
+		in->gpu_records += f->counts[t];
+	in->first_ts = f->first_ts;
+	in->last_ts = f->last_ts;
+	in->stats = f->stats;
+	in->nstats = f->counts[GPUIO_REC_STATS];
+	in->truncated = f->truncated;
+	in->trunc_offset = f->trunc_offset;
+	while ((c = model_session__collector(in->s, in->ncolls)) != NULL) {
+		struct gpuio_gpu_info *g = realloc(in->colls, (in->ncolls + 1) * sizeof(*g));
+
+		if (!g)
+			return -ENOMEM;
+		in->colls = g;
+		g[in->ncolls] = c->info;
+		/* an UNAVAILABLE record's reason stays when a FINAL one follows */
+		memcpy(g[in->ncolls].reason, c->reason, sizeof(g->reason));
+		in->ncolls++;
 	}
-	if (rc < 0) {
-		snprintf(in->corrupt, sizeof(in->corrupt), "%s", gpuio_cap_reader__error(r));
-		return -EBADMSG;
-	}
-	in->truncated = gpuio_cap_reader__truncated(r);
-	in->trunc_offset = gpuio_cap_reader__offset(r);
-	return 0;
+	return rc;
 }
 
 void capture_info__utc(uint64_t ns, char *buf, size_t len)
@@ -135,4 +115,6 @@ void capture_info__free(struct capture_info *in)
 {
 	free(in->colls);
 	in->colls = NULL;
+	model_session__free(in->s);
+	in->s = NULL;
 }
