@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/types.h>
-#include "gpuio_abi.h"
+#include "bpf/gpuio_abi.h"
 #include "clock.h"
 #include "convert.h"
 #include "record_layout.h"
