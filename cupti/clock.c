@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <time.h>
 #include "clock.h"
+#include "lib/units.h"
 
 int clock__fit(const struct clock_sample *s, int n, struct clock_fit *out)
 {
@@ -58,5 +59,5 @@ uint64_t clock__mono_ns(void)
 	struct timespec t;
 
 	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+	return (uint64_t)t.tv_sec * NSEC_PER_SEC + (uint64_t)t.tv_nsec;
 }

@@ -24,10 +24,11 @@
 #include "record_layout.h"
 #include "log.h"
 #include "side_file.h"
+#include "lib/units.h"
 
 #define CLOCK_SAMPLES 64          /* at start: tightest of many */
 #define CLOCK_RESAMPLES 16        /* on later flushes (offset mode only) */
-#define CLOCK_RESAMPLE_NS 1000000000ull
+#define CLOCK_RESAMPLE_NS NSEC_PER_SEC
 #define CLOCK_SAME_SLACK_NS 1000  /* callback took: CUPTI reads our MONOTONIC */
 #define DEFAULT_FLUSH_MS 1000
 #define STATE_STOPPING 100        /* internal: tracer gone, teardown under way */
@@ -254,9 +255,9 @@ static void each_kind(void (*fn)(CUpti_ActivityKind k))
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(required_kinds) / sizeof(required_kinds[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(required_kinds); i++)
 		fn(required_kinds[i]);
-	for (i = 0; i < sizeof(optional_kinds) / sizeof(optional_kinds[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(optional_kinds); i++)
 		fn(optional_kinds[i]);
 }
 
@@ -458,7 +459,7 @@ static CUptiResult enable_kinds(const char **what)
 	CUptiResult r;
 	size_t i, j;
 
-	for (i = 0; i < sizeof(required_kinds) / sizeof(required_kinds[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(required_kinds); i++) {
 		r = g.api.activityEnable(required_kinds[i]);
 		if (r != CUPTI_SUCCESS) {
 			for (j = 0; j < i; j++)
@@ -468,7 +469,7 @@ static CUptiResult enable_kinds(const char **what)
 			return r;
 		}
 	}
-	for (i = 0; i < sizeof(optional_kinds) / sizeof(optional_kinds[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(optional_kinds); i++) {
 		r = g.api.activityEnable(optional_kinds[i]);
 		if (r != CUPTI_SUCCESS)
 			cupti_log("activity %s not collected: %s", kind_name(optional_kinds[i]),
@@ -501,17 +502,9 @@ static int open_file(const struct collector_opts *o)
 	return err;
 }
 
-int collector__start(const struct collector_opts *o)
+/* A new session's state: counters zero, no clock yet. */
+static void session_reset(const struct collector_opts *o)
 {
-	char why[256];
-	const char *what = NULL;
-	static int hooks;
-	CUptiResult r;
-	int ts_took, err;
-
-	if (atomic_exchange(&started, 1))
-		return -EALREADY;
-	cupti_log__init();
 	g.pid = getpid();
 	g.how = o->how;
 	g.dropped = g.reported_dropped = 0;
@@ -520,14 +513,12 @@ int collector__start(const struct collector_opts *o)
 	g.uncertainty = 0;
 	g.clock = GPUIO_GPU_CLOCK_NONE;
 	g.mono = o->mono_now ? o->mono_now : clock__mono_ns;
-	if (!o->path && (!o->dir || !*o->dir)) {
-		cupti_log("GPUIO_GPU_DIR is not set: collector off");
-		err = -ENOENT;
-		goto off;
-	}
-	err = open_file(o);
-	if (err)
-		goto off;
+}
+
+/* The library, once per process, and only a version whose records we decode. */
+static int load_cupti(const struct collector_opts *o)
+{
+	char why[256];
 
 	if (o->api) {
 		g.api = *o->api;
@@ -545,6 +536,31 @@ int collector__start(const struct collector_opts *o)
 			 rel, g.version);
 		return unavailable(CUPTI_SUCCESS, why);
 	}
+	return 0;
+}
+
+int collector__start(const struct collector_opts *o)
+{
+	const char *what = NULL;
+	static int hooks;
+	CUptiResult r;
+	int ts_took, err;
+
+	if (atomic_exchange(&started, 1))
+		return -EALREADY;
+	cupti_log__init();
+	session_reset(o);
+	if (!o->path && (!o->dir || !*o->dir)) {
+		cupti_log("GPUIO_GPU_DIR is not set: collector off");
+		err = -ENOENT;
+		goto off;
+	}
+	err = open_file(o);
+	if (err)
+		goto off;
+
+	if ((err = load_cupti(o)))
+		return err;
 	/* The first CUPTI call that matters: CUPTI's clock must be ours before it stamps anything. */
 	r = g.api.activityRegisterTimestampCallback(mono_cb);
 	ts_took = r == CUPTI_SUCCESS;

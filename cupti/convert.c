@@ -11,6 +11,7 @@
 #include "clock.h"
 #include "convert.h"
 #include "record_layout.h"
+#include "lib/units.h"
 
 #define ROUND8(n) (((n) + 7u) & ~7u)
 
@@ -117,7 +118,7 @@ int convert__api_filtered(const char *name)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(noisy_apis) / sizeof(noisy_apis[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(noisy_apis); i++)
 		if (base_is(name, noisy_apis[i]))
 			return 1;
 	return 0;
@@ -128,11 +129,11 @@ int convert__api_kind(const char *name, uint8_t *memcpy_kind)
 	size_t i, j;
 
 	*memcpy_kind = GPUIO_MEMCPY_UNKNOWN;
-	for (i = 0; i < sizeof(api_kinds) / sizeof(api_kinds[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(api_kinds); i++) {
 		if (strncmp(name, api_kinds[i].prefix, strlen(api_kinds[i].prefix)))
 			continue;
 		if (api_kinds[i].kind == GPUIO_API_MEMCPY)
-			for (j = 0; j < sizeof(memcpy_tags) / sizeof(memcpy_tags[0]); j++)
+			for (j = 0; j < ARRAY_SIZE(memcpy_tags); j++)
 				if (strstr(name, memcpy_tags[j].tag)) {
 					*memcpy_kind = memcpy_tags[j].kind;
 					break;

@@ -8,6 +8,7 @@
 #include <string.h>
 #include "cupti_api.h"
 #include "cupti_locate.h"
+#include "lib/units.h"
 
 struct sym {
 	const char *name;
@@ -44,7 +45,7 @@ static int fill(struct cupti_api *api, void *h, char *err, size_t errlen)
 	size_t i;
 
 	memset(api, 0, sizeof(*api));
-	for (i = 0; i < sizeof(syms) / sizeof(syms[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(syms); i++) {
 		void *p = dlsym(h, syms[i].name);
 
 		if (!p && syms[i].required) {
@@ -69,7 +70,7 @@ static int each_object(struct dl_phdr_info *info, size_t size, void *arg)
 	struct loaded *l = arg;
 	const char *base;
 
-	if (!info->dlpi_name || !*info->dlpi_name || l->n >= (int)(sizeof(l->paths) / sizeof(l->paths[0])) - 1)
+	if (!info->dlpi_name || !*info->dlpi_name || l->n >= (int)ARRAY_SIZE(l->paths) - 1)
 		return 0;
 	base = strrchr(info->dlpi_name, '/');
 	base = base ? base + 1 : info->dlpi_name;

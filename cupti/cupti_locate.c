@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "cupti_locate.h"
+#include "lib/units.h"
 
 /* The CUDA majors gpuio decodes (cupti/record_layout.c). */
 static const int supported_majors[] = { 13, 12 };
@@ -129,7 +130,7 @@ static void add_versioned_toolkits(struct list *l, const char *root, int major)
 	n = scandir(base, &names, NULL, versionsort);
 	for (i = n - 1; i >= 0; i--) {
 		if (!strncmp(names[i]->d_name, pfx, strlen(pfx)))
-			for (s = 0; s < sizeof(subs) / sizeof(subs[0]); s++) {
+			for (s = 0; s < ARRAY_SIZE(subs); s++) {
 				snprintf(dir, sizeof(dir), "%s/%s/%s", base, names[i]->d_name, subs[s]);
 				add_dir(l, dir, major, "a CUDA toolkit install");
 			}
@@ -147,7 +148,7 @@ static void add_known(struct list *l, const char *root, int major)
 	char dir[PATH_MAX];
 	size_t i;
 
-	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(dirs); i++) {
 		snprintf(dir, sizeof(dir), "%s%s", root, dirs[i]);
 		add_dir(l, dir, major, "a known location");
 	}
@@ -198,7 +199,7 @@ int cupti_locate(const struct cupti_locate_in *in, struct cupti_candidate *out, 
 		majors[nm++] = rt;
 	if (in->driver_major && in->driver_major != rt)
 		majors[nm++] = in->driver_major;
-	for (m = 0; m < (int)(sizeof(supported_majors) / sizeof(supported_majors[0])); m++)
+	for (m = 0; m < (int)ARRAY_SIZE(supported_majors); m++)
 		if (supported_majors[m] != in->driver_major && supported_majors[m] != rt &&
 		    (!in->driver_major || supported_majors[m] < in->driver_major))
 			majors[nm++] = supported_majors[m];

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "cmd/commands.h"
+#include "lib/units.h"
 
 
 static const struct {
@@ -26,7 +27,7 @@ static void usage(FILE *f)
 		"usage: gpuio COMMAND [OPTIONS]\n\n"
 		"gpuio shows what a process tree did with its files, disks and GPUs on one\n"
 		"timeline (Perfetto protobuf / Chrome trace JSON).\n\ncommands:\n");
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
 		fprintf(f, "  %-8s  %s\n", commands[i].name, commands[i].help);
 	fprintf(f, "\n`gpuio COMMAND --help` describes a command's options.\n"
 		   "examples:\n"
@@ -50,7 +51,7 @@ int main(int argc, char **argv)
 		printf("gpuio %s\n", GPUIO_VERSION);
 		return GPUIO_EXIT_OK;
 	}
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
 		if (!strcmp(argv[1], commands[i].name))
 			return commands[i].fn(argc - 1, argv + 1);
 	fprintf(stderr, "gpuio: error: unknown command '%s' (try `gpuio --help`)\n", argv[1]);

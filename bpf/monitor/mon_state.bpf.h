@@ -170,13 +170,8 @@ extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym __weak;
  * probe_read (~5 ns): the loader retries tp_btf without it when refused. */
 const volatile bool void_cast = true;
 
-static __always_inline void stat_inc(__u32 idx)
-{
-	__u64 *v = bpf_map_lookup_elem(&mon_stats, &idx);
-
-	if (v)
-		(*v)++;
-}
+#define STAT_MAP mon_stats
+#include "lib/stat.bpf.h"
 
 /* floor(log2(v)) for v > 0, branch-free halving (BPF has no clz) */
 static __always_inline __u32 log2_u64(__u64 v)

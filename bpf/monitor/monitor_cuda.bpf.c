@@ -42,13 +42,8 @@ struct {
 	__type(value, __u64);
 } mon_stats SEC(".maps");
 
-static __always_inline void stat_inc(__u32 idx)
-{
-	__u64 *v = bpf_map_lookup_elem(&mon_stats, &idx);
-
-	if (v)
-		(*v)++;
-}
+#define STAT_MAP mon_stats
+#include "lib/stat.bpf.h"
 
 static __always_inline int count_call(struct pt_regs *ctx)
 {

@@ -50,13 +50,8 @@ struct {
 	__type(value, __u64);
 } stats SEC(".maps");
 
-static __always_inline void stat_inc(__u32 idx)
-{
-	__u64 *v = bpf_map_lookup_elem(&stats, &idx);
-
-	if (v)
-		(*v)++;
-}
+#define STAT_MAP stats
+#include "lib/stat.bpf.h"
 
 static __always_inline bool tgid_traced(__u32 tgid)
 {

@@ -32,6 +32,7 @@
 #include "convert.h"
 #include "fake_cupti.h"
 #include "side_file.h"
+#include "lib/units.h"
 
 static int failures;
 
@@ -147,7 +148,7 @@ static void names_case(void)
 	uint8_t mk;
 	int before = failures;
 
-	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(t); i++) {
 		int k = convert__api_kind(t[i].name, &mk);
 
 		CHECK(k == t[i].kind, "%s: kind %d, want %d", t[i].name, k, t[i].kind);

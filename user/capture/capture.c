@@ -14,6 +14,7 @@
 #include "capture/capture.h"
 #include "capture/compact.h"
 #include "lib/file_io.h"
+#include "lib/units.h"
 
 #define WBUF_SIZE (1u << 20)
 #define RBUF_SIZE (1u << 20)
@@ -170,7 +171,7 @@ const struct gpuio_drop_counter gpuio_drop_counters[] = {
 	{ GPUIO_STAT_CUDA_DEPTH, "cuda_too_deep" },
 	{ GPUIO_STAT_RB_DROP_SCHED, "rb_drop_sched" },
 };
-const size_t gpuio_ndrop_counters = sizeof(gpuio_drop_counters) / sizeof(gpuio_drop_counters[0]);
+const size_t gpuio_ndrop_counters = ARRAY_SIZE(gpuio_drop_counters);
 
 __u64 gpuio_stats__dropped(const struct gpuio_stats_event *s)
 {

@@ -12,6 +12,7 @@
 #include "capture/capture.h"
 #include "lib/clock.h"
 #include "lib/file_io.h"
+#include "lib/units.h"
 
 void gpuio_cap_header__init(struct gpuio_cap_header *h, __u32 ncpus, __u32 flags)
 {
@@ -45,7 +46,7 @@ uint64_t gpuio_cap_header__boottime(const struct gpuio_cap_header *h)
 	file_read_first_line("/proc/sys/kernel/random/boot_id", boot_id, sizeof(boot_id));
 	if (h->boot_id[0] && !strncmp(boot_id, h->boot_id, sizeof(boot_id)) &&
 	    !clock_gettime(CLOCK_MONOTONIC, &m) && !clock_gettime(CLOCK_BOOTTIME, &b)) {
-		int64_t d = ((int64_t)b.tv_sec - m.tv_sec) * 1000000000ll + (b.tv_nsec - m.tv_nsec);
+		int64_t d = ((int64_t)b.tv_sec - m.tv_sec) * (int64_t)NSEC_PER_SEC + (b.tv_nsec - m.tv_nsec);
 
 		/* under a millisecond is the two reads, not a suspend: without one the
 		 * clocks agree, and the same capture exports to the same bytes; a

@@ -238,7 +238,7 @@ static int cmd_monitor_dump(int argc, char **argv)
 		printf("%s\n", what);
 		return GPUIO_EXIT_OK;
 	}
-	pr_err("the monitor (pid %ld) wrote no dump within %.0fs", pid, timeout / 1e9);
+	pr_err("the monitor (pid %ld) wrote no dump within %.0fs", pid, timeout / NS_PER_SEC_F);
 	return GPUIO_EXIT_ERROR;
 }
 

@@ -5,13 +5,14 @@
 #include <string.h>
 #include "cmd/options.h"
 #include "lib/parse.h"
+#include "lib/units.h"
 
 void cmd_opt__capture_for_output(const char *out, char *buf, size_t len)
 {
 	static const char *const exts[] = { ".json.gz", ".json", ".pftrace.gz", ".pftrace" };
 	size_t n = strlen(out);
 
-	for (size_t i = 0; i < sizeof(exts) / sizeof(exts[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(exts); i++)
 		if (parse_str_ends_with(out, exts[i])) {
 			n -= strlen(exts[i]);
 			break;

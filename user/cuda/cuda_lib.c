@@ -24,6 +24,7 @@
 #include "bpf/trace/cuda_spec.h"
 #include "lib/keyset.h"
 #include "lib/log.h"
+#include "lib/units.h"
 
 #define ARG(i)          { (i) + 1, 8, 0 }
 #define ARG32(i)        { (i) + 1, 4, 0 }
@@ -156,7 +157,7 @@ const struct cuda_fn *cuda_lookup_fn(const struct cuda_fn *tab, size_t n, const 
 
 		if (strncmp(name, tab[i].name, len))
 			continue;
-		for (size_t s = 0; s < sizeof(suffixes) / sizeof(suffixes[0]); s++)
+		for (size_t s = 0; s < ARRAY_SIZE(suffixes); s++)
 			if (!strcmp(name + len, suffixes[s]))
 				return &tab[i];
 	}
@@ -188,8 +189,8 @@ int cuda_lib_funcs(int fd, int lib_kind, struct cuda_lib_func *out, int max)
 	if (lib_kind != CUDA_LIB_RT && lib_kind != CUDA_LIB_DRV)
 		return -EINVAL;
 	tab = lib_kind == CUDA_LIB_RT ? rt_fns : drv_fns;
-	ntab = lib_kind == CUDA_LIB_RT ? sizeof(rt_fns) / sizeof(rt_fns[0])
-				       : sizeof(drv_fns) / sizeof(drv_fns[0]);
+	ntab = lib_kind == CUDA_LIB_RT ? ARRAY_SIZE(rt_fns)
+				       : ARRAY_SIZE(drv_fns);
 	cuda_elf_init();
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf)

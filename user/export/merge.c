@@ -27,6 +27,7 @@
 #include <string.h>
 #include "export/export.h"
 #include "lib/log.h"
+#include "lib/units.h"
 
 #define PID_STRIDE      10000000u
 
@@ -129,13 +130,13 @@ int gpuio_merge(char *const *caps, int n, const char *output, const struct gpuio
 		rm[i]->prefix = machines ? "" : prefix[i];
 		if (machines)
 			pr_info("%s: host %.*s, machine %d, clock offset %+.6f s (%+lld ns)%s", caps[i],
-				(int)strlen(prefix[i]) - 2, prefix[i], i, (double)rm[i]->ts_shift / 1e9,
+				(int)strlen(prefix[i]) - 2, prefix[i], i, (double)rm[i]->ts_shift / NS_PER_SEC_F,
 				(long long)rm[i]->ts_shift,
 				rm[i]->ts_shift == 0 ? " (the reference clock)" : "");
 		else
 			pr_info("%s: host %.*s, pids + %u, clock offset %+.6f s (%+lld ns)%s", caps[i],
 				(int)strlen(prefix[i]) - 2, prefix[i], rm[i]->pid_offset,
-				(double)rm[i]->ts_shift / 1e9, (long long)rm[i]->ts_shift,
+				(double)rm[i]->ts_shift / NS_PER_SEC_F, (long long)rm[i]->ts_shift,
 				rm[i]->ts_shift == 0 ? " (the reference clock)" : "");
 	}
 	err = gpuio_export_models(m, n, output, eo, events, &bytes);

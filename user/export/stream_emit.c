@@ -23,6 +23,7 @@
 #include "export/output.h"
 #include "export/stream.h"
 #include "export/stream_priv.h"
+#include "lib/units.h"
 
 /* ---- small containers ---- */
 
@@ -198,7 +199,7 @@ static void need_uring_lane(struct gpuio_stream *s, uint32_t pid, uint32_t lane,
 void stream_counter_emit(struct gpuio_stream *s, struct stream_disk *d, uint64_t k, double rb,
 			 double wb, bool force)
 {
-	double scale = 1e9 / (double)BUCKET_NS / 1048576.0, r, w;
+	double scale = NS_PER_SEC_F / (double)BUCKET_NS / 1048576.0, r, w;
 	uint32_t pid = TL_DISK_PID_BASE + d->index;
 	char rs[48], ws[48];
 

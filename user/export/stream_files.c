@@ -23,6 +23,7 @@
 #include "export/output.h"
 #include "export/stream.h"
 #include "export/stream_priv.h"
+#include "lib/units.h"
 
 int gpuio_stream_opts__parse_rotate(struct gpuio_stream_opts *o, const char *s)
 {
@@ -32,7 +33,7 @@ int gpuio_stream_opts__parse_rotate(struct gpuio_stream_opts *o, const char *s)
 	if (end == s || v <= 0)
 		return -EINVAL;
 	if (!strcmp(end, "s"))
-		o->rotate_ns = (uint64_t)(v * 1e9);
+		o->rotate_ns = (uint64_t)(v * NS_PER_SEC_F);
 	else if (!strcmp(end, "m") || !strcmp(end, "min"))
 		o->rotate_ns = (uint64_t)(v * 60e9);
 	else if (!strcmp(end, "h"))

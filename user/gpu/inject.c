@@ -71,6 +71,7 @@
 #include <sys/uio.h>
 #include <sys/user.h>
 #include <sys/wait.h>
+#include "lib/units.h"
 #endif
 
 static void seterr(char *err, size_t errlen, const char *fmt, ...)
@@ -132,9 +133,9 @@ void inject_deadline_in(struct timespec *dl, int ms)
 	clock_gettime(CLOCK_MONOTONIC, dl);
 	dl->tv_sec += ms / 1000;
 	dl->tv_nsec += (long)(ms % 1000) * 1000000L;
-	if (dl->tv_nsec >= 1000000000L) {
+	if (dl->tv_nsec >= (long)NSEC_PER_SEC) {
 		dl->tv_sec++;
-		dl->tv_nsec -= 1000000000L;
+		dl->tv_nsec -= (long)NSEC_PER_SEC;
 	}
 }
 

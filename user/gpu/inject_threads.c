@@ -33,6 +33,7 @@
 #include <sys/user.h>
 #include <sys/wait.h>
 #include "gpu/inject_priv.h"
+#include "lib/units.h"
 
 #if defined(__x86_64__)
 
@@ -88,7 +89,7 @@ static const char *sc_name(long nr)
 		{ SYS_restart_syscall, "restart_syscall" },
 	};
 
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
 		if (names[i].nr == nr)
 			return names[i].name;
 	return NULL;

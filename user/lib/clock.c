@@ -2,13 +2,14 @@
 /* clock.c — see clock.h. */
 #include <time.h>
 #include "lib/clock.h"
+#include "lib/units.h"
 
 static uint64_t ns_of(clockid_t id)
 {
 	struct timespec t;
 
 	clock_gettime(id, &t);
-	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+	return (uint64_t)t.tv_sec * NSEC_PER_SEC + (uint64_t)t.tv_nsec;
 }
 
 uint64_t clock_mono_ns(void)

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "lib/parse.h"
+#include "lib/units.h"
 
 int parse_duration_ns(const char *s, bool allow_zero, uint64_t *ns)
 {
@@ -13,7 +14,7 @@ int parse_duration_ns(const char *s, bool allow_zero, uint64_t *ns)
 	if (end == s || v < 0 || (!allow_zero && v == 0) || v > 1e12)
 		return -EINVAL;
 	if (!*end || !strcmp(end, "s"))
-		mult = 1e9;
+		mult = NS_PER_SEC_F;
 	else if (!strcmp(end, "ms"))
 		mult = 1e6;
 	else if (!strcmp(end, "us"))

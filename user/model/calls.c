@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "model/calls.h"
+#include "lib/units.h"
 
 static const char *const call_names[GPUIO_CALL_MAX] = {
 	[GPUIO_CALL_READ] = "read",
@@ -145,7 +146,7 @@ const char *gpuio_open_flags__str(__u32 flags, char *buf, size_t len)
 	};
 	static const char *const acc[4] = { "O_RDONLY", "O_WRONLY", "O_RDWR", "O_ACCMODE" };
 
-	return flags_str(flags & ~3u, t, sizeof(t) / sizeof(t[0]), acc[flags & 3], buf, len);
+	return flags_str(flags & ~3u, t, ARRAY_SIZE(t), acc[flags & 3], buf, len);
 }
 
 const char *gpuio_fallocate_mode__str(__u32 mode, char *buf, size_t len)
@@ -156,7 +157,7 @@ const char *gpuio_fallocate_mode__str(__u32 mode, char *buf, size_t len)
 		{ 0x40, "UNSHARE_RANGE" },
 	};
 
-	return flags_str(mode, t, sizeof(t) / sizeof(t[0]), NULL, buf, len);
+	return flags_str(mode, t, ARRAY_SIZE(t), NULL, buf, len);
 }
 
 const char *gpuio_sfr_flags__str(__u32 flags, char *buf, size_t len)
@@ -165,7 +166,7 @@ const char *gpuio_sfr_flags__str(__u32 flags, char *buf, size_t len)
 		{ 1, "WAIT_BEFORE" }, { 2, "WRITE" }, { 4, "WAIT_AFTER" },
 	};
 
-	return flags_str(flags, t, sizeof(t) / sizeof(t[0]), NULL, buf, len);
+	return flags_str(flags, t, ARRAY_SIZE(t), NULL, buf, len);
 }
 
 const char *gpuio_splice_flags__str(__u32 flags, char *buf, size_t len)
@@ -174,7 +175,7 @@ const char *gpuio_splice_flags__str(__u32 flags, char *buf, size_t len)
 		{ 1, "MOVE" }, { 2, "NONBLOCK" }, { 4, "MORE" }, { 8, "GIFT" },
 	};
 
-	return flags_str(flags, t, sizeof(t) / sizeof(t[0]), NULL, buf, len);
+	return flags_str(flags, t, ARRAY_SIZE(t), NULL, buf, len);
 }
 
 const char *gpuio_blk_op__name(unsigned op)
@@ -195,7 +196,7 @@ const char *gpuio_rq_flags__str(unsigned flags, char *buf, size_t len)
 		{ GPUIO_RQ_PREFLUSH, "preflush" }, { GPUIO_RQ_RAHEAD, "rahead" },
 	};
 
-	return flags_str(flags, t, sizeof(t) / sizeof(t[0]), NULL, buf, len);
+	return flags_str(flags, t, ARRAY_SIZE(t), NULL, buf, len);
 }
 
 const char *gpuio_ftype__name(unsigned ftype)

@@ -15,12 +15,13 @@
 #include "monitor.skel.h"
 #include "monitor/monitor_bpf.h"
 #include "lib/log.h"
+#include "lib/units.h"
 
 static const char *const progs[] = {
 	"mon_sys_enter", "mon_sys_exit", "mon_bio_queue", "mon_rq_insert", "mon_rq_issue",
 	"mon_rq_complete", "mon_cache_add", "mon_dirty", "mon_exit", "mon_exec",
 };
-#define NPROGS (sizeof(progs) / sizeof(progs[0]))
+#define NPROGS (ARRAY_SIZE(progs))
 
 static void detach(struct monitor_loader *m)
 {

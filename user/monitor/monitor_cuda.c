@@ -21,9 +21,10 @@
 #include "lib/keyset.h"
 #include "lib/log.h"
 #include "lib/proc_maps.h"
+#include "lib/units.h"
 
 #define MC_MAX_LIBS       64            /* library files probed (bounded) */
-#define MC_SCAN_NS        10000000000ull   /* processes new since the last scan */
+#define MC_SCAN_NS        10 * NSEC_PER_SEC   /* processes new since the last scan */
 #define MC_RESCAN_MAX_NS  320000000000ull  /* a known process: again after 10, 20, … 320 s */
 
 struct mc_proc {

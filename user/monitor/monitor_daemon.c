@@ -29,6 +29,7 @@
 #include "monitor/monitor_names.h"
 #include "monitor/monitor_nvml.h"
 #include "monitor/monitor_recorder.h"
+#include "lib/units.h"
 
 static volatile sig_atomic_t stop_sig, want_dump, want_reopen;
 
@@ -324,7 +325,7 @@ static int daemon_serve(struct daemon_ctx *d)
 		o->cuda_uprobes ? "off" : "off (--cuda-uprobes counts them)");
 	if (d->rec)
 		pr_info("monitor: recorder window %.0fs, %zu MiB, tracer %s; dumps to %s (%s)",
-			o->window_ns / 1e9, o->window_bytes >> 20, monitor_recorder__modes(d->rec),
+			o->window_ns / NS_PER_SEC_F, o->window_bytes >> 20, monitor_recorder__modes(d->rec),
 			o->dump_dir, o->dump_format);
 	return 0;
 }
@@ -333,7 +334,7 @@ static int daemon_serve(struct daemon_ctx *d)
 static void daemon_loop(struct daemon_ctx *d)
 {
 	struct monitor_opts *o = d->o;
-	__u64 last_tick = 0, tick_ns = 1000000000ull;
+	__u64 last_tick = 0, tick_ns = NSEC_PER_SEC;
 	int err;
 
 	while (!stop_sig) {
@@ -359,7 +360,7 @@ static void daemon_loop(struct daemon_ctx *d)
 			 * while the process map is a quarter full (churn) */
 			monitor_agg__refresh(d->agg);
 			monitor_agg__health(d->agg, &h);
-			tick_ns = h.proc_entries * 4 > d->ml->max_procs ? 200000000ull : 1000000000ull;
+			tick_ns = h.proc_entries * 4 > d->ml->max_procs ? 200 * NSEC_PER_MSEC : NSEC_PER_SEC;
 			if (monitor_nvml__sample(d->nvml, &busy) == 0)
 				monitor_triggers__gpu(&o->trig, busy, now);
 			last_tick = now;

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include "monitor/monitor_names.h"
 #include "lib/job_identity.h"
+#include "lib/units.h"
 
 #define CG_SLOTS 8192           /* cgroups remembered (power of two) */
 #define DEV_SLOTS 256
@@ -36,7 +37,7 @@ static __u64 now_ns(void)
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__u64)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+	return (__u64)ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
 }
 
 /* Does a comma-separated option list hold word? */
@@ -215,7 +216,7 @@ static bool pseudo_fs(const char *type)
 		"anon_inodefs", "hugetlbfs", "nfsd",
 	};
 
-	for (size_t i = 0; i < sizeof(list) / sizeof(list[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(list); i++)
 		if (!strcmp(type, list[i]))
 			return true;
 	return false;
@@ -317,7 +318,7 @@ static struct mon_dev_ent *mon_dev_ent(struct monitor_names *n, __u32 kdev)
 
 	monitor_names__dev(n, kdev);
 	/* mounted after we first looked: look again, at most every 10 s */
-	if (!e->mnt[0] && now_ns() - e->fs_ns > 10000000000ull)
+	if (!e->mnt[0] && now_ns() - e->fs_ns > 10 * NSEC_PER_SEC)
 		fs_of(e, kdev >> 20, kdev & 0xfffff);
 	return e;
 }

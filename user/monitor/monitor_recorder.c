@@ -33,6 +33,7 @@
 #include "monitor/monitor_recorder.h"
 #include "trace/procfs.h"
 #include "lib/clock.h"
+#include "lib/units.h"
 
 #define SLOT 192                 /* VFS 120, block 96, CUDA API 128 bytes */
 #define PATH_SLOTS 8192
@@ -230,7 +231,7 @@ static void fill_header(struct monitor_recorder *r, struct gpuio_cap_header *h)
 	gpuio_cap_header__init(h, (__u32)r->ncpus, GPUIO_CAPF_ALL);
 	gpuio_loader__describe(r->l, h);
 	snprintf(h->target, sizeof(h->target), "monitor flight recorder (all, last %.3gs)",
-		 r->o.window_ns / 1e9);
+		 r->o.window_ns / NS_PER_SEC_F);
 	snprintf(h->cmdline, sizeof(h->cmdline), "%s", r->o.cmdline ? r->o.cmdline : "gpuio monitor");
 }
 
@@ -455,7 +456,7 @@ int monitor_recorder__dump(struct monitor_recorder *r, const char *reason, char 
 	if (!err) {
 		r->last_dump_events = events;
 		r->last_dump_bytes = es.output_bytes;
-		r->last_dump_secs = (clock_mono_ns() - t0) / 1e9;
+		r->last_dump_secs = (clock_mono_ns() - t0) / NS_PER_SEC_F;
 		prune(r);
 	}
 	unlink(cap);
@@ -482,7 +483,7 @@ void monitor_recorder__metrics(struct mon_buf *b, void *ctx)
 			r->nslots);
 	mon_buf__printf(b, "# HELP gpuio_recorder_window_seconds The recorder's window.\n"
 			"# TYPE gpuio_recorder_window_seconds gauge\ngpuio_recorder_window_seconds %.3f\n",
-			r->o.window_ns / 1e9);
+			r->o.window_ns / NS_PER_SEC_F);
 	mon_buf__printf(b, "# HELP gpuio_recorder_memory_bytes Memory of the ring and the name tables.\n"
 			"# TYPE gpuio_recorder_memory_bytes gauge\ngpuio_recorder_memory_bytes %zu\n",
 			r->nslots * sizeof(struct slot) + PROC_SLOTS * sizeof(*r->procs) +

@@ -19,6 +19,7 @@
 #include "lib/job_identity.h"
 #include "lib/log.h"
 #include "monitor/monitor_agg_priv.h"
+#include "lib/units.h"
 
 /* ------------------------------------------------------------------ rendering */
 
@@ -39,12 +40,12 @@ static void hist(struct mon_buf *b, const char *name, const char *labels, const 
 	for (int i = 0; i < MON_HIST_SLOTS - 1; i++) {
 		cum += slots[i];
 		mon_buf__printf(b, "%s_bucket{%s%sle=\"%.10g\"} %llu\n", name, labels, sep,
-				(double)(1ull << (i + MON_HIST_SHIFT)) / 1e9, (unsigned long long)cum);
+				(double)(1ull << (i + MON_HIST_SHIFT)) / NS_PER_SEC_F, (unsigned long long)cum);
 	}
 	cum += slots[MON_HIST_SLOTS - 1];
 	mon_buf__printf(b, "%s_bucket{%s%sle=\"+Inf\"} %llu\n", name, labels, sep,
 			(unsigned long long)cum);
-	mon_buf__printf(b, "%s_sum{%s} %.9f\n", name, labels, sum_ns / 1e9);
+	mon_buf__printf(b, "%s_sum{%s} %.9f\n", name, labels, sum_ns / NS_PER_SEC_F);
 	mon_buf__printf(b, "%s_count{%s} %llu\n", name, labels, (unsigned long long)cum);
 }
 
@@ -214,7 +215,7 @@ static void render_procs(struct monitor_agg *a, struct mon_buf *b, struct mon_bu
 		{ "gpuio_process_block_ops_total", "Block requests submitted, by cgroup and process name.", 6 },
 	};
 
-	for (size_t f = 0; f < sizeof(fam) / sizeof(fam[0]); f++) {
+	for (size_t f = 0; f < ARRAY_SIZE(fam); f++) {
 		family(b, fam[f].name, "counter", fam[f].help);
 		FOR_GRP(a, l, v, {
 			for (int d = 0; d < 2; d++)

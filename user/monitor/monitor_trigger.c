@@ -9,6 +9,7 @@
 #include "lib/log.h"
 #include "monitor/monitor_agg.h"
 #include "monitor/monitor_trigger.h"
+#include "lib/units.h"
 
 /* "200ms", "5s", "1.5s", "100us", "2m" -> ns; 0 on error. */
 static __u64 parse_dur(const char *s)
@@ -21,7 +22,7 @@ static __u64 parse_dur(const char *s)
 	if (!strcmp(end, "ns")) return (__u64)v;
 	if (!strcmp(end, "us")) return (__u64)(v * 1e3);
 	if (!strcmp(end, "ms")) return (__u64)(v * 1e6);
-	if (!strcmp(end, "s") || !*end) return (__u64)(v * 1e9);
+	if (!strcmp(end, "s") || !*end) return (__u64)(v * NS_PER_SEC_F);
 	if (!strcmp(end, "m")) return (__u64)(v * 60e9);
 	return 0;
 }
@@ -48,7 +49,7 @@ int monitor_triggers__add(struct monitor_triggers *ts, const char *expr)
 	nlen = (size_t)(gt - expr);
 	while (nlen && expr[nlen - 1] == ' ')
 		nlen--;
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
 		if (strlen(names[i].name) == nlen && !strncmp(expr, names[i].name, nlen)) {
 			t->kind = names[i].kind;
 			t->threshold_ns = parse_dur(gt + 1 + strspn(gt + 1, " "));
@@ -77,7 +78,7 @@ void monitor_triggers__arm(struct monitor_triggers *ts, bool have_gpu)
 				"(no NVML; CUDA uprobe counts are pending): it will never fire", t->expr);
 		else
 			pr_info("trigger armed: %s (at most one dump per %.0fs)", t->expr,
-				ts->interval_ns / 1e9);
+				ts->interval_ns / NS_PER_SEC_F);
 	}
 }
 
@@ -134,7 +135,7 @@ void monitor_triggers__gpu(struct monitor_triggers *ts, bool busy, __u64 now)
 	for (int i = 0; i < ts->n; i++)
 		if (ts->t[i].armed && ts->t[i].kind == MON_TRIG_GPU_IDLE &&
 		    now - ts->gpu_idle_since > ts->t[i].threshold_ns)
-			match(ts, i, "every GPU idle for %.1f s", (now - ts->gpu_idle_since) / 1e9);
+			match(ts, i, "every GPU idle for %.1f s", (now - ts->gpu_idle_since) / NS_PER_SEC_F);
 }
 
 int monitor_triggers__take(struct monitor_triggers *ts, __u64 now)
@@ -149,7 +150,7 @@ int monitor_triggers__take(struct monitor_triggers *ts, __u64 now)
 		ts->t[i].suppressed++;
 		if (!ts->told)
 			pr_info("trigger %s matched again (%s): no dump, at most one per %.0fs "
-				"(--trigger-interval)", ts->t[i].expr, ts->why, ts->interval_ns / 1e9);
+				"(--trigger-interval)", ts->t[i].expr, ts->why, ts->interval_ns / NS_PER_SEC_F);
 		ts->told = true;
 		return -1;
 	}

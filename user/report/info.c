@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include "model/session.h"
 #include "report/info.h"
+#include "lib/units.h"
 
 static const char *const type_names[] = {
 	[0] = "unknown", [GPUIO_REC_VFS] = "vfs", [GPUIO_REC_BLOCK] = "block",
@@ -21,7 +22,7 @@ static const char *const type_names[] = {
 };
 const char *capture_info__type_name(int type)
 {
-	return type > 0 && type < (int)(sizeof(type_names) / sizeof(type_names[0])) &&
+	return type > 0 && type < (int)ARRAY_SIZE(type_names) &&
 	       type_names[type] ? type_names[type] : "unknown";
 }
 
@@ -99,7 +100,7 @@ int capture_info__read(const char *path, struct capture_info *in, char *err, siz
 
 void capture_info__utc(uint64_t ns, char *buf, size_t len)
 {
-	time_t secs = (time_t)(ns / 1000000000ull);
+	time_t secs = (time_t)(ns / NSEC_PER_SEC);
 	struct tm tm;
 	char d[40];
 
@@ -108,7 +109,7 @@ void capture_info__utc(uint64_t ns, char *buf, size_t len)
 		return;
 	}
 	strftime(d, sizeof(d), "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(buf, len, "%s.%09lluZ", d, (unsigned long long)(ns % 1000000000ull));
+	snprintf(buf, len, "%s.%09lluZ", d, (unsigned long long)(ns % NSEC_PER_SEC));
 }
 
 void capture_info__free(struct capture_info *in)

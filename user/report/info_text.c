@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "report/info.h"
+#include "lib/units.h"
 
 /* Header strings may hold anything: print control bytes as '?' on a terminal. */
 static void put_clean(const char *s, size_t max)
@@ -49,9 +50,9 @@ static void text_header(const char *path, const struct capture_info *in)
 	       (unsigned long long)h->realtime_ns, (unsigned long long)h->monotonic_ns);
 	if (in->first_ts)
 		printf("%-13s%+.6f s .. %+.6f s after the anchor (%.6f s)\n", "time span",
-		       ((double)(int64_t)(in->first_ts - h->monotonic_ns)) / 1e9,
-		       ((double)(int64_t)(in->last_ts - h->monotonic_ns)) / 1e9,
-		       (double)(in->last_ts - in->first_ts) / 1e9);
+		       ((double)(int64_t)(in->first_ts - h->monotonic_ns)) / NS_PER_SEC_F,
+		       ((double)(int64_t)(in->last_ts - h->monotonic_ns)) / NS_PER_SEC_F,
+		       (double)(in->last_ts - in->first_ts) / NS_PER_SEC_F);
 }
 
 /* Records per type. */

@@ -18,6 +18,7 @@
 #include <unistd.h>
 #include "report/report_model.h"
 #include "lib/json_writer.h"
+#include "lib/units.h"
 
 static const char *const cause_color[RPT_CAUSE_N] = {
 	"#e15759", "#f28e2b", "#76b7b2", "#59a14f", "#bab0ac",
@@ -146,7 +147,7 @@ static void svg_lines(FILE *f, const struct rpt_model *m, const char *title, con
 	}
 	fprintf(f, "<text x=4 y=14 font-size=10>%.1f %s</text>", max, unit);
 	fprintf(f, "<text x=%d y=%d font-size=10 text-anchor=end>+%.3f s (bucket %.3f ms)</text>"
-		"</svg></figure>\n", W - 5, H - 6, (double)(last * m->tl_width) / 1e9,
+		"</svg></figure>\n", W - 5, H - 6, (double)(last * m->tl_width) / NS_PER_SEC_F,
 		(double)m->tl_width / 1e6);
 }
 
@@ -362,7 +363,7 @@ static void ckpts(FILE *f, const struct rpt_model *m)
 		ts(f, m, k->s);
 		fprintf(f, "</td><td>%s</td><td>%s</td><td>%.1f</td><td>%s</td><td class=l>",
 			bytes(k->bytes, a, sizeof(a)), dur(d, b, sizeof(b)),
-			d ? (double)k->bytes / 1048576.0 / ((double)d / 1e9) : 0,
+			d ? (double)k->bytes / 1048576.0 / ((double)d / NS_PER_SEC_F) : 0,
 			dur(k->gpu_lost_ns, c, sizeof(c)));
 		esc(f, m->files[k->file].path, m->files[k->file].path_len);
 		fprintf(f, "</td></tr>");
@@ -411,7 +412,7 @@ static void files(FILE *f, const struct rpt_model *m, const struct rpt_opts *opt
 
 static void devices(FILE *f, const struct rpt_model *m)
 {
-	double secs = (double)m->tl_width / 1e9;
+	double secs = (double)m->tl_width / NS_PER_SEC_F;
 
 	fprintf(f, "<h2>Devices</h2>");
 	for (size_t i = 0; i < m->ndevs; i++) {
@@ -473,8 +474,8 @@ static void threads(FILE *f, const struct rpt_model *m, const struct rpt_opts *o
 		struct line ls[] = { { m->tl_reads_inflight, (double)m->tl_width, "#e15759",
 				       "reads in flight" } };
 		struct line tp[] = {
-			{ m->tl_rbytes, 1048576.0 * (double)m->tl_width / 1e9, BUSY_COLOR, "read MiB/s" },
-			{ m->tl_wbytes, 1048576.0 * (double)m->tl_width / 1e9, WRITE_COLOR, "write MiB/s" },
+			{ m->tl_rbytes, 1048576.0 * (double)m->tl_width / NS_PER_SEC_F, BUSY_COLOR, "read MiB/s" },
+			{ m->tl_wbytes, 1048576.0 * (double)m->tl_width / NS_PER_SEC_F, WRITE_COLOR, "write MiB/s" },
 		};
 
 		svg_lines(f, m, "File reads in flight over time (loader concurrency)", "reads", ls, 1);

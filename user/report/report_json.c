@@ -15,6 +15,7 @@
 #include "lib/json_writer.h"
 #include "report/report_model.h"
 #include "lib/job_identity.h"
+#include "lib/units.h"
 
 struct jw {
 	struct json_writer *w;
@@ -374,7 +375,7 @@ static void devices(struct jw *j, const struct rpt_model *m)
 {
 	static const char *const ops[] = { "read", "write", "flush", "discard", "other" };
 	uint64_t dur = rpt_model__duration(m);
-	double secs = (double)m->tl_width / 1e9;
+	double secs = (double)m->tl_width / NS_PER_SEC_F;
 
 	j_open(j, "devices", '[');
 	for (size_t i = 0; i < m->ndevs; i++) {
@@ -599,7 +600,7 @@ static void ckpts(struct jw *j, const struct rpt_model *m)
 		j_u64(j, "bytes", k->bytes);
 		j_u64(j, "writes", k->writes);
 		j_cstr(j, "ended_by", k->synced ? "fsync" : "close");
-		j_f(j, "MiBps", dur ? (double)k->bytes / 1048576.0 / ((double)dur / 1e9) : 0);
+		j_f(j, "MiBps", dur ? (double)k->bytes / 1048576.0 / ((double)dur / NS_PER_SEC_F) : 0);
 		j_us(j, "gpu_idle_us", (int64_t)k->gpu_lost_ns);
 		j_close(j, '}');
 	}

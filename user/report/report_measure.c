@@ -15,6 +15,7 @@
 #include "model/calls.h"
 #include "report/report_model.h"
 #include "report/report_priv.h"
+#include "lib/units.h"
 
 /* ---- small helpers ---- */
 
@@ -144,7 +145,7 @@ int64_t rpt_ts_rel_ns(const struct rpt_model *m, uint64_t t)
 void rpt_fmt_wall(const struct rpt_model *m, uint64_t t, char *buf, size_t len)
 {
 	uint64_t ns = m->hdr->realtime_ns + (uint64_t)rpt_ts_rel_ns(m, t);
-	time_t secs = (time_t)(ns / 1000000000ull);
+	time_t secs = (time_t)(ns / NSEC_PER_SEC);
 	struct tm tm;
 	char d[40];
 
@@ -153,7 +154,7 @@ void rpt_fmt_wall(const struct rpt_model *m, uint64_t t, char *buf, size_t len)
 		return;
 	}
 	strftime(d, sizeof(d), "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(buf, len, "%s.%06lluZ", d, (unsigned long long)(ns % 1000000000ull / 1000));
+	snprintf(buf, len, "%s.%06lluZ", d, (unsigned long long)(ns % NSEC_PER_SEC / 1000));
 }
 
 void rpt_fmt_bytes(uint64_t b, char *buf, size_t len)
@@ -178,10 +179,10 @@ void rpt_fmt_dur(uint64_t ns, char *buf, size_t len)
 		snprintf(buf, len, "%llu ns", (unsigned long long)ns);
 	else if (ns < 1000000)
 		snprintf(buf, len, "%.1f us", (double)ns / 1e3);
-	else if (ns < 10000000000ull)
+	else if (ns < 10 * NSEC_PER_SEC)
 		snprintf(buf, len, "%.*f ms", ns < 100000000 ? 2 : 1, (double)ns / 1e6);
 	else
-		snprintf(buf, len, "%.2f s", (double)ns / 1e9);
+		snprintf(buf, len, "%.2f s", (double)ns / NS_PER_SEC_F);
 }
 
 uint64_t rpt_model__duration(const struct rpt_model *m)

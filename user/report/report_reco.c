@@ -16,6 +16,7 @@
 #include "model/calls.h"
 #include "report/report_model.h"
 #include "report/report_priv.h"
+#include "lib/units.h"
 
 /* ---- ranking, names, recommendations ---- */
 
@@ -120,7 +121,7 @@ static struct rpt_reco *reco_new(struct rpt_model *m, const char *kind)
 {
 	struct rpt_reco *r;
 
-	if (m->nrecos >= sizeof(m->recos) / sizeof(m->recos[0]))
+	if (m->nrecos >= ARRAY_SIZE(m->recos))
 		return NULL;
 	r = &m->recos[m->nrecos++];
 	memset(r, 0, sizeof(*r));

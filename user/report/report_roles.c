@@ -22,6 +22,7 @@
 #include "report/report_model.h"
 #include "report/report_priv.h"
 #include "report/report_roles.h"
+#include "lib/units.h"
 
 const char *const rpt_role_names[RPT_ROLE_N] = {
 	[RPT_ROLE_DATA] = "data", [RPT_ROLE_CODE] = "code",
@@ -91,7 +92,7 @@ static bool code_path(const char *p, size_t n, const char *b, size_t bn)
 		"/usr/bin", "/usr/sbin", "/bin", "/sbin", "/usr/local/bin",
 	};
 
-	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++)
 		if (under(p, n, dirs[i]))
 			return true;
 	if (component(p, n, "__pycache__") || component(p, n, "site-packages") ||
@@ -109,7 +110,7 @@ static bool log_name(const char *b, size_t n)
 		".log", ".txt", ".out", ".err", ".csv", ".tsv", ".json", ".jsonl",
 	};
 
-	for (size_t i = 0; i < sizeof(sufs) / sizeof(sufs[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(sufs); i++)
 		if (ends(b, n, sufs[i]))
 			return true;
 	return has(b, n, ".log.") || has(b, n, "tfevents") ||
@@ -123,7 +124,7 @@ static bool ckpt_name(const char *p, size_t n, const char *b, size_t bn)
 	/* a directory counts too: checkpoint-500/pytorch_model-00001-of-00002.bin */
 	if (has(p, n, "ckpt") || has(p, n, "checkpoint"))
 		return true;
-	for (size_t i = 0; i < sizeof(sufs) / sizeof(sufs[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(sufs); i++)
 		if (ends(b, bn, sufs[i]))
 			return true;
 	return ends(b, bn, ".bin") && (has(b, bn, "model") || has(b, bn, "state"));
@@ -149,7 +150,7 @@ unsigned rpt_path_class(const char *p, size_t n)
 	if (ends(p, n, " (deleted)"))
 		n -= strlen(" (deleted)");
 	/* an atomic save names the file it renames later: ckpt.pt.tmp */
-	for (size_t i = 0; i < sizeof(tmp_sufs) / sizeof(tmp_sufs[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(tmp_sufs); i++)
 		if (ends(p, n, tmp_sufs[i]) && n > strlen(tmp_sufs[i])) {
 			n -= strlen(tmp_sufs[i]);
 			break;

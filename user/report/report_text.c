@@ -16,6 +16,7 @@
 #include "report/report_model.h"
 #include "lib/job_identity.h"
 #include "lib/json_writer.h"
+#include "lib/units.h"
 
 #define B(v, buf) (rpt_fmt_bytes((v), buf, sizeof(buf)), buf)
 #define D(v, buf) (rpt_fmt_dur((v), buf, sizeof(buf)), buf)
@@ -425,7 +426,7 @@ static void ckpts(const struct rpt_model *m)
 
 		printf("  %s  %s in %" PRIu64 " writes, %s, %.1f MiB/s, pid %u tid %u",
 		       at(m, k->s, c, sizeof(c)), B(k->bytes, a), k->writes, D(dur, b),
-		       dur ? (double)k->bytes / 1048576.0 / ((double)dur / 1e9) : 0, k->pid, k->tid);
+		       dur ? (double)k->bytes / 1048576.0 / ((double)dur / NS_PER_SEC_F) : 0, k->pid, k->tid);
 		if (m->ngpus)
 			printf(", GPU idle %s", D(k->gpu_lost_ns, a));
 		printf(", then %s\n    ", k->synced ? "fsync" : "close");
@@ -573,7 +574,7 @@ static void devices(const struct rpt_model *m)
 		       D(d->q_sum / reqs, b), D(d->s_sum / reqs, c),
 		       dur ? (double)d->inflight_ns / (double)dur : 0);
 		printf("    peak throughput %.1f MiB/s in the %s window at ts=%.3fus\n",
-		       peak / 1048576.0 / ((double)m->tl_width / 1e9), D(m->tl_width, a),
+		       peak / 1048576.0 / ((double)m->tl_width / NS_PER_SEC_F), D(m->tl_width, a),
 		       (double)(m->tl_t0 + peak_i * m->tl_width - m->hdr->monotonic_ns) / 1e3);
 		printf("    queue time (insert -> issue):\n");
 		hist_rows(d->q_hist, "us");

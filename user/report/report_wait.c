@@ -441,67 +441,53 @@ static size_t threads_to_time(struct rpt_model *m, const struct ivs *v, struct t
 	return n;
 }
 
-int rpt_wait_build(struct rpt_model *m)
+/* The loop thread: the one whose sleeps children's data most often ended,
+ * else any data wakes, else the busiest on a CPU.  Returns its first index in v. */
+static size_t find_loop_thread(struct rpt_model *m, const struct ivs *v,
+			       struct kmap *deaths, struct rpt_wait *w)
 {
-	struct ivs v = { 0 };
-	struct kmap deaths = { 0 };
-	struct thread_time tt[THREADS_MAX];
-	struct rpt_spans rest = { 0 };
-	struct pass3 p = { 0 };
-	struct rpt_wait *w;
 	uint64_t best = 0, best_cpu = 0, best_kids = 0;
 	size_t i, j, n0 = 0;
-	const struct rpt_spans *win;
-	int rc = -ENOMEM;
 
-	memset(tt, 0, sizeof(tt));
-	if (!m->sched->n)
-		return 0;
-	if ((rc = sched_tab__states(m->sched, m->last_ts, collect, &v)))
-		goto out;
-	rc = 0;
-	if (!v.n)               /* no thread states: no loop to find */
-		goto out;
-	rc = -ENOMEM;
-	if (v.n > 1)
-		qsort(v.a, v.n, sizeof(*v.a), by_thread_ts);
-	w = calloc(1, sizeof(*w));
-	if (!w)
-		goto out;
-	m->wait = w;
-	/* the loop thread */
-	for (i = 0; i < v.n; i = j) {
+	for (i = 0; i < v->n; i = j) {
 		uint64_t data = 0, cpu = 0, kids = 0;
 
-		for (j = i; j < v.n && v.a[j].tid == v.a[i].tid; j++) {
-			if (data_wake(m->sched, &v.a[j], &deaths)) {
-				uint64_t *pi = kmap__get(&m->proc_map, v.a[j].waker_pid, 0);
+		for (j = i; j < v->n && v->a[j].tid == v->a[i].tid; j++) {
+			if (data_wake(m->sched, &v->a[j], deaths)) {
+				uint64_t *pi = kmap__get(&m->proc_map, v->a[j].waker_pid, 0);
 
-				data += v.a[j].end - v.a[j].ts;
-				if (pi && m->procs[*pi].ppid == v.a[j].pid)
-					kids += v.a[j].end - v.a[j].ts;
+				data += v->a[j].end - v->a[j].ts;
+				if (pi && m->procs[*pi].ppid == v->a[j].pid)
+					kids += v->a[j].end - v->a[j].ts;
 			}
-			if (v.a[j].state == TS_RUNNING)
-				cpu += v.a[j].end - v.a[j].ts;
+			if (v->a[j].state == TS_RUNNING)
+				cpu += v->a[j].end - v->a[j].ts;
 		}
 		if (kids > best_kids || (kids == best_kids && data > best) ||
 		    (!best_kids && !best && !data && cpu > best_cpu)) {
 			best_kids = kids;
 			best = data;
 			best_cpu = cpu;
-			w->pid = v.a[i].pid;
-			w->tid = v.a[i].tid;
+			w->pid = v->a[i].pid;
+			w->tid = v->a[i].tid;
 			n0 = i;
 		}
 	}
-	w->span_s = v.a[n0].ts;
-	for (j = n0; j < v.n && v.a[j].tid == w->tid; j++)
-		w->span_e = v.a[j].end;
-	/* the processes that ended its waits for data */
-	for (j = n0; j < v.n && v.a[j].tid == w->tid; j++) {
-		const struct tstate_iv *iv = &v.a[j];
+	w->span_s = v->a[n0].ts;
+	for (j = n0; j < v->n && v->a[j].tid == w->tid; j++)
+		w->span_e = v->a[j].end;
+	return n0;
+}
 
-		if (!data_wake(m->sched, iv, &deaths))
+/* The processes that ended the loop's waits for data, from index n0 on. */
+static void find_wakers(struct rpt_model *m, const struct ivs *v, size_t n0,
+			struct kmap *deaths, struct rpt_wait *w)
+{
+	for (size_t j = n0; j < v->n && v->a[j].tid == w->tid; j++) {
+		const struct tstate_iv *iv = &v->a[j];
+		size_t i;
+
+		if (!data_wake(m->sched, iv, deaths))
 			continue;
 		for (i = 0; i < w->nwakers && w->wakers[i].pid != iv->waker_pid; i++)
 			;
@@ -512,82 +498,128 @@ int rpt_wait_build(struct rpt_model *m)
 			w->wakers[i].ns += iv->end - iv->ts;
 		}
 	}
-	/* the loop's and the launchers' time, from their states and calls */
-	p.w = w;
-	p.tt = tt;
-	p.ntt = threads_to_time(m, &v, tt, w->pid, w->tid);
-	for (size_t k = 0; k < p.ntt; k++)      /* the windows first: pass 3 needs the loop's */
-		for (j = tt[k].i0; j < tt[k].i1; j++)
-			if (is_sleep(v.a[j].state) && data_wake(m->sched, &v.a[j], &deaths) &&
-			    rpt_spans_add(&tt[k].win, v.a[j].ts, v.a[j].end))
-				goto out;
-	rpt_spans_norm(&tt[0].win);
-	p.wk = calloc(w->nwakers ? w->nwakers : 1, sizeof(*p.wk));
-	if (!p.wk)
-		goto out;
-	for (i = 0; i < w->nwakers; i++)
-		p.wk[p.nwk++].pid = w->wakers[i].pid;
-	if ((rc = pass3(m, &p)))
-		goto out;
-	rc = -ENOMEM;
-	for (size_t k = 0; k < p.ntt; k++) {
-		tt[k].win.n = 0;        /* thread_time finds them again, with the rest */
-		if (thread_time(m, &v, &tt[k], &deaths))
-			goto out;
+}
+
+/* What a worker's main thread did inside the loop's data windows: reading,
+ * on a CPU, runnable, or something else.  rest is scratch. */
+static int worker_activity(const struct ivs *v, struct worker_th *wt,
+			   const struct rpt_spans *win, struct rpt_spans *rest,
+			   struct rpt_wait *w)
+{
+	uint64_t life_s = UINT64_MAX, life_e = 0, in_all, rd = 0, cpu = 0, run = 0;
+
+	rpt_spans_norm(&wt->reads);
+	for (size_t i = 0; i < v->n; i++) {
+		const struct tstate_iv *iv = &v->a[i];
+		uint64_t in = 0;
+
+		if (iv->tid != wt->pid)
+			continue;
+		if (iv->ts < life_s)
+			life_s = iv->ts;
+		if (iv->end > life_e)
+			life_e = iv->end;
+		if (iv->state != TS_RUNNING && is_sleep(iv->state))
+			continue;
+		/* on a CPU or waiting for one: outside its reads only */
+		rest->n = 0;
+		if (rpt_spans_minus(&wt->reads, iv->ts, iv->end, rest))
+			return -ENOMEM;
+		for (size_t j = 0; j < rest->n; j++)
+			in += rpt_spans_overlap(win, rest->a[j].s, rest->a[j].e);
+		if (iv->state == TS_RUNNING)
+			cpu += in;
+		else
+			run += in;
 	}
-	win = &tt[0].win;
+	if (life_e <= life_s)
+		return 0;
+	in_all = rpt_spans_overlap(win, life_s, life_e);
+	for (size_t i = 0; i < wt->reads.n; i++)
+		rd += rpt_spans_overlap(win, wt->reads.a[i].s, wt->reads.a[i].e);
+	w->act_ns[RPT_WA_READ] += rd;
+	w->act_ns[RPT_WA_CPU] += cpu;
+	w->act_ns[RPT_WA_RUNNABLE] += run;
+	w->act_ns[RPT_WA_OTHER] += in_all > rd + cpu + run ? in_all - rd - cpu - run : 0;
+	return 0;
+}
+
+/* The loop's and its launchers' time, from their states and their calls
+ * (pass 3 reads the calls inside the loop's data windows). */
+static int time_threads(struct rpt_model *m, const struct ivs *v, struct kmap *deaths,
+			struct pass3 *p)
+{
+	struct rpt_wait *w = p->w;
+	struct thread_time *tt = p->tt;
+	int rc;
+
+	p->ntt = threads_to_time(m, v, tt, w->pid, w->tid);
+	for (size_t k = 0; k < p->ntt; k++)      /* the windows first: pass 3 needs the loop's */
+		for (size_t j = tt[k].i0; j < tt[k].i1; j++)
+			if (is_sleep(v->a[j].state) && data_wake(m->sched, &v->a[j], deaths) &&
+			    rpt_spans_add(&tt[k].win, v->a[j].ts, v->a[j].end))
+				return -ENOMEM;
+	rpt_spans_norm(&tt[0].win);
+	p->wk = calloc(w->nwakers ? w->nwakers : 1, sizeof(*p->wk));
+	if (!p->wk)
+		return -ENOMEM;
+	for (size_t i = 0; i < w->nwakers; i++)
+		p->wk[p->nwk++].pid = w->wakers[i].pid;
+	if ((rc = pass3(m, p)))
+		return rc;
+	for (size_t k = 0; k < p->ntt; k++) {
+		tt[k].win.n = 0;        /* thread_time finds them again, with the rest */
+		if (thread_time(m, v, &tt[k], deaths))
+			return -ENOMEM;
+	}
 	for (int k = 0; k < RPT_TW_N; k++)
 		w->ns[k] = spans_total(&tt[0].tw[k]);
 	w->data_runnable_ns = tt[0].data_runnable_ns;
 	for (size_t g = 0; g < m->ngpus; g++)
-		for (size_t k = 0; k < p.ntt; k++)
+		for (size_t k = 0; k < p->ntt; k++)
 			if (m->gpus[g].launcher_tid && tt[k].tid == m->gpus[g].launcher_tid &&
 			    tt[k].pid == m->gpus[g].pid)
 				rpt_gaps_by_launcher(m, &m->gpus[g], tt[k].tw);
-	/* the workers' main threads inside the windows */
-	for (size_t k = 0; k < p.nwk; k++) {
-		struct worker_th *wt = &p.wk[k];
-		uint64_t life_s = UINT64_MAX, life_e = 0, in_all = 0, rd = 0, cpu = 0, run = 0;
+	return 0;
+}
 
-		rpt_spans_norm(&wt->reads);
-		for (i = 0; i < v.n; i++) {
-			const struct tstate_iv *iv = &v.a[i];
-			uint64_t in;
+int rpt_wait_build(struct rpt_model *m)
+{
+	struct ivs v = { 0 };
+	struct kmap deaths = { 0 };
+	struct thread_time tt[THREADS_MAX];
+	struct rpt_spans rest = { 0 };
+	struct pass3 p = { 0 };
+	struct rpt_wait *w;
+	int rc = 0;
 
-			if (iv->tid != wt->pid)
-				continue;
-			if (iv->ts < life_s)
-				life_s = iv->ts;
-			if (iv->end > life_e)
-				life_e = iv->end;
-			if (iv->state != TS_RUNNING && is_sleep(iv->state))
-				continue;
-			/* on a CPU or waiting for one: outside its reads only */
-			rest.n = 0;
-			if (rpt_spans_minus(&wt->reads, iv->ts, iv->end, &rest))
-				goto out;
-			in = 0;
-			for (j = 0; j < rest.n; j++)
-				in += rpt_spans_overlap(win, rest.a[j].s, rest.a[j].e);
-			if (iv->state == TS_RUNNING)
-				cpu += in;
-			else
-				run += in;
-		}
-		if (life_e <= life_s)
-			continue;
-		in_all = rpt_spans_overlap(win, life_s, life_e);
-		for (i = 0; i < wt->reads.n; i++)
-			rd += rpt_spans_overlap(win, wt->reads.a[i].s, wt->reads.a[i].e);
-		w->act_ns[RPT_WA_READ] += rd;
-		w->act_ns[RPT_WA_CPU] += cpu;
-		w->act_ns[RPT_WA_RUNNABLE] += run;
-		w->act_ns[RPT_WA_OTHER] += in_all > rd + cpu + run ? in_all - rd - cpu - run : 0;
-	}
+	memset(tt, 0, sizeof(tt));
+	if (!m->sched->n)
+		return 0;
+	if ((rc = sched_tab__states(m->sched, m->last_ts, collect, &v)))
+		goto out;
+	if (!v.n)               /* no thread states: no loop to find */
+		goto out;
+	if (v.n > 1)
+		qsort(v.a, v.n, sizeof(*v.a), by_thread_ts);
+	rc = -ENOMEM;
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		goto out;
+	m->wait = w;
+	find_wakers(m, &v, find_loop_thread(m, &v, &deaths, w), &deaths, w);
+	p.w = w;
+	p.tt = tt;
+	if ((rc = time_threads(m, &v, &deaths, &p)))
+		goto out;
+	/* the workers' main threads inside the loop's windows */
+	for (size_t k = 0; k < p.nwk; k++)
+		if ((rc = worker_activity(&v, &p.wk[k], &tt[0].win, &rest, w)))
+			goto out;
 	/* steps: the loop's NVTX step ranges, else its recurring wait-then-work */
 	rc = rpt_nvtx_steps(m, w, &tt[0].tw[RPT_TW_DATA]);
 	if (rc == 0)
-		rc = build_steps(w, win);
+		rc = build_steps(w, &tt[0].win);
 	if (rc > 0)
 		rc = 0;
 	w->gaps = m->sched->gaps;

@@ -17,6 +17,7 @@
 #include "lib/json_writer.h"
 #include "timeline/timeline_priv.h"
 #include "model/proc_names.h"
+#include "lib/units.h"
 
 
 /* What calls.c says about each call, looked up once per export. */
@@ -348,7 +349,7 @@ void tl_model__block(struct tl_model *x, const struct tl_blk *b, size_t disk,
 bool tl_model__next_counter(struct tl_model *x, const struct tl_disk *dev,
 			     struct tl_counter_it *it, uint64_t *t, double *rd, double *wr)
 {
-	double scale = 1e9 / (double)x->bucket_ns / 1048576.0;
+	double scale = NS_PER_SEC_F / (double)x->bucket_ns / 1048576.0;
 
 	if (it->done)
 		return false;

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include "timeline/timeline.h"
 #include "timeline/timeline_priv.h"
+#include "lib/units.h"
 
 /* ---- GPU: output ---- */
 
@@ -100,7 +101,7 @@ static const char *cuda_error_name(bool driver, int64_t r)
 		{ 999, "cudaErrorUnknown", "CUDA_ERROR_UNKNOWN" },
 	};
 
-	for (size_t i = 0; i < sizeof(tab) / sizeof(tab[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(tab); i++)
 		if (tab[i].code == r)
 			return driver ? tab[i].drv : tab[i].rt;
 	return NULL;

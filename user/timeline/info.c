@@ -2,9 +2,6 @@
 /*
  * info.c — the "gpuio trace info" instant: the capture header, attach modes,
  * record counts, drops, GPU collector status.
- *
- * Long on purpose: tl_model__info() (~110 lines) lists the info args in the
- * order users read them; split, the list would be in pieces.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -141,24 +138,11 @@ static void hdr_str(struct tl_args *a, const char *k, const char *s, size_t max)
 	tl_arg_str(a, k, s, strnlen(s, max), false);
 }
 
-void tl_model__info(struct tl_model *x, struct tl_args *a)
+/* What was lost, and what could not be named, as the tracer counts them. */
+static void info_drops(struct tl_model *x, const struct model_facts *f, struct tl_args *a,
+		       uint64_t gcupti, uint64_t gwerr)
 {
-	const struct gpuio_cap_header *h = x->hdr;
-	const struct model_facts *f = x->f;
 	const struct gpuio_stats_event *s = &f->stats;
-	uint64_t gcupti = 0, gwerr = 0;
-	bool complete;
-
-	tl_args_reset(a);
-	complete = f->have_stats && s->final && !f->truncated;
-	x->st.capture_complete = complete;
-	x->st.drops_known = f->have_stats;
-	x->st.dropped = f->have_stats ? total_dropped(s) : 0;
-	if (tl_model__gpu_any(x))
-		gpu_drops(x->s, &gcupti, &gwerr);
-	/* what the GPU collectors lost counts as dropped like the rest */
-	if (f->have_stats)
-		x->st.dropped += gcupti + gwerr;
 
 	if (f->have_stats)
 		tl_arg_u64(a, "dropped", x->st.dropped);
@@ -196,6 +180,11 @@ void tl_model__info(struct tl_model *x, struct tl_args *a)
 		tl_arg_u64(a, "path_walks_truncated", s->bpf[GPUIO_STAT_PATH_TRUNC]);
 	else
 		tl_arg_null(a, "path_walks_truncated");
+}
+
+/* How the capture was taken, from its header. */
+static void info_header(const struct gpuio_cap_header *h, struct tl_args *a)
+{
 	hdr_str(a, "vfs_mode", h->vfs_mode, sizeof(h->vfs_mode));
 	hdr_str(a, "block_mode", h->block_mode, sizeof(h->block_mode));
 	hdr_str(a, "proc_mode", h->proc_mode, sizeof(h->proc_mode));
@@ -217,37 +206,63 @@ void tl_model__info(struct tl_model *x, struct tl_args *a)
 	tl_arg_u64(a, "abi_version", h->abi_version);
 	tl_arg_u64(a, "monotonic_base_ns", h->monotonic_ns);
 	tl_arg_u64(a, "realtime_base_ns", h->realtime_ns);
+}
+
+/* How many records of each kind the capture holds; GPU kinds only when it has any. */
+static void info_counts(struct tl_model *x, const struct model_facts *f, struct tl_args *a)
+{
+	struct tl_arg *d = tl_arg_add(a, "record_counts", TLA_DICT);
+
+	tl_arg_u64(a, "vfs", f->counts[GPUIO_REC_VFS]);
+	tl_arg_u64(a, "block", f->counts[GPUIO_REC_BLOCK]);
+	tl_arg_u64(a, "path", f->counts[GPUIO_REC_PATH]);
+	tl_arg_u64(a, "proc", f->counts[GPUIO_REC_PROC]);
+	tl_arg_u64(a, "stats", f->counts[GPUIO_REC_STATS]);
+	tl_arg_u64(a, "devname", f->counts[GPUIO_REC_DEVNAME]);
+	tl_arg_u64(a, "unknown", f->counts[0]);
+	d->len = 7;
+	if (f->counts[GPUIO_REC_SCHED]) {
+		tl_arg_u64(a, "sched", f->counts[GPUIO_REC_SCHED]);
+		d->len++;
+	}
+	if (tl_model__gpu_any(x)) {
+		static const char *const gnames[] = {
+			"gpu_info", "gpu_kernel", "gpu_memcpy", "gpu_memset", "cuda_api",
+			"gpu_sync", "nvtx", "gpu_overhead", "gpu_sym",
+		};
+
+		for (unsigned t = GPUIO_REC_GPU_INFO; t <= GPUIO_REC_GPU_SYM; t++)
+			tl_arg_u64(a, gnames[t - GPUIO_REC_GPU_INFO], f->counts[t]);
+		d->len += GPUIO_REC_GPU_SYM - GPUIO_REC_GPU_INFO + 1;
+	}
+}
+
+void tl_model__info(struct tl_model *x, struct tl_args *a)
+{
+	const struct model_facts *f = x->f;
+	const struct gpuio_stats_event *s = &f->stats;
+	uint64_t gcupti = 0, gwerr = 0;
+	bool complete;
+
+	tl_args_reset(a);
+	complete = f->have_stats && s->final && !f->truncated;
+	x->st.capture_complete = complete;
+	x->st.drops_known = f->have_stats;
+	x->st.dropped = f->have_stats ? total_dropped(s) : 0;
+	if (tl_model__gpu_any(x))
+		gpu_drops(x->s, &gcupti, &gwerr);
+	/* what the GPU collectors lost counts as dropped like the rest */
+	if (f->have_stats)
+		x->st.dropped += gcupti + gwerr;
+
+	info_drops(x, f, a, gcupti, gwerr);
+	info_header(x->hdr, a);
 	/* JSON ts 0 on this capture's own MONOTONIC clock (tl_model__origin) */
 	tl_arg_u64(a, "timeline_origin_ns", x->map.ts_base - (uint64_t)x->map.ts_shift);
 	tl_arg_bool(a, "capture_complete", complete);
 	tl_arg_u64(a, "capture_truncated_bytes", f->truncated);
 	tl_arg_u64(a, "records", f->records);
-	{
-		struct tl_arg *d = tl_arg_add(a, "record_counts", TLA_DICT);
-
-		tl_arg_u64(a, "vfs", f->counts[GPUIO_REC_VFS]);
-		tl_arg_u64(a, "block", f->counts[GPUIO_REC_BLOCK]);
-		tl_arg_u64(a, "path", f->counts[GPUIO_REC_PATH]);
-		tl_arg_u64(a, "proc", f->counts[GPUIO_REC_PROC]);
-		tl_arg_u64(a, "stats", f->counts[GPUIO_REC_STATS]);
-		tl_arg_u64(a, "devname", f->counts[GPUIO_REC_DEVNAME]);
-		tl_arg_u64(a, "unknown", f->counts[0]);
-		d->len = 7;
-		if (f->counts[GPUIO_REC_SCHED]) {
-			tl_arg_u64(a, "sched", f->counts[GPUIO_REC_SCHED]);
-			d->len++;
-		}
-		if (tl_model__gpu_any(x)) {
-			static const char *const gnames[] = {
-				"gpu_info", "gpu_kernel", "gpu_memcpy", "gpu_memset", "cuda_api",
-				"gpu_sync", "nvtx", "gpu_overhead", "gpu_sym",
-			};
-
-			for (unsigned t = GPUIO_REC_GPU_INFO; t <= GPUIO_REC_GPU_SYM; t++)
-				tl_arg_u64(a, gnames[t - GPUIO_REC_GPU_INFO], f->counts[t]);
-			d->len += GPUIO_REC_GPU_SYM - GPUIO_REC_GPU_INFO + 1;
-		}
-	}
+	info_counts(x, f, a);
 	tl_arg_u64(a, "vfs_events", x->st.vfs);
 	tl_arg_u64(a, "block_requests", x->st.block);
 	tl_arg_u64(a, "flows", x->st.flows);

@@ -7,6 +7,7 @@
 #define GPUIO_TIMELINE_PRIV_H
 #include "timeline/timeline.h"
 #include "lib/kmap.h"
+#include "lib/units.h"
 
 /* ---- the model's tables (pass 1) ---- */
 
@@ -317,7 +318,7 @@ extern const char *const tl_api_source_names[5];
 extern const char *const tl_api_kind_names[8];
 extern const char *const tl_sync_names[5];
 extern const char *const tl_object_kind_names[6];
-#define TL_NAME_OF(tab, i) ((size_t)(i) < sizeof(tab) / sizeof(tab[0]) ? tab[i] : NULL)
+#define TL_NAME_OF(tab, i) ((size_t)(i) < ARRAY_SIZE(tab) ? tab[i] : NULL)
 bool tl_is_uprobe(unsigned source);
 int tl_gact_add(struct tl_model *x, uint64_t off, uint64_t ts, uint64_t end, uint32_t device,
 	     uint32_t pid, uint64_t stream, uint8_t what);
@@ -343,7 +344,7 @@ uint64_t *tl_flow_get(const struct tl_model *x, uint32_t tid, uint32_t seq);
 void tl_arg_name(struct tl_args *a, const char *k, const char *const *tab, size_t n, unsigned v);
 void tl_arg_cstr(struct tl_args *a, const char *k, const char *s);
 void tl_arg_f3(struct tl_args *a, const char *k, double v);
-#define TL_ARG_NAME(a, k, tab, v) tl_arg_name(a, k, tab, sizeof(tab) / sizeof(tab[0]), v)
+#define TL_ARG_NAME(a, k, tab, v) tl_arg_name(a, k, tab, ARRAY_SIZE(tab), v)
 void tl_arg_hex(struct tl_args *a, const char *k, uint64_t v);
 
 #endif /* GPUIO_TIMELINE_PRIV_H */

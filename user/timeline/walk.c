@@ -11,6 +11,14 @@
 #include "timeline/sink.h"
 #include "timeline/timeline_priv.h"
 
+/* A process's lanes sort as: its threads (by index), then io_uring lanes,
+ * then CUDA/NVTX overflow lanes, then thread-state lanes. */
+enum walk_lane_order {
+	ORDER_URING_LANE = 100000,
+	ORDER_GHOST_LANE = 200000,
+	ORDER_STATE_LANE = 300000,
+};
+
 static void walk_processes(struct tl_sink *s, struct tl_model *m)
 {
 	char name[TL_PROC_NAME_BUF], comm[32], labels[512];
@@ -43,7 +51,7 @@ static void walk_processes(struct tl_sink *s, struct tl_model *m)
 			tn = tl_model__thread_name(m, p, th, comm, &tl);
 			n = (size_t)snprintf(name, sizeof(name), "%.*s %u · state", (int)tl, tn, th->tid);
 			s->ops->state_lane(s, pid, TL_STATE_TID_BASE + tl_pid(m, th->tid), name, n,
-					   300000 + k - t0);
+					   ORDER_STATE_LANE + k - t0);
 		}
 		for (size_t l = 0; l < m->nulanes; l++) {
 			const struct tl_ulane *le = &m->ulanes[l];
@@ -51,7 +59,7 @@ static void walk_processes(struct tl_sink *s, struct tl_model *m)
 			if (le->pid != p->pid)
 				continue;
 			n = (size_t)snprintf(name, sizeof(name), "io_uring lane %u", le->n);
-			s->ops->proc_lane(s, pid, le->tid, name, n, 100000 + le->n);
+			s->ops->proc_lane(s, pid, le->tid, name, n, ORDER_URING_LANE + le->n);
 		}
 		/* a thread's CUDA/NVTX slices that do not nest: io_uring-like lanes */
 		for (size_t l = 0; l < m->gpu.nglanes; l++) {
@@ -60,7 +68,7 @@ static void walk_processes(struct tl_sink *s, struct tl_model *m)
 			if (gl->pid != p->pid)
 				continue;
 			n = tl_model__ghost_lane_name(gl, name, sizeof(name));
-			s->ops->proc_lane(s, pid, gl->out_tid, name, n, 200000 + l);
+			s->ops->proc_lane(s, pid, gl->out_tid, name, n, ORDER_GHOST_LANE + l);
 		}
 	}
 }

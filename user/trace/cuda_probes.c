@@ -32,6 +32,7 @@
 #include "lib/log.h"
 #include "trace/cuda_probes_priv.h"
 #include "lib/proc_maps.h"
+#include "lib/units.h"
 
 #define MAX_LIB_LINKS 1024
 
@@ -455,7 +456,7 @@ int cuda_probes__attach_for_exec(struct cuda_probes *cp, const char *exe, pid_t 
 			else if (dyn.d_tag == DT_RUNPATH && !runpath)
 				runpath = strdup(s);
 			else if (dyn.d_tag == DT_NEEDED && cuda_lib_kind(s) &&
-				 nneeded < (int)(sizeof(needed) / sizeof(needed[0])))
+				 nneeded < (int)ARRAY_SIZE(needed))
 				needed[nneeded++] = strdup(s);
 		}
 	}

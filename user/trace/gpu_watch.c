@@ -10,6 +10,7 @@
 #include "lib/keyset.h"
 #include "lib/log.h"
 #include "trace/procfs.h"
+#include "lib/units.h"
 
 #define MAX_ROOTS 64
 #define MAX_DESCENDANTS 4096
@@ -39,7 +40,7 @@ int gpu_watch__new(struct cuda_probes *probes, const struct gpu_watch_opts *opts
 		gw->traced_fd = opts->traced_fd;
 	}
 	if (!gw->o.period_ns)
-		gw->o.period_ns = 1000000000ull;
+		gw->o.period_ns = NSEC_PER_SEC;
 	gw->cuda_pids = keyset__new(12);
 	gw->seen_pids = gw->traced_fd < 0 ? keyset__new(12) : NULL;
 	if (!gw->cuda_pids || (gw->traced_fd < 0 && !gw->seen_pids)) {

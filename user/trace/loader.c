@@ -23,6 +23,7 @@
 #include "capture/capture.h"
 #include "trace/loader.h"
 #include "lib/log.h"
+#include "lib/units.h"
 
 #define MAX_PROGS 20
 
@@ -327,7 +328,7 @@ static int try_load(struct gpuio_loader *l, const struct gpuio_loader_opts *o, i
 					 strerror(errno));
 				return lay + 1;
 			}
-			if (l->nlinks < (int)(sizeof(l->links) / sizeof(l->links[0])))
+			if (l->nlinks < (int)ARRAY_SIZE(l->links))
 				l->links[l->nlinks++] = link;
 		}
 	}
@@ -456,7 +457,7 @@ void gpuio_loader__describe_off(const char *why, struct gpuio_cap_header *h)
 		offsetof(struct gpuio_cap_header, sched_mode),
 	};
 
-	for (size_t i = 0; i < sizeof(off) / sizeof(off[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(off); i++)
 		snprintf((char *)h + off[i], sizeof(h->vfs_mode), "off");
 	snprintf(h->modes_detail, sizeof(h->modes_detail), "no BPF: %s; GPU from CUPTI only",
 		 why && *why ? why : "--no-bpf");

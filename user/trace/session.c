@@ -30,6 +30,7 @@
 #include "trace/ringbuf_drain.h"
 #include "trace/session.h"
 #include "trace/start_at.h"
+#include "lib/units.h"
 
 #define MAX_TARGETS 4096
 
@@ -411,7 +412,7 @@ static void loop(struct trace_session *s)
 		if (targets_ended(s))
 			return;
 		gpu_watch__tick(s->gw, now);
-		if (now - last_stats >= 1000000000ull) {
+		if (now - last_stats >= NSEC_PER_SEC) {
 			if (s->gpu && s->gpu->poll && s->gpu->poll(s->gpu->ctx, s->w) < 0) {
 				pr_warn("GPU records could not be added to the capture");
 				s->gpu_write_errors++;
@@ -420,10 +421,10 @@ static void loop(struct trace_session *s)
 				ringbuf_drain__write_stats(s->c, false);
 			last_stats = now;
 		}
-		if (s->c && now - last_progress >= 10000000000ull && isatty(STDERR_FILENO) &&
+		if (s->c && now - last_progress >= 10 * NSEC_PER_SEC && isatty(STDERR_FILENO) &&
 		    gpuio_log_verbosity >= GPUIO_LOG_INFO) {
 			ringbuf_drain__totals(s->c, &s->tot);
-			pr_info("%.0fs: %llu events, %llu dropped", (now - s->start) / 1e9,
+			pr_info("%.0fs: %llu events, %llu dropped", (now - s->start) / NS_PER_SEC_F,
 				(unsigned long long)(s->tot.vfs + s->tot.block),
 				(unsigned long long)s->tot.dropped);
 			last_progress = now;
@@ -598,7 +599,7 @@ int trace_session__run(const struct trace_opts *o, const struct trace_hooks *h,
 	loop(&s);
 	err = stop(&s);
 	r->why_end = s.why_end;
-	r->seconds = (clock_mono_ns() - s.start) / 1e9;
+	r->seconds = (clock_mono_ns() - s.start) / NS_PER_SEC_F;
 	r->no_bpf = o->no_bpf;
 	r->vfs = s.tot.vfs;
 	r->block = s.tot.block;

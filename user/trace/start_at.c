@@ -5,13 +5,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include "trace/start_at.h"
+#include "lib/units.h"
 
 static int from_double(double v, struct timespec *out)
 {
 	if (v < 0 || v > 4e12)
 		return -EINVAL;
 	out->tv_sec = (time_t)v;
-	out->tv_nsec = (long)((v - (double)out->tv_sec) * 1e9);
+	out->tv_nsec = (long)((v - (double)out->tv_sec) * NS_PER_SEC_F);
 	return 0;
 }
 
@@ -47,13 +48,13 @@ int gpuio_start_at__parse(const char *s, struct timespec *out)
 		if (t == (time_t)-1)
 			return -EINVAL;
 		/* already past today: the same time tomorrow */
-		if ((double)t + (ss - (int)ss) <= (double)now.tv_sec + now.tv_nsec / 1e9) {
+		if ((double)t + (ss - (int)ss) <= (double)now.tv_sec + now.tv_nsec / NS_PER_SEC_F) {
 			tm.tm_mday++;
 			tm.tm_isdst = -1;
 			t = mktime(&tm);
 		}
 		out->tv_sec = t;
-		out->tv_nsec = (long)((ss - (int)ss) * 1e9);
+		out->tv_nsec = (long)((ss - (int)ss) * NS_PER_SEC_F);
 		return 0;
 	}
 	return -EINVAL;
