@@ -19,7 +19,8 @@
 #include "lib/opts.h"
 #include "lib/parse.h"
 #include "lib/log.h"
-#include "report/report_model.h"
+#include "lib/kmap.h"
+#include "report/report.h"
 
 static struct rpt_opts ropt;
 static const char *html_out;
@@ -164,19 +165,12 @@ int cmd_report(int argc, char **argv)
 		goto cleanup;
 	}
 	for (size_t i = 0; i < ncaps; i++) {
-		struct rpt_model *m = calloc(1, sizeof(*m));
-		int rc;
+		char err[400];
+		struct rpt_model *m = rpt_model__open(caps[i], &opt, err, sizeof(err));
 
 		if (!m) {
-			ret = GPUIO_EXIT_ERROR;
-			goto cleanup;
-		}
-		rc = rpt_model__load(m, caps[i], &opt);
-		if (rc) {
 			/* one bad capture does not hide the others' reports */
-			pr_err("report: %s", m->err[0] ? m->err : strerror(-rc));
-			rpt_model__free(m);
-			free(m);
+			pr_err("report: %s", err);
 			ret = GPUIO_EXIT_ERROR;
 			continue;
 		}
@@ -205,10 +199,8 @@ int cmd_report(int argc, char **argv)
 		}
 	}
 cleanup:
-	for (int i = 0; i < nmodels; i++) {
-		rpt_model__free(models[i]);
-		free(models[i]);
-	}
+	for (int i = 0; i < nmodels; i++)
+		rpt_model__close(models[i]);
 	free(models);
 	for (size_t i = 0; i < ncaps; i++)
 		free(caps[i]);

@@ -23,7 +23,11 @@ const char *const rpt_cause_names[RPT_CAUSE_N] = {
 	[RPT_CAUSE_NONE] = "other",
 };
 
-int rpt_model__load(struct rpt_model *m, const char *path, const struct rpt_opts *opt)
+static void rpt_model__free(struct rpt_model *m);
+
+/* Open path and build the whole model. Returns 0 or -errno with the reason
+ * in m->err (bad magic, corrupt record at offset N, ...). */
+static int rpt_model__load(struct rpt_model *m, const char *path, const struct rpt_opts *opt)
 {
 	struct stat sb;
 	int rc;
@@ -88,7 +92,34 @@ nomem:
 	return -ENOMEM;
 }
 
-void rpt_model__free(struct rpt_model *m)
+struct rpt_model *rpt_model__open(const char *path, const struct rpt_opts *opt,
+				  char *err, size_t len)
+{
+	struct rpt_model *m = calloc(1, sizeof(*m));
+	int rc;
+
+	if (!m) {
+		snprintf(err, len, "%s", strerror(ENOMEM));
+		return NULL;
+	}
+	rc = rpt_model__load(m, path, opt);
+	if (rc) {
+		snprintf(err, len, "%s", m->err[0] ? m->err : strerror(-rc));
+		rpt_model__close(m);
+		return NULL;
+	}
+	return m;
+}
+
+void rpt_model__close(struct rpt_model *m)
+{
+	if (!m)
+		return;
+	rpt_model__free(m);
+	free(m);
+}
+
+static void rpt_model__free(struct rpt_model *m)
 {
 	model_session__free(m->s);
 	for (size_t i = 0; i < m->nfiles; i++) {

@@ -31,6 +31,7 @@
 #include "lib/kmap.h"
 #include "model/sched_tab.h"
 #include "model/session.h"
+#include "report/report.h"
 
 /* log-linear latency histogram: 4 buckets per power of two, 2^0 .. 2^40 ns */
 #define RPT_LAT_SUB      4
@@ -279,11 +280,6 @@ struct rpt_wait {
 	uint64_t gaps;                  /* unrecorded switches (sched_gaps) */
 };
 
-struct rpt_opts {
-	unsigned top;                   /* files per ranking, 0: all */
-	bool no_gpu_pass;               /* testing aid: skip pass 2 */
-};
-
 struct rpt_model {
 	const char *path;
 	struct model_session *s;        /* the capture, decoded once; its tables */
@@ -374,11 +370,6 @@ uint64_t rpt_wait__act_total(const struct rpt_wait *w);
 /* "the loop ... waited 38% of its run (...) for data from 4 process(es); meanwhile ..." */
 void rpt_wait__headline(const struct rpt_model *m, char *buf, size_t len);
 
-/* Open path and build the whole model. Returns 0 or -errno with the reason
- * in m->err (bad magic, corrupt record at offset N, ...). */
-int rpt_model__load(struct rpt_model *m, const char *path, const struct rpt_opts *opt);
-void rpt_model__free(struct rpt_model *m);
-
 /* Dropped events of any kind (BPF, capture writes, CUPTI); false: unknown */
 bool rpt_model__dropped(const struct rpt_model *m, uint64_t *n);
 uint64_t rpt_model__duration(const struct rpt_model *m);
@@ -404,9 +395,5 @@ const char *rpt_pattern_name(enum rpt_pattern p);
  * top `top` by bytes and by ops appended when not yet in); *n on return. */
 size_t *rpt_model__ranked_files(const struct rpt_model *m, unsigned top, size_t *n);
 
-/* Renderers. out: stdout (NULL path) or a file. Return 0 or -errno. */
-int rpt_text__print(const struct rpt_model *m, const struct rpt_opts *opt);
-int rpt_json__write(struct rpt_model *const *models, int n, const struct rpt_opts *opt);
-int rpt_html__write(const struct rpt_model *m, const struct rpt_opts *opt, const char *out);
 
 #endif /* GPUIO_REPORT_MODEL_H */

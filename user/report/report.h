@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * report.h — what a command needs of the report: open a capture into a
+ * report model, render it as text, JSON or HTML, close it. The model's
+ * fields stay inside user/report/ (report_model.h).
+ */
+#ifndef GPUIO_REPORT_H
+#define GPUIO_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct rpt_opts {
+	unsigned top;                   /* files per ranking, 0: all */
+	bool no_gpu_pass;               /* testing aid: skip pass 2 */
+};
+
+struct rpt_model;
+
+/* Decode path and build the whole report model. NULL on error, with the
+ * reason (bad magic, corrupt record at offset N, ...) in err. */
+struct rpt_model *rpt_model__open(const char *path, const struct rpt_opts *opt,
+				  char *err, size_t len);
+void rpt_model__close(struct rpt_model *m);
+
+/* Renderers: stdout, or the file out. Return 0 or -errno. */
+int rpt_text__print(const struct rpt_model *m, const struct rpt_opts *opt);
+int rpt_json__write(struct rpt_model *const *models, int n, const struct rpt_opts *opt);
+int rpt_html__write(const struct rpt_model *m, const struct rpt_opts *opt, const char *out);
+
+#endif /* GPUIO_REPORT_H */
