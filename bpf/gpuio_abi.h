@@ -33,6 +33,7 @@ enum gpuio_rec_type {
 	GPUIO_REC_GPU_OVERHEAD = 14, /* struct gpuio_gpu_overhead */
 	GPUIO_REC_GPU_SYM      = 15, /* struct gpuio_gpu_sym: host stub addr -> name */
 	GPUIO_REC_SCHED        = 16, /* struct gpuio_sched_event: switch or wake-up */
+	GPUIO_REC_LAST         = GPUIO_REC_SCHED, /* the highest this build knows */
 	GPUIO_REC_MAX     = 64, /* types below this are reserved for gpuio */
 };
 

@@ -11,7 +11,7 @@
  * GPU collectors' last state, the drop counters, the record counts — then
  * calls, in order, the handler every registered tool has for the record's
  * kind (a NULL handler: not interested). The exporters' timeline model
- * (model.h), the report (report/report_model.h) and the live stream
+ * (timeline/timeline.h), the report (report/report_model.h) and the live stream
  * (export/stream.c, fed record by record) are tools. No one else switches
  * over record types: a new record kind is decoded here and handled by the
  * tools that care (docs/architecture.md, "Adding a record kind").
@@ -112,7 +112,7 @@ const char *model_session__path_name(const struct model_session *s);  /* the cap
 struct model_facts {
 	const struct gpuio_cap_header *hdr;
 	uint64_t records;                       /* whole records */
-	uint64_t counts[GPUIO_REC_SCHED + 1];   /* by type; [0]: types this build does not know */
+	uint64_t counts[GPUIO_REC_LAST + 1];   /* by type; [0]: types this build does not know */
 	uint64_t first_ts, last_ts;             /* the earliest (non-zero) and latest record ts */
 	uint64_t truncated, trunc_offset;       /* a partial record's bytes at the end, where */
 	bool have_stats;                        /* a STATS record was read; stats: the last */

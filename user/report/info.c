@@ -20,6 +20,7 @@ static const char *const type_names[] = {
 	[GPUIO_REC_GPU_OVERHEAD] = "overhead", [GPUIO_REC_GPU_SYM] = "sym",
 	[GPUIO_REC_SCHED] = "sched",
 };
+_Static_assert(ARRAY_SIZE(type_names) == GPUIO_REC_LAST + 1, "a record kind without a name");
 const char *capture_info__type_name(int type)
 {
 	return type > 0 && type < (int)ARRAY_SIZE(type_names) &&

@@ -19,7 +19,7 @@ struct capture_info {
 	const struct gpuio_cap_header *hdr;
 	uint64_t file_size;
 	uint64_t records;
-	uint64_t counts[GPUIO_REC_SCHED + 1];     /* [0]: unknown types */
+	uint64_t counts[GPUIO_REC_LAST + 1];     /* [0]: unknown types */
 	uint64_t gpu_records;
 	struct gpuio_gpu_info *colls;             /* latest status per collector (pid) */
 	size_t ncolls;
