@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# t_same_outputs — the refactoring gate: every output this tree's gpuio
+# makes (convert to JSON and .pftrace, report text/--json/--html/--files all,
+# info text/--json, merge) is byte-identical to the reference build's
+# (tests/same_outputs.ref: a git revision, built here from `git archive`),
+# on the same captures: the fuzz corpus, every synthetic capture
+# gen_capture makes, the saved H200 captures (tests/gpu/runs), the demo
+# workload traced now, and a real PyTorch DataLoader loop traced now.
+# Skipped where the tree is not a git checkout holding that revision.
+source "$(dirname "$0")/lib.sh"
+need_root
+pin=$GPUIO_SRC/tests/same_outputs.ref
+rev=$(awk '$1 == "rev" { print $2 }' "$pin")
+skip_fam=$(awk '$1 == "changed" { printf "%s ", $2 }' "$pin")
+[ -n "$rev" ] || fail "$pin names no rev"
+git -C "$GPUIO_SRC" rev-parse -q --verify "$rev^{commit}" >/dev/null 2>&1 ||
+  skip "reference revision ${rev:0:12} is not in this checkout (a tarball or a shallow clone)"
+echo "reference: $(git -C "$GPUIO_SRC" log -1 --format='%h %s' "$rev")"
+[ -n "$skip_fam" ] && echo "not compared (changed on purpose, $pin): $skip_fam"
+
+# the reference build, from the revision's own files
+mkdir -p "$TMP/ref" "$TMP/caps"
+git -C "$GPUIO_SRC" archive "$rev" | tar -x -C "$TMP/ref"
+make -C "$TMP/ref" -j"$(nproc)" build/gpuio > "$TMP/ref-build.log" 2>&1 ||
+  { tail -20 "$TMP/ref-build.log"; fail "the reference revision does not build"; }
+
+# the captures
+caps=("$GPUIO_SRC"/tests/fuzz/corpus/*.gpuio)
+for mode in basic hostile flows gpu "gpubig 3000" gpuwait states "big 20000" truncate corrupt; do
+  m=${mode%% *}
+  # shellcheck disable=SC2086 # the mode's argument
+  "$GPUIO_TESTS/gen_capture" $m "$TMP/caps/gen-$m.gpuio" ${mode#$m} > /dev/null 2>&1 ||
+    fail "gen_capture $mode"
+  caps+=("$TMP/caps/gen-$m.gpuio")
+done
+"$GPUIO_TESTS/gen_capture" shift "$TMP/caps/gen-shift.gpuio" "$TMP/caps/gen-basic.gpuio" \
+  1000000 2000000 > /dev/null 2>&1 || fail "gen_capture shift"
+caps+=("$TMP/caps/gen-shift.gpuio")
+for z in "$GPUIO_SRC"/tests/gpu/runs/*/*.gpuio.gz; do
+  [ -e "$z" ] || continue
+  b=$(basename "$(dirname "$z")")-$(basename "$z" .gz)
+  gzip -dc "$z" > "$TMP/caps/$b"
+  caps+=("$TMP/caps/$b")
+done
+"$GPUIO" trace -q --no-export --capture "$TMP/caps/demo.gpuio" -- \
+  "$GPUIO_TESTS/demo_loader" "$TMP/demo-data" 2 2 > "$TMP/demo.log" 2>&1 ||
+  { cat "$TMP/demo.log"; fail "tracing the demo workload"; }
+caps+=("$TMP/caps/demo.gpuio")
+if /usr/bin/python3 -c 'import torch' 2>/dev/null; then
+  source "$GPUIO_SRC/tests/torch_lib.sh"
+  torch_cpu_bound "$TMP/torch.json" "$GPUIO" trace -q --no-export \
+    --capture "$TMP/caps/torch-cpu.gpuio" -- > "$TMP/torch.log" 2>&1 ||
+    { cat "$TMP/torch.log"; fail "tracing the PyTorch loop"; }
+  caps+=("$TMP/caps/torch-cpu.gpuio")
+else
+  echo "note: no PyTorch (python3-torch): the real PyTorch capture is left out"
+fi
+echo "${#caps[@]} captures"
+SAME_OUTPUTS_SKIP="$skip_fam" bash "$GPUIO_SRC/tests/same_outputs.sh" \
+  "$TMP/ref/build/gpuio" "$GPUIO" "$TMP/cmp" "${caps[@]}" ||
+  fail "outputs differ from the reference build's (${rev:0:12}); if on purpose, say so in $pin"
