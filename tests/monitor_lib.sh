@@ -1,6 +1,9 @@
 # tests/monitor_lib.sh — sourced by tests/t_monitor_*.sh (after lib.sh):
 # start/stop a `gpuio monitor` daemon, scrape it with curl, and a strict
-# Prometheus text-format parser (prom_parse FILE > FILE.json).
+# Prometheus text-format parser (prom_parse FILE > FILE.json). The daemon is
+# a registered process (tests/lib/proc.sh: SIGTERM at exit); the cgroups
+# mk_cgroup made are removed at exit, after every process; a test's own
+# teardown goes to on_exit.
 command -v curl >/dev/null || skip "curl not installed (scripts/install-deps.sh test)"
 MON_PID=""
 MON_RUN="$TMP/run"
@@ -8,28 +11,27 @@ MON_PORT=${MON_PORT:-$((19500 + RANDOM % 400))}
 CGV2=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
 CGROUPS=()
 
-mon_cleanup() {
-  [ -n "$MON_PID" ] && kill "$MON_PID" 2>/dev/null && wait "$MON_PID" 2>/dev/null
-  for cg in "${CGROUPS[@]}"; do rmdir "$cg" 2>/dev/null || true; done
-  [ -n "${MON_EXTRA_CLEANUP:-}" ] && eval "$MON_EXTRA_CLEANUP"
-  rm -rf "$TMP"
-}
-trap mon_cleanup EXIT
+on_exit 'for cg in "${CGROUPS[@]}"; do rmdir "$cg" 2>/dev/null || true; done'
 
 # mon_start ARGS...: the daemon in the background, ready when /metrics answers
 mon_start() {
-  "$GPUIO" monitor --run-dir "$MON_RUN" --dump-dir "$TMP/dumps" "$@" >"$TMP/monitor.log" 2>&1 &
-  MON_PID=$!
-  for _ in $(seq 200); do
-    curl -sf "http://127.0.0.1:$MON_PORT/metrics" -o /dev/null 2>/dev/null && return 0
-    kill -0 "$MON_PID" 2>/dev/null || { cat "$TMP/monitor.log"; fail "the monitor exited at start"; }
-    sleep 0.1
-  done
-  cat "$TMP/monitor.log"; fail "the monitor never answered on port $MON_PORT"
+  spawn -l "$TMP/monitor.log" monitor \
+    "$GPUIO" monitor --run-dir "$MON_RUN" --dump-dir "$TMP/dumps" "$@"
+  MON_PID=$SPAWNED
+  wait_for -t 20 -i 0.1 -f "$TMP/monitor.log" -m "the monitor never answered on port $MON_PORT" \
+    "/metrics on port $MON_PORT" _mon_up
+}
+_mon_up() {
+  curl -sf "http://127.0.0.1:$MON_PORT/metrics" -o /dev/null 2>/dev/null && return 0
+  proc_alive "$MON_PID" || { cat "$TMP/monitor.log"; fail "the monitor exited at start"; }
+  return 1
 }
 mon_stop() {
-  kill -TERM "$MON_PID"; wait "$MON_PID" || fail "the monitor exited non-zero on SIGTERM"
+  local rc=0
+  kill -TERM "$MON_PID"; wait "$MON_PID" || rc=$?
+  proc_unreg "$MON_PID"
   MON_PID=""
+  [ "$rc" = 0 ] || fail "the monitor exited non-zero on SIGTERM"
 }
 # scrape FILE: GET /metrics with a real HTTP client, then the strict parse (FILE.json)
 scrape() {
@@ -147,18 +149,17 @@ json.dump(out, sys.stdout)
 PYEOF
 }
 
-# start_in_cgroup CG CMD...: run CMD (in the background, its pid in $CGPID)
-# inside cgroup CG, moved there by this shell while CMD is held stopped: the
-# process being measured does no I/O of its own to join the cgroup (a
-# `echo $$ > cgroup.procs` from inside would count its pid's bytes as its own).
+# start_in_cgroup CG CMD...: run CMD (in the background, its pid in $CGPID,
+# registered) inside cgroup CG, moved there by this shell while CMD is held
+# stopped: the process being measured does no I/O of its own to join the
+# cgroup (a `echo $$ > cgroup.procs` from inside would count its pid's bytes
+# as its own).
 start_in_cgroup() {
   local cg=$1; shift
-  sh -c 'kill -STOP $$; exec "$@"' sh "$@" &
-  CGPID=$!
-  for _ in $(seq 200); do
-    [ "$(awk '{print $3}' /proc/$CGPID/stat 2>/dev/null)" = T ] && break
-    sleep 0.01
-  done
+  spawn "$1 in $cg" sh -c 'kill -STOP $$; exec "$@"' sh "$@"
+  CGPID=$SPAWNED
+  poll -t 2 -i 0.01 _stopped "$CGPID" || true
   echo "$CGPID" > "$cg/cgroup.procs" || fail "cannot move $CGPID into $cg"
   kill -CONT "$CGPID"
 }
+_stopped() { [ "$(awk '{print $3}' /proc/$1/stat 2>/dev/null)" = T ]; }

@@ -20,27 +20,16 @@ need_root
 PROG="$GPUIO_TESTS/attach_reader"
 [ -x "$PROG" ] || fail "$PROG missing (make test-progs)"
 
-PIDS=()
-cleanup() {
-  set +e
-  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
-  for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null; done
-  rm -rf "$TMP"
-}
-trap cleanup EXIT
-
-
 mkdir -p "$TMP/data" "$TMP/cwd"
 head -c $((8 << 20)) /dev/urandom >"$TMP/data/input.bin"
 
 # ---- A: attach mid-run -------------------------------------------------
-(cd "$TMP/cwd" && exec "$PROG" ../data/input.bin "$TMP/a.log" 1000 0) &
-RPID=$!
-PIDS+=("$RPID")
+spawn -C "$TMP/cwd" reader "$PROG" ../data/input.bin "$TMP/a.log" 1000 0
+RPID=$SPAWNED
 wait_lines "$TMP/a.log" 100
 N_BEFORE=$(wc -l <"$TMP/a.log")
-"$GPUIO" trace -p "$RPID" -d 2s -o "$TMP/a.json" 2>"$TMP/a.err" &
-GPID=$!
+spawn -e "$TMP/a.err" gpuio "$GPUIO" trace -p "$RPID" -d 2s -o "$TMP/a.json"
+GPID=$SPAWNED
 # CLOCK_MONOTONIC when gpuio said it is tracing (python: time.monotonic_ns)
 T_TRACING=$(python3 - "$TMP/a.err" <<'EOF'
 import sys, time
@@ -57,7 +46,7 @@ EOF
 wait "$GPID" || { cat "$TMP/a.err"; fail "A: gpuio trace -p exited non-zero"; }
 cat "$TMP/a.err"
 [ "$T_TRACING" != 0 ] || fail "A: gpuio never printed 'tracing ...'"
-kill "$RPID"; wait "$RPID" 2>/dev/null || true
+proc_stop "$RPID"
 check_struct "$TMP/a.json"
 
 python3 - "$TMP/a.json" "$TMP/a.log" "$TMP/data/input.bin" "$RPID" "$N_BEFORE" "$T_TRACING" <<'EOF' || fail "A: attach mid-run"
@@ -109,9 +98,8 @@ sys.exit(1 if bad else 0)
 EOF
 
 # ---- B: the target exits while traced ----------------------------------
-(cd "$TMP/cwd" && exec "$PROG" ../data/input.bin "$TMP/b.log" 2000 300) &
-RPID=$!
-PIDS+=("$RPID")
+spawn -C "$TMP/cwd" reader "$PROG" ../data/input.bin "$TMP/b.log" 2000 300
+RPID=$SPAWNED
 wait_lines "$TMP/b.log" 20
 SECONDS=0
 timeout 20 "$GPUIO" trace -p "$RPID" -d 15s -o "$TMP/b.json" 2>"$TMP/b.err" \
@@ -138,12 +126,11 @@ sys.exit(0 if ok else 1)
 EOF
 
 # ---- C: a child that existed before the attach is traced ----------------
-(cd "$TMP/cwd" && exec sh -c '"$0" ../data/input.bin "$1" 2000 0 & echo $! >"$2"; wait' "$PROG" "$TMP/c.log" "$TMP/c.pid") &
-SPID=$!
-PIDS+=("$SPID")
+spawn -C "$TMP/cwd" shell sh -c '"$0" ../data/input.bin "$1" 2000 0 & echo $! >"$2"; wait' "$PROG" "$TMP/c.log" "$TMP/c.pid"
+SPID=$SPAWNED
 wait_lines "$TMP/c.log" 20
 CPID=$(cat "$TMP/c.pid")
-PIDS+=("$CPID")
+proc_reg "$CPID" "the shell's reader"
 "$GPUIO" trace -p "$SPID" -d 1s -o "$TMP/c.json" 2>"$TMP/c.err" || { cat "$TMP/c.err"; fail "C: gpuio trace -p exited non-zero"; }
 check_struct "$TMP/c.json"
 python3 - "$TMP/c.json" "$TMP/data/input.bin" "$CPID" <<'EOF' || fail "C: a pre-existing child of the target is not traced"

@@ -21,14 +21,8 @@ command -v filefrag >/dev/null || skip "filefrag (e2fsprogs) not installed"
 
 LOOP=""
 MNT="$TMP/mnt"
-cleanup() {
-  set +e
-  mountpoint -q "$MNT" 2>/dev/null && umount "$MNT"
-  [ -n "$LOOP" ] && losetup -d "$LOOP" 2>/dev/null
-  rm -rf "$TMP"
-}
-trap cleanup EXIT
-
+on_exit '[ -n "$LOOP" ] && losetup -d "$LOOP" 2>/dev/null'
+on_exit 'mountpoint -q "$MNT" 2>/dev/null && umount "$MNT"'
 
 truncate -s 96M "$TMP/img"
 mkfs.ext4 -q -F -b 4096 "$TMP/img" || fail "mkfs.ext4 failed"

@@ -19,15 +19,6 @@ need_root
 PROG="$GPUIO_TESTS/fork_workers"
 [ -x "$PROG" ] || fail "$PROG missing (make test-progs)"
 
-PIDS=()
-cleanup() {
-  set +e
-  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
-  rm -rf "$TMP"
-}
-trap cleanup EXIT
-
-
 D="$TMP/data"
 mkdir -p "$D"
 for i in 0 1 2; do
@@ -84,14 +75,12 @@ check_struct "$TMP/launch.json"
 verify "$TMP/launch.json" "$TMP/launch.out" || fail "launch mode: children not traced exactly"
 
 # attach mode: the children are forked after the attach
-sh -c 'while [ ! -e "$0" ]; do sleep 0.05; done; exec "$1" "$2" 3 3 >"$3"' \
-  "$TMP/go" "$PROG" "$D" "$TMP/attach.out" &
-SPID=$!
-PIDS+=("$SPID")
-"$GPUIO" trace -p "$SPID" -o "$TMP/attach.json" 2>"$TMP/attach.err" &
-GPID=$!
-PIDS+=("$GPID")
-for _ in $(seq 200); do grep -q tracing "$TMP/attach.err" 2>/dev/null && break; sleep 0.05; done
+spawn shell sh -c 'while [ ! -e "$0" ]; do sleep 0.05; done; exec "$1" "$2" 3 3 >"$3"' \
+  "$TMP/go" "$PROG" "$D" "$TMP/attach.out"
+SPID=$SPAWNED
+spawn -e "$TMP/attach.err" gpuio "$GPUIO" trace -p "$SPID" -o "$TMP/attach.json"
+GPID=$SPAWNED
+poll grep -q tracing "$TMP/attach.err" || true
 touch "$TMP/go"
 wait "$SPID" || fail "attach: fork_workers failed"
 sleep 0.2

@@ -18,14 +18,6 @@ CALLS="$GPUIO_TESTS/cuda_calls"
 [ "$(uname -m)" = x86_64 ] || skip "the breakpoint byte checked here is x86's int3"
 "$CALLS" > /dev/null 2>&1 || { [ $? -eq 77 ] && skip "cuda_calls built without libcudart (no CUDA toolkit)"; }
 
-PIDS=()
-cleanup() {
-  set +e
-  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
-  for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null; done
-  rm -rf "$TMP"
-}
-trap cleanup EXIT
 chmod 0755 "$TMP"
 
 # byte_at PID SYMBOL: "file=XX mem=XX" for SYMBOL of the process's libcudart
@@ -79,21 +71,19 @@ run_case() {
   local label=$1 all=$2 go="$TMP/$1.go"
   shift 2
   rm -f "$go"
-  "$CALLS" --wait "$go" --linger 2000 > "$TMP/$label.t.out" 2>&1 &
-  local tpid=$!
-  "$CALLS" --wait "$go" --linger 2000 > "$TMP/$label.y.out" 2>&1 &
-  local ypid=$!
-  PIDS+=("$tpid" "$ypid")
+  spawn -l "$TMP/$label.t.out" traced "$CALLS" --wait "$go" --linger 2000
+  local tpid=$SPAWNED
+  spawn -l "$TMP/$label.y.out" bystander "$CALLS" --wait "$go" --linger 2000
+  local ypid=$SPAWNED
   wait_lines "$TMP/$label.t.out" 1
   wait_lines "$TMP/$label.y.out" 1
   local target=(-p "$tpid")
   [ "$all" = 1 ] && target=(-a)
-  env "$@" "$GPUIO" trace -v "${target[@]}" -d 20s -o "$TMP/$label.json" 2> "$TMP/$label.err" &
-  local gpid=$!
-  PIDS+=("$gpid")
-  for _ in $(seq 300); do grep -q "cuda uprobes: .*libcudart" "$TMP/$label.err" 2>/dev/null && break; sleep 0.05; done
+  spawn -e "$TMP/$label.err" gpuio env "$@" "$GPUIO" trace -v "${target[@]}" -d 20s -o "$TMP/$label.json"
+  local gpid=$SPAWNED
+  poll -t 15 grep -q "cuda uprobes: .*libcudart" "$TMP/$label.err" || true
   # -a finds libraries at its first rescan; -p at start
-  for _ in $(seq 60); do grep -q tracing "$TMP/$label.err" && break; sleep 0.05; done
+  poll -t 3 grep -q tracing "$TMP/$label.err" || true
   sleep 1.5
   local t y
   t=$(byte_of "$tpid")

@@ -25,14 +25,6 @@ for f in "$CALLS" "$FAKE_CALLS" "$FAKE_LIB"; do
   [ -e "$f" ] || fail "$f missing (make test-progs)"
 done
 
-PIDS=()
-cleanup() {
-  set +e
-  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
-  for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null; done
-  rm -rf "$TMP"
-}
-trap cleanup EXIT
 chmod 0755 "$TMP"
 
 # version 2 captures (frames) are unpacked by the independent decoder
@@ -146,14 +138,12 @@ check_struct "$TMP/a.json"
 
 # B. attach to a process that loaded libcudart before gpuio started
 rm -f "$TMP/b.go"
-"$CALLS" --wait "$TMP/b.go" --linger 500 >"$TMP/b.out" 2>&1 &
-BPID=$!
-PIDS+=("$BPID")
+spawn -l "$TMP/b.out" cuda_calls "$CALLS" --wait "$TMP/b.go" --linger 500
+BPID=$SPAWNED
 wait_lines "$TMP/b.out" 1
-"$GPUIO" trace -p "$BPID" -d 20s -o "$TMP/b.json" 2>"$TMP/b.err" &
-GPID=$!
-for _ in $(seq 200); do grep -q tracing "$TMP/b.err" 2>/dev/null && break; sleep 0.05; done
-grep -q tracing "$TMP/b.err" || { cat "$TMP/b.err"; fail "B: gpuio never started tracing"; }
+spawn -e "$TMP/b.err" gpuio "$GPUIO" trace -p "$BPID" -d 20s -o "$TMP/b.json"
+GPID=$SPAWNED
+wait_line -m "B: gpuio never started tracing" tracing "$TMP/b.err"
 touch "$TMP/b.go"
 wait "$BPID" || fail "B: cuda_calls failed"
 wait "$GPID" || { cat "$TMP/b.err"; fail "B: gpuio trace -p exited non-zero"; }
@@ -189,12 +179,13 @@ EOF
 for flavour in uprobe.multi uprobe; do
   rm -f "$TMP/c.go"
   # launched: the library is dlopened after the start, so the rescan must find it
-  GPUIO_CUDA_UPROBE_MODE=$flavour "$GPUIO" trace -v -o "$TMP/c-$flavour.json" -- \
-    "$FAKE_CALLS" "$FAKE_LIB" --wait "$TMP/c.go" --linger 100 >"$TMP/c-$flavour.out" 2>"$TMP/c-$flavour.err" &
-  GPID=$!
+  spawn -o "$TMP/c-$flavour.out" -e "$TMP/c-$flavour.err" gpuio \
+    env GPUIO_CUDA_UPROBE_MODE=$flavour "$GPUIO" trace -v -o "$TMP/c-$flavour.json" -- \
+    "$FAKE_CALLS" "$FAKE_LIB" --wait "$TMP/c.go" --linger 100
+  GPID=$SPAWNED
   wait_lines "$TMP/c-$flavour.out" 1
   # the rescan runs every second: give it two
-  for _ in $(seq 60); do grep -q "fake_cuda/libcuda.so.1: 11 functions" "$TMP/c-$flavour.err" && break; sleep 0.05; done
+  poll -t 3 grep -q "fake_cuda/libcuda.so.1: 11 functions" "$TMP/c-$flavour.err" || true
   touch "$TMP/c.go"
   wait "$GPID" || { cat "$TMP/c-$flavour.err"; fail "C: gpuio trace -- fake_libcuda_calls ($flavour) failed"; }
   cat "$TMP/c-$flavour.err"

@@ -22,13 +22,13 @@ chmod 0755 "$TMP"
 run() {  # run LABEL [GPUIO_CUPTI path]: trace the program; wait for the uprobe removal when ON
   local label=$1 cupti=${2:-}
   rm -f "$TMP/$label.go"
-  "$GPUIO" trace -v -o "$TMP/$label.json" -- env ${cupti:+GPUIO_CUPTI=$cupti} \
-    "$CALLS" "$LIB" --init-first --wait "$TMP/$label.go" > "$TMP/$label.out" 2> "$TMP/$label.err" &
-  local g=$!
-  for _ in $(seq 200); do grep -q '^ready' "$TMP/$label.out" 2>/dev/null && break; sleep 0.05; done
-  grep -q '^ready' "$TMP/$label.out" || { cat "$TMP/$label.err"; fail "$label: the program never got ready"; }
+  spawn -o "$TMP/$label.out" -e "$TMP/$label.err" gpuio \
+    "$GPUIO" trace -v -o "$TMP/$label.json" -- env ${cupti:+GPUIO_CUPTI=$cupti} \
+    "$CALLS" "$LIB" --init-first --wait "$TMP/$label.go"
+  local g=$SPAWNED
+  wait_line -f "$TMP/$label.err" -m "$label: the program never got ready" '^ready' "$TMP/$label.out"
   if [ -n "$cupti" ]; then
-    for _ in $(seq 100); do grep -q "uprobes removed" "$TMP/$label.err" && break; sleep 0.05; done
+    poll -t 5 grep -q "uprobes removed" "$TMP/$label.err" || true
     grep -q "CUDA API calls from its CUPTI collector; its uprobes removed (1 libraries)" "$TMP/$label.err" ||
       { cat "$TMP/$label.err"; fail "$label: the collector is on, yet its uprobes were not removed"; }
   else

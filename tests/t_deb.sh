@@ -14,8 +14,7 @@ command -v dpkg-buildpackage >/dev/null || skip "dpkg-buildpackage not installed
 if dpkg-query -W -f='${Status}' gpuio 2>/dev/null | grep -q 'install ok installed'; then
   skip "a gpuio package is already installed here: not replacing it"
 fi
-cleanup() { dpkg -P gpuio > /dev/null 2>&1 || true; rm -rf "$TMP"; }
-trap cleanup EXIT
+on_exit 'dpkg -P gpuio > /dev/null 2>&1 || true'
 "$GPUIO_SRC/scripts/deb/build-deb.sh" "$TMP/deb" > "$TMP/build.out" 2> "$TMP/build.err" ||
   { cat "$TMP/build.err"; fail "build-deb.sh failed"; }
 DEB=$(tail -n1 "$TMP/build.out")

@@ -69,11 +69,15 @@ print(shlex.join(out))
 PYEOF
 echo "manifests: ok; the pod's command here: gpuio $(cat "$TMP/cmd")"
 eval "set -- $(cat "$TMP/cmd")"
-"$GPUIO" "$@" > "$TMP/mon.log" 2>&1 &
-MON=$!
-trap 'kill $MON 2>/dev/null || true; wait $MON 2>/dev/null || true; rm -rf "$TMP"' EXIT
-for _ in $(seq 200); do curl -sf "http://127.0.0.1:$PORT/metrics" -o "$TMP/m.txt" && break
-  kill -0 $MON 2>/dev/null || { cat "$TMP/mon.log"; fail "the pod's command exited"; }; sleep 0.1; done
+spawn -l "$TMP/mon.log" monitor "$GPUIO" "$@"
+MON=$SPAWNED
+answered() {
+  curl -sf "http://127.0.0.1:$PORT/metrics" -o "$TMP/m.txt" && return 0
+  proc_alive $MON || { cat "$TMP/mon.log"; fail "the pod's command exited"; }
+  return 1
+}
+poll -t 20 -i 0.1 answered || true
 grep -q '^gpuio_monitor_info{' "$TMP/m.txt" || { cat "$TMP/mon.log"; fail "the probe's GET /metrics got no metrics"; }
 kill -TERM $MON; wait $MON || fail "the monitor did not exit cleanly on SIGTERM (the pod's stop)"
+proc_unreg $MON
 echo "the DaemonSet's command runs and answers its probe"

@@ -42,7 +42,7 @@ done
 # block series need real disk I/O: an ext4 image on a loop device
 truncate -s 64M "$TMP/fs.img"; mkfs.ext4 -q -F "$TMP/fs.img"; mkdir -p "$TMP/mnt"
 LOOP=$(losetup -f --show "$TMP/fs.img") || skip "no loop device"
-MON_EXTRA_CLEANUP="umount $TMP/mnt 2>/dev/null; losetup -d $LOOP 2>/dev/null"
+on_exit "umount $TMP/mnt 2>/dev/null; losetup -d $LOOP 2>/dev/null"
 mount -o noatime "$LOOP" "$TMP/mnt"
 # cgroups whose paths name a Slurm step and a Kubernetes container (the
 # identity labels); only the directories made here are removed, deepest first
@@ -59,8 +59,7 @@ POD=0f3c2b1a_9e8d_4c7b_a6f5_$(printf %012x $$)
 KUBE=kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod$POD.slice/cri-containerd-$(echo $$ | sha256sum | cut -c1-64).scope
 mkcg "$SLURM"; mkcg "$KUBE"
 # one process on the stand-in GPU (memory and SM utilisation series)
-sleep 300 & GPUPROC=$!
-MON_EXTRA_CLEANUP="kill $GPUPROC 2>/dev/null; $MON_EXTRA_CLEANUP"
+spawn gpu-process sleep 300; GPUPROC=$SPAWNED
 printf 'gpus 1\nutil 0 40 10\nproc 0 %s 2147483648 30\n' "$GPUPROC" > "$TMP/nvml.txt"
 LD_LIBRARY_PATH="$FAKE_NVML" FAKE_NVML_FILE="$TMP/nvml.txt" \
   mon_start --window 0 --listen 127.0.0.1:$MON_PORT --top-k 200 --cuda-uprobes
@@ -80,10 +79,10 @@ done
 # (every 10 s) probes the library, then each program makes its calls
 for cg in "$SLURM" "$KUBE"; do
   rm -f "$TMP/go"
-  sh -c 'echo $$ > "$1/cgroup.procs" && shift && exec "$@"' sh "$CGV2/$cg" \
-    "$GPUIO_TESTS/fake_libcuda_calls" "$FAKE_CUDA" --wait "$TMP/go" > "$TMP/calls.out" 2>&1 &
-  CALLS=$!
-  for _ in $(seq 300); do grep -qF "$(realpath "$FAKE_CUDA"): " "$TMP/monitor.log" && break; sleep 0.1; done
+  spawn -l "$TMP/calls.out" fake_libcuda_calls sh -c 'echo $$ > "$1/cgroup.procs" && shift && exec "$@"' sh "$CGV2/$cg" \
+    "$GPUIO_TESTS/fake_libcuda_calls" "$FAKE_CUDA" --wait "$TMP/go"
+  CALLS=$SPAWNED
+  poll -t 30 -i 0.1 grep -qF "$(realpath "$FAKE_CUDA"): " "$TMP/monitor.log" || true
   grep -qF "$(realpath "$FAKE_CUDA"): " "$TMP/monitor.log" || { cat "$TMP/monitor.log"; fail "the CUDA library was not probed"; }
   touch "$TMP/go"; wait "$CALLS" || fail "fake_libcuda_calls in $cg failed"
 done

@@ -12,7 +12,9 @@
 #   - the waits: a line that comes in time; a timeout fails with what was
 #     awaited and the file's last lines; poll returns 1; wait_exit gives a
 #     child's exit status; wait_pid, wait_file, wait_nonempty, wait_lines;
-#   - TRACE_PROCESSOR selects Perfetto's importer, a missing one is "none".
+#   - TRACE_PROCESSOR selects Perfetto's importer, a missing one is "none";
+#   - no test installs an EXIT trap of its own (it would replace the
+#     library's: registered processes and $TMP left behind).
 source "$(dirname "$0")/lib.sh"
 LIB="$GPUIO_SRC/tests/lib.sh"
 
@@ -127,4 +129,8 @@ python3 -c 'import os, sys; sys.path.insert(0, sys.argv[1]); import tp_check; p 
 [ "$(cat "$TMP/py.tp")" = "$(realpath "$(tp_path)" 2>/dev/null || echo None)" ] || fail "tp_check.py and lib/tp.sh disagree: $(cat "$TMP/py.tp") vs $(tp_path || echo None)"
 echo "ok   TRACE_PROCESSOR selects the importer; here: $(tp_path || echo none)"
 
+# ---- no test replaces the library's EXIT trap
+# (the tests and the libraries they source; tests/gpu and tests/vm scripts stand alone)
+own=$(grep -lE "^[^#]*trap .*(EXIT|0)\s*$" "$GPUIO_SRC"/tests/t_*.sh "$GPUIO_SRC"/tests/*_lib.sh || true)
+[ -z "$own" ] || fail "EXIT traps of their own (use on_exit / spawn): $own"
 echo "PASS t_lib"

@@ -24,8 +24,7 @@ LOOP=$(losetup -f --show "$TMP/fs.img") || skip "no loop device"
 mount -o noatime "$LOOP" "$TMP/mnt"
 DEV=$(basename "$LOOP")
 V1MEM=$(awk '$9 == "cgroup" && $NF ~ /(^|,)memory(,|$)/ { print $5; exit }' /proc/self/mountinfo)
-V1DIRS=()
-MON_EXTRA_CLEANUP='for d in "${V1DIRS[@]}"; do rmdir "$d" 2>/dev/null; done; umount "$TMP/mnt" 2>/dev/null; losetup -d "$LOOP" 2>/dev/null'
+on_exit 'umount "$TMP/mnt" 2>/dev/null; losetup -d "$LOOP" 2>/dev/null'
 
 UID_K=0f3c2b1a-9e8d-4c7b-a6f5-e4d3c2b1a098
 CID=4b825dc642cb6eb9a060e54bf8d69288fbee4904ac3c6f1a2b3c4d5e6f708192
@@ -42,7 +41,7 @@ rm_nested() {  # ROOT REL
   local p="$1/$2"
   while [ "$p" != "$1" ]; do rmdir "$p" 2>/dev/null || true; p=$(dirname "$p"); done
 }
-MON_EXTRA_CLEANUP="rm_nested $CGV2 $SLURM_V2; rm_nested $CGV2 $KUBE_V2; ${V1MEM:+rm_nested $V1MEM slurm/uid_0/job_4343/step_batch;} $MON_EXTRA_CLEANUP"
+on_exit "rm_nested $CGV2 $SLURM_V2; rm_nested $CGV2 $KUBE_V2; ${V1MEM:+rm_nested $V1MEM slurm/uid_0/job_4343/step_batch}"
 
 job_fio() {  # NAME RW BS: a job file on the ext4 image
   cat > "$TMP/$1.fio" <<JOB

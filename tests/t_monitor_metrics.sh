@@ -26,7 +26,7 @@ truncate -s 96M "$TMP/fs.img"
 mkfs.ext4 -q -F "$TMP/fs.img"
 mkdir -p "$TMP/mnt"
 LOOP=$(losetup -f --show "$TMP/fs.img") || skip "no loop device"
-MON_EXTRA_CLEANUP='umount "$TMP/mnt" 2>/dev/null; losetup -d "$LOOP" 2>/dev/null'
+on_exit 'umount "$TMP/mnt" 2>/dev/null; losetup -d "$LOOP" 2>/dev/null'
 mount -o noatime "$LOOP" "$TMP/mnt"
 DEV=$(basename "$LOOP")
 D="$TMP/mnt/data"
@@ -165,11 +165,11 @@ for i in range(100):
 open(sys.argv[2], "w").write("done\n")
 time.sleep(60)' "$D/idle.dat" "$TMP/idle.fifo" &
 IDLE=$!
-MON_EXTRA_CLEANUP="kill $IDLE 2>/dev/null || true; $MON_EXTRA_CLEANUP"
+proc_reg "$IDLE" "idle reader"
 read -r _ < "$TMP/idle.fifo"
 sleep 2.2     # cgroup names are rescanned at most every 2 s
 scrape "$TMP/m3.txt"
-kill $IDLE; wait $IDLE 2>/dev/null || true
+kill $IDLE; wait $IDLE 2>/dev/null || true; proc_unreg $IDLE
 python3 - "$TMP/m3.txt.json" "/${CG_C#$CGV2/}" "$DEV" "$TMP/mnt" <<'PYEOF' || fail "a live process's calls are not all in /metrics"
 import json, sys
 m = json.load(open(sys.argv[1])); L = f'cgroup="{sys.argv[2]}",device="{sys.argv[3]}",fstype="ext4",mountpoint="{sys.argv[4]}"'
@@ -203,11 +203,8 @@ cat "$TMP/monitor.log"
 if command -v bpftool >/dev/null && ! pgrep -f 'gpuio monitor' >/dev/null; then
   # (to a file first: with pipefail, grep -q quitting early SIGPIPEs bpftool
   # and the pipeline reads as "not found" while the program is still there)
-  for _ in $(seq 300); do
-    bpftool prog show >"$TMP/progs" 2>/dev/null || true
-    grep -q 'name mon_sys_enter' "$TMP/progs" || break
-    sleep 0.1
-  done
+  no_mon_progs() { bpftool prog show >"$TMP/progs" 2>/dev/null || true; ! grep -q 'name mon_sys_enter' "$TMP/progs"; }
+  poll -t 30 -i 0.1 no_mon_progs || true
   bpftool prog show >"$TMP/progs" 2>/dev/null || true
   grep -q 'name mon_sys_enter' "$TMP/progs" && fail "monitor programs still loaded after SIGTERM"
 fi

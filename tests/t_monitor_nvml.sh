@@ -14,9 +14,8 @@ source "$(dirname "$0")/monitor_lib.sh"
 FAKE="$GPUIO_TESTS/fake_nvml.d"
 [ -e "$FAKE/libnvidia-ml.so.1" ] || fail "$FAKE/libnvidia-ml.so.1 missing (make test-progs)"
 
-sleep 300 & A=$!
-sleep 300 & B=$!
-MON_EXTRA_CLEANUP="kill $A $B 2>/dev/null || true"
+spawn gpu-process-a sleep 300; A=$SPAWNED
+spawn gpu-process-b sleep 300; B=$SPAWNED
 NV="$TMP/nvml.txt"
 cat > "$NV" <<EOF
 gpus 2

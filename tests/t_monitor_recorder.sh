@@ -22,10 +22,10 @@ WIN=3
 mon_start --listen 127.0.0.1:$MON_PORT --window ${WIN}s --dump-format json --dump-keep 3 \
   --log-file "$TMP/daemon.log"
 
-"$PREAD" "$TMP/data" 200 1 >"$TMP/a.out" & PA=$!
+spawn -o "$TMP/a.out" burst-a "$PREAD" "$TMP/data" 200 1; PA=$SPAWNED
 wait $PA || fail "burst A failed"
 sleep $((WIN + 2))
-"$PREAD" "$TMP/data" 300 2 >"$TMP/b.out" & PB=$!
+spawn -o "$TMP/b.out" burst-b "$PREAD" "$TMP/data" 300 2; PB=$SPAWNED
 wait $PB || fail "burst B failed"
 DUMP=$("$GPUIO" monitor dump --run-dir "$MON_RUN" --timeout 60s) || { cat "$TMP/daemon.log"; fail "gpuio monitor dump failed"; }
 echo "dump: $DUMP"
@@ -62,8 +62,7 @@ echo "dumps kept: $n"
 # SIGHUP reopens the log file
 mv "$TMP/daemon.log" "$TMP/daemon.log.1"
 kill -HUP "$MON_PID"
-for _ in $(seq 50); do grep -q 'log reopened' "$TMP/daemon.log" 2>/dev/null && break; sleep 0.1; done
-grep -q 'log reopened' "$TMP/daemon.log" || fail "SIGHUP did not reopen the log"
+wait_line -t 5 -i 0.1 -m "SIGHUP did not reopen the log" 'log reopened' "$TMP/daemon.log"
 mon_stop
 
 # ---- trigger on an injected slow read
@@ -73,7 +72,7 @@ truncate -s 16M "$TMP/slow.img"
 LOOP=$(losetup -f --show "$TMP/slow.img") || skip "no loop device"
 THR="$BLKIO/gpuio-test-slow-$$"
 mkdir "$THR"
-MON_EXTRA_CLEANUP='losetup -d "$LOOP" 2>/dev/null; rmdir "$THR" 2>/dev/null'
+on_exit 'losetup -d "$LOOP" 2>/dev/null; rmdir "$THR" 2>/dev/null'
 echo "$(($(stat -c '0x%t' "$LOOP"))):$(($(stat -c '0x%T' "$LOOP"))) 8192" > "$THR/blkio.throttle.read_bps_device" ||
   skip "cannot throttle $LOOP"
 rm -rf "$TMP/dumps"
@@ -88,7 +87,8 @@ for i in 1 2 3; do
   echo "slow read $i: $(( ($(date +%s%N) - t0) / 1000000 )) ms"
   sleep 1
 done
-for _ in $(seq 100); do ls "$TMP/dumps" 2>/dev/null | grep -q trigger && break; sleep 0.1; done
+trigger_dumped() { ls "$TMP/dumps" 2>/dev/null | grep -q trigger; }
+poll -t 10 -i 0.1 trigger_dumped || true
 sleep 1
 scrape "$TMP/m.txt"
 grep -E '^gpuio_trigger_' "$TMP/m.txt"

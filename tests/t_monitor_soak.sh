@@ -37,7 +37,7 @@ echo "t_s rss_kib fds proc_map exited_map folded evicted full" | tee "$TMP/sampl
 sample 0 >> "$TMP/samples"; tail -n1 "$TMP/samples"
 t0=$(date +%s)
 mkfifo "$TMP/churn.fifo"
-cat "$TMP/churn.fifo" > "$TMP/churn.out" &
+spawn -i "$TMP/churn.fifo" -o "$TMP/churn.out" churn-reader cat
 start_in_cgroup "$CG" "$CHURN" "$TMP/churn" "$N" 4 > "$TMP/churn.fifo" 2>&1
 CP=$CGPID
 while kill -0 $CP 2>/dev/null; do

@@ -149,14 +149,13 @@ assert n, "the driver process is not named"' "$W/d.json" || fail "the launched p
 
 # ---- attach: -p on one's own process, injection by ptrace, no BPF ----
 rm -f "$W/go"
-"${AS[@]}" env GPUIO_CUPTI="$CUPTI" "$CALLS" "$LIBCUDA" --init-first --wait "$W/go" > "$W/a.out" 2>&1 &
-app=$!
-for _ in $(seq 200); do grep -q '^ready' "$W/a.out" 2>/dev/null && break; sleep 0.05; done
-grep -q '^ready' "$W/a.out" || fail "the attach target never got ready"
+spawn -l "$W/a.out" target "${AS[@]}" env GPUIO_CUPTI="$CUPTI" "$CALLS" "$LIBCUDA" --init-first --wait "$W/go"
+app=$SPAWNED
+wait_line -m "the attach target never got ready" '^ready' "$W/a.out"
 tpid=$(awk '/^ready/ {print $2}' "$W/a.out")
-"${AS[@]}" "$GPUIO" trace --no-bpf -p "$tpid" -o "$W/a.json" > /dev/null 2> "$W/a.err" &
-g=$!
-for _ in $(seq 100); do grep -q "GPU collector injected into pid $tpid\|could not inject" "$W/a.err" && break; sleep 0.05; done
+spawn -o /dev/null -e "$W/a.err" gpuio "${AS[@]}" "$GPUIO" trace --no-bpf -p "$tpid" -o "$W/a.json"
+g=$SPAWNED
+poll -t 5 grep -q "GPU collector injected into pid $tpid\|could not inject" "$W/a.err" || true
 grep -q "GPU collector injected into pid $tpid" "$W/a.err" || { cat "$W/a.err"; fail "no injection without BPF"; }
 sleep 1.5   # one ingest period: the ON record is in
 touch "$W/go"

@@ -21,18 +21,9 @@ PROG="$GPUIO_TESTS/attach_reader"
 [ -x "$PROG" ] || fail "$PROG missing (make test-progs)"
 command -v setsid >/dev/null || skip "setsid (util-linux) not installed"
 
-PIDS=()
-cleanup() {
-  set +e
-  for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; done
-  for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null; done
-  rm -rf "$TMP"
-}
-trap cleanup EXIT
-
+# what is left running at the end is SIGKILLed (spawn -s KILL)
 wait_tracing() { # ERRFILE: until gpuio says it is tracing
-  for _ in $(seq 200); do grep -q "tracing" "$1" 2>/dev/null && return 0; sleep 0.05; done
-  cat "$1"; fail "gpuio never started tracing"
+  wait_line -m "gpuio never started tracing" "tracing" "$1"
 }
 # has_reads TRACE MIN: >= MIN preads of the data file, capture_complete
 has_reads() {
@@ -54,13 +45,11 @@ head -c $((8 << 20)) /dev/urandom >"$TMP/data.bin"
 
 # ---- attach mode: SIGINT and SIGTERM -----------------------------------
 for sig in INT TERM; do
-  "$PROG" "$TMP/data.bin" "$TMP/$sig.log" 200 0 &
-  RPID=$!
-  PIDS+=("$RPID")
+  spawn -s KILL reader "$PROG" "$TMP/data.bin" "$TMP/$sig.log" 200 0
+  RPID=$SPAWNED
   wait_lines "$TMP/$sig.log" 10
-  "$GPUIO" trace -p "$RPID" -o "$TMP/a-$sig.json" 2>"$TMP/a-$sig.err" &
-  GPID=$!
-  PIDS+=("$GPID")
+  spawn -s KILL -e "$TMP/a-$sig.err" gpuio "$GPUIO" trace -p "$RPID" -o "$TMP/a-$sig.json"
+  GPID=$SPAWNED
   wait_tracing "$TMP/a-$sig.err"
   sleep 1
   kill -"$sig" "$GPID"
@@ -70,15 +59,15 @@ for sig in INT TERM; do
   want=$([ "$sig" = INT ] && echo interrupted || echo terminated)
   grep -q "$want" "$TMP/a-$sig.err" || fail "attach, SIG$sig: gpuio did not say '$want'"
   kill -0 "$RPID" 2>/dev/null || fail "attach, SIG$sig: the traced process died with gpuio"
-  kill "$RPID"; wait "$RPID" 2>/dev/null || true
+  kill "$RPID"; wait "$RPID" 2>/dev/null || true; proc_unreg "$RPID"
   check_struct "$TMP/a-$sig.json"
   has_reads "$TMP/a-$sig.json" 100 || fail "attach, SIG$sig: trace incomplete"
 done
 
 # ---- launch mode: Ctrl-C to the process group, SIGTERM to gpuio --------
-setsid "$GPUIO" trace -o "$TMP/l-INT.json" -- "$PROG" "$TMP/data.bin" "$TMP/l-INT.log" 200 0 2>"$TMP/l-INT.err" &
-GPID=$!
-PIDS+=("$GPID")
+spawn -s KILL -e "$TMP/l-INT.err" gpuio \
+  setsid "$GPUIO" trace -o "$TMP/l-INT.json" -- "$PROG" "$TMP/data.bin" "$TMP/l-INT.log" 200 0
+GPID=$SPAWNED
 wait_tracing "$TMP/l-INT.err"
 wait_lines "$TMP/l-INT.log" 100
 kill -INT -- -"$GPID"   # setsid: gpuio leads its own process group
@@ -88,9 +77,9 @@ cat "$TMP/l-INT.err"
 check_struct "$TMP/l-INT.json"
 has_reads "$TMP/l-INT.json" 100 || fail "launch, Ctrl-C: trace incomplete"
 
-"$GPUIO" trace -o "$TMP/l-TERM.json" -- "$PROG" "$TMP/data.bin" "$TMP/l-TERM.log" 200 0 2>"$TMP/l-TERM.err" &
-GPID=$!
-PIDS+=("$GPID")
+spawn -s KILL -e "$TMP/l-TERM.err" gpuio \
+  "$GPUIO" trace -o "$TMP/l-TERM.json" -- "$PROG" "$TMP/data.bin" "$TMP/l-TERM.log" 200 0
+GPID=$SPAWNED
 wait_tracing "$TMP/l-TERM.err"
 wait_lines "$TMP/l-TERM.log" 100
 kill -TERM "$GPID"
@@ -102,19 +91,17 @@ check_struct "$TMP/l-TERM.json"
 has_reads "$TMP/l-TERM.json" 100 || fail "launch, SIGTERM: trace incomplete"
 
 # ---- SIGKILL: the capture on disk is readable and current ----------------
-"$PROG" "$TMP/data.bin" "$TMP/k.log" 5000 0 &
-RPID=$!
-PIDS+=("$RPID")
+spawn -s KILL reader "$PROG" "$TMP/data.bin" "$TMP/k.log" 5000 0
+RPID=$SPAWNED
 wait_lines "$TMP/k.log" 5
-"$GPUIO" trace -p "$RPID" -o "$TMP/k.json" 2>"$TMP/k.err" &
-GPID=$!
-PIDS+=("$GPID")
+spawn -s KILL -e "$TMP/k.err" gpuio "$GPUIO" trace -p "$RPID" -o "$TMP/k.json"
+GPID=$SPAWNED
 wait_tracing "$TMP/k.err"
 T0=$(python3 -c 'import time; print(time.monotonic_ns())')
 sleep 2
 kill -KILL "$GPID"
 wait "$GPID" 2>/dev/null || true
-kill "$RPID"; wait "$RPID" 2>/dev/null || true
+kill "$RPID"; wait "$RPID" 2>/dev/null || true; proc_unreg "$RPID"
 [ -s "$TMP/k.gpuio" ] || fail "SIGKILL: no capture file"
 [ ! -e "$TMP/k.json" ] || fail "SIGKILL: a JSON appeared although gpuio was killed before exporting"
 "$GPUIO" convert "$TMP/k.gpuio" -o "$TMP/k-conv.json" 2>"$TMP/conv.err" \

@@ -10,9 +10,9 @@ head -c 1M /dev/urandom > "$TMP/data"
 
 start=$(( $(date +%s) + 4 ))
 for h in 1 2; do
-  "$GPUIO" trace -q --start-at "@$start" -o "$TMP/h$h.json" -- \
-    sh -c "cat '$TMP/data' > /dev/null" > /dev/null 2> "$TMP/h$h.err" &
-  eval "p$h=\$!"
+  spawn -o /dev/null -e "$TMP/h$h.err" "gpuio $h" "$GPUIO" trace -q --start-at "@$start" -o "$TMP/h$h.json" -- \
+    sh -c "cat '$TMP/data' > /dev/null"
+  eval "p$h=\$SPAWNED"
   sleep 1
 done
 wait "$p1" || { cat "$TMP/h1.err"; fail "first trace failed"; }

@@ -39,9 +39,9 @@ head -c 64M /dev/urandom > "$TMP/data"
 cat "$TMP/data" > /dev/null
 hwm() { awk '/^VmHWM/ { print $2 }' "/proc/$1/status" 2>/dev/null; }
 for out in k.pftrace kz.pftrace.gz; do
-  "$GPUIO" trace -q --stream -o "$TMP/$out" -- "$PREAD" --size 1 "$TMP/data" 50000000 3 \
-    > /dev/null 2> "$TMP/$out.err" &
-  gp=$!
+  spawn -s KILL -o /dev/null -e "$TMP/$out.err" gpuio \
+    "$GPUIO" trace -q --stream -o "$TMP/$out" -- "$PREAD" --size 1 "$TMP/data" 50000000 3
+  gp=$SPAWNED
   sleep 1.5
   h1=$(hwm $gp)
   n1=$(stat -c %s "$TMP/${out%%.pftrace*}.gpuio" 2>/dev/null || echo 0)
@@ -50,6 +50,7 @@ for out in k.pftrace kz.pftrace.gz; do
   n2=$(stat -c %s "$TMP/${out%%.pftrace*}.gpuio" 2>/dev/null || echo 0)
   # the workload is gpuio's child: end it too once gpuio is gone
   kids=$(cat /proc/$gp/task/*/children 2>/dev/null)
+  for k in $kids; do proc_reg -s KILL "$k" preadloop; done
   kill -KILL $gp
   wait $gp 2>/dev/null || true
   for k in $kids; do kill -KILL "$k" 2>/dev/null; done

@@ -23,29 +23,23 @@ PROG="$GPUIO_TESTS/attach_reader"
 [ "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ] || skip "/dev/shm is not a tmpfs (the reader's log must not touch a disk)"
 
 SHM=$(mktemp -d /dev/shm/gpuio-test.XXXXXX)
-BG=""
-cleanup() {
-  set +e
-  [ -n "$BG" ] && kill "$BG" 2>/dev/null && wait "$BG" 2>/dev/null
-  rm -rf "$TMP" "$SHM"
-}
-trap cleanup EXIT
-
+on_exit 'rm -rf "$SHM"'
 
 head -c $((4 << 20)) /dev/urandom >"$TMP/data.bin"
 sync "$TMP/data.bin"
 # untraced writer: once the reader is under way, write and sync another file
 (
-  for _ in $(seq 200); do [ -s "$SHM/reads.log" ] && break; sleep 0.01; done
+  poll -t 2 -i 0.01 test -s "$SHM/reads.log" || true
   dd if=/dev/urandom of="$TMP/other.bin" bs=64k count=64 conv=fsync status=none
   sync
 ) &
 BG=$!
+proc_reg "$BG" "the untraced writer"
 "$GPUIO" trace -q -o "$TMP/run.json" -- \
   sh -c '"$0" "$1" "$2" 500 200 cold && sleep 1.5' "$PROG" "$TMP/data.bin" "$SHM/reads.log" 2>"$TMP/gpuio.err" \
   || { cat "$TMP/gpuio.err"; fail "gpuio trace -- attach_reader exited non-zero"; }
 wait "$BG" || fail "the untraced writer failed"
-BG=""
+proc_unreg "$BG"
 check_struct "$TMP/run.json"
 
 python3 - "$TMP/run.json" "$SHM/reads.log" "$TMP/data.bin" "$TMP/other.bin" <<'EOF' || fail "slice times or block attribution wrong"

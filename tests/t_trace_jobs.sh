@@ -21,15 +21,14 @@ CID=4b825dc642cb6eb9a060e54bf8d69288fbee4904ac3c6f1a2b3c4d5e6f708192
 SLURM=system.slice/slurmstepd.scope/job_4242/step_0
 KUBE=kubepods/burstable/pod$UID_K/$CID
 TP="$GPUIO_SRC/../shared/tools/trace_processor_shell"
-cleanup() {
-  [ -n "${SLEEPER:-}" ] && kill "$SLEEPER" 2>/dev/null
+rm_cgroups() {  # the cgroups made here, deepest first (their processes are gone by then)
+  local root_rel p
   for root_rel in "$CGV2 $SLURM" "${V1MEM:-/nonexistent} $KUBE"; do
     set -- $root_rel; p="$1/$2"
     while [ "$p" != "$1" ] && [ "$p" != / ]; do rmdir "$p" 2>/dev/null || true; p=$(dirname "$p"); done
   done
-  rm -rf "$TMP"
 }
-trap cleanup EXIT
+on_exit rm_cgroups
 mkdir -p "$CGV2/$SLURM" || skip "cannot create cgroups under $CGV2"
 head -c 256K /dev/urandom > "$TMP/data"
 
@@ -81,13 +80,13 @@ if [ -z "$V1MEM" ]; then
 fi
 p="$V1MEM"; for part in ${KUBE//\// }; do p="$p/$part"; mkdir -p "$p" || skip "cannot create $p"; done
 mkfifo "$TMP/go"
-sh -c 'echo $$ > "$1/cgroup.procs"; read -r _ < "$2"; exec "$3" "$4" 20 1' sh "$V1MEM/$KUBE" "$TMP/go" \
-  "$GPUIO_TESTS/preadloop" "$TMP/data" &
-SLEEPER=$!
-for _ in $(seq 100); do grep -q "$CID" /proc/$SLEEPER/cgroup 2>/dev/null && break; sleep 0.05; done
-"$GPUIO" trace -q -p "$SLEEPER" -o "$TMP/a.json" > /dev/null 2> "$TMP/a.err" &
-TR=$!
-sleep 1.5; echo go > "$TMP/go"; wait "$SLEEPER"; SLEEPER=""
+spawn sleeper sh -c 'echo $$ > "$1/cgroup.procs"; read -r _ < "$2"; exec "$3" "$4" 20 1' sh "$V1MEM/$KUBE" "$TMP/go" \
+  "$GPUIO_TESTS/preadloop" "$TMP/data"
+SLEEPER=$SPAWNED
+poll -t 5 grep -q "$CID" /proc/$SLEEPER/cgroup || true
+spawn -o /dev/null -e "$TMP/a.err" gpuio "$GPUIO" trace -q -p "$SLEEPER" -o "$TMP/a.json"
+TR=$SPAWNED
+sleep 1.5; echo go > "$TMP/go"; wait "$SLEEPER"; proc_unreg "$SLEEPER"
 wait "$TR" || { cat "$TMP/a.err"; fail "trace -p failed"; }
 "$GPUIO" convert -q "$TMP/a.gpuio" -o "$TMP/a.pftrace" || fail "convert a"
 labels "cgroup=/$KUBE, k8s_pod_uid=$UID_K, k8s_qos=burstable, container_id=$CID" "$TMP/a.json" "$TMP/a.pftrace" "$TMP/a"

@@ -15,26 +15,14 @@ need_root
 PROG="$GPUIO_TESTS/attach_reader"
 [ -x "$PROG" ] || fail "$PROG missing (make test-progs)"
 
-PIDS=()
-cleanup() {
-  set +e
-  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
-  for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null; done
-  rm -rf "$TMP"
-}
-trap cleanup EXIT
-
-
 mkdir -p "$TMP/a" "$TMP/b" "$TMP/out"
 head -c $((1 << 20)) /dev/urandom >"$TMP/a/fileA"
 head -c $((1 << 20)) /dev/urandom >"$TMP/b/fileB"
 
-"$PROG" "$TMP/b/fileB" "$TMP/b/log" 2000 0 &
-UPID=$!
-PIDS+=("$UPID")
-"$PROG" "$TMP/a/fileA" "$TMP/a/log" 2000 0 &
-TPID=$!
-PIDS+=("$TPID")
+spawn unrelated "$PROG" "$TMP/b/fileB" "$TMP/b/log" 2000 0
+UPID=$SPAWNED
+spawn target "$PROG" "$TMP/a/fileA" "$TMP/a/log" 2000 0
+TPID=$SPAWNED
 wait_lines "$TMP/a/log" 10
 wait_lines "$TMP/b/log" 10
 
@@ -76,29 +64,26 @@ EOF
 
 # -p TARGET
 GPID=0
-"$GPUIO" trace -q -p "$TPID" -d 1s -o "$TMP/out/p.json" 2>"$TMP/p.err" &
-GPID=$!
+spawn -e "$TMP/p.err" gpuio "$GPUIO" trace -q -p "$TPID" -d 1s -o "$TMP/out/p.json"
+GPID=$SPAWNED
 wait "$GPID" || { cat "$TMP/p.err"; fail "-p: gpuio trace exited non-zero"; }
 check_struct "$TMP/out/p.json"
 verify "$TMP/out/p.json" pid "$TPID" || fail "-p traced an unrelated process"
 
 # launch mode: the launched reader is the target
-"$GPUIO" trace -q -o "$TMP/out/l.json" -- "$PROG" "$TMP/a/fileA" "$TMP/a/log2" 2000 300 2>"$TMP/l.err" &
-GPID=$!
+spawn -e "$TMP/l.err" gpuio "$GPUIO" trace -q -o "$TMP/out/l.json" -- "$PROG" "$TMP/a/fileA" "$TMP/a/log2" 2000 300
+GPID=$SPAWNED
 LPID=""
-for _ in $(seq 100); do
-  LPID=$(pgrep -P "$GPID" -f attach_reader || true)
-  [ -n "$LPID" ] && break
-  sleep 0.05
-done
+launched() { LPID=$(pgrep -P "$GPID" -f attach_reader || true); [ -n "$LPID" ]; }
+poll -t 5 launched || true
 wait "$GPID" || { cat "$TMP/l.err"; fail "launch: gpuio trace exited non-zero"; }
 [ -n "$LPID" ] || fail "launch: never saw the launched reader"
 check_struct "$TMP/out/l.json"
 verify "$TMP/out/l.json" launch "$LPID" || fail "launch mode traced an unrelated process"
 
 # -a: everybody but gpuio
-"$GPUIO" trace -q -a -d 1s -o "$TMP/out/a.json" 2>"$TMP/a.err" &
-GPID=$!
+spawn -e "$TMP/a.err" gpuio "$GPUIO" trace -q -a -d 1s -o "$TMP/out/a.json"
+GPID=$SPAWNED
 wait "$GPID" || { cat "$TMP/a.err"; fail "-a: gpuio trace exited non-zero"; }
 check_struct "$TMP/out/a.json"
 verify "$TMP/out/a.json" all "$TPID" || fail "-a missed a process, or traced gpuio itself"

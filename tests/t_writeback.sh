@@ -19,16 +19,10 @@ command -v mkfs.ext4 >/dev/null || skip "mkfs.ext4 not installed"
 
 LOOP=""
 MNT="$TMP/mnt"
-GPID=""
-cleanup() {
-  set +e
-  [ -n "$GPID" ] && touch "$TMP/go" && wait "$GPID" 2>/dev/null
-  mountpoint -q "$MNT" 2>/dev/null && umount "$MNT"
-  [ -n "$LOOP" ] && losetup -d "$LOOP" 2>/dev/null
-  rm -rf "$TMP"
-}
-trap cleanup EXIT
-
+# at exit: gpuio (still tracing if the test failed early) gets SIGTERM and
+# passes it to the writer; then the image is unmounted and detached
+on_exit '[ -n "$LOOP" ] && losetup -d "$LOOP" 2>/dev/null'
+on_exit 'mountpoint -q "$MNT" 2>/dev/null && umount "$MNT"'
 
 truncate -s 128M "$TMP/img"
 mkfs.ext4 -q -F -b 4096 "$TMP/img" || fail "mkfs.ext4 failed"
@@ -38,17 +32,17 @@ mount -o noatime "$LOOP" "$MNT" || fail "mount $LOOP failed"
 DISK=$(basename "$LOOP")
 SIZE=$((8 << 20))
 
-"$GPUIO" trace -q -o "$TMP/run.json" -- "$PROG" "$MNT/dirty.bin" "$SIZE" "$TMP/ready" "$TMP/go" 2>"$TMP/gpuio.err" &
-GPID=$!
-for _ in $(seq 200); do [ -e "$TMP/ready" ] && break; sleep 0.05; done
-[ -e "$TMP/ready" ] || { cat "$TMP/gpuio.err"; fail "wb_writer never got ready"; }
+spawn -e "$TMP/gpuio.err" gpuio \
+  "$GPUIO" trace -q -o "$TMP/run.json" -- "$PROG" "$MNT/dirty.bin" "$SIZE" "$TMP/ready" "$TMP/go"
+GPID=$SPAWNED
+wait_file -f "$TMP/gpuio.err" -m "wb_writer never got ready" "$TMP/ready"
 WPID=$(cat "$TMP/ready")
 T_SYNC=$(python3 -c 'import time; print(time.monotonic_ns())')
 sync
 sleep 0.2
 touch "$TMP/go"
 rc=0; wait "$GPID" || rc=$?
-GPID=""
+proc_unreg "$GPID"
 cat "$TMP/gpuio.err"
 [ "$rc" -eq 0 ] || fail "gpuio trace -- wb_writer exited $rc"
 check_struct "$TMP/run.json"

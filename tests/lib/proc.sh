@@ -24,10 +24,12 @@
 # Waits. Each tries its condition every STEP s (-i, default 0.05) at most
 # SECS/STEP times (-t SECS, default 10), like the loops they replace. On a
 # timeout they fail with a message that says what was awaited (or -m MSG) and
-# show the file awaited; `poll` returns 1 instead, for waits whose outcome the
-# test checks itself.
+# show the file awaited (or -f FILE); `poll` returns 1 instead, for waits
+# whose outcome the test checks itself.
 #   poll [-t SECS] [-i STEP] CMD [ARG...]         0 once CMD succeeds, else 1
-#   wait_for [-t] [-i] [-m MSG] WHAT CMD [ARG...]  fail "timed out ... WHAT"
+#   wait_for [-t] [-i] [-m MSG] [-f FILE] WHAT CMD [ARG...]
+#                                                  fail "timed out ... WHAT"
+#   (every wait takes -f FILE: the file to show on a timeout)
 #   wait_file [-t] [-i] [-m MSG] FILE              FILE exists
 #   wait_nonempty [-t] [-i] [-m MSG] FILE          FILE exists, not empty
 #   wait_line [-t] [-i] [-m MSG] [-F|-E|-x]... PATTERN FILE
@@ -147,15 +149,16 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 
 # ---- waits
-# _wait_opts ARGS...: -t SECS, -i STEP, -m MSG into _W_SECS, _W_STEP, _W_MSG;
-# _W_SHIFT: how many words they took
+# _wait_opts ARGS...: -t SECS, -i STEP, -m MSG, -f FILE into _W_SECS, _W_STEP,
+# _W_MSG, _W_FILE; _W_SHIFT: how many words they took
 _wait_opts() {
-  _W_SECS=10 _W_STEP=0.05 _W_MSG="" _W_SHIFT=0
+  _W_SECS=10 _W_STEP=0.05 _W_MSG="" _W_FILE="" _W_SHIFT=0
   while [ $# -gt 0 ]; do
     case $1 in
       -t) _W_SECS=$2 ;;
       -i) _W_STEP=$2 ;;
       -m) _W_MSG=$2 ;;
+      -f) _W_FILE=$2 ;;
       *) return 0 ;;
     esac
     shift 2; _W_SHIFT=$((_W_SHIFT + 2))
@@ -172,13 +175,15 @@ _poll() {
   done
   return 1
 }
-# _wait_fail WHAT [FILE]: the timeout's message, with FILE's last lines
+# _wait_fail WHAT [FILE]: the timeout's message, with the last lines of FILE
+# (or of the -f FILE)
 _wait_fail() {
-  if [ -n "${2:-}" ]; then
-    if [ -e "$2" ]; then
-      echo "--- last lines of $2:" >&2; tail -n 30 "$2" >&2
+  local f=${_W_FILE:-${2:-}}
+  if [ -n "$f" ]; then
+    if [ -e "$f" ]; then
+      echo "--- last lines of $f:" >&2; tail -n 30 "$f" >&2
     else
-      echo "--- $2 does not exist" >&2
+      echo "--- $f does not exist" >&2
     fi
   fi
   fail "${_W_MSG:-timed out after ${_W_SECS} s waiting for $1}"
