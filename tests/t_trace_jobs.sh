@@ -20,7 +20,7 @@ UID_K=0f3c2b1a-9e8d-4c7b-a6f5-e4d3c2b1a098
 CID=4b825dc642cb6eb9a060e54bf8d69288fbee4904ac3c6f1a2b3c4d5e6f708192
 SLURM=system.slice/slurmstepd.scope/job_4242/step_0
 KUBE=kubepods/burstable/pod$UID_K/$CID
-TP="$GPUIO_SRC/../shared/tools/trace_processor_shell"
+TP=$(tp_path) || TP=""
 rm_cgroups() {  # the cgroups made here, deepest first (their processes are gone by then)
   local root_rel p
   for root_rel in "$CGV2 $SLURM" "${V1MEM:-/nonexistent} $KUBE"; do
@@ -50,13 +50,13 @@ assert lab == [sys.argv[2]], (lab, sys.argv[2])
 print("JSON process_labels:", lab[0])
 PYEOF
   tp_check "$3" > /dev/null
-  if [ -x "$TP" ]; then
+  if [ -n "$TP" ]; then
     echo "select group_concat(a.string_value, ', ') from process p join args a using(arg_set_id) where p.name like 'preadloop%' and a.flat_key = 'chrome.process_label' order by a.key;" > "$TMP/q.sql"
     "$TP" -q "$TMP/q.sql" "$3" 2>/dev/null | tail -n1 > "$TMP/q.out"
     grep -qxF "\"$1\"" "$TMP/q.out" || { cat "$TMP/q.out"; fail "Perfetto: the process's labels are not '$1'"; }
     echo "Perfetto process args: $(cat "$TMP/q.out")"
   else
-    echo "trace_processor_shell absent: the .pftrace labels are not checked by Perfetto"
+    tp_note "the .pftrace labels in Perfetto's process args"
   fi
   "$GPUIO" report "$4.gpuio" > "$TMP/r.txt" 2>&1 || fail "report"
   "$GPUIO" report --json "$4.gpuio" > "$TMP/r.json" 2>&1 || fail "report --json"
