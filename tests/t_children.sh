@@ -28,44 +28,7 @@ done
 head -c 555555 /dev/urandom >"$D/x"
 
 verify() { # TRACE OUT MODE
-  python3 - "$1" "$2" "$D" <<'EOF'
-import os, sys
-sys.path.insert(0, os.environ.get("GPUIO_SRC", ".") + "/tests")
-import truth
-trace, outf, d = sys.argv[1:]
-ev = truth.load(trace)
-pn, tn = truth.process_names(ev), truth.thread_names(ev)
-bad = 0
-def check(cond, msg):
-    global bad
-    print(("ok   " if cond else "FAIL ") + msg)
-    bad += not cond
-
-lines = [l.split() for l in open(outf) if l.strip()]
-kinds = sorted(l[0] for l in lines)
-check(kinds == ["exec"] + ["thread"] * 3 + ["worker"] * 3, f"fork_workers reported {kinds}")
-for kind, pid, tid, path, nbytes, name in lines:
-    pid, tid = int(pid), int(tid)
-    reads = truth.vfs(ev, path=path, names=truth.READ_CALLS)
-    got = sum(e["args"].get("bytes", 0) for e in reads)
-    size = os.path.getsize(path)
-    if kind == "exec":
-        pids = {e["pid"] for e in reads}
-        catpid = pids.pop() if len(pids) == 1 else None
-        check(catpid is not None and got == size,
-              f"cat: {got} bytes of {path} (size {size}) read by one process {sorted(pids | {catpid})}")
-        check(catpid is not None and "cat" in pn.get(catpid, ""),
-              f"cat: process_name of pid {catpid} is {pn.get(catpid)!r}")
-        check(pid in pn and pn[pid].startswith("sh"), f"sh (pid {pid}): process_name {pn.get(pid)!r}")
-        continue
-    check(got == int(nbytes) == size, f"{kind} {pid}/{tid}: {got} bytes of {os.path.basename(path)} "
-          f"in the trace, it read {nbytes}, size {size}")
-    where = {(e["pid"], e["tid"]) for e in reads}
-    check(where == {(pid, tid)}, f"{kind} {pid}/{tid}: reads attributed to {sorted(where)}")
-    check(tn.get((pid, tid)) == name, f"{kind} {pid}/{tid}: thread_name {tn.get((pid, tid))!r} == {name!r}")
-    check(pid in pn, f"{kind} {pid}: process_name {pn.get(pid)!r}")
-sys.exit(1 if bad else 0)
-EOF
+  pycheck procs.children "$1" "$2" "$D"
 }
 
 # launch mode

@@ -23,20 +23,8 @@ mkdir -p "$TMP/w"
 "$BIN" trace -q -o "$TMP/k.json" -- "$GPUIO_TESTS/known_io" "$TMP/w" > "$TMP/k.out" 2> "$TMP/k.err" \
   || { cat "$TMP/k.err"; fail "installed gpuio trace failed"; }
 check_struct "$TMP/k.json"
-python3 - "$TMP/k.json" "$TMP/w" <<'PYEOF' || fail "the installed binary's trace misses the workload's writes"
-import json, os, sys
-ev = json.load(open(sys.argv[1])); d = sys.argv[2]
-files = {os.path.join(d, f): os.path.getsize(os.path.join(d, f)) for f in os.listdir(d)}
-assert files, "known_io wrote nothing"
-w = {}
-for e in ev:
-    a = e.get("args", {})
-    if e.get("cat") == "vfs" and "write" in e["name"] and a.get("path") in files:
-        w[a["path"]] = w.get(a["path"], 0) + (a.get("bytes") or 0)
-bad = [(p, w.get(p, 0), n) for p, n in files.items() if w.get(p, 0) < n]
-assert not bad, bad
-print("installed trace: %d files written, bytes accounted" % len(files))
-PYEOF
+pycheck io_truth.known_io_writes "$TMP/k.json" "$TMP/w" ||
+  fail "the installed binary's trace misses the workload's writes"
 "$BIN" convert -q "$TMP/k.gpuio" -o "$TMP/k.pftrace" || fail "installed convert failed"
 tp_check "$TMP/k.pftrace"
 "$BIN" report "$TMP/k.gpuio" > "$TMP/k.report" || fail "installed report failed"

@@ -27,18 +27,7 @@ wait_tracing() { # ERRFILE: until gpuio says it is tracing
 }
 # has_reads TRACE MIN: >= MIN preads of the data file, capture_complete
 has_reads() {
-  python3 - "$1" "$2" "$TMP/data.bin" <<'EOF'
-import os, sys
-sys.path.insert(0, os.environ.get("GPUIO_SRC", ".") + "/tests")
-import truth
-trace, n, data = sys.argv[1:]
-ev = truth.load(trace)
-inf = truth.info(ev)
-r = truth.vfs(ev, path=os.path.realpath(data), names={"pread64"})
-ok = len(r) >= int(n) and inf.get("capture_complete") is True
-print(f"{'ok  ' if ok else 'FAIL'} {trace}: {len(r)} reads (want >= {n}), capture_complete={inf.get('capture_complete')}")
-sys.exit(0 if ok else 1)
-EOF
+  pycheck reader_log.has_reads "$1" "$2" "$TMP/data.bin"
 }
 
 head -c $((8 << 20)) /dev/urandom >"$TMP/data.bin"
@@ -108,22 +97,6 @@ kill "$RPID"; wait "$RPID" 2>/dev/null || true; proc_unreg "$RPID"
   || { cat "$TMP/conv.err"; fail "SIGKILL: gpuio convert of the killed capture exited non-zero"; }
 cat "$TMP/conv.err"
 check_struct "$TMP/k-conv.json"
-python3 - "$TMP/k-conv.json" "$TMP/k.log" "$TMP/data.bin" "$T0" <<'EOF' || fail "SIGKILL: the capture lost what was traced before the kill"
-import os, sys
-sys.path.insert(0, os.environ.get("GPUIO_SRC", ".") + "/tests")
-import truth
-trace, logf, data, t0 = sys.argv[1:]
-t0 = int(t0)
-ev = truth.load(trace)
-inf = truth.info(ev)
-got = {e["args"].get("offset") // 512 for e in truth.vfs(ev, path=os.path.realpath(data), names={"pread64"})}
-log = [tuple(map(int, l.split())) for l in open(logf)]
-want = {s for s, a, b, off, r in log if a >= t0 and b <= t0 + 1_000_000_000}
-missing = sorted(want - got)
-print(f"     capture_complete={inf.get('capture_complete')} (a killed capture is not complete)")
-ok = len(want) >= 100 and not missing and inf.get("capture_complete") is not True
-print(f"{'ok  ' if ok else 'FAIL'} {len(got)} reads in the killed capture; {len(want)} logged in the first "
-      f"second of tracing, {len(missing)} of them missing {missing[:5]}")
-sys.exit(0 if ok else 1)
-EOF
+pycheck reader_log.killed_capture "$TMP/k-conv.json" "$TMP/k.log" "$TMP/data.bin" "$T0" ||
+  fail "SIGKILL: the capture lost what was traced before the kill"
 echo "PASS: SIGINT/SIGTERM end cleanly with a valid trace; a SIGKILLed capture converts and is current"

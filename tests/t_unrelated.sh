@@ -27,39 +27,7 @@ wait_lines "$TMP/a/log" 10
 wait_lines "$TMP/b/log" 10
 
 verify() { # TRACE MODE TARGET_PID
-  python3 - "$1" "$2" "$3" "$UPID" "$TMP" "$GPID" <<'EOF'
-import os, sys
-sys.path.insert(0, os.environ.get("GPUIO_SRC", ".") + "/tests")
-import truth
-trace, mode, tpid, upid, tmp, gpid = sys.argv[1:]
-tpid, upid, gpid = int(tpid), int(upid), int(gpid)
-ev = truth.load(trace)
-A, B = os.path.realpath(tmp + "/a/fileA"), os.path.realpath(tmp + "/b/fileB")
-bad = 0
-def check(cond, msg):
-    global bad
-    print(("ok   " if cond else "FAIL ") + f"{mode}: {msg}")
-    bad += not cond
-a = truth.vfs(ev, path=A, names={"pread64"})
-b = truth.vfs(ev, path=B, names={"pread64"})
-check(len(a) >= 100 and {e["pid"] for e in a} == {tpid}, f"{len(a)} reads of A, on pids {sorted({e['pid'] for e in a})} (target {tpid})")
-pids = {e.get("pid") for e in ev if e.get("ph") in ("X", "M", "i", "B", "E")}
-blockpids = {e["args"].get("pid") for e in truth.block(ev)}
-if mode == "all":
-    check(len(b) >= 100 and {e["pid"] for e in b} == {upid},
-          f"{len(b)} reads of B, on pids {sorted({e['pid'] for e in b})} (unrelated {upid})")
-    mine = [e for e in ev if e.get("args", {}).get("path", "").startswith(os.path.realpath(tmp + "/out"))
-            or e.get("args", {}).get("path2", "").startswith(os.path.realpath(tmp + "/out"))]
-    check(not mine, f"gpuio's own capture/output files appear in {len(mine)} events "
-          f"{[(e['name'], e.get('pid')) for e in mine[:3]]}")
-    check(gpid not in pids and gpid not in blockpids, f"gpuio's pid {gpid} appears nowhere")
-else:
-    check(not b, f"no reads of B ({len(b)})")
-    strays = [e for e in ev if B in (e.get("args", {}).get("path"), e.get("args", {}).get("path2"))]
-    check(not strays, f"B appears in no event ({len(strays)})")
-    check(upid not in pids and upid not in blockpids, f"the unrelated pid {upid} appears nowhere")
-sys.exit(1 if bad else 0)
-EOF
+  pycheck procs.unrelated "$1" "$2" "$3" "$UPID" "$TMP" "$GPID"
 }
 
 # -p TARGET
