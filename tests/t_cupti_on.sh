@@ -40,27 +40,7 @@ run() {  # run LABEL [GPUIO_CUPTI path]: trace the program; wait for the uprobe 
 }
 
 count_uprobe_calls() {  # CAPTURE: "uprobe_records state reason" of the capture
-  GPUIO_SRC="$GPUIO_SRC" python3 - "$1" <<'PY'
-import os, struct, sys
-data = open(sys.argv[1], "rb").read()
-pos = struct.unpack_from("<I", data, 12)[0]
-if struct.unpack_from("<I", data, 8)[0] == 2:   # version 2: frames; unpack the records verbatim
-    sys.path.insert(0, os.environ["GPUIO_SRC"] + "/tests")
-    import gpu_records
-    data = data[:pos] + b"".join(r for _, r in gpu_records.v2_records(data, pos))
-n, state, reason = 0, None, ""
-while pos + 24 <= len(data):
-    typ, size = struct.unpack_from("<HH", data, pos)
-    if size < 24 or pos + size > len(data):
-        break
-    if typ == 11:    # GPUIO_REC_CUDA_API
-        n += 1
-    elif typ == 7 and state is None:   # GPUIO_REC_GPU_INFO: the first one
-        state = struct.unpack_from("<I", data, pos + 64)[0]
-        reason = data[pos + 88:pos + 216].split(b"\0")[0].decode()
-    pos += size
-print(n, state, reason.replace(" ", "_"))
-PY
+  pycheck cuda_calls.uprobe_calls "$1"
 }
 
 run on "$CUPTI"

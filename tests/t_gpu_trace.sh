@@ -24,30 +24,9 @@ CALLS="$GPUIO_TESTS/fake_libcuda_calls"
 [ -x "$CALLS" ] && [ -f "$FAKE" ] || fail "test programs missing: run make test-progs"
 
 # info_records CAPTURE: "state how pid reason" per gpu_info record
-info_records() {
-  python3 - "$1" <<'EOF'
-import sys, os
-sys.path.insert(0, os.environ["GPUIO_SRC"] + "/tests")
-import gpu_records
-h, recs = gpu_records.read(sys.argv[1])
-for r in recs:
-    if r["type_name"] == "gpu_info":
-        print(r["state"], r["how"], r["pid"], r["reason"])
-EOF
-}
+info_records() { pycheck cupti_records.info_records "$1"; }
 # api_names CAPTURE: names of CUDA API records, one per line
-api_names() {
-  python3 - "$1" <<'EOF'
-import sys, os
-sys.path.insert(0, os.environ["GPUIO_SRC"] + "/tests")
-import gpu_records
-h, recs = gpu_records.read(sys.argv[1])
-for r in recs:
-    if r["type_name"] == "cuda_api":
-        print(r["name"])
-EOF
-}
-export GPUIO_SRC
+api_names() { pycheck cupti_records.api_names "$1"; }
 
 expected_calls() {  # the CALL lines the program prints by itself, untraced
   "$CALLS" "$FAKE" | sed 's/ tid=[0-9]*//' | sort
@@ -168,45 +147,7 @@ else
 fi
 
 # ---- E. hostile side files ----
-# plant.py DIR: what any local user can drop in the world-writable dir
-cat >"$TMP/plant.py" <<'EOF'
-import os, struct, sys, time
-d = sys.argv[1]
-def header(pid):
-    h = bytearray(2048)
-    h[0:8] = b"GPUIOCAP"
-    struct.pack_into("<IIQQI", h, 8, 1, 2048, 0, 0, pid)
-    return bytes(h)
-def info(pid, reason):   # gpuio_gpu_info, UNAVAILABLE
-    r = struct.pack("<HHIIIQ", 7, 216, pid, pid, 0, 1) + bytes(40)
-    r += struct.pack("<IIIIiI", 2, 0, 1, 0, 0, 0) + reason.ljust(128, b"\0")
-    assert len(r) == 216
-    return r
-def vfs(pid):            # gpuio_vfs_event: not a GPU type, must be dropped
-    return struct.pack("<HHIIIQ", 1, 112, pid, pid, 0, 1) + bytes(88)
-os.mkfifo(os.path.join(d, "cupti.90001.gpuio"))
-os.symlink("/etc/passwd", os.path.join(d, "cupti.90002.gpuio"))
-with open(os.path.join(d, "cupti.90003.gpuio"), "wb") as f:
-    f.write(header(90003) + vfs(1) + info(1, b"FORGED-OK") +
-            struct.pack("<HHIIIQ", 7, 0xfff8, 1, 1, 0, 1) + info(1, b"AFTER-HUGE"))
-with open(os.path.join(d, "other"), "wb") as f:
-    f.write(header(90004) + info(1, b"HARDLINK"))
-os.link(os.path.join(d, "other"), os.path.join(d, "cupti.90004.gpuio"))
-# another user's file claiming a live root process (this script's own shell)
-p = os.path.join(d, "cupti.90006.gpuio")
-with open(p, "wb") as f:
-    f.write(header(int(sys.argv[2])) + info(1, b"NOT-YOURS"))
-os.chown(p, 65534, 65534)
-for i in range(1200):    # more names than a 1024-fd limit
-    open(os.path.join(d, "cupti.%d.gpuio" % (100000 + i)), "wb").close()
-# a writer that never stops, not even after the trace (the test kills it)
-with open(os.path.join(d, "cupti.90005.gpuio"), "wb", buffering=0) as f:
-    f.write(header(90005))
-    rec = info(1, b"FLOOD") * 64
-    while True:
-        f.write(rec)
-        time.sleep(0.002)
-EOF
+# cupti_records.plant DIR VICTIM: what any local user can drop in the world-writable dir
 spawn -l "$TMP/e.out" target "$CALLS" "$FAKE" --wait "$TMP/goD" --linger 200
 tpid=$SPAWNED
 wait_lines "$TMP/e.out" 1
@@ -215,7 +156,7 @@ wait_lines "$TMP/e.out" 1
 gpid=$!
 proc_reg "$gpid" gpuio
 wait_for -t 5 -m "E: no side-file directory" "$TMP/e.gpuio.gpu" test -d "$TMP/e.gpuio.gpu"
-spawn -e /dev/null planter python3 "$TMP/plant.py" "$TMP/e.gpuio.gpu" "$$"
+spawn -e /dev/null planter python3 "$GPUIO_SRC/tests/checks/run.py" cupti_records.plant "$TMP/e.gpuio.gpu" "$$"
 ppid=$SPAWNED
 sleep 3.5
 touch "$TMP/goD"
@@ -231,19 +172,5 @@ grep -q "cupti.90006.gpuio ignored from here on: its pid belongs to another user
   fail "E: another user's file was allowed to name a root process"
 ! grep -qi "too many open files" "$TMP/e.err" || fail "E: gpuio ran out of fds"
 check_struct "$TMP/e.json"
-python3 - "$TMP/e.gpuio" "$tpid" <<'EOF' || fail "E: hostile records in the capture"
-import sys, os
-sys.path.insert(0, os.environ["GPUIO_SRC"] + "/tests")
-import gpu_records
-h, recs = gpu_records.read(sys.argv[1])
-tpid = int(sys.argv[2])
-reasons = [(r["pid"], r["reason"]) for r in recs if r["type_name"] == "gpu_info"]
-assert (90003, "FORGED-OK") in reasons, reasons[:5]
-bad = [x for x in reasons if x[1] in ("AFTER-HUGE", "HARDLINK", "NOT-YOURS")]
-assert not bad, bad
-assert all(p == 90005 for p, x in reasons if x == "FLOOD")
-assert not [r for r in recs if r["pid"] in (1, 90003) and r["type"] < 7], "forged non-GPU record"
-assert any(p == tpid and x.startswith("CUPTI unavailable") for p, x in reasons), \
-    "the real collector's record is missing"
-EOF
+pycheck cupti_records.hostile_capture "$TMP/e.gpuio" "$tpid" || fail "E: hostile records in the capture"
 echo "ok: launch and attach collectors report why they are off, once; programs unharmed"

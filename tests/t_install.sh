@@ -37,13 +37,11 @@ if [ -f "$LIB" ]; then
   "$BIN" trace -o "$TMP/g.json" -- "$GPUIO_TESTS/fake_libcuda_calls" "$FAKE" > "$TMP/g.out" 2> "$TMP/g.err" \
     || { cat "$TMP/g.err"; fail "installed GPU launch trace failed"; }
   "$BIN" info --json "$TMP/g.gpuio" > "$TMP/g.info" || fail "info"
-  python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["gpu"]["collectors"]; assert c and c[0]["how"]=="launch", c' \
-    "$TMP/g.info" || { cat "$TMP/g.err"; fail "no status record from the installed collector"; }
+  pycheck gpu_runs.installed_collector "$TMP/g.info" || { cat "$TMP/g.err"; fail "no status record from the installed collector"; }
   mv "$LIB" "$TMP/moved.so"
   "$BIN" trace -o "$TMP/h.json" -- "$GPUIO_TESTS/fake_libcuda_calls" "$FAKE" > /dev/null 2> "$TMP/h.err" || true
   "$BIN" info --json "$TMP/h.gpuio" > "$TMP/h.info" || fail "info"
-  python3 -c 'import json,sys; g=json.load(open(sys.argv[1])).get("gpu"); assert not g or not g["collectors"], g' \
-    "$TMP/h.info" || fail "a collector ran without the installed one: not the installed file"
+  pycheck gpu_runs.no_collector "$TMP/h.info" || fail "a collector ran without the installed one: not the installed file"
   mv "$TMP/moved.so" "$LIB"
   echo "installed collector: found beside the binary, status record in the capture"
 else
