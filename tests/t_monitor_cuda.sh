@@ -27,19 +27,7 @@ LIB_REAL=$(realpath "$FAKE_LIB")
 SRC=${GPUIO_SRC:-$(cd "$(dirname "$0")/.." && pwd)}
 
 # kinds of the driver functions, from the table the monitor probes from
-python3 - "$SRC/user/gpu/cuda_funcs.c" > "$TMP/kinds.json" <<'PYEOF' || fail "cannot read the driver table"
-import json, re, sys
-src = open(sys.argv[1]).read()
-tab = src[src.index("static const struct cuda_fn drv_fns[]"):]
-tab = tab[:tab.index("};")]
-kinds = {}
-for m in re.finditer(r'\.name = "(\w+)", \.kind = GPUIO_API_(\w+)', tab):
-    kinds[m.group(1)] = m.group(2).lower()
-for m in re.finditer(r'DRV_COPY\("(\w+)"', tab):
-    kinds[m.group(1)] = "memcpy"
-assert len(kinds) > 30, kinds
-json.dump(kinds, sys.stdout)
-PYEOF
+pycheck monitor.cuda_kinds "$SRC/user/gpu/cuda_funcs.c" > "$TMP/kinds.json" || fail "cannot read the driver table"
 
 # processes mapping a CUDA library right now (other tests may run meanwhile)
 cuda_mapped() { { grep -lsE '/libcuda(rt)?\.so' /proc/[0-9]*/maps 2>/dev/null || true; } | head -3; }
@@ -90,37 +78,8 @@ run_calls() {   # run_calls TAG MODE: one daemon, one program in its cgroup, two
   proc_unreg "$pid"
   sleep 1.5                                    # a refresh tick folds the exited process
   scrape "$TMP/$tag-exit.txt"
-  python3 - "$TMP/kinds.json" "$TMP/calls-$tag.out" "/${cg#$CGV2/}" "$comm" \
-      "$TMP/$tag-live.txt.json" "$TMP/$tag-exit.txt.json" "$tag" <<'PYEOF' || fail "$tag: CUDA call counts differ from the calls made"
-import collections, json, sys
-kinds = json.load(open(sys.argv[1]))
-cg, comm, tag = sys.argv[3], sys.argv[4], sys.argv[7]
-truth = collections.Counter()
-for l in open(sys.argv[2]):
-    if l.startswith("CALL "):
-        truth[kinds[l.split()[1]]] += 1
-assert sum(truth.values()) == 11, truth
-bad = 0
-def check(cond, msg):
-    global bad
-    print(("ok   " if cond else "FAIL ") + msg)
-    bad += not cond
-for page in sys.argv[5:7]:
-    m = json.load(open(page))
-    when = "live" if "live" in page else "exited"
-    for fam, lab in (("gpuio_process_cuda_calls_total", f'cgroup="{cg}",comm="{comm}"'),
-                     ("gpuio_cgroup_cuda_calls_total", f'cgroup="{cg}"')):
-        got = collections.Counter()
-        for k, v in m.items():
-            if k.startswith(fam + "{") and lab + "," in k.replace("}", ",", 1) and v:
-                api = k.split('api="')[1].split('"')[0]
-                kind = k.split('kind="')[1].split('"')[0]
-                got[(api, kind)] += int(v)
-        want = collections.Counter({("driver", k): n for k, n in truth.items()})
-        check(got == want, f"{tag} {when}: {fam}{{{lab}}} {dict(got)} == calls made {dict(want)}")
-    check(m.get('gpuio_monitor_map_full_total{map="cuda_process"}') == 0, f"{tag} {when}: no CUDA map full")
-sys.exit(1 if bad else 0)
-PYEOF
+  pycheck monitor.cuda_counts "$TMP/kinds.json" "$TMP/calls-$tag.out" "/${cg#$CGV2/}" "$comm" \
+      "$TMP/$tag-live.txt.json" "$TMP/$tag-exit.txt.json" "$tag" || fail "$tag: CUDA call counts differ from the calls made"
   mon_stop
   if command -v bpftool >/dev/null; then
     poll -t 10 -i 0.1 no_links || true

@@ -32,21 +32,7 @@ echo "dump: $DUMP"
 [ -s "$DUMP" ] || fail "the dump $DUMP is missing or empty"
 tp_check "$DUMP"
 kill -0 "$MON_PID" || fail "the daemon stopped after a dump"
-python3 - "$DUMP" "$PA" "$PB" <<'PYEOF' || fail "the dump is not exactly burst B's window"
-import os, sys
-sys.path.insert(0, os.environ.get("GPUIO_SRC", ".") + "/tests")
-import truth
-ev = truth.load(sys.argv[1])
-pa, pb = int(sys.argv[2]), int(sys.argv[3])
-# (ld.so's own pread64s of libraries are not the burst's: count the data file's)
-data = lambda e: e["name"] == "pread64" and e["args"].get("path", "").endswith("/data")
-a = [e for e in truth.vfs(ev, pid=pa) if data(e)]
-b = [e for e in truth.vfs(ev, pid=pb) if data(e)]
-print(f"pread64 in the dump: burst A (pid {pa}) {len(a)}, burst B (pid {pb}) {len(b)}")
-assert len(a) == 0, "burst A is older than the window: it must not be in the dump"
-assert len(b) == 300, "burst B: exactly its 300 preads"
-assert all(e["args"].get("bytes") == 4096 for e in b), "each read 4096 bytes"
-PYEOF
+pycheck monitor.recorder_window "$DUMP" "$PA" "$PB" || fail "the dump is not exactly burst B's window"
 check_struct "$DUMP"
 
 # a second dump while it runs: a new file
@@ -95,19 +81,6 @@ grep -E '^gpuio_trigger_' "$TMP/m.txt"
 ls -l "$TMP/dumps"
 n=$(ls "$TMP/dumps" | grep -c 'trigger-vfs_latency' || true)
 [ "$n" = 1 ] || { cat "$TMP/monitor.log"; fail "$n trigger dumps, want exactly 1 (rate limit 60s)"; }
-python3 - "$TMP/m.txt.json" "$TMP/dumps"/*trigger-vfs_latency* <<'PYEOF' || fail "trigger counters or dump wrong"
-import json, os, sys
-sys.path.insert(0, os.environ.get("GPUIO_SRC", ".") + "/tests")
-import truth
-m = json.load(open(sys.argv[1]))
-k = '{trigger="vfs_latency>200ms"}'
-matches, dumps, supp = (m["gpuio_trigger_%s_total%s" % (n, k)] for n in ("matches", "dumps", "suppressed"))
-print(f"matches {matches}, dumps {dumps}, suppressed {supp}")
-assert dumps == 1 and matches >= 3 and supp >= 1, "fires once, the later matches suppressed"
-ev = truth.load(sys.argv[2])
-slow = [e for e in truth.vfs(ev) if e.get("dur", 0) >= 200000]
-print("calls >= 200 ms in the trigger's dump:", [(e["name"], e["pid"], e["dur"]) for e in slow][:5])
-assert slow, "the dump holds the slow call"
-PYEOF
+pycheck monitor.recorder_trigger "$TMP/m.txt.json" "$TMP/dumps"/*trigger-vfs_latency* || fail "trigger counters or dump wrong"
 mon_stop
 echo "PASS: dump = exactly the last window; trigger fired once, rate-limited; dumps bounded; SIGHUP reopens"
