@@ -36,12 +36,7 @@ expect_rc 0 "$GPUIO" info "$TMP/t.gpuio"
 grep -q "(no final stats: capture cut short)" "$TMP/out" || fail "info does not say the stats are not final"
 grep -q "cut short at offset $off: $part bytes" "$TMP/out" || fail "info does not report the cut"
 expect_rc 0 "$GPUIO" info --json "$TMP/t.gpuio"
-python3 -c '
-import json, sys
-d = json.load(open(sys.argv[1]))
-assert d["truncated_at"] == int(sys.argv[2]) and d["truncated_bytes"] == int(sys.argv[3]), d
-assert d["complete"] is False and d["stats"]["final"] is False, d
-' "$TMP/out" "$off" "$part" || fail "info --json on a truncated capture"
+pycheck export_gen.info_truncated "$TMP/out" "$off" "$part" || fail "info --json on a truncated capture"
 
 # --- corrupt: refused, nothing left under the output name
 "$GEN" corrupt "$TMP/c.gpuio" > "$TMP/c.manifest"
@@ -71,11 +66,7 @@ head -c "$(python3 -c 'import struct,sys; d=open(sys.argv[1],"rb").read(16); pri
   "$TMP/b.gpuio" > "$TMP/hdr.gpuio"
 expect_rc 0 "$GPUIO" convert "$TMP/hdr.gpuio" -o "$TMP/hdr.json"
 $CHECK "$TMP/hdr.json" > /dev/null || fail "header-only export rejected"
-python3 -c '
-import json, sys
-info = [e for e in json.load(open(sys.argv[1])) if e["name"] == "gpuio trace info"][0]["args"]
-assert info["dropped"] is None and info["drops_known"] is False and info["capture_complete"] is False, info
-' "$TMP/hdr.json" || fail "header-only capture must report unknown drops"
+pycheck export_gen.header_only "$TMP/hdr.json" || fail "header-only capture must report unknown drops"
 
 # --- output paths
 expect_rc 1 "$GPUIO" convert "$TMP/b.gpuio" -o "$TMP/no/such/dir/x.json"; err_has "No such file"; one_line

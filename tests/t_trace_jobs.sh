@@ -41,14 +41,7 @@ want_l="cgroup=/$SLURM, slurm_job=4242, slurm_step=0, unit=slurmstepd.scope"
 
 # labels LABELS JSON PFTRACE REPORT_PREFIX: the traced preadloop carries them everywhere
 labels() {
-  python3 - "$2" "$1" <<'PYEOF' || fail "JSON: preadloop's process_labels"
-import json, sys
-ev = json.load(open(sys.argv[1])); ev = ev["traceEvents"] if isinstance(ev, dict) else ev
-pids = {e["pid"] for e in ev if e.get("name") == "process_name" and e["args"]["name"].startswith("preadloop")}
-lab = [e["args"]["labels"] for e in ev if e.get("name") == "process_labels" and e["pid"] in pids]
-assert lab == [sys.argv[2]], (lab, sys.argv[2])
-print("JSON process_labels:", lab[0])
-PYEOF
+  pycheck procs.process_labels "$2" "$1" || fail "JSON: preadloop's process_labels"
   tp_check "$3" > /dev/null
   if [ -n "$TP" ]; then
     echo "select group_concat(a.string_value, ', ') from process p join args a using(arg_set_id) where p.name like 'preadloop%' and a.flat_key = 'chrome.process_label' order by a.key;" > "$TMP/q.sql"
@@ -61,13 +54,7 @@ PYEOF
   "$GPUIO" report "$4.gpuio" > "$TMP/r.txt" 2>&1 || fail "report"
   "$GPUIO" report --json "$4.gpuio" > "$TMP/r.json" 2>&1 || fail "report --json"
   grep -E '^  job  ' "$TMP/r.txt"
-  python3 - "$TMP/r.json" "$1" <<'PYEOF' || fail "report --json: jobs"
-import json, sys
-r = json.load(open(sys.argv[1]))
-want = dict(kv.split("=", 1) for kv in sys.argv[2].split(", "))
-jobs = [{k: v for k, v in j.items() if k != "processes"} for j in r["jobs"]]
-assert want in jobs, (jobs, want)
-PYEOF
+  pycheck procs.report_jobs "$TMP/r.json" "$1" || fail "report --json: jobs"
 }
 labels "$want_l" "$TMP/l.json" "$TMP/l.pftrace" "$TMP/l"
 grep -qE "^  job +slurm_job=4242 slurm_step=0 unit=slurmstepd.scope \(cgroup /$SLURM, " "$TMP/r.txt" \

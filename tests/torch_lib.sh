@@ -119,30 +119,7 @@ torch_run() {
 
 # torch_scenario OUTJSON KEY=VALUE...: add "scenario" to OUTJSON, print the summary
 torch_scenario() {
-  "$TORCH_PY" - "$@" <<'PYEOF'
-import json, sys
-path, kv = sys.argv[1], sys.argv[2:]
-d = json.load(open(path))
-sc = {}
-for a in kv:
-    k, v = a.split("=", 1)
-    try:
-        v = int(v)
-    except ValueError:
-        pass
-    sc[k] = v
-d["scenario"] = sc
-with open(path + ".tmp", "w") as f:
-    json.dump(d, f, indent=1)
-    f.write("\n")
-import os
-os.rename(path + ".tmp", path)
-print("%s: %d steps, wait %.3f s (first %.3f s), compute %.3f s, loop %.3f s, run %.2f s, "
-      "%d files, %d bytes, workers %d, run_delay: workers %.3f s, loop thread %.3f s"
-      % (sc["name"], len(d["steps"]), d["total_wait_s"], d["first_wait_s"], d["total_compute_s"],
-         d["loop_s"], d["run_s"], d["files"], d["bytes"], len(d["worker_pids"]),
-         d["workers_run_delay_ns"] / 1e9, (d["main_run_delay_ns"] or 0) / 1e9))
-PYEOF
+  pycheck torch_truth.add_scenario "$@"
 }
 
 # torch_resident FILES...: bytes of them in the page cache (fincore)

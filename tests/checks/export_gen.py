@@ -644,3 +644,27 @@ def protoc_basic(txt):
     print("protoc: %d packets decoded, %d tracks, %d events checked" % (len(pkts), len(tracks), len(events)))
     sys.exit(1 if bad else 0)
 
+
+
+def info_truncated(info, off, part):
+    """t_capture_errors: gpuio info --json of a cut capture: where it was cut and
+    how much, not complete, the stats not final"""
+    with open(info) as f:
+        d = json.load(f)
+    assert d["truncated_at"] == int(off) and d["truncated_bytes"] == int(part), d
+    assert d["complete"] is False and d["stats"]["final"] is False, d
+
+
+def header_only(trace):
+    """t_capture_errors: a capture of a header alone exports with drops unknown
+    (never "0 dropped"), not complete"""
+    with open(trace) as f:
+        info = [e for e in json.load(f) if e["name"] == "gpuio trace info"][0]["args"]
+    assert info["dropped"] is None and info["drops_known"] is False and info["capture_complete"] is False, info
+
+
+def hostile_info():
+    """t_export_hostile: gpuio info --json (stdin) of the hostile capture: its 5
+    drops, complete"""
+    d = json.load(sys.stdin)
+    assert d["stats"]["dropped"] == 5 and d["complete"], d

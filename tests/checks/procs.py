@@ -5,7 +5,7 @@ import json
 import os
 
 import truth
-from checks.common import Checks, load_json
+from checks.common import Checks, events, load_json
 
 
 def children(trace, outf, d):
@@ -194,3 +194,21 @@ def hostile_live(trace, hexpath):
     else:
         print("ok   the process name holds the hostile argv")
     return bad
+
+
+def process_labels(trace, labels):
+    """t_trace_jobs: the traced preadloop's process_labels metadata in the JSON
+    is LABELS ("k=v, k=v", from its cgroup path)"""
+    ev = events(trace)
+    pids = {e["pid"] for e in ev if e.get("name") == "process_name" and e["args"]["name"].startswith("preadloop")}
+    lab = [e["args"]["labels"] for e in ev if e.get("name") == "process_labels" and e["pid"] in pids]
+    assert lab == [labels], (lab, labels)
+    print("JSON process_labels:", lab[0])
+
+
+def report_jobs(report, labels):
+    """t_trace_jobs: `gpuio report --json` lists the job LABELS names"""
+    r = load_json(report)
+    want = dict(kv.split("=", 1) for kv in labels.split(", "))
+    jobs = [{k: v for k, v in j.items() if k != "processes"} for j in r["jobs"]]
+    assert want in jobs, (jobs, want)
