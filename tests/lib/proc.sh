@@ -7,14 +7,15 @@
 # installed here stops every registered process that is still the one that
 # was registered (same pid and start time: a reused pid is never touched),
 # with its signal (TERM unless said), waits for it ($PROC_STOP_SECS, 10 s,
-# then SIGKILL), then
-# runs the commands given to on_exit (last given first), then removes $TMP.
+# then SIGKILL), then runs the commands given to on_exit (last given first),
+# then removes $TMP, and exits with the test's status.
 #
 #   spawn [-l LOG] [-o OUT] [-e ERR] [-i IN] [-C DIR] [-s SIG] NAME CMD [ARG...]
 #       CMD in the background (in DIR; stdin from IN; stdout to OUT, stderr
 #       to ERR, both to LOG; else where the call's own redirections point),
-#       registered as NAME; its pid in $SPAWNED. The redirections are done in
-#       the child, so IN may be a FIFO whose writer is opened later.
+#       registered as NAME; its pid in $SPAWNED. CMD is exec'd (a program,
+#       not a shell function). The redirections are done in the child, so IN
+#       may be a FIFO whose writer is opened later.
 #   proc_reg [-s SIG] PID [NAME] [LOG]   register a process started otherwise
 #   proc_unreg PID                        forget it (the test ended it itself)
 #   proc_stop PID                         its signal now, wait for it, forget it
