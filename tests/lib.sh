@@ -1,15 +1,22 @@
-# tests/lib.sh — sourced by every tests/t_*.sh.
+# tests/lib.sh — sourced by every tests/t_*.sh: paths, $TMP, fail/skip,
+# the trace checks, and tests/lib/: the process registry, the EXIT trap and
+# the wait helpers (lib/proc.sh), Perfetto's importer (lib/tp.sh). Python
+# checks live in tests/checks/ (pycheck MODULE.FUNCTION ARGS).
 set -euo pipefail
 GPUIO="${GPUIO:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/build/gpuio}"
 GPUIO_TESTS="${GPUIO_TESTS:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/build/tests}"
 GPUIO_SRC="${GPUIO_SRC:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}"
 CHECK="python3 $GPUIO_SRC/tests/check_trace.py"
 TMP=$(mktemp -d /tmp/gpuio-test.XXXXXX)
-trap 'rm -rf "$TMP"' EXIT
+# the one EXIT trap: registered processes, on_exit commands, then rm -rf $TMP
+source "$(dirname "${BASH_SOURCE[0]}")/lib/proc.sh"
+source "$(dirname "${BASH_SOURCE[0]}")/lib/tp.sh"
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 skip() { echo "SKIP: $*"; exit 77; }
 need_root() { [ "$(id -u)" -eq 0 ] || skip "needs root"; }
+# pycheck MODULE.FUNCTION ARG...: a check of tests/checks/MODULE.py (checks/run.py)
+pycheck() { python3 "$GPUIO_SRC/tests/checks/run.py" "$@"; }
 
 # check_struct TRACE: the project checker accepts TRACE, and so does Perfetto's
 # importer (tp_check), else fail with their message
@@ -17,17 +24,9 @@ check_struct() {
   $CHECK "$1" >"$TMP/check.out" 2>&1 || { cat "$TMP/check.out"; fail "check_trace.py rejected $1"; }
   tp_check "$1"
 }
-# wait_lines FILE N: until FILE has >= N lines (10 s at most)
-wait_lines() {
-  for _ in $(seq 200); do
-    [ -f "$1" ] && [ "$(wc -l <"$1")" -ge "$2" ] && return 0
-    sleep 0.05
-  done
-  fail "$1 never reached $2 lines"
-}
 # tp_check TRACE: Perfetto's own importer takes TRACE with no error/data_loss
 # stats and the slice/flow/counter counts the file holds (tests/tp_check.py;
-# said and passed where ../shared/tools/trace_processor_shell is absent)
+# said and passed where the importer is absent: lib/tp.sh)
 tp_check() {  # [--part] TRACE
   python3 "$GPUIO_SRC/tests/tp_check.py" "$@" > "$TMP/tp.out" 2>&1 || {
     cat "$TMP/tp.out"

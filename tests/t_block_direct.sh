@@ -21,14 +21,8 @@ command -v filefrag >/dev/null || skip "filefrag (e2fsprogs) not installed"
 
 LOOP=""
 MNT="$TMP/mnt"
-cleanup() {
-  set +e
-  mountpoint -q "$MNT" 2>/dev/null && umount "$MNT"
-  [ -n "$LOOP" ] && losetup -d "$LOOP" 2>/dev/null
-  rm -rf "$TMP"
-}
-trap cleanup EXIT
-
+on_exit '[ -n "$LOOP" ] && losetup -d "$LOOP" 2>/dev/null'
+on_exit 'mountpoint -q "$MNT" 2>/dev/null && umount "$MNT"'
 
 truncate -s 96M "$TMP/img"
 mkfs.ext4 -q -F -b 4096 "$TMP/img" || fail "mkfs.ext4 failed"
@@ -64,77 +58,6 @@ done
 cat "$TMP/gpuio.err"
 check_struct "$TMP/run.json"
 
-python3 - "$TMP/run.json" "$TMP/fio.json" "$MNT" "$DISK" "$TMP" <<'EOF' || fail "block requests do not match fio's O_DIRECT I/O"
-import collections, json, os, re, sys
-sys.path.insert(0, os.environ.get("GPUIO_SRC", ".") + "/tests")
-import truth
-
-trace, fiojson, mnt, disk, tmp = sys.argv[1:]
-ev = truth.load(trace)
-fio = {j["jobname"]: j for j in json.load(open(fiojson))["jobs"]}
-bad = 0
-def check(cond, msg):
-    global bad
-    print(("ok   " if cond else "FAIL ") + msg)
-    if not cond:
-        bad += 1
-
-def extents(f):
-    """[(logical, physical, length)] in 512-byte units from filefrag -v -b512"""
-    out = []
-    for l in open(os.path.join(tmp, f + ".frag")):
-        m = re.match(r"\s*\d+:\s*(\d+)\.\.\s*(\d+):\s*(\d+)\.\.\s*(\d+):\s*(\d+)", l)
-        if m:
-            out.append((int(m[1]), int(m[3]), int(m[5])))
-    return out
-
-def sector_of(ext, off):
-    s = off // 512
-    for lo, phys, n in ext:
-        if lo <= s < lo + n:
-            return phys + s - lo
-    return None
-
-blk = truth.block(ev, disk=disk)
-check(len(blk) > 0, f"{len(blk)} block requests on {disk}")
-vfs_by_bind = truth.flows_ok(ev)
-for job, op, call in (("dread", "read", "pread64"), ("dwrite", "write", "pwrite64")):
-    want = (fio[job][op]["io_bytes"], fio[job][op]["total_ios"])
-    path = os.path.join(mnt, job + ".0.0")
-    # data requests (an ext4 metadata read, flagged meta, is not fio's data)
-    reqs = [e for e in blk if e["args"].get("op") == op and "meta" not in e["args"].get("flags", "").split("|")]
-    got = (sum(e["args"]["bytes"] for e in reqs), len(reqs))
-    check(got == want, f"{disk} {op}: {got[0]} bytes in {got[1]} requests == fio {job} {want}")
-    calls = truth.vfs(ev, path=path, names={call})
-    check(sum(e["args"].get("bytes", 0) for e in calls) == want[0] and len(calls) == want[1],
-          f"{job}: {len(calls)} {call} calls on {path} == fio's {want[1]}")
-    ext = extents(job + ".0.0")
-    per_call = collections.defaultdict(int)
-    unbound = misbound = outside = badsector = 0
-    for r in reqs:
-        b = r.get("bind_id")
-        v = vfs_by_bind.get(b) if b is not None and r.get("flow_in") else None
-        if v is None:
-            unbound += 1
-            continue
-        a = v["args"]
-        if v["name"] != call or a.get("path") != path or v["pid"] != r["args"].get("pid"):
-            misbound += 1
-            continue
-        per_call[id(v)] += r["args"]["bytes"]
-        if not (v["ts"] - 0.001 <= r["ts"] and r["ts"] + r["dur"] <= v["ts"] + v["dur"] + 0.001):
-            outside += 1
-        # which part of the call this request carries: the call's offset
-        # plus what earlier requests of the same call carried
-        done = per_call[id(v)] - r["args"]["bytes"]
-        if sector_of(ext, a["offset"] + done) != r["args"].get("sector"):
-            badsector += 1
-    check(unbound == 0, f"{op}: every request has flow_in + a bound VFS slice ({unbound} without)")
-    check(misbound == 0, f"{op}: every request is bound to {call} on {path} by the same pid ({misbound} not)")
-    check(outside == 0, f"{op}: every request lies inside its call's [ts, ts+dur] ({outside} outside)")
-    check(badsector == 0, f"{op}: every request's sector is the file's physical block at the call's offset ({badsector} not)")
-    whole = sum(1 for v in calls if per_call.get(id(v)) == v["args"].get("bytes"))
-    check(whole == len(calls), f"{op}: {whole}/{len(calls)} calls' requests add up to the call's bytes")
-sys.exit(1 if bad else 0)
-EOF
+pycheck fio_truth.block_direct "$TMP/run.json" "$TMP/fio.json" "$MNT" "$DISK" "$TMP" ||
+  fail "block requests do not match fio's O_DIRECT I/O"
 echo "PASS: block requests on $DISK equal fio's O_DIRECT I/O, each joined to its syscall"

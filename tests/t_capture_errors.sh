@@ -31,27 +31,12 @@ nvfs=$(jq_py "$TMP/t.manifest" 'd["vfs_whole"]')
 expect_rc 0 "$GPUIO" convert "$TMP/t.gpuio" -o "$TMP/t.json"
 err_has "capture cut short at offset $off: $part bytes of a partial record ignored"
 $CHECK "$TMP/t.json" > /dev/null || fail "truncated export rejected by check_trace"
-python3 - "$TMP/t.json" "$GPUIO_SRC/tests" "$nvfs" <<'EOF' || fail "truncated export content"
-import sys
-sys.path.insert(0, sys.argv[2])
-import check_trace as ct
-ev = ct.load(sys.argv[1])
-n = sum(1 for e in ev if e.get("cat") == "vfs")
-info = ct.trace_info(ev)
-assert n == int(sys.argv[3]), "vfs slices %d, want %s" % (n, sys.argv[3])
-assert info["capture_complete"] is False, info
-assert info["drops_final"] is False and info["dropped"] == 7, info
-EOF
+pycheck export_gen.truncated "$TMP/t.json" "$nvfs" || fail "truncated export content"
 expect_rc 0 "$GPUIO" info "$TMP/t.gpuio"
 grep -q "(no final stats: capture cut short)" "$TMP/out" || fail "info does not say the stats are not final"
 grep -q "cut short at offset $off: $part bytes" "$TMP/out" || fail "info does not report the cut"
 expect_rc 0 "$GPUIO" info --json "$TMP/t.gpuio"
-python3 -c '
-import json, sys
-d = json.load(open(sys.argv[1]))
-assert d["truncated_at"] == int(sys.argv[2]) and d["truncated_bytes"] == int(sys.argv[3]), d
-assert d["complete"] is False and d["stats"]["final"] is False, d
-' "$TMP/out" "$off" "$part" || fail "info --json on a truncated capture"
+pycheck export_gen.info_truncated "$TMP/out" "$off" "$part" || fail "info --json on a truncated capture"
 
 # --- corrupt: refused, nothing left under the output name
 "$GEN" corrupt "$TMP/c.gpuio" > "$TMP/c.manifest"
@@ -81,11 +66,7 @@ head -c "$(python3 -c 'import struct,sys; d=open(sys.argv[1],"rb").read(16); pri
   "$TMP/b.gpuio" > "$TMP/hdr.gpuio"
 expect_rc 0 "$GPUIO" convert "$TMP/hdr.gpuio" -o "$TMP/hdr.json"
 $CHECK "$TMP/hdr.json" > /dev/null || fail "header-only export rejected"
-python3 -c '
-import json, sys
-info = [e for e in json.load(open(sys.argv[1])) if e["name"] == "gpuio trace info"][0]["args"]
-assert info["dropped"] is None and info["drops_known"] is False and info["capture_complete"] is False, info
-' "$TMP/hdr.json" || fail "header-only capture must report unknown drops"
+pycheck export_gen.header_only "$TMP/hdr.json" || fail "header-only capture must report unknown drops"
 
 # --- output paths
 expect_rc 1 "$GPUIO" convert "$TMP/b.gpuio" -o "$TMP/no/such/dir/x.json"; err_has "No such file"; one_line

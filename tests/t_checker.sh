@@ -80,19 +80,7 @@ grep -q "overlap without nesting" "$TMP/out" || { cat "$TMP/out"; fail "gzipped 
 n=$((n + 1))
 
 # totals on the good trace: numbers written above
-python3 - "$TMP/nested.json" "$GPUIO_SRC/tests" <<'EOF' || fail "files/block/info totals"
-import sys
-sys.path.insert(0, sys.argv[2])
-import check_trace as ct
-ev = ct.load(sys.argv[1])
-f = ct.file_totals(ev)
-assert f["/a"]["read_bytes"] == 100 and f["/a"]["reads"] == 1, f
-b = ct.block_totals(ev)
-assert b["sda"]["read_bytes"] == 8192 and b["sda"]["reads"] == 2, b
-assert b["sda"]["write_bytes"] == 512 and b["sda"]["writes"] == 1, b
-assert ct.trace_info(ev) == {"dropped": 0, "hostname": "h"}
-assert ct.ns(1234.567) == 1234567 and ct.ns(-1.5) == -1500
-EOF
+pycheck checker.totals "$TMP/nested.json" || fail "files/block/info totals"
 python3 "$CT" files "$TMP/nested.json" | python3 -c 'import json,sys; assert json.load(sys.stdin)["/a"]["read_bytes"] == 100' ||
   fail "check_trace.py files"
 python3 "$CT" info "$TMP/nested.json" | grep -q '"hostname"' || fail "check_trace.py info"

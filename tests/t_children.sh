@@ -19,15 +19,6 @@ need_root
 PROG="$GPUIO_TESTS/fork_workers"
 [ -x "$PROG" ] || fail "$PROG missing (make test-progs)"
 
-PIDS=()
-cleanup() {
-  set +e
-  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
-  rm -rf "$TMP"
-}
-trap cleanup EXIT
-
-
 D="$TMP/data"
 mkdir -p "$D"
 for i in 0 1 2; do
@@ -37,44 +28,7 @@ done
 head -c 555555 /dev/urandom >"$D/x"
 
 verify() { # TRACE OUT MODE
-  python3 - "$1" "$2" "$D" <<'EOF'
-import os, sys
-sys.path.insert(0, os.environ.get("GPUIO_SRC", ".") + "/tests")
-import truth
-trace, outf, d = sys.argv[1:]
-ev = truth.load(trace)
-pn, tn = truth.process_names(ev), truth.thread_names(ev)
-bad = 0
-def check(cond, msg):
-    global bad
-    print(("ok   " if cond else "FAIL ") + msg)
-    bad += not cond
-
-lines = [l.split() for l in open(outf) if l.strip()]
-kinds = sorted(l[0] for l in lines)
-check(kinds == ["exec"] + ["thread"] * 3 + ["worker"] * 3, f"fork_workers reported {kinds}")
-for kind, pid, tid, path, nbytes, name in lines:
-    pid, tid = int(pid), int(tid)
-    reads = truth.vfs(ev, path=path, names=truth.READ_CALLS)
-    got = sum(e["args"].get("bytes", 0) for e in reads)
-    size = os.path.getsize(path)
-    if kind == "exec":
-        pids = {e["pid"] for e in reads}
-        catpid = pids.pop() if len(pids) == 1 else None
-        check(catpid is not None and got == size,
-              f"cat: {got} bytes of {path} (size {size}) read by one process {sorted(pids | {catpid})}")
-        check(catpid is not None and "cat" in pn.get(catpid, ""),
-              f"cat: process_name of pid {catpid} is {pn.get(catpid)!r}")
-        check(pid in pn and pn[pid].startswith("sh"), f"sh (pid {pid}): process_name {pn.get(pid)!r}")
-        continue
-    check(got == int(nbytes) == size, f"{kind} {pid}/{tid}: {got} bytes of {os.path.basename(path)} "
-          f"in the trace, it read {nbytes}, size {size}")
-    where = {(e["pid"], e["tid"]) for e in reads}
-    check(where == {(pid, tid)}, f"{kind} {pid}/{tid}: reads attributed to {sorted(where)}")
-    check(tn.get((pid, tid)) == name, f"{kind} {pid}/{tid}: thread_name {tn.get((pid, tid))!r} == {name!r}")
-    check(pid in pn, f"{kind} {pid}: process_name {pn.get(pid)!r}")
-sys.exit(1 if bad else 0)
-EOF
+  pycheck procs.children "$1" "$2" "$D"
 }
 
 # launch mode
@@ -84,14 +38,12 @@ check_struct "$TMP/launch.json"
 verify "$TMP/launch.json" "$TMP/launch.out" || fail "launch mode: children not traced exactly"
 
 # attach mode: the children are forked after the attach
-sh -c 'while [ ! -e "$0" ]; do sleep 0.05; done; exec "$1" "$2" 3 3 >"$3"' \
-  "$TMP/go" "$PROG" "$D" "$TMP/attach.out" &
-SPID=$!
-PIDS+=("$SPID")
-"$GPUIO" trace -p "$SPID" -o "$TMP/attach.json" 2>"$TMP/attach.err" &
-GPID=$!
-PIDS+=("$GPID")
-for _ in $(seq 200); do grep -q tracing "$TMP/attach.err" 2>/dev/null && break; sleep 0.05; done
+spawn shell sh -c 'while [ ! -e "$0" ]; do sleep 0.05; done; exec "$1" "$2" 3 3 >"$3"' \
+  "$TMP/go" "$PROG" "$D" "$TMP/attach.out"
+SPID=$SPAWNED
+spawn -e "$TMP/attach.err" gpuio "$GPUIO" trace -p "$SPID" -o "$TMP/attach.json"
+GPID=$SPAWNED
+poll grep -q tracing "$TMP/attach.err" || true
 touch "$TMP/go"
 wait "$SPID" || fail "attach: fork_workers failed"
 sleep 0.2

@@ -17,7 +17,6 @@ APP="$GPUIO_TESTS/cupti_inject"
 if command -v nvidia-smi > /dev/null && nvidia-smi -L > /dev/null 2>&1; then
   skip "a GPU and driver are present: the driverless path is not reachable"
 fi
-export PYTHONPATH="$GPUIO_SRC/tests"
 
 # exports: the entry points and nothing else
 syms=$(nm -D --defined-only "$LIB" | awk '$2 == "T" {print $3}' | sort | tr '\n' ' ')
@@ -47,20 +46,7 @@ one_unavailable() {
   n=$(find "$1" -name 'cupti.*.gpuio' | wc -l)
   [ "$n" -eq "${3:-1}" ] || fail "$1: $n side files, want ${3:-1}"
   for f in "$1"/cupti.*.gpuio; do
-    python3 - "$f" "$2" <<'PY' || fail "$f: not one UNAVAILABLE record"
-import os, re, sys, gpu_records as g
-path, how = sys.argv[1], int(sys.argv[2])
-hdr, recs = g.read(path)
-pid = hdr["tracer_pid"]
-assert os.path.basename(path) in ("cupti.%d.gpuio" % pid, "cupti.%d.1.gpuio" % pid), path
-assert hdr["target"] == "cupti pid %d pidns %d" % (pid, os.stat("/proc/self/ns/pid").st_ino), hdr
-assert len(recs) == 1, [r["type_name"] for r in recs]
-r = recs[0]
-assert r["type_name"] == "gpu_info" and r["state"] == g.GPU_UNAVAILABLE and r["how"] == how, r
-assert r["pid"] == pid and r["cupti_error"] != 0 and r["clock"] == g.CLOCK_NONE, r
-assert re.match(r"CUPTI unavailable: \w+: CUPTI_ERROR_[A-Z_]+", r["reason"]), r["reason"]
-print(r["reason"])
-PY
+    pycheck cupti_records.one_unavailable "$f" "$2" || fail "$f: not one UNAVAILABLE record"
   done
 }
 

@@ -22,13 +22,13 @@ chmod 0755 "$TMP"
 run() {  # run LABEL [GPUIO_CUPTI path]: trace the program; wait for the uprobe removal when ON
   local label=$1 cupti=${2:-}
   rm -f "$TMP/$label.go"
-  "$GPUIO" trace -v -o "$TMP/$label.json" -- env ${cupti:+GPUIO_CUPTI=$cupti} \
-    "$CALLS" "$LIB" --init-first --wait "$TMP/$label.go" > "$TMP/$label.out" 2> "$TMP/$label.err" &
-  local g=$!
-  for _ in $(seq 200); do grep -q '^ready' "$TMP/$label.out" 2>/dev/null && break; sleep 0.05; done
-  grep -q '^ready' "$TMP/$label.out" || { cat "$TMP/$label.err"; fail "$label: the program never got ready"; }
+  spawn -o "$TMP/$label.out" -e "$TMP/$label.err" gpuio \
+    "$GPUIO" trace -v -o "$TMP/$label.json" -- env ${cupti:+GPUIO_CUPTI=$cupti} \
+    "$CALLS" "$LIB" --init-first --wait "$TMP/$label.go"
+  local g=$SPAWNED
+  wait_line -f "$TMP/$label.err" -m "$label: the program never got ready" '^ready' "$TMP/$label.out"
   if [ -n "$cupti" ]; then
-    for _ in $(seq 100); do grep -q "uprobes removed" "$TMP/$label.err" && break; sleep 0.05; done
+    poll -t 5 grep -q "uprobes removed" "$TMP/$label.err" || true
     grep -q "CUDA API calls from its CUPTI collector; its uprobes removed (1 libraries)" "$TMP/$label.err" ||
       { cat "$TMP/$label.err"; fail "$label: the collector is on, yet its uprobes were not removed"; }
   else
@@ -40,27 +40,7 @@ run() {  # run LABEL [GPUIO_CUPTI path]: trace the program; wait for the uprobe 
 }
 
 count_uprobe_calls() {  # CAPTURE: "uprobe_records state reason" of the capture
-  GPUIO_SRC="$GPUIO_SRC" python3 - "$1" <<'PY'
-import os, struct, sys
-data = open(sys.argv[1], "rb").read()
-pos = struct.unpack_from("<I", data, 12)[0]
-if struct.unpack_from("<I", data, 8)[0] == 2:   # version 2: frames; unpack the records verbatim
-    sys.path.insert(0, os.environ["GPUIO_SRC"] + "/tests")
-    import gpu_records
-    data = data[:pos] + b"".join(r for _, r in gpu_records.v2_records(data, pos))
-n, state, reason = 0, None, ""
-while pos + 24 <= len(data):
-    typ, size = struct.unpack_from("<HH", data, pos)
-    if size < 24 or pos + size > len(data):
-        break
-    if typ == 11:    # GPUIO_REC_CUDA_API
-        n += 1
-    elif typ == 7 and state is None:   # GPUIO_REC_GPU_INFO: the first one
-        state = struct.unpack_from("<I", data, pos + 64)[0]
-        reason = data[pos + 88:pos + 216].split(b"\0")[0].decode()
-    pos += size
-print(n, state, reason.replace(" ", "_"))
-PY
+  pycheck cuda_calls.uprobe_calls "$1"
 }
 
 run on "$CUPTI"

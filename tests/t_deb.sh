@@ -14,8 +14,7 @@ command -v dpkg-buildpackage >/dev/null || skip "dpkg-buildpackage not installed
 if dpkg-query -W -f='${Status}' gpuio 2>/dev/null | grep -q 'install ok installed'; then
   skip "a gpuio package is already installed here: not replacing it"
 fi
-cleanup() { dpkg -P gpuio > /dev/null 2>&1 || true; rm -rf "$TMP"; }
-trap cleanup EXIT
+on_exit 'dpkg -P gpuio > /dev/null 2>&1 || true'
 "$GPUIO_SRC/scripts/deb/build-deb.sh" "$TMP/deb" > "$TMP/build.out" 2> "$TMP/build.err" ||
   { cat "$TMP/build.err"; fail "build-deb.sh failed"; }
 DEB=$(tail -n1 "$TMP/build.out")
@@ -43,21 +42,8 @@ rc=0; /usr/bin/gpuio doctor > "$TMP/doctor.out" 2>&1 || rc=$?
 mkdir -p "$TMP/w"
 /usr/bin/gpuio trace -q -o "$TMP/k.json" -- "$GPUIO_TESTS/known_io" "$TMP/w" > /dev/null 2> "$TMP/k.err" ||
   { cat "$TMP/k.err"; fail "installed gpuio trace failed"; }
-python3 - "$TMP/k.json" "$TMP/w" <<'PYEOF' || fail "the installed binary's trace misses the workload's writes"
-import json, os, sys
-ev = json.load(open(sys.argv[1])); ev = ev["traceEvents"] if isinstance(ev, dict) else ev
-d = sys.argv[2]
-files = {os.path.join(d, f): os.path.getsize(os.path.join(d, f)) for f in os.listdir(d)}
-assert files
-w = {}
-for e in ev:
-    a = e.get("args", {})
-    if e.get("cat") == "vfs" and "write" in e["name"] and a.get("path") in files:
-        w[a["path"]] = w.get(a["path"], 0) + (a.get("bytes") or 0)
-bad = [(p, w.get(p, 0), n) for p, n in files.items() if w.get(p, 0) < n]
-assert not bad, bad
-print("installed binary traced", len(files), "files, every byte written")
-PYEOF
+pycheck io_truth.known_io_writes "$TMP/k.json" "$TMP/w" ||
+  fail "the installed binary's trace misses the workload's writes"
 MANPAGER=cat man -l /usr/share/man/man1/gpuio-trace.1.gz 2>/dev/null | grep -q DESCRIPTION || fail "man gpuio-trace does not render"
 # removal: nothing left of what was installed
 dpkg -P gpuio > "$TMP/purge.out" 2>&1 || { cat "$TMP/purge.out"; fail "dpkg -P failed"; }

@@ -42,7 +42,7 @@ done
 # block series need real disk I/O: an ext4 image on a loop device
 truncate -s 64M "$TMP/fs.img"; mkfs.ext4 -q -F "$TMP/fs.img"; mkdir -p "$TMP/mnt"
 LOOP=$(losetup -f --show "$TMP/fs.img") || skip "no loop device"
-MON_EXTRA_CLEANUP="umount $TMP/mnt 2>/dev/null; losetup -d $LOOP 2>/dev/null"
+on_exit "umount $TMP/mnt 2>/dev/null; losetup -d $LOOP 2>/dev/null"
 mount -o noatime "$LOOP" "$TMP/mnt"
 # cgroups whose paths name a Slurm step and a Kubernetes container (the
 # identity labels); only the directories made here are removed, deepest first
@@ -59,8 +59,7 @@ POD=0f3c2b1a_9e8d_4c7b_a6f5_$(printf %012x $$)
 KUBE=kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod$POD.slice/cri-containerd-$(echo $$ | sha256sum | cut -c1-64).scope
 mkcg "$SLURM"; mkcg "$KUBE"
 # one process on the stand-in GPU (memory and SM utilisation series)
-sleep 300 & GPUPROC=$!
-MON_EXTRA_CLEANUP="kill $GPUPROC 2>/dev/null; $MON_EXTRA_CLEANUP"
+spawn gpu-process sleep 300; GPUPROC=$SPAWNED
 printf 'gpus 1\nutil 0 40 10\nproc 0 %s 2147483648 30\n' "$GPUPROC" > "$TMP/nvml.txt"
 LD_LIBRARY_PATH="$FAKE_NVML" FAKE_NVML_FILE="$TMP/nvml.txt" \
   mon_start --window 0 --listen 127.0.0.1:$MON_PORT --top-k 200 --cuda-uprobes
@@ -80,10 +79,10 @@ done
 # (every 10 s) probes the library, then each program makes its calls
 for cg in "$SLURM" "$KUBE"; do
   rm -f "$TMP/go"
-  sh -c 'echo $$ > "$1/cgroup.procs" && shift && exec "$@"' sh "$CGV2/$cg" \
-    "$GPUIO_TESTS/fake_libcuda_calls" "$FAKE_CUDA" --wait "$TMP/go" > "$TMP/calls.out" 2>&1 &
-  CALLS=$!
-  for _ in $(seq 300); do grep -qF "$(realpath "$FAKE_CUDA"): " "$TMP/monitor.log" && break; sleep 0.1; done
+  spawn -l "$TMP/calls.out" fake_libcuda_calls sh -c 'echo $$ > "$1/cgroup.procs" && shift && exec "$@"' sh "$CGV2/$cg" \
+    "$GPUIO_TESTS/fake_libcuda_calls" "$FAKE_CUDA" --wait "$TMP/go"
+  CALLS=$SPAWNED
+  poll -t 30 -i 0.1 grep -qF "$(realpath "$FAKE_CUDA"): " "$TMP/monitor.log" || true
   grep -qF "$(realpath "$FAKE_CUDA"): " "$TMP/monitor.log" || { cat "$TMP/monitor.log"; fail "the CUDA library was not probed"; }
   touch "$TMP/go"; wait "$CALLS" || fail "fake_libcuda_calls in $cg failed"
 done
@@ -96,140 +95,8 @@ scrape "$TMP/rec.txt"
 mon_stop
 
 # (b) and the comparison
-python3 - "$TMP/m.txt" "$TMP/rec.txt" "$RULES" "$DASH" "$TMP/dash-rules.yml" <<'PYEOF' || fail "the rules or the dashboard query what /metrics does not have (FAIL lines above)"
-import json, re, sys
-import yaml
-
-# labels Prometheus itself puts on scraped series: never on /metrics
-TARGET_LABELS = {"instance", "job", "__name__"}
-# families that must have samples, not only a # TYPE line: the I/O this test did
-NEED_SAMPLES = re.compile(r"gpuio_(cgroup|process|device)_(vfs|pagecache|block|bytes|ops|service|queue|writeback|dirtied)")
-# what the brief asks the rules and panels to show: guards the extractor itself
-MUST_REFERENCE = {"gpuio_cgroup_vfs_bytes_total", "gpuio_cgroup_vfs_latency_seconds",
-                  "gpuio_cgroup_pagecache_read_bytes_total", "gpuio_cgroup_pagecache_miss_bytes_total",
-                  "gpuio_device_bytes_total", "gpuio_device_service_seconds",
-                  "gpuio_gpu_process_sm_utilization_ratio", "gpuio_gpu_process_memory_bytes",
-                  "gpuio_cgroup_cuda_calls_total", "gpuio_monitor_map_full_total",
-                  "gpuio_monitor_map_evictions_total", "gpuio_recorder_lost_total"}
-main_txt, rec_txt, rules_f, dash_f, dash_rules_f = sys.argv[1:6]
-bad = []
-
-def load(txt):
-    """family -> TYPE, family -> [label dict of each sample] (_bucket/_sum/_count folded in)."""
-    types = dict(re.findall(r"^# TYPE (\S+) (\S+)$", open(txt).read(), re.M))
-    series = {f: [] for f in types}
-    for key in json.load(open(txt + ".json")):        # prom_parse's strict parse
-        name, lab = key.split("{", 1)
-        fam = next((name[:-len(s)] for s in ("_bucket", "_sum", "_count")
-                    if name.endswith(s) and types.get(name[:-len(s)]) == "histogram"), name)
-        series[fam].append(dict(re.findall(r'(\w+)="((?:[^"\\]|\\.)*)"', lab)))
-    return types, series
-
-types, series = load(main_txt)
-rtypes, rseries = load(rec_txt)                       # --window 5s: the recorder's families
-for f in rtypes:
-    if f.startswith("gpuio_recorder_"):
-        types[f], series[f] = rtypes[f], rseries[f]
-
-# every expression: (where, PromQL, labels its annotations print)
-rules = yaml.safe_load(open(rules_f))
-recorded, exprs = {}, []
-for g in rules["groups"]:
-    for r in g["rules"]:
-        if "record" in r:
-            recorded[r["record"]] = r["expr"]
-        exprs.append(("rule " + r.get("record", r.get("alert", "?")), r["expr"],
-                      re.findall(r"\$labels\.(\w+)", json.dumps(r.get("annotations", {})))))
-dash = json.load(open(dash_f))
-tl = dash["templating"]["list"]
-if not any(v["type"] == "datasource" and v.get("query") == "prometheus" for v in tl):
-    bad.append("dashboard: no datasource variable of type prometheus")
-def walk(panels):
-    for p in panels:
-        yield p
-        yield from walk(p.get("panels", []))
-for p in walk(dash["panels"]):
-    if p["type"] == "row":
-        continue
-    if not p.get("targets"):
-        bad.append(f"panel '{p['title']}': no targets")
-    for t in p.get("targets", []):
-        if t.get("datasource", p.get("datasource", {})).get("uid") != "${datasource}":
-            bad.append(f"panel '{p['title']}' {t['refId']}: datasource is not ${{datasource}}")
-        exprs.append((f"panel '{p['title']}' {t['refId']}", t["expr"], []))
-for v in tl:
-    if v["type"] == "query":
-        exprs.append((f"variable ${v['name']}", v["query"]["query"] if isinstance(v["query"], dict) else v["query"], []))
-# the panels' PromQL, Grafana's variables filled in, as recording rules for
-# `promtool check rules` to parse (label_values(SELECTOR, l): the selector)
-dash_promql = [re.sub(r"\$\{?\w+\}?", ".*", re.sub(r"\$__rate_interval", "1m",
-               re.sub(r"^label_values\((.*),\s*\w+\s*\)$", r"\1", e)))
-               for where, e, _ in exprs if not where.startswith("rule ")]
-with open(dash_rules_f, "w") as out:
-    yaml.safe_dump({"groups": [{"name": "dashboard", "rules": [
-        {"record": f"dashboard:expr_{i}", "expr": e} for i, e in enumerate(dash_promql)]}]}, out)
-
-def fam_of(name):
-    """a sample name in PromQL -> its family on the page (x_bucket -> x for histograms)"""
-    for s in ("_bucket", "_sum", "_count"):
-        if name.endswith(s) and types.get(name[:-len(s)]) == "histogram":
-            return name[:-len(s)]
-    return name
-
-def sources(name, where):
-    """the monitor's families a metric name reads: itself, or what a recording rule reads"""
-    if ":" in name:                                    # job:…, instance:…: made by the rules
-        if name not in recorded:
-            bad.append(f"{where}: {name} is no recording rule of {rules_f}")
-            return set()
-        return set().union(*[sources(n, where) for n in names(recorded[name])])
-    return {fam_of(name)}
-
-def unquote(e):
-    return re.sub(r'"(?:[^"\\]|\\.)*"', '""', e)       # label values are not names
-
-def names(e):
-    """metric names in PromQL: gpuio_… identifiers and recording-rule names (with a colon)"""
-    return {n for n in re.findall(r"(?<![\w:])([a-zA-Z_:][\w:]*)", unquote(e))
-            if n.startswith("gpuio_") or (":" in n and n.split(":")[1].startswith("gpuio_"))}
-
-used, label_uses = {}, []     # family -> [where]; (where, label, families)
-for where, e, ann in exprs:
-    q = unquote(e)
-    fams = set().union(*[sources(n, where) for n in names(e)]) if names(e) else set()
-    for f in fams:
-        used.setdefault(f, []).append(where)
-    # by/on/…(labels): any family of the expression; {label=…} and label_values(m, label): that metric's
-    for m in re.finditer(r"\b(?:by|without|on|ignoring|group_left|group_right)\s*\(([^)]*)\)", q):
-        label_uses += [(where, l.strip(), fams) for l in m.group(1).split(",") if l.strip()]
-    label_uses += [(where, l, fams) for l in ann]
-    for m in re.finditer(r"([a-zA-Z_:][\w:]*)?\s*\{([^}]*)\}", q):
-        if m.group(1) in names(e):
-            label_uses += [(where, l, sources(m.group(1), where))
-                           for l in re.findall(r"(\w+)\s*(?:=~|!~|!=|=)", m.group(2))]
-    for m in re.finditer(r"label_values\(\s*([\w:]+)\s*(?:\{[^}]*\})?\s*,\s*(\w+)\s*\)", q):
-        label_uses.append((where, m.group(2), sources(m.group(1), where)))
-
-for f in sorted(MUST_REFERENCE - set(used)):
-    bad.append(f"{f} is not queried by any rule or panel")
-for f, where in sorted(used.items()):
-    if f not in types:
-        bad.append(f"{f} is not on /metrics (queried by {', '.join(sorted(set(where)))})")
-    elif NEED_SAMPLES.match(f) and not series[f]:
-        bad.append(f"{f} has no samples on /metrics after the I/O (queried by {where[0]})")
-    else:
-        print(f"ok   {f}: {len(series[f]) or '# TYPE only, no'} samples, queried {len(where)}x")
-for where, l, fams in label_uses:
-    fams = fams & set(types)                           # an absent family is reported above
-    if l in TARGET_LABELS or not fams:
-        continue
-    if not any(l in s for f in fams for s in series[f]):
-        bad.append(f"{where}: label {l} is on no series of {', '.join(sorted(fams))}")
-for b in dict.fromkeys(bad):                           # each once, in order
-    print("FAIL", b)
-print(f"{len(exprs)} expressions, {len(used)} families, {len({l for _, l, _ in label_uses})} labels checked")
-sys.exit(1 if bad else 0)
-PYEOF
+pycheck deploy.rules_vs_metrics "$TMP/m.txt" "$TMP/rec.txt" "$RULES" "$DASH" "$TMP/dash-rules.yml" ||
+  fail "the rules or the dashboard query what /metrics does not have (FAIL lines above)"
 if [ -z "$NO_PROMTOOL" ]; then   # every panel's and variable's PromQL parses
   promtool check rules "$TMP/dash-rules.yml" > "$TMP/dash-rules.out" 2>&1 ||
     { cat "$TMP/dash-rules.out"; fail "promtool rejects the dashboard's PromQL"; }

@@ -28,75 +28,24 @@ cat "$TMP/doc.txt"
 "$GPUIO" trace -q -o "$TMP/t.json" -- /bin/true 2> "$TMP/t.err" || { cat "$TMP/t.err"; fail "gpuio trace failed"; }
 "$GPUIO" info --json "$TMP/t.gpuio" > "$TMP/info.json" || fail "gpuio info failed"
 
-python3 - "$TMP/doc.json" "$TMP/doc.txt" "$TMP/info.json" <<'EOF' || fail "doctor disagrees with the machine"
-import json, os, re, sys
-d = json.load(open(sys.argv[1]))
-text = open(sys.argv[2]).read()
-info = json.load(open(sys.argv[3]))
-bad = 0
-def check(cond, msg):
-    global bad
-    print(("ok   " if cond else "FAIL ") + msg)
-    bad += not cond
-
-check(d["can_trace"] is True, "can_trace as root here")
-check(d["kernel"]["release"]["value"] == os.uname().release,
-      f'kernel release {d["kernel"]["release"]["value"]} == uname -r')
-btf = os.path.exists("/sys/kernel/btf/vmlinux")
-check((d["kernel"]["btf"]["status"] == "ok") == btf, f"BTF ok == /sys/kernel/btf/vmlinux exists ({btf})")
-modes = info["modes"]
-for layer in ("vfs", "block", "proc", "pagecache", "io_uring", "sched"):
-    check(d["attach"][layer]["value"] == modes[layer],
-          f'{layer}: doctor {d["attach"][layer]["value"]} == trace {modes[layer]}')
-# the refusals a real trace recorded are the ones doctor gives for vfs
-for part in info["modes_detail"].split(";"):
-    part = part.strip()
-    if part.startswith("vfs "):
-        check(part in d["attach"]["vfs"]["detail"], f"vfs refusal said: {part}")
-if "vfs fentry refused" in info["modes_detail"]:
-    check(d["attach"]["vfs"]["status"] == "warn", "vfs below fentry is a warning")
-check(d["gpu"]["nvml"]["status"] == "no", "NVML absent here")
-# the text says the same things
-for sec in ("kernel", "attach", "gpu", "permissions"):
-    for key, f in d[sec].items():
-        check(re.search(r"\b%s\s+%s" % (re.escape(key), re.escape(f["value"])), text) is not None,
-              f"text has {key} {f['value']}")
-sys.exit(1 if bad else 0)
-EOF
+pycheck doctor.machine "$TMP/doc.json" "$TMP/doc.txt" "$TMP/info.json" || fail "doctor disagrees with the machine"
 
 # CUDA driver: none here, unless the stand-in is on the library path
 if ! python3 -c 'import ctypes; ctypes.CDLL("libcuda.so.1")' 2>/dev/null; then
-  python3 -c 'import json,sys; f=json.load(open(sys.argv[1]))["gpu"]["cuda_driver"]; sys.exit(f["status"] != "no")' \
-    "$TMP/doc.json" || fail "a CUDA driver reported where libcuda.so.1 does not load"
+  pycheck doctor.no_driver "$TMP/doc.json" || fail "a CUDA driver reported where libcuda.so.1 does not load"
   echo "ok   no CUDA driver reported (libcuda.so.1 does not load here)"
 fi
 for v in 12040 13000; do
   LD_LIBRARY_PATH="$(dirname "$FAKE_LIB")" FAKE_CUDA_DRIVER_VERSION=$v "$GPUIO" doctor --json > "$TMP/drv$v.json" 2>/dev/null
-  python3 - "$TMP/drv$v.json" "$v" <<'EOF' || fail "driver version with the stand-in libcuda.so.1 ($v)"
-import json, sys
-d = json.load(open(sys.argv[1]))
-v = int(sys.argv[2])
-f = d["gpu"]["cuda_driver"]
-assert f["status"] == "ok" and f"cuDriverGetVersion {v})" in f["value"], f
-assert f["value"].startswith(f"CUDA {v // 1000}.{v % 1000 // 10} "), f
-print(f"ok   stand-in driver: {f['value']}")
-EOF
+  pycheck doctor.stand_in_driver "$TMP/drv$v.json" "$v" || fail "driver version with the stand-in libcuda.so.1 ($v)"
 done
 
 # CUPTI: the toolkit's libcupti.so.13, when this machine has one
 real=$(ls /usr/local/cuda/lib64/libcupti.so.13 /usr/local/cuda/targets/*/lib/libcupti.so.13 2>/dev/null | head -1)
 if [ -n "$real" ]; then
-  python3 - "$TMP/doc.json" "$(realpath "$real")" <<'EOF' || fail "CUPTI not reported"
-import json, os, sys
-f = json.load(open(sys.argv[1]))["gpu"]["cupti"]
-assert f["status"] == "ok" and "(CUDA 13." in f["value"], f
-listed = [p.split(" (")[0] for p in f["detail"].split("found: ")[1].split("; ")]
-assert any(os.path.realpath(p) == sys.argv[2] for p in listed if p.startswith("/")), (listed, sys.argv[2])
-print(f"ok   CUPTI: {f['value']}")
-EOF
+  pycheck doctor.cupti_listed "$TMP/doc.json" "$(realpath "$real")" || fail "CUPTI not reported"
   GPUIO_CUPTI="$real" "$GPUIO" doctor --json > "$TMP/ovr.json" 2>/dev/null
-  python3 -c 'import json,sys; f=json.load(open(sys.argv[1]))["gpu"]["cupti"]; assert f["value"].startswith(sys.argv[2]) and "GPUIO_CUPTI" in f["detail"], f' \
-    "$TMP/ovr.json" "$real" || fail "GPUIO_CUPTI not honoured"
+  pycheck doctor.cupti_override "$TMP/ovr.json" "$real" || fail "GPUIO_CUPTI not honoured"
   echo "ok   GPUIO_CUPTI=$real is the one used"
 else
   echo "note: no /usr/local/cuda libcupti.so.13 here: the CUPTI listing check is skipped"
@@ -105,8 +54,7 @@ fi
 # NVML: the stand-in libnvidia-ml.so.1 answers with 2 GPUs and its driver version
 printf 'gpus 2\n' > "$TMP/nvml.txt"
 LD_LIBRARY_PATH="$GPUIO_TESTS/fake_nvml.d" FAKE_NVML_FILE="$TMP/nvml.txt" "$GPUIO" doctor --json > "$TMP/nvml.json" 2>/dev/null
-python3 -c 'import json,sys; f=json.load(open(sys.argv[1]))["gpu"]["nvml"]; assert f["status"] == "ok" and f["value"] == "2 GPU(s), driver 999.99-standin", f' \
-  "$TMP/nvml.json" || fail "NVML through the stand-in libnvidia-ml.so.1"
+pycheck doctor.nvml_standin "$TMP/nvml.json" || fail "NVML through the stand-in libnvidia-ml.so.1"
 echo "ok   NVML: the stand-in's 2 GPUs and driver version"
 
 # not root: what it can say, root needed, exit 1, no crash

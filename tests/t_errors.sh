@@ -9,12 +9,7 @@
 # that exits 7, and `id` run by the launched command.
 source "$(dirname "$0")/lib.sh"
 RO="$TMP/ro"
-cleanup() {
-  set +e
-  mountpoint -q "$RO" 2>/dev/null && umount "$RO"
-  rm -rf "$TMP"
-}
-trap cleanup EXIT
+on_exit 'mountpoint -q "$RO" 2>/dev/null && umount "$RO"'
 
 bad=0
 # expect NAME WANT_RC REGEX_IN_STDERR [MAX_LINES] -- CMD...

@@ -33,15 +33,5 @@ for fmt in pftrace json; do
   [ "$fmt" = pftrace ] && "$GPUIO" convert -q "$TMP/big.gpuio" -o "$TMP/big.pftrace"
 done
 
-python3 - "$TMP/big.pftrace" "$BIG" "$GPUIO_SRC/tests" <<'EOF' || fail "the $BIG-call protobuf does not frame"
-import sys
-sys.path.insert(0, sys.argv[3])
-import pftrace as pf
-raw = pf.read_raw(sys.argv[1])
-pkts, tail = pf.split_packets(raw)
-want = 2 * int(sys.argv[2])
-assert not tail, "%d bytes of a partial packet" % len(tail)
-assert len(pkts) > want, "%d packets for %d begin/end events" % (len(pkts), want)
-print("%d packets frame whole (%.1f bytes per call)" % (len(pkts), len(raw) / int(sys.argv[2])))
-EOF
+pycheck stream.frames "$TMP/big.pftrace" "$BIG" || fail "the $BIG-call protobuf does not frame"
 echo "export memory is flat in the number of calls"

@@ -37,26 +37,8 @@ for m in basic flows hostile truncate; do
 done
 
 # the flows capture has every feature: check a few against the generator too
-python3 - "$TMP/flows.manifest" "$TMP/flows.pftrace" "$GPUIO_SRC/tests" <<'EOF' || fail "flows: protobuf differs from the generator's ground truth"
-import json, sys
-sys.path.insert(0, sys.argv[3])
-import pftrace as pf
-m = json.load(open(sys.argv[1]))
-t = pf.load(sys.argv[2])
-assert not t.errors, t.errors
-sl = t.slices()
-want = sum(1 for b in m["block"] if b["flow"])
-flows = t.flows(sl)
-assert len(flows) == want, "%d flows, want %d" % (len(flows), want)
-for src, dst in flows:
-    assert src["cat"] == "vfs" and dst["cat"] == "block", (src["name"], dst["name"])
-    key = (dst["args"]["tid"], src["ts"] - m["monotonic_ns"])
-    ok = [v for v in m["vfs"] if (v["tid"], v["ts_ns"] - m["monotonic_ns"]) == key and v["flow"]]
-    assert ok, "flow from a call the generator did not bind: %r" % (key,)
-lanes = {tr.name for tr in t.tracks.values() if tr.name and tr.name.startswith("io_uring lane")}
-assert len(lanes) == m["uring_lanes"], lanes
-print("flows: %d arrows, %d io_uring lanes as generated" % (len(flows), len(lanes)))
-EOF
+pycheck export_gen.flows_pftrace "$TMP/flows.manifest" "$TMP/flows.pftrace" ||
+  fail "flows: protobuf differs from the generator's ground truth"
 
 # gzip: the same packets
 "$GPUIO" convert -q "$TMP/flows.gpuio" -o "$TMP/flows.pftrace.gz" || fail "convert to .pftrace.gz failed"
@@ -68,12 +50,7 @@ tp_check "$TMP/flows.pftrace.gz"
 if $CMP "$TMP/basic.json" "$TMP/flows.pftrace" > /dev/null 2>&1; then
   fail "compare_exports accepts a protobuf export of another capture"
 fi
-python3 - "$TMP/flows.pftrace" "$TMP/tampered.pftrace" <<'EOF' || fail "cannot make the tampered copy"
-import sys
-raw = open(sys.argv[1], "rb").read()
-i = raw.index(b"/data/b.bin")
-open(sys.argv[2], "wb").write(raw[:i] + b"/data/c.bin" + raw[i + 11:])
-EOF
+pycheck export_gen.tamper "$TMP/flows.pftrace" "$TMP/tampered.pftrace" || fail "cannot make the tampered copy"
 if $CMP "$TMP/flows.json" "$TMP/tampered.pftrace" > "$TMP/tampered.cmp" 2>&1; then
   fail "compare_exports accepts a protobuf export with a changed path"
 fi
@@ -87,18 +64,8 @@ if [ "$(id -u)" -eq 0 ]; then
   "$GPUIO" trace -q --no-export -o "$TMP/fw.json" -- "$GPUIO_TESTS/fork_workers" "$D" 3 2 \
     > /dev/null 2> "$TMP/fw.err" || { cat "$TMP/fw.err"; fail "trace of fork_workers failed"; }
   both fork_workers "$TMP/fw.gpuio"
-  python3 - "$TMP/fork_workers.pftrace" "$GPUIO_SRC/tests" <<'EOF' || fail "fork_workers: processes/threads missing from the protobuf"
-import sys
-sys.path.insert(0, sys.argv[2])
-import pftrace as pf
-t = pf.load(sys.argv[1])
-procs = [tr for tr in t.tracks.values() if tr.kind == "process"]
-names = {tr.name for tr in t.tracks.values() if tr.kind == "thread"}
-assert len(procs) >= 5, [p.name for p in procs]        # parent, 3 workers, sh/cat
-for want in ("gw-thread0", "gw-thread1", "gw-worker0", "gw-worker1", "gw-worker2"):
-    assert want in names, (want, names)
-print("fork_workers: %d processes, threads %s" % (len(procs), sorted(n for n in names if n.startswith("gw-"))))
-EOF
+  pycheck export_gen.fork_workers_pftrace "$TMP/fork_workers.pftrace" ||
+    fail "fork_workers: processes/threads missing from the protobuf"
   mkdir -p "$TMP/k"
   "$GPUIO" trace -q --no-export -o "$TMP/k.json" -- "$GPUIO_TESTS/known_io" "$TMP/k" \
     > /dev/null 2> "$TMP/k.err" || { cat "$TMP/k.err"; fail "trace of known_io failed"; }

@@ -29,52 +29,8 @@ both_forms() {
 "$GEN" states "$TMP/s.gpuio" > "$TMP/manifest.json" || fail "gen_capture states failed"
 both_forms s
 
-python3 - "$TMP/manifest.json" "$TMP/s.json" "$GPUIO_SRC/tests" <<'PYEOF' || fail "JSON states differ from the generator's"
-import json, sys
-from decimal import Decimal
-sys.path.insert(0, sys.argv[3])
-import check_trace as ct
-
-m = json.load(open(sys.argv[1]))
-want = [(n, tid, ts, end) for n, tid, ts, end in m["states"]]
-raw = json.load(open(sys.argv[2]), parse_float=Decimal)   # exact µs, no float rounding
-raw = raw["traceEvents"] if isinstance(raw, dict) else raw
-ns = lambda us: int(Decimal(us) * 1000)
-got = sorted((e["name"], e["args"]["tid"], ns(e["ts"]), ns(e["ts"]) + ns(e["dur"]))
-             for e in raw if e.get("ph") == "X" and e.get("cat") == "sched")
-# JSON ts 0 is the trace's origin: the offset is the first state's
-first = min(want, key=lambda s: s[2])
-off = min(g[2] for g in got if g[1] == first[1]) - first[2]
-bad, have = [], {}
-for g in got:
-    have.setdefault((g[0], g[1], g[2] - off), []).append(g[3] - off)
-for n, tid, ts, end in want:
-    ends = have.get((n, tid, ts), [])
-    hit = next((e for e in ends if end - 1 <= e <= end), None)
-    if hit is None:
-        bad.append("missing %s of tid %d at %d..%d (JSON there: %r)" % (n, tid, ts, end, ends))
-    else:
-        ends.remove(hit)
-extra = sorted((k[1], k[0], k[2]) for k, v in have.items() for _ in v)
-# the last state of each thread stays open to the trace's end
-last = {}
-for n, tid, ts, end in want:
-    last[tid] = max(last.get(tid, 0), end)
-extra = [x for x in extra if x[2] != last.get(x[0])]
-bad += ["state not generated: tid %d %s at %d" % x for x in extra[:5]]
-per_tid = {}
-for g in got:
-    per_tid.setdefault(g[1], []).append(g)
-for tid, v in per_tid.items():   # no two states of a lane overlap, to the ns
-    v.sort(key=lambda g: g[2])
-    for a, b in zip(v, v[1:]):
-        if b[2] < a[3]:
-            bad.append("tid %d: %s %d..%d overlaps %s from %d" % (tid, a[0], a[2], a[3], b[0], b[2]))
-print("states: %d generated, %d in the JSON" % (len(want), len(got)))
-if bad:
-    print("\n".join(bad[:20]))
-    sys.exit(1)
-PYEOF
+pycheck sched_truth.generated_states "$TMP/manifest.json" "$TMP/s.json" ||
+  fail "JSON states differ from the generator's"
 # The same on this kernel's real scheduler: a whole-node trace, where threads
 # come on a CPU without their last switch-out having been seen (on this VM
 # the host agent's threads: the kernel's own sched_switch never shows them

@@ -40,12 +40,8 @@ nlib=$(ls "$C/build/lib" | wc -l)
 size=$(du -sb "$C" | cut -f1)
 [ "$size" -le $((48 << 20)) ] || fail "the bundle is $size bytes, over 48 MiB"
 env -i "$C/build/gpuio" doctor --json > "$TMP/doctor.json" 2>/dev/null || true
-python3 - "$TMP/doctor.json" "$C/build/libgpuio-cupti.so" <<'PY' || fail "the copy does not find its own collector"
-import json, sys
-d = json.load(open(sys.argv[1]))
-v = d["gpu"]["collector"]["value"]
-assert v == sys.argv[2], "collector %s, want %s" % (v, sys.argv[2])
-PY
+pycheck gpu_runs.bundle_collector "$TMP/doctor.json" "$C/build/libgpuio-cupti.so" ||
+  fail "the copy does not find its own collector"
 echo "self-contained: $((size >> 10)) KiB, $nlib libraries beside gpuio, its collector found beside it"
 
 # ---- no GPU: exit 2, the reason, nothing written ----
@@ -75,41 +71,12 @@ done
 L=$TMP/logs
 mkdir -p "$L" && tar xzf "$RUNS/logs.tar.gz" -C "$L"
 rc=0; python3 "$GPUIO_SRC/tests/gpu/bundle/summarize.py" "$L" "$RUNS/doctor.json" > "$TMP/sum.txt" || rc=$?
-python3 - "$TMP/sum.txt" "$rc" <<'PY' || { cat "$TMP/sum.txt"; fail "summarize.py on the saved H200 logs"; }
-import re, sys
-t, rc = open(sys.argv[1]).read(), int(sys.argv[2])
-def verdict(name):
-    m = re.search(r"^%s +(PASS|FAIL) " % re.escape(name), t, re.M)
-    return m and m.group(1)
-want = {  # as that run was: the old checker failed every copy duration; the
-          # report took the pin-memory thread for the loop (issue "Every job shape")
-    "gpu_check bpf-launch": "FAIL", "gpu_check bpf-attach": "FAIL",
-    "gpu_check nobpf-launch": "FAIL", "gpu_check nobpf-attach": "FAIL",
-    "train bpf": "FAIL", "train bpf gpu": "PASS", "train nobpf": "PASS", "train nobpf gpu": "PASS"}
-bad = ["%s: %s, want %s" % (k, verdict(k), v) for k, v in want.items() if verdict(k) != v]
-for s in ("gpu:         NVIDIA H200, 580.159.04", "torch:       2.11.0+cu130",
-          "trace mode:  full (BPF loads)", "waiting for data 1.213 s, the loop's own 1.458 s (-16.8%)",
-          "loop thread 763/792 (NOT the program's 763/763)", "4304 kernels of pid 763",
-          "64 NVTX ranges for 64 steps", "! #11 memcpy HtoD 1048576 B: dur 21.7 us vs cudaEvent 29.7 us (-27.13%)",
-          "RESULT: FAIL (5 of 8 checks failed"):
-    if s not in t:
-        bad.append("missing: %s" % s)
-if rc != 1:
-    bad.append("exit %d, want 1" % rc)
-print("\n".join(bad) or "summary of the saved H200 run: 8 verdicts and their numbers as logged")
-sys.exit(1 if bad else 0)
-PY
+pycheck gpu_runs.bundle_summary "$TMP/sum.txt" "$rc" || { cat "$TMP/sum.txt"; fail "summarize.py on the saved H200 logs"; }
 # changed outputs: every check passing -> PASS; a log missing -> FAIL
 for m in bpf nobpf; do
   sed -i -E 's/^(gpu-check \[[a-z]+-(launch|attach)\]: )FAIL \(durations\)$/\1PASS/' "$L/gpucheck-$m.log"
 done
-python3 - "$L/train-bpf.report.json" <<'PY'
-import json, sys
-r = json.load(open(sys.argv[1]))
-r["wait"]["tid"] = r["wait"]["pid"]
-r["wait"]["loop_us"]["waiting_for_data"] = 1.45e6
-json.dump(r, open(sys.argv[1], "w"))
-PY
+pycheck gpu_runs.bundle_fix_report "$L/train-bpf.report.json"
 rc=0; python3 "$GPUIO_SRC/tests/gpu/bundle/summarize.py" "$L" "$RUNS/doctor.json" > "$TMP/sum2.txt" || rc=$?
 [ "$rc" = 0 ] && grep -q "^RESULT: PASS (0 of 8 checks failed)" "$TMP/sum2.txt" ||
   { cat "$TMP/sum2.txt"; fail "summarize.py: all passing, yet rc $rc"; }

@@ -24,30 +24,9 @@ CALLS="$GPUIO_TESTS/fake_libcuda_calls"
 [ -x "$CALLS" ] && [ -f "$FAKE" ] || fail "test programs missing: run make test-progs"
 
 # info_records CAPTURE: "state how pid reason" per gpu_info record
-info_records() {
-  python3 - "$1" <<'EOF'
-import sys, os
-sys.path.insert(0, os.environ["GPUIO_SRC"] + "/tests")
-import gpu_records
-h, recs = gpu_records.read(sys.argv[1])
-for r in recs:
-    if r["type_name"] == "gpu_info":
-        print(r["state"], r["how"], r["pid"], r["reason"])
-EOF
-}
+info_records() { pycheck cupti_records.info_records "$1"; }
 # api_names CAPTURE: names of CUDA API records, one per line
-api_names() {
-  python3 - "$1" <<'EOF'
-import sys, os
-sys.path.insert(0, os.environ["GPUIO_SRC"] + "/tests")
-import gpu_records
-h, recs = gpu_records.read(sys.argv[1])
-for r in recs:
-    if r["type_name"] == "cuda_api":
-        print(r["name"])
-EOF
-}
-export GPUIO_SRC
+api_names() { pycheck cupti_records.api_names "$1"; }
 
 expected_calls() {  # the CALL lines the program prints by itself, untraced
   "$CALLS" "$FAKE" | sed 's/ tid=[0-9]*//' | sort
@@ -59,6 +38,7 @@ expected_calls >"$TMP/want.calls"
 # the program dlopens the driver itself: the uprobes reach it at gpuio's next
 # rescan (1 s), so it waits for $TMP/goA before calling
 ( sleep 2; touch "$TMP/goA" ) &
+proc_reg $! "goA toucher"
 "$GPUIO" trace -o "$TMP/a.json" --capture "$TMP/a.gpuio" -- "$CALLS" "$FAKE" --wait "$TMP/goA" \
   --linger 200 >"$TMP/a.out" 2>"$TMP/a.err" || { cat "$TMP/a.err"; fail "launch trace failed"; }
 cat "$TMP/a.err"
@@ -78,12 +58,13 @@ api_names "$TMP/a.gpuio" | grep -x cuMemcpyHtoD_v2 >/dev/null || fail "A: uprobe
 check_struct "$TMP/a.json"
 
 # ---- B. attach: inject into a process that already loaded libcuda ----
-"$CALLS" "$FAKE" --wait "$TMP/go" --linger 200 >"$TMP/b.out" 2>"$TMP/b.perr" &
-tpid=$!
+spawn -o "$TMP/b.out" -e "$TMP/b.perr" target "$CALLS" "$FAKE" --wait "$TMP/go" --linger 200
+tpid=$SPAWNED
 wait_lines "$TMP/b.out" 1
-"$GPUIO" trace -p "$tpid" -o "$TMP/b.json" --capture "$TMP/b.gpuio" >"$TMP/b.trace.out" 2>"$TMP/b.err" &
-gpid=$!
-for _ in $(seq 200); do grep -q 'GPU collector injected into pid' "$TMP/b.err" && break; sleep 0.05; done
+spawn -o "$TMP/b.trace.out" -e "$TMP/b.err" gpuio \
+  "$GPUIO" trace -p "$tpid" -o "$TMP/b.json" --capture "$TMP/b.gpuio"
+gpid=$SPAWNED
+poll grep -q 'GPU collector injected into pid' "$TMP/b.err" || true
 grep -q "GPU collector injected into pid $tpid" "$TMP/b.err" || { cat "$TMP/b.err"; fail "B: no injection"; }
 touch "$TMP/go"
 wait "$tpid" || fail "B: the injected process did not exit 0"
@@ -101,11 +82,11 @@ api_names "$TMP/b.gpuio" | grep -x cuLaunchKernel >/dev/null || fail "B: uprobes
 check_struct "$TMP/b.json"
 
 # ---- C. --no-gpu-inject ----
-"$CALLS" "$FAKE" --wait "$TMP/go2" --linger 200 >"$TMP/c.out" 2>&1 &
-tpid=$!
+spawn -l "$TMP/c.out" target "$CALLS" "$FAKE" --wait "$TMP/go2" --linger 200
+tpid=$SPAWNED
 wait_lines "$TMP/c.out" 1
-"$GPUIO" trace --no-gpu-inject -p "$tpid" -o "$TMP/c.json" --capture "$TMP/c.gpuio" 2>"$TMP/c.err" &
-gpid=$!
+spawn -e "$TMP/c.err" gpuio "$GPUIO" trace --no-gpu-inject -p "$tpid" -o "$TMP/c.json" --capture "$TMP/c.gpuio"
+gpid=$SPAWNED
 sleep 2.5   # two gpu_watch periods: an injection would have happened by now
 touch "$TMP/go2"
 wait "$tpid" || fail "C: target failed"
@@ -119,8 +100,8 @@ api_names "$TMP/c.gpuio" | grep -x cuCtxSynchronize >/dev/null || fail "C: uprob
 # write one UNAVAILABLE record, and leave every thread's self-checks intact.
 mkdir -p "$TMP/d.gpu"
 mkfifo "$TMP/d.in"
-"$GPUIO_TESTS/inject_target" threads <"$TMP/d.in" >"$TMP/d.out" 2>&1 &
-tpid=$!
+spawn -i "$TMP/d.in" -l "$TMP/d.out" inject_target "$GPUIO_TESTS/inject_target" threads
+tpid=$SPAWNED
 exec 7>"$TMP/d.in"
 wait_lines "$TMP/d.out" 1
 "$GPUIO" inject -p "$tpid" --arg "$TMP/d.gpu" >"$TMP/d.inj" 2>&1 || { cat "$TMP/d.inj"; fail "D: gpuio inject failed"; }
@@ -143,16 +124,15 @@ done
 # Its collector knows only its namespace's pid (1 here): gpuio must map it to
 # the host pid it traces, or the GPU records land on the wrong process.
 if command -v unshare >/dev/null && unshare --pid --fork --mount-proc true 2>/dev/null; then
-  unshare --pid --fork --mount-proc "$CALLS" "$FAKE" --wait "$TMP/go4" --linger 200 \
-    >"$TMP/f.out" 2>&1 &
-  upid=$!
+  spawn -l "$TMP/f.out" unshare unshare --pid --fork --mount-proc "$CALLS" "$FAKE" --wait "$TMP/go4" --linger 200
+  upid=$SPAWNED
   wait_lines "$TMP/f.out" 1
   grep -q '^ready 1$' "$TMP/f.out" || fail "F: the program is not pid 1 of its namespace: $(head -1 "$TMP/f.out")"
   hpid=$(pgrep -P "$upid" | head -1)
   [ -n "$hpid" ] || fail "F: no host pid for the namespaced program"
-  "$GPUIO" trace -p "$hpid" -o "$TMP/f.json" --capture "$TMP/f.gpuio" 2>"$TMP/f.err" &
-  gpid=$!
-  for _ in $(seq 200); do grep -q 'GPU collector injected into pid' "$TMP/f.err" && break; sleep 0.05; done
+  spawn -e "$TMP/f.err" gpuio "$GPUIO" trace -p "$hpid" -o "$TMP/f.json" --capture "$TMP/f.gpuio"
+  gpid=$SPAWNED
+  poll grep -q 'GPU collector injected into pid' "$TMP/f.err" || true
   sleep 1.5   # one ingest tick after the injection
   touch "$TMP/go4"
   wait "$upid" || fail "F: the namespaced program failed"
@@ -167,61 +147,22 @@ else
 fi
 
 # ---- E. hostile side files ----
-# plant.py DIR: what any local user can drop in the world-writable dir
-cat >"$TMP/plant.py" <<'EOF'
-import os, struct, sys, time
-d = sys.argv[1]
-def header(pid):
-    h = bytearray(2048)
-    h[0:8] = b"GPUIOCAP"
-    struct.pack_into("<IIQQI", h, 8, 1, 2048, 0, 0, pid)
-    return bytes(h)
-def info(pid, reason):   # gpuio_gpu_info, UNAVAILABLE
-    r = struct.pack("<HHIIIQ", 7, 216, pid, pid, 0, 1) + bytes(40)
-    r += struct.pack("<IIIIiI", 2, 0, 1, 0, 0, 0) + reason.ljust(128, b"\0")
-    assert len(r) == 216
-    return r
-def vfs(pid):            # gpuio_vfs_event: not a GPU type, must be dropped
-    return struct.pack("<HHIIIQ", 1, 112, pid, pid, 0, 1) + bytes(88)
-os.mkfifo(os.path.join(d, "cupti.90001.gpuio"))
-os.symlink("/etc/passwd", os.path.join(d, "cupti.90002.gpuio"))
-with open(os.path.join(d, "cupti.90003.gpuio"), "wb") as f:
-    f.write(header(90003) + vfs(1) + info(1, b"FORGED-OK") +
-            struct.pack("<HHIIIQ", 7, 0xfff8, 1, 1, 0, 1) + info(1, b"AFTER-HUGE"))
-with open(os.path.join(d, "other"), "wb") as f:
-    f.write(header(90004) + info(1, b"HARDLINK"))
-os.link(os.path.join(d, "other"), os.path.join(d, "cupti.90004.gpuio"))
-# another user's file claiming a live root process (this script's own shell)
-p = os.path.join(d, "cupti.90006.gpuio")
-with open(p, "wb") as f:
-    f.write(header(int(sys.argv[2])) + info(1, b"NOT-YOURS"))
-os.chown(p, 65534, 65534)
-for i in range(1200):    # more names than a 1024-fd limit
-    open(os.path.join(d, "cupti.%d.gpuio" % (100000 + i)), "wb").close()
-# a writer that never stops, not even after the trace (the test kills it)
-with open(os.path.join(d, "cupti.90005.gpuio"), "wb", buffering=0) as f:
-    f.write(header(90005))
-    rec = info(1, b"FLOOD") * 64
-    while True:
-        f.write(rec)
-        time.sleep(0.002)
-EOF
-"$CALLS" "$FAKE" --wait "$TMP/goD" --linger 200 >"$TMP/e.out" 2>&1 &
-tpid=$!
+# cupti_records.plant DIR VICTIM: what any local user can drop in the world-writable dir
+spawn -l "$TMP/e.out" target "$CALLS" "$FAKE" --wait "$TMP/goD" --linger 200
+tpid=$SPAWNED
 wait_lines "$TMP/e.out" 1
 ( ulimit -n 1024; exec timeout 60 "$GPUIO" trace -p "$tpid" -o "$TMP/e.json" --capture "$TMP/e.gpuio" ) \
   2>"$TMP/e.err" &
 gpid=$!
-for _ in $(seq 100); do [ -d "$TMP/e.gpuio.gpu" ] && break; sleep 0.05; done
-[ -d "$TMP/e.gpuio.gpu" ] || fail "E: no side-file directory"
-python3 "$TMP/plant.py" "$TMP/e.gpuio.gpu" "$$" 2>/dev/null &
-ppid=$!
+proc_reg "$gpid" gpuio
+wait_for -t 5 -m "E: no side-file directory" "$TMP/e.gpuio.gpu" test -d "$TMP/e.gpuio.gpu"
+spawn -e /dev/null planter python3 "$GPUIO_SRC/tests/checks/run.py" cupti_records.plant "$TMP/e.gpuio.gpu" "$$"
+ppid=$SPAWNED
 sleep 3.5
 touch "$TMP/goD"
 wait "$tpid" || fail "E: target failed"
 rc=0; wait "$gpid" || rc=$?
-kill "$ppid" 2>/dev/null || true
-wait "$ppid" 2>/dev/null || true
+proc_stop "$ppid"
 grep -v FLOOD "$TMP/e.err" | head -30
 [ "$rc" -eq 0 ] || fail "E: gpuio trace failed or hung (rc $rc)"
 grep -q "cupti.90001.gpuio ignored from here on: not a regular file" "$TMP/e.err" || fail "E: FIFO not refused"
@@ -231,19 +172,5 @@ grep -q "cupti.90006.gpuio ignored from here on: its pid belongs to another user
   fail "E: another user's file was allowed to name a root process"
 ! grep -qi "too many open files" "$TMP/e.err" || fail "E: gpuio ran out of fds"
 check_struct "$TMP/e.json"
-python3 - "$TMP/e.gpuio" "$tpid" <<'EOF' || fail "E: hostile records in the capture"
-import sys, os
-sys.path.insert(0, os.environ["GPUIO_SRC"] + "/tests")
-import gpu_records
-h, recs = gpu_records.read(sys.argv[1])
-tpid = int(sys.argv[2])
-reasons = [(r["pid"], r["reason"]) for r in recs if r["type_name"] == "gpu_info"]
-assert (90003, "FORGED-OK") in reasons, reasons[:5]
-bad = [x for x in reasons if x[1] in ("AFTER-HUGE", "HARDLINK", "NOT-YOURS")]
-assert not bad, bad
-assert all(p == 90005 for p, x in reasons if x == "FLOOD")
-assert not [r for r in recs if r["pid"] in (1, 90003) and r["type"] < 7], "forged non-GPU record"
-assert any(p == tpid and x.startswith("CUPTI unavailable") for p, x in reasons), \
-    "the real collector's record is missing"
-EOF
+pycheck cupti_records.hostile_capture "$TMP/e.gpuio" "$tpid" || fail "E: hostile records in the capture"
 echo "ok: launch and attach collectors report why they are off, once; programs unharmed"

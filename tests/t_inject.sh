@@ -41,18 +41,10 @@ LIB="$GPUIO_TESTS/libinject_test.so"
 [ -x "$PROG" ] || fail "$PROG missing (make test-progs)"
 [ -f "$LIB" ] || fail "$LIB missing (make test-progs)"
 
-PIDS=()
-cleanup() {
-  set +e
-  exec 3>&- 4>&- 5>&-
-  for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
-  for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null; done
-  rm -rf "$TMP"
-}
-trap cleanup EXIT
-
+# targets are spawned -s KILL: what is left at the end is SIGKILLed
 # inj ARGS...: gpuio inject with the test library; 124 = it hung
-inj() { timeout 30 "$GPUIO" inject --lib "$LIB" "$@"; }
+INJ=(timeout 30 "$GPUIO" inject --lib "$LIB")
+inj() { "${INJ[@]}" "$@"; }
 
 # not_traced PID: no thread of PID is traced or stopped
 not_traced() {
@@ -66,23 +58,17 @@ not_traced() {
   done
 }
 # wait_grep PATTERN FILE: until FILE has a line matching PATTERN (10 s at most)
-wait_grep() {
-  for _ in $(seq 200); do
-    grep -q -- "$1" "$2" 2>/dev/null && return 0
-    sleep 0.05
-  done
-  fail "$2 never showed '$1'"
+wait_grep() { wait_line -m "$2 never showed '$1'" "$1" "$2"; }
+# in_syscall PID NR: PID's main thread is blocked in syscall NR
+in_syscall() {
+  local nr=""
+  { read -r nr _ <"/proc/$1/syscall"; } 2>/dev/null || true
+  [ "$nr" = "$2" ]
 }
-# wait_syscall PID NR: until PID's main thread is blocked in syscall NR
-wait_syscall() {
-  local nr
-  for _ in $(seq 200); do
-    read -r nr _ <"/proc/$1/syscall" 2>/dev/null || true
-    [ "$nr" = "$2" ] && return 0
-    sleep 0.05
-  done
-  fail "pid $1 never blocked in syscall $2"
-}
+# wait_syscall PID NR: until PID's main thread is blocked in syscall NR (10 s at most)
+wait_syscall() { wait_for -m "pid $1 never blocked in syscall $2" "syscall $2" in_syscall "$1" "$2"; }
+# state_is PID STATE: /proc/PID/status says STATE
+state_is() { [ "$(awk '/^State:/ {print $2}' /proc/"$1"/status)" = "$2" ]; }
 # expect_ok OUTFILE SYM RET PID: an "injected" line with that return value
 expect_ok() {
   grep -qx "injected $(readlink -f "$LIB") into pid $4; $2 returned $3" "$1" ||
@@ -98,10 +84,10 @@ expect_fail() {
 marks() { sed 's/ tid [0-9]*$//' "$1"; }
 
 # ---- A: sleeping processes ---------------------------------------------------
-"$PROG" sleep 20 100 >"$TMP/a1.out" 2>&1 &
-A1=$!; PIDS+=("$A1")
-"$PROG" sleep 1 2500 >"$TMP/a2.out" 2>&1 &
-A2=$!; PIDS+=("$A2")
+spawn -s KILL -l "$TMP/a1.out" A1 "$PROG" sleep 20 100
+A1=$SPAWNED
+spawn -s KILL -l "$TMP/a2.out" A2 "$PROG" sleep 1 2500
+A2=$SPAWNED
 wait_grep "tick 2" "$TMP/a1.out"
 for i in 1 2 3; do
   for p in "$A1" "$A2"; do
@@ -128,8 +114,8 @@ echo "A ok: sleeps resumed exactly; library loaded once, called 3 times"
 
 # ---- B: blocked in read() on a pipe ------------------------------------------
 mkfifo "$TMP/b.fifo"
-"$PROG" read <"$TMP/b.fifo" >"$TMP/b.out" 2>&1 &
-B=$!; PIDS+=("$B")
+spawn -s KILL -i "$TMP/b.fifo" -l "$TMP/b.out" B "$PROG" read
+B=$SPAWNED
 exec 3>"$TMP/b.fifo"
 wait_grep ready "$TMP/b.out"
 wait_syscall "$B" 0
@@ -145,8 +131,9 @@ inj -p "$B" --call inject_test_null --arg x >"$TMP/b.o" 2>"$TMP/b.e" || { cat "$
 expect_ok "$TMP/b.o" inject_test_null 8 "$B"
 
 # signals sent while the call runs: each delivered once, after it
-inj -p "$B" --call inject_test_sleep --arg "1.5:$TMP/b-sig.mark" >"$TMP/b-sig.o" 2>"$TMP/b-sig.e" &
-IJ=$!
+spawn -o "$TMP/b-sig.o" -e "$TMP/b-sig.e" injector \
+  "${INJ[@]}" -p "$B" --call inject_test_sleep --arg "1.5:$TMP/b-sig.mark"
+IJ=$SPAWNED
 wait_grep "sleep start" "$TMP/b-sig.mark"
 kill -USR1 "$B"; kill -USR2 "$B"
 # meanwhile a second injector is refused, naming the first
@@ -157,17 +144,14 @@ rc=0; wait $IJ || rc=$?
 expect_ok "$TMP/b-sig.o" inject_test_sleep 5 "$B"
 not_traced "$B"
 # SIGSTOP (cannot be blocked) during a call: the process stops after it
-inj -p "$B" --call inject_test_sleep --arg "1:$TMP/b-stop.mark" >"$TMP/b-sig.o" 2>"$TMP/b-sig.e" &
-IJ=$!
+spawn -o "$TMP/b-sig.o" -e "$TMP/b-sig.e" injector \
+  "${INJ[@]}" -p "$B" --call inject_test_sleep --arg "1:$TMP/b-stop.mark"
+IJ=$SPAWNED
 wait_grep "sleep start" "$TMP/b-stop.mark"
 kill -STOP "$B"
 rc=0; wait $IJ || rc=$?
 [ $rc -eq 0 ] || { cat "$TMP/b-sig.e"; fail "B: injection with SIGSTOP failed ($rc)"; }
-for _ in $(seq 100); do
-  [ "$(awk '/^State:/ {print $2}' /proc/"$B"/status)" = T ] && break
-  sleep 0.05
-done
-[ "$(awk '/^State:/ {print $2}' /proc/"$B"/status)" = T ] || fail "B: SIGSTOP sent during the call was lost"
+wait_for -t 5 -m "B: SIGSTOP sent during the call was lost" "state T" state_is "$B" T
 [ "$(awk '/^TracerPid:/ {print $2}' /proc/"$B"/status)" = 0 ] || fail "B: still traced after SIGSTOP"
 kill -CONT "$B"
 
@@ -203,13 +187,14 @@ echo "B ok: read resumed with its data; signals kept; crash, timeout, loader err
 # temporary mask), so a signal can reach it during the call: it is kept and
 # delivered at detach; the application's own mask is intact at the end.
 mkfifo "$TMP/g.fifo"
-"$PROG" ppoll <"$TMP/g.fifo" >"$TMP/g.out" 2>&1 &
-G=$!; PIDS+=("$G")
+spawn -s KILL -i "$TMP/g.fifo" -l "$TMP/g.out" G "$PROG" ppoll
+G=$SPAWNED
 exec 4>"$TMP/g.fifo"
 wait_grep ready "$TMP/g.out"
 wait_syscall "$G" 271
-inj -v -p "$G" --call inject_test_sleep --arg "1.5:$TMP/g.mark" >"$TMP/g.o" 2>"$TMP/g.e" &
-IJ=$!
+spawn -o "$TMP/g.o" -e "$TMP/g.e" injector \
+  "${INJ[@]}" -v -p "$G" --call inject_test_sleep --arg "1.5:$TMP/g.mark"
+IJ=$SPAWNED
 wait_grep "sleep start" "$TMP/g.mark"
 kill -USR1 "$G"; kill -USR2 "$G"
 rc=0; wait $IJ || rc=$?
@@ -228,8 +213,8 @@ echo "G ok: ppoll's temporary mask intact; a signal during the call delivered af
 
 # ---- C: a multi-threaded process ------------------------------------------------
 mkfifo "$TMP/c.fifo"
-"$PROG" threads <"$TMP/c.fifo" >"$TMP/c.out" 2>&1 &
-C=$!; PIDS+=("$C")
+spawn -s KILL -i "$TMP/c.fifo" -l "$TMP/c.out" C "$PROG" threads
+C=$SPAWNED
 exec 4>"$TMP/c.fifo"
 wait_grep ready "$TMP/c.out"
 for i in 1 2 3; do
@@ -255,8 +240,8 @@ grep -q "^threads ok rounds=" "$TMP/c.out" || { cat "$TMP/c.out"; fail "C: threa
 echo "C ok: multi-threaded process unharmed"
 
 # ---- D: only running threads ----------------------------------------------------
-"$PROG" busy 1 >"$TMP/d.out" 2>&1 &
-D=$!; PIDS+=("$D")
+spawn -s KILL -l "$TMP/d.out" D "$PROG" busy 1
+D=$SPAWNED
 wait_grep ready "$TMP/d.out"
 for i in 1 2 3; do
   inj -v -p "$D" --call inject_test_mark --arg "$TMP/d.mark" >"$TMP/d.o" 2>"$TMP/d.e" ||
@@ -273,8 +258,8 @@ echo "D ok: running threads interrupted and restored (xmm included)"
 
 # ---- E: processes exiting during the injection --------------------------------
 # E1: another thread calls exit(0) while the injected call sleeps
-"$PROG" exit 1500 >"$TMP/e1.out" 2>&1 &
-E=$!; PIDS+=("$E")
+spawn -s KILL -l "$TMP/e1.out" E1 "$PROG" exit 1500
+E=$SPAWNED
 wait_grep ready "$TMP/e1.out"
 rc=0; inj -p "$E" --call inject_test_sleep --arg "5:$TMP/e1.mark" >/dev/null 2>"$TMP/e1.e" || rc=$?
 if [ -s "$TMP/e1.mark" ]; then
@@ -286,12 +271,13 @@ rc=0; wait "$E" || rc=$?
 [ $rc -eq 0 ] || fail "E1: the process's own exit status got lost ($rc)"
 # E2: SIGKILL during the call
 mkfifo "$TMP/e2.fifo"
-"$PROG" read <"$TMP/e2.fifo" >"$TMP/e2.out" 2>&1 &
-E=$!; PIDS+=("$E")
+spawn -s KILL -i "$TMP/e2.fifo" -l "$TMP/e2.out" E2 "$PROG" read
+E=$SPAWNED
 exec 5>"$TMP/e2.fifo"
 wait_grep ready "$TMP/e2.out"
-inj -p "$E" --call inject_test_sleep --arg "5:$TMP/e2.mark" >/dev/null 2>"$TMP/e2.e" &
-IJ=$!
+spawn -o /dev/null -e "$TMP/e2.e" injector \
+  "${INJ[@]}" -p "$E" --call inject_test_sleep --arg "5:$TMP/e2.mark"
+IJ=$SPAWNED
 wait_grep "sleep start" "$TMP/e2.mark"
 kill -9 "$E"
 rc=0; wait $IJ || rc=$?
@@ -300,8 +286,8 @@ rc=0; wait "$E" || rc=$?
 [ $rc -eq 137 ] || fail "E2: killed process exit status $rc, expected 137"
 exec 5>&-
 # E3: injecting in a loop into a process that exits on its own
-"$PROG" exit 400 >"$TMP/e3.out" 2>&1 &
-E=$!; PIDS+=("$E")
+spawn -s KILL -l "$TMP/e3.out" E3 "$PROG" exit 400
+E=$SPAWNED
 wait_grep ready "$TMP/e3.out"
 ok=0
 for i in $(seq 500); do
@@ -329,8 +315,8 @@ rc=0; inj -p "$NOPID" --call inject_test_mark --arg x >/dev/null 2>"$TMP/f.e" ||
 expect_fail $rc "$TMP/f.e" "pid $NOPID: no such process"
 
 mkfifo "$TMP/f.fifo"
-"$PROG" read <"$TMP/f.fifo" >"$TMP/f.out" 2>&1 &
-F=$!; PIDS+=("$F")
+spawn -s KILL -i "$TMP/f.fifo" -l "$TMP/f.out" F "$PROG" read
+F=$SPAWNED
 exec 3>"$TMP/f.fifo"
 wait_grep ready "$TMP/f.out"
 # the default call needs the collector's symbol

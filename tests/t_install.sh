@@ -23,20 +23,8 @@ mkdir -p "$TMP/w"
 "$BIN" trace -q -o "$TMP/k.json" -- "$GPUIO_TESTS/known_io" "$TMP/w" > "$TMP/k.out" 2> "$TMP/k.err" \
   || { cat "$TMP/k.err"; fail "installed gpuio trace failed"; }
 check_struct "$TMP/k.json"
-python3 - "$TMP/k.json" "$TMP/w" <<'PYEOF' || fail "the installed binary's trace misses the workload's writes"
-import json, os, sys
-ev = json.load(open(sys.argv[1])); d = sys.argv[2]
-files = {os.path.join(d, f): os.path.getsize(os.path.join(d, f)) for f in os.listdir(d)}
-assert files, "known_io wrote nothing"
-w = {}
-for e in ev:
-    a = e.get("args", {})
-    if e.get("cat") == "vfs" and "write" in e["name"] and a.get("path") in files:
-        w[a["path"]] = w.get(a["path"], 0) + (a.get("bytes") or 0)
-bad = [(p, w.get(p, 0), n) for p, n in files.items() if w.get(p, 0) < n]
-assert not bad, bad
-print("installed trace: %d files written, bytes accounted" % len(files))
-PYEOF
+pycheck io_truth.known_io_writes "$TMP/k.json" "$TMP/w" ||
+  fail "the installed binary's trace misses the workload's writes"
 "$BIN" convert -q "$TMP/k.gpuio" -o "$TMP/k.pftrace" || fail "installed convert failed"
 tp_check "$TMP/k.pftrace"
 "$BIN" report "$TMP/k.gpuio" > "$TMP/k.report" || fail "installed report failed"
@@ -49,13 +37,11 @@ if [ -f "$LIB" ]; then
   "$BIN" trace -o "$TMP/g.json" -- "$GPUIO_TESTS/fake_libcuda_calls" "$FAKE" > "$TMP/g.out" 2> "$TMP/g.err" \
     || { cat "$TMP/g.err"; fail "installed GPU launch trace failed"; }
   "$BIN" info --json "$TMP/g.gpuio" > "$TMP/g.info" || fail "info"
-  python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["gpu"]["collectors"]; assert c and c[0]["how"]=="launch", c' \
-    "$TMP/g.info" || { cat "$TMP/g.err"; fail "no status record from the installed collector"; }
+  pycheck gpu_runs.installed_collector "$TMP/g.info" || { cat "$TMP/g.err"; fail "no status record from the installed collector"; }
   mv "$LIB" "$TMP/moved.so"
   "$BIN" trace -o "$TMP/h.json" -- "$GPUIO_TESTS/fake_libcuda_calls" "$FAKE" > /dev/null 2> "$TMP/h.err" || true
   "$BIN" info --json "$TMP/h.gpuio" > "$TMP/h.info" || fail "info"
-  python3 -c 'import json,sys; g=json.load(open(sys.argv[1])).get("gpu"); assert not g or not g["collectors"], g' \
-    "$TMP/h.info" || fail "a collector ran without the installed one: not the installed file"
+  pycheck gpu_runs.no_collector "$TMP/h.info" || fail "a collector ran without the installed one: not the installed file"
   mv "$TMP/moved.so" "$LIB"
   echo "installed collector: found beside the binary, status record in the capture"
 else

@@ -27,23 +27,13 @@ LIB_REAL=$(realpath "$FAKE_LIB")
 SRC=${GPUIO_SRC:-$(cd "$(dirname "$0")/.." && pwd)}
 
 # kinds of the driver functions, from the table the monitor probes from
-python3 - "$SRC/user/gpu/cuda_funcs.c" > "$TMP/kinds.json" <<'PYEOF' || fail "cannot read the driver table"
-import json, re, sys
-src = open(sys.argv[1]).read()
-tab = src[src.index("static const struct cuda_fn drv_fns[]"):]
-tab = tab[:tab.index("};")]
-kinds = {}
-for m in re.finditer(r'\.name = "(\w+)", \.kind = GPUIO_API_(\w+)', tab):
-    kinds[m.group(1)] = m.group(2).lower()
-for m in re.finditer(r'DRV_COPY\("(\w+)"', tab):
-    kinds[m.group(1)] = "memcpy"
-assert len(kinds) > 30, kinds
-json.dump(kinds, sys.stdout)
-PYEOF
+pycheck monitor.cuda_kinds "$SRC/user/gpu/cuda_funcs.c" > "$TMP/kinds.json" || fail "cannot read the driver table"
 
 # processes mapping a CUDA library right now (other tests may run meanwhile)
 cuda_mapped() { { grep -lsE '/libcuda(rt)?\.so' /proc/[0-9]*/maps 2>/dev/null || true; } | head -3; }
 mon_links() { bpftool link show 2>/dev/null | grep -cE 'mon_cuda' || true; }
+no_links() { [ "$(mon_links)" = 0 ]; }
+calls_made() { [ "$(grep -c '^CALL' "$1")" = 11 ]; }   # FILE: the program printed its 11 CALL lines
 
 # ---- idle: no CUDA library mapped anywhere -> nothing attached
 before=$(cuda_mapped)
@@ -71,58 +61,28 @@ run_calls() {   # run_calls TAG MODE: one daemon, one program in its cgroup, two
   grep -q "CUDA call counts: $mode" "$TMP/monitor.log" ||
     { cat "$TMP/monitor.log"; fail "$tag: not in $mode mode"; }
   rm -f "$TMP/go"
-  sh -c 'echo $$ > "$1/cgroup.procs" && shift && exec "$@"' sh "$cg" \
-    "$FAKE_CALLS" "$FAKE_LIB" --wait "$TMP/go" --linger 3000 >"$TMP/calls-$tag.out" 2>&1 &
-  pid=$!
-  MON_EXTRA_CLEANUP="kill $pid 2>/dev/null || true; ${MON_EXTRA_CLEANUP:-}"
-  for _ in $(seq 100); do grep -q '^ready' "$TMP/calls-$tag.out" && break; sleep 0.1; done
-  grep -q '^ready' "$TMP/calls-$tag.out" || fail "$tag: the program never got ready"
+  spawn -l "$TMP/calls-$tag.out" fake_libcuda_calls sh -c 'echo $$ > "$1/cgroup.procs" && shift && exec "$@"' sh "$cg" \
+    "$FAKE_CALLS" "$FAKE_LIB" --wait "$TMP/go" --linger 3000
+  pid=$SPAWNED
+  wait_line -t 10 -i 0.1 -m "$tag: the program never got ready" '^ready' "$TMP/calls-$tag.out"
   # the next scan (<= 10 s) finds the library through /proc/PID/maps
-  for _ in $(seq 300); do grep -qF "$LIB_REAL: " "$TMP/monitor.log" && break; sleep 0.1; done
+  poll -t 30 -i 0.1 grep -qF "$LIB_REAL: " "$TMP/monitor.log" || true
   grep -qF "$LIB_REAL: 11 functions" "$TMP/monitor.log" ||
     { cat "$TMP/monitor.log"; fail "$tag: the library was not probed (11 functions)"; }
   comm=$(cat "/proc/$pid/comm")
   touch "$TMP/go"
-  for _ in $(seq 100); do [ "$(grep -c '^CALL' "$TMP/calls-$tag.out")" = 11 ] && break; sleep 0.1; done
+  poll -t 10 -i 0.1 calls_made "$TMP/calls-$tag.out" || true
   sleep 0.3
   scrape "$TMP/$tag-live.txt"                  # the process is still there (--linger)
   wait "$pid" || fail "$tag: fake_libcuda_calls failed"
+  proc_unreg "$pid"
   sleep 1.5                                    # a refresh tick folds the exited process
   scrape "$TMP/$tag-exit.txt"
-  python3 - "$TMP/kinds.json" "$TMP/calls-$tag.out" "/${cg#$CGV2/}" "$comm" \
-      "$TMP/$tag-live.txt.json" "$TMP/$tag-exit.txt.json" "$tag" <<'PYEOF' || fail "$tag: CUDA call counts differ from the calls made"
-import collections, json, sys
-kinds = json.load(open(sys.argv[1]))
-cg, comm, tag = sys.argv[3], sys.argv[4], sys.argv[7]
-truth = collections.Counter()
-for l in open(sys.argv[2]):
-    if l.startswith("CALL "):
-        truth[kinds[l.split()[1]]] += 1
-assert sum(truth.values()) == 11, truth
-bad = 0
-def check(cond, msg):
-    global bad
-    print(("ok   " if cond else "FAIL ") + msg)
-    bad += not cond
-for page in sys.argv[5:7]:
-    m = json.load(open(page))
-    when = "live" if "live" in page else "exited"
-    for fam, lab in (("gpuio_process_cuda_calls_total", f'cgroup="{cg}",comm="{comm}"'),
-                     ("gpuio_cgroup_cuda_calls_total", f'cgroup="{cg}"')):
-        got = collections.Counter()
-        for k, v in m.items():
-            if k.startswith(fam + "{") and lab + "," in k.replace("}", ",", 1) and v:
-                api = k.split('api="')[1].split('"')[0]
-                kind = k.split('kind="')[1].split('"')[0]
-                got[(api, kind)] += int(v)
-        want = collections.Counter({("driver", k): n for k, n in truth.items()})
-        check(got == want, f"{tag} {when}: {fam}{{{lab}}} {dict(got)} == calls made {dict(want)}")
-    check(m.get('gpuio_monitor_map_full_total{map="cuda_process"}') == 0, f"{tag} {when}: no CUDA map full")
-sys.exit(1 if bad else 0)
-PYEOF
+  pycheck monitor.cuda_counts "$TMP/kinds.json" "$TMP/calls-$tag.out" "/${cg#$CGV2/}" "$comm" \
+      "$TMP/$tag-live.txt.json" "$TMP/$tag-exit.txt.json" "$tag" || fail "$tag: CUDA call counts differ from the calls made"
   mon_stop
   if command -v bpftool >/dev/null; then
-    for _ in $(seq 100); do [ "$(mon_links)" = 0 ] && break; sleep 0.1; done
+    poll -t 10 -i 0.1 no_links || true
     [ "$(mon_links)" = 0 ] || fail "$tag: CUDA uprobe links left after SIGTERM"
   fi
 }
@@ -132,10 +92,9 @@ run_calls classic uprobe
 # ---- by default (and with --no-cuda-uprobes): off, said so, no CUDA series, and a
 # process that maps a CUDA library gets no uprobe through a whole /proc scan period
 rm -f "$TMP/go"
-"$FAKE_CALLS" "$FAKE_LIB" --wait "$TMP/go" >"$TMP/calls-off.out" 2>&1 &
-hold=$!
-MON_EXTRA_CLEANUP="kill $hold 2>/dev/null || true; ${MON_EXTRA_CLEANUP:-}"
-for _ in $(seq 100); do grep -q '^ready' "$TMP/calls-off.out" && break; sleep 0.1; done
+spawn -l "$TMP/calls-off.out" holder "$FAKE_CALLS" "$FAKE_LIB" --wait "$TMP/go"
+hold=$SPAWNED
+poll -t 10 -i 0.1 grep -q '^ready' "$TMP/calls-off.out" || true
 for flag in "" --no-cuda-uprobes; do
   mon_start --window 0 --listen 127.0.0.1:$MON_PORT $flag
   sleep 11                                     # longer than the 10 s library scan

@@ -24,8 +24,7 @@ LOOP=$(losetup -f --show "$TMP/fs.img") || skip "no loop device"
 mount -o noatime "$LOOP" "$TMP/mnt"
 DEV=$(basename "$LOOP")
 V1MEM=$(awk '$9 == "cgroup" && $NF ~ /(^|,)memory(,|$)/ { print $5; exit }' /proc/self/mountinfo)
-V1DIRS=()
-MON_EXTRA_CLEANUP='for d in "${V1DIRS[@]}"; do rmdir "$d" 2>/dev/null; done; umount "$TMP/mnt" 2>/dev/null; losetup -d "$LOOP" 2>/dev/null'
+on_exit 'umount "$TMP/mnt" 2>/dev/null; losetup -d "$LOOP" 2>/dev/null'
 
 UID_K=0f3c2b1a-9e8d-4c7b-a6f5-e4d3c2b1a098
 CID=4b825dc642cb6eb9a060e54bf8d69288fbee4904ac3c6f1a2b3c4d5e6f708192
@@ -42,7 +41,7 @@ rm_nested() {  # ROOT REL
   local p="$1/$2"
   while [ "$p" != "$1" ]; do rmdir "$p" 2>/dev/null || true; p=$(dirname "$p"); done
 }
-MON_EXTRA_CLEANUP="rm_nested $CGV2 $SLURM_V2; rm_nested $CGV2 $KUBE_V2; ${V1MEM:+rm_nested $V1MEM slurm/uid_0/job_4343/step_batch;} $MON_EXTRA_CLEANUP"
+on_exit "rm_nested $CGV2 $SLURM_V2; rm_nested $CGV2 $KUBE_V2; ${V1MEM:+rm_nested $V1MEM slurm/uid_0/job_4343/step_batch}"
 
 job_fio() {  # NAME RW BS: a job file on the ext4 image
   cat > "$TMP/$1.fio" <<JOB
@@ -72,35 +71,7 @@ run_in "$CG_SLURM" slurm
 run_in "$CG_KUBE" kube
 sleep 1.2
 scrape "$TMP/v2.txt"
-python3 - "$TMP/v2.txt.json" "$TMP" "$DEV" "$UID_K" "$CID" "/$SLURM_V2" "/$KUBE_V2" <<'PYEOF' || fail "v2: job labels"
-import json, sys
-m = json.load(open(sys.argv[1])); tmp, dev, uid, cid, cg_s, cg_k = sys.argv[2:8]
-def fio(name, rw):
-    j = json.load(open(f"{tmp}/fio-{name}.json"))["jobs"][0]
-    assert not j["error"]
-    return j[rw]["io_bytes"], j[rw]["total_ios"]
-def key(name, **lab):
-    return name + "{" + ",".join(f'{k}="{lab[k]}"' for k in sorted(lab)) + "}"
-FS = dict(device=dev, mountpoint=f"{tmp}/mnt", fstype="ext4")
-jobs = [("slurm", "read", dict(cgroup=cg_s, slurm_job="4242", slurm_step="0", unit="slurmstepd.scope")),
-        ("kube", "write", dict(cgroup=cg_k, k8s_pod_uid=uid, k8s_qos="burstable", container_id=cid))]
-for name, op, ident in jobs:
-    b, n = fio(name, op)
-    got_b = m.get(key("gpuio_cgroup_vfs_bytes_total", op=op, **ident, **FS))
-    got_n = m.get(key("gpuio_cgroup_vfs_ops_total", op=op, **ident, **FS))
-    assert (got_b, got_n) == (b, n), (name, got_b, got_n, "fio", b, n, [k for k in m if cg_s in k or "k8s" in k][:6])
-    got_blk = m.get(key("gpuio_cgroup_block_bytes_total", op=op, **ident, **FS))
-    assert got_blk == b, (name, "block", got_blk, b)
-    print(f"{name}: {ident} -> {got_n} {op}s, {got_b} bytes (fio {n}, {b}); block {got_blk}")
-    # the process series carry the same identity
-    pk = key("gpuio_process_vfs_bytes_total", op=op, comm="fio", **ident)
-    assert m.get(pk, 0) >= b, (pk, m.get(pk))
-# no cgroup series of a pseudo filesystem, and what they did is counted apart
-pseudo = [k for k in m if k.startswith("gpuio_cgroup_vfs") and any(f'fstype="{t}"' in k for t in ("proc", "sysfs", "cgroup", "cgroup2"))]
-assert not pseudo, pseudo[:3]
-assert "gpuio_pseudo_fs_vfs_ops_total{op=\"read\"}" in m, "no pseudo-fs total"
-print("pseudo filesystems: no cgroup series; %d reads counted apart" % m['gpuio_pseudo_fs_vfs_ops_total{op="read"}'])
-PYEOF
+pycheck monitor.jobs_v2 "$TMP/v2.txt.json" "$TMP" "$DEV" "$UID_K" "$CID" "/$SLURM_V2" "/$KUBE_V2" || fail "v2: job labels"
 # the daemon's own /proc reads happen on every scrape: counted apart, not lost
 grep -qE '^gpuio_pseudo_fs_vfs_ops_total\{op="read"\} [1-9]' "$TMP/v2.txt" || fail "the monitor's own /proc reads are not counted"
 mon_stop
@@ -123,17 +94,7 @@ grep -q "cgroups: memory ($V1MEM)" "$TMP/monitor.log" || { cat "$TMP/monitor.log
 run_in "$CG_V1" v1
 sleep 1.2
 scrape "$TMP/v1.txt"
-python3 - "$TMP/v1.txt.json" "$TMP" "$DEV" <<'PYEOF' || fail "v1: job labels"
-import json, sys
-m = json.load(open(sys.argv[1])); tmp, dev = sys.argv[2:4]
-j = json.load(open(f"{tmp}/fio-v1.json"))["jobs"][0]
-b, n = j["read"]["io_bytes"], j["read"]["total_ios"]
-lab = dict(cgroup="/slurm/uid_0/job_4343/step_batch", slurm_job="4343", slurm_step="batch",
-           device=dev, mountpoint=f"{tmp}/mnt", fstype="ext4", op="read")
-k = "gpuio_cgroup_vfs_ops_total{" + ",".join(f'{x}="{lab[x]}"' for x in sorted(lab)) + "}"
-assert m.get(k) == n, (k, m.get(k), n, [x for x in m if "4343" in x][:4])
-print(f"v1 memory hierarchy: slurm_job 4343 step batch -> {m[k]} reads (fio {n})")
-PYEOF
+pycheck monitor.jobs_v1 "$TMP/v1.txt.json" "$TMP" "$DEV" || fail "v1: job labels"
 # a controller that does not exist is refused, saying why
 if "$GPUIO" monitor --run-dir "$TMP/run2" --cgroups nosuch --listen 127.0.0.1:$((MON_PORT + 1)) > "$TMP/bad.out" 2>&1; then
   fail "--cgroups nosuch accepted"

@@ -14,9 +14,8 @@ source "$(dirname "$0")/monitor_lib.sh"
 FAKE="$GPUIO_TESTS/fake_nvml.d"
 [ -e "$FAKE/libnvidia-ml.so.1" ] || fail "$FAKE/libnvidia-ml.so.1 missing (make test-progs)"
 
-sleep 300 & A=$!
-sleep 300 & B=$!
-MON_EXTRA_CLEANUP="kill $A $B 2>/dev/null || true"
+spawn gpu-process-a sleep 300; A=$SPAWNED
+spawn gpu-process-b sleep 300; B=$SPAWNED
 NV="$TMP/nvml.txt"
 cat > "$NV" <<EOF
 gpus 2
@@ -31,21 +30,7 @@ LD_LIBRARY_PATH="$FAKE" FAKE_NVML_FILE="$NV" mon_start --window 0 --listen 127.0
 sleep 2.5   # a tick samples NVML every second
 scrape "$TMP/m1.txt"
 check_page() {  # check_page PAGE.json EXPECT (python literal of series -> value)
-  python3 - "$1" "$2" <<'EOF'
-import json, sys
-page = json.load(open(sys.argv[1]))
-want = eval(sys.argv[2])
-got = {k: v for k, v in page.items() if k.startswith(("gpuio_gpu_process_", "gpuio_gpu_utilization",
-                                                      "gpuio_gpu_memory_utilization", "gpuio_gpu_nvml"))
-       and not k.startswith("gpuio_gpu_process_series_dropped")}
-missing = {k: v for k, v in want.items() if got.get(k) != v}
-extra = {k: v for k, v in got.items() if k not in want}
-for k, v in sorted(want.items()):
-    print(("ok   " if got.get(k) == v else "FAIL ") + f"{k} = {got.get(k)} (want {v})")
-for k, v in sorted(extra.items()):
-    print(f"FAIL unexpected {k} = {v}")
-sys.exit(1 if missing or extra else 0)
-EOF
+  pycheck monitor.nvml_page "$1" "$2"
 }
 ca=$(cat /proc/$A/comm)
 cb=$(cat /proc/$B/comm)
@@ -77,16 +62,7 @@ echo "ok   a process that leaves the GPU leaves the series"
 mv "$NV.new" "$NV"
 sleep 2.5
 scrape "$TMP/m3.txt"
-python3 - "$TMP/m3.txt.json" <<'EOF' || fail "bounded per-process series"
-import json, sys
-page = json.load(open(sys.argv[1]))
-mem = {int(k.split('pid="')[1].split('"')[0]): int(v) for k, v in page.items()
-       if k.startswith("gpuio_gpu_process_memory_bytes{")}
-assert sorted(mem) == [1000000 + i for i in range(9, 41)], sorted(mem)
-assert all(v == (p - 1000000) << 20 for p, v in mem.items()), mem
-assert page["gpuio_gpu_process_series_dropped_total{}"] >= 8, page["gpuio_gpu_process_series_dropped_total{}"]
-print("ok   40 processes on a GPU: the 32 largest are series, the rest counted as dropped")
-EOF
+pycheck monitor.nvml_bounded "$TMP/m3.txt.json" || fail "bounded per-process series"
 mon_stop
 
 # no NVML: said once, available 0, no GPU series

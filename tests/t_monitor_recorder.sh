@@ -22,31 +22,17 @@ WIN=3
 mon_start --listen 127.0.0.1:$MON_PORT --window ${WIN}s --dump-format json --dump-keep 3 \
   --log-file "$TMP/daemon.log"
 
-"$PREAD" "$TMP/data" 200 1 >"$TMP/a.out" & PA=$!
+spawn -o "$TMP/a.out" burst-a "$PREAD" "$TMP/data" 200 1; PA=$SPAWNED
 wait $PA || fail "burst A failed"
 sleep $((WIN + 2))
-"$PREAD" "$TMP/data" 300 2 >"$TMP/b.out" & PB=$!
+spawn -o "$TMP/b.out" burst-b "$PREAD" "$TMP/data" 300 2; PB=$SPAWNED
 wait $PB || fail "burst B failed"
 DUMP=$("$GPUIO" monitor dump --run-dir "$MON_RUN" --timeout 60s) || { cat "$TMP/daemon.log"; fail "gpuio monitor dump failed"; }
 echo "dump: $DUMP"
 [ -s "$DUMP" ] || fail "the dump $DUMP is missing or empty"
 tp_check "$DUMP"
 kill -0 "$MON_PID" || fail "the daemon stopped after a dump"
-python3 - "$DUMP" "$PA" "$PB" <<'PYEOF' || fail "the dump is not exactly burst B's window"
-import os, sys
-sys.path.insert(0, os.environ.get("GPUIO_SRC", ".") + "/tests")
-import truth
-ev = truth.load(sys.argv[1])
-pa, pb = int(sys.argv[2]), int(sys.argv[3])
-# (ld.so's own pread64s of libraries are not the burst's: count the data file's)
-data = lambda e: e["name"] == "pread64" and e["args"].get("path", "").endswith("/data")
-a = [e for e in truth.vfs(ev, pid=pa) if data(e)]
-b = [e for e in truth.vfs(ev, pid=pb) if data(e)]
-print(f"pread64 in the dump: burst A (pid {pa}) {len(a)}, burst B (pid {pb}) {len(b)}")
-assert len(a) == 0, "burst A is older than the window: it must not be in the dump"
-assert len(b) == 300, "burst B: exactly its 300 preads"
-assert all(e["args"].get("bytes") == 4096 for e in b), "each read 4096 bytes"
-PYEOF
+pycheck monitor.recorder_window "$DUMP" "$PA" "$PB" || fail "the dump is not exactly burst B's window"
 check_struct "$DUMP"
 
 # a second dump while it runs: a new file
@@ -62,8 +48,7 @@ echo "dumps kept: $n"
 # SIGHUP reopens the log file
 mv "$TMP/daemon.log" "$TMP/daemon.log.1"
 kill -HUP "$MON_PID"
-for _ in $(seq 50); do grep -q 'log reopened' "$TMP/daemon.log" 2>/dev/null && break; sleep 0.1; done
-grep -q 'log reopened' "$TMP/daemon.log" || fail "SIGHUP did not reopen the log"
+wait_line -t 5 -i 0.1 -m "SIGHUP did not reopen the log" 'log reopened' "$TMP/daemon.log"
 mon_stop
 
 # ---- trigger on an injected slow read
@@ -73,7 +58,7 @@ truncate -s 16M "$TMP/slow.img"
 LOOP=$(losetup -f --show "$TMP/slow.img") || skip "no loop device"
 THR="$BLKIO/gpuio-test-slow-$$"
 mkdir "$THR"
-MON_EXTRA_CLEANUP='losetup -d "$LOOP" 2>/dev/null; rmdir "$THR" 2>/dev/null'
+on_exit 'losetup -d "$LOOP" 2>/dev/null; rmdir "$THR" 2>/dev/null'
 echo "$(($(stat -c '0x%t' "$LOOP"))):$(($(stat -c '0x%T' "$LOOP"))) 8192" > "$THR/blkio.throttle.read_bps_device" ||
   skip "cannot throttle $LOOP"
 rm -rf "$TMP/dumps"
@@ -88,26 +73,14 @@ for i in 1 2 3; do
   echo "slow read $i: $(( ($(date +%s%N) - t0) / 1000000 )) ms"
   sleep 1
 done
-for _ in $(seq 100); do ls "$TMP/dumps" 2>/dev/null | grep -q trigger && break; sleep 0.1; done
+trigger_dumped() { ls "$TMP/dumps" 2>/dev/null | grep -q trigger; }
+poll -t 10 -i 0.1 trigger_dumped || true
 sleep 1
 scrape "$TMP/m.txt"
 grep -E '^gpuio_trigger_' "$TMP/m.txt"
 ls -l "$TMP/dumps"
 n=$(ls "$TMP/dumps" | grep -c 'trigger-vfs_latency' || true)
 [ "$n" = 1 ] || { cat "$TMP/monitor.log"; fail "$n trigger dumps, want exactly 1 (rate limit 60s)"; }
-python3 - "$TMP/m.txt.json" "$TMP/dumps"/*trigger-vfs_latency* <<'PYEOF' || fail "trigger counters or dump wrong"
-import json, os, sys
-sys.path.insert(0, os.environ.get("GPUIO_SRC", ".") + "/tests")
-import truth
-m = json.load(open(sys.argv[1]))
-k = '{trigger="vfs_latency>200ms"}'
-matches, dumps, supp = (m["gpuio_trigger_%s_total%s" % (n, k)] for n in ("matches", "dumps", "suppressed"))
-print(f"matches {matches}, dumps {dumps}, suppressed {supp}")
-assert dumps == 1 and matches >= 3 and supp >= 1, "fires once, the later matches suppressed"
-ev = truth.load(sys.argv[2])
-slow = [e for e in truth.vfs(ev) if e.get("dur", 0) >= 200000]
-print("calls >= 200 ms in the trigger's dump:", [(e["name"], e["pid"], e["dur"]) for e in slow][:5])
-assert slow, "the dump holds the slow call"
-PYEOF
+pycheck monitor.recorder_trigger "$TMP/m.txt.json" "$TMP/dumps"/*trigger-vfs_latency* || fail "trigger counters or dump wrong"
 mon_stop
 echo "PASS: dump = exactly the last window; trigger fired once, rate-limited; dumps bounded; SIGHUP reopens"

@@ -22,22 +22,6 @@ PY=$(command -v python3)
 "$GPUIO" trace -q -o "$TMP/t.json" -- /bin/sh -c '"$1" "$2" "$3"; cat "$3" > /dev/null' sh \
   "$(readlink -f "$PY")" "$TMP/rename.py" "$TMP/data" 2> "$TMP/err" || { cat "$TMP/err"; fail "trace failed"; }
 "$GPUIO" report --json "$TMP/t.gpuio" > "$TMP/r.json" || fail "report failed"
-python3 - "$TMP/t.json" "$TMP/r.json" <<'PYEOF' || fail "the timeline and the report name processes differently"
-import json, sys
-ev = json.load(open(sys.argv[1])); rep = json.load(open(sys.argv[2]))
-exp = {e["pid"]: e["args"]["name"] for e in ev if e.get("name") == "process_name" and e["pid"] < 0x20000000}
-rp = {p["pid"]: (p["comm"], p["args"]) for p in rep["processes"]}
-bad = 0
-for pid, (comm, args) in rp.items():
-    want = comm + (": " + args if args else "")
-    got = exp.get(pid)
-    # the export cuts "comm: argv" at 200 bytes; the report's args at 199
-    if got is None or not (got == want or (len(got) >= 190 and want.startswith(got[:190]))):
-        print(f"FAIL pid {pid}: timeline {got!r}, report {want!r}"); bad += 1
-renamed = [c for c, a in rp.values() if "rename.py" in a]
-if not renamed or any(c == "renamed-main" for c in renamed):
-    print(f"FAIL the renamed main thread renamed its process: {renamed}"); bad += 1
-print(f"{len(rp)} processes, {bad} disagreements; python named {renamed}")
-sys.exit(1 if bad else 0)
-PYEOF
+pycheck procs.names_agree "$TMP/t.json" "$TMP/r.json" ||
+  fail "the timeline and the report name processes differently"
 echo "PASS t_names_agree"

@@ -22,32 +22,6 @@ sync "$TMP/data.bin"
 cat "$TMP/pc.out"
 check_struct "$TMP/run.json"
 
-python3 - "$TMP/run.json" "$TMP/pc.out" "$TMP/data.bin" <<'EOF' || fail "cache_miss_pages does not match the page cache"
-import os, sys
-sys.path.insert(0, os.environ.get("GPUIO_SRC", ".") + "/tests")
-import truth
-trace, outf, data = sys.argv[1:]
-truth_ = dict(kv.split("=") for kv in open(outf).read().split())
-pages, r1, r2 = int(truth_["pages"]), int(truth_["resident_before_pass1"]), int(truth_["resident_before_pass2"])
-ev = truth.load(trace)
-path = os.path.realpath(data)
-cold = truth.vfs(ev, path=path, names={"pread64"})
-warm = truth.vfs(ev, path=path, names={"read"})
-bad = 0
-def check(cond, msg):
-    global bad
-    print(("ok   " if cond else "FAIL ") + msg)
-    bad += not cond
-check(cold and warm, f"{len(cold)} cold preads, {len(warm)} warm reads traced")
-check(all("cache_miss_pages" in e["args"] for e in cold + warm), "every read carries cache_miss_pages")
-c = sum(e["args"].get("cache_miss_pages", 0) for e in cold)
-w = sum(e["args"].get("cache_miss_pages", 0) for e in warm)
-need = pages - r1
-check(need > 0.9 * pages, f"mincore: {r1} of {pages} pages resident before the cold pass (fadvise worked)")
-check(0.9 * need <= c <= pages, f"cold pass: cache_miss_pages sum {c}, {need} pages were not cached "
-      f"(want {int(0.9 * need)}..{pages})")
-check(r2 == pages, f"mincore: {r2} of {pages} pages resident before the warm pass")
-check(w == 0, f"warm pass: cache_miss_pages sum {w} (want 0)")
-sys.exit(1 if bad else 0)
-EOF
+pycheck io_truth.pagecache "$TMP/run.json" "$TMP/pc.out" "$TMP/data.bin" ||
+  fail "cache_miss_pages does not match the page cache"
 echo "PASS: cache_miss_pages counts the cold pages and is zero when cached"

@@ -55,41 +55,5 @@ sync
 "$GPUIO" report "$TMP/run.gpuio" >"$TMP/report.txt" || fail "gpuio report (text) failed"
 head -30 "$TMP/report.txt"
 
-python3 - "$TMP/report.json" "$TMP/fio.json" "$D" <<'EOF' || fail "report disagrees with fio"
-import json, os, sys
-rep, fio, d = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), sys.argv[3]
-PATTERN = {"seqread": "sequential", "randread-direct": "random", "seqwrite": "sequential",
-           "randwrite": "random", "stridedread": "strided", "randread-pvsync2": "random"}
-bad = 0
-def check(cond, msg):
-    global bad
-    print(("ok   " if cond else "FAIL ") + msg)
-    bad += not cond
-files = {f["path"]: f for f in rep["files"]}
-check(rep["summary"]["dropped"] == 0, f"no drops ({rep['summary']['dropped']})")
-for j in fio["jobs"]:
-    name = j["jobname"]
-    paths = [p for p in files if os.path.dirname(p) == d and os.path.basename(p).startswith(name + ".")]
-    check(len(paths) == 1, f"{name}: one file in the report {paths}")
-    if not paths:
-        continue
-    f = files[paths[0]]
-    for rw in ("read", "write"):
-        check(f[f"{rw}_bytes"] == j[rw]["io_bytes"] and f[f"{rw}_ops"] == j[rw]["total_ios"],
-              f"{name}: {rw} {f[rw + '_bytes']} bytes / {f[rw + '_ops']} ops == fio "
-              f"{j[rw]['io_bytes']} / {j[rw]['total_ios']}")
-    check(f["pattern"] == PATTERN[name], f"{name}: pattern {f['pattern']} ({f['pattern_counts']}) "
-          f"== {PATTERN[name]}")
-    bs = j["job options"].get("bs") or fio["global options"].get("bs")
-    sizes = f["request_sizes"]
-    n = j["read"]["total_ios"] + j["write"]["total_ios"]
-    check(len(sizes) == 1 and sizes[0]["count"] == n, f"{name}: one request size bucket ({sizes})")
-    if "direct" in name:
-        check(f["direct_read_bytes"] == j["read"]["io_bytes"] and f["page_cache"]["hit_ratio"] is None,
-              f"{name}: O_DIRECT reads are not page-cache hits ({f['direct_read_bytes']})")
-tot = rep["summary"]["vfs"]
-fr = sum(j["read"]["io_bytes"] for j in fio["jobs"])
-check(tot["read_bytes"] >= fr, f"VFS read total {tot['read_bytes']} >= fio's {fr}")
-sys.exit(1 if bad else 0)
-EOF
+pycheck fio_truth.report_fio "$TMP/report.json" "$TMP/fio.json" "$D" || fail "report disagrees with fio"
 echo "PASS: report's per-file bytes, ops and patterns match fio's own report"

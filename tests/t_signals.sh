@@ -21,46 +21,24 @@ PROG="$GPUIO_TESTS/attach_reader"
 [ -x "$PROG" ] || fail "$PROG missing (make test-progs)"
 command -v setsid >/dev/null || skip "setsid (util-linux) not installed"
 
-PIDS=()
-cleanup() {
-  set +e
-  for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; done
-  for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null; done
-  rm -rf "$TMP"
-}
-trap cleanup EXIT
-
+# what is left running at the end is SIGKILLed (spawn -s KILL)
 wait_tracing() { # ERRFILE: until gpuio says it is tracing
-  for _ in $(seq 200); do grep -q "tracing" "$1" 2>/dev/null && return 0; sleep 0.05; done
-  cat "$1"; fail "gpuio never started tracing"
+  wait_line -m "gpuio never started tracing" "tracing" "$1"
 }
 # has_reads TRACE MIN: >= MIN preads of the data file, capture_complete
 has_reads() {
-  python3 - "$1" "$2" "$TMP/data.bin" <<'EOF'
-import os, sys
-sys.path.insert(0, os.environ.get("GPUIO_SRC", ".") + "/tests")
-import truth
-trace, n, data = sys.argv[1:]
-ev = truth.load(trace)
-inf = truth.info(ev)
-r = truth.vfs(ev, path=os.path.realpath(data), names={"pread64"})
-ok = len(r) >= int(n) and inf.get("capture_complete") is True
-print(f"{'ok  ' if ok else 'FAIL'} {trace}: {len(r)} reads (want >= {n}), capture_complete={inf.get('capture_complete')}")
-sys.exit(0 if ok else 1)
-EOF
+  pycheck reader_log.has_reads "$1" "$2" "$TMP/data.bin"
 }
 
 head -c $((8 << 20)) /dev/urandom >"$TMP/data.bin"
 
 # ---- attach mode: SIGINT and SIGTERM -----------------------------------
 for sig in INT TERM; do
-  "$PROG" "$TMP/data.bin" "$TMP/$sig.log" 200 0 &
-  RPID=$!
-  PIDS+=("$RPID")
+  spawn -s KILL reader "$PROG" "$TMP/data.bin" "$TMP/$sig.log" 200 0
+  RPID=$SPAWNED
   wait_lines "$TMP/$sig.log" 10
-  "$GPUIO" trace -p "$RPID" -o "$TMP/a-$sig.json" 2>"$TMP/a-$sig.err" &
-  GPID=$!
-  PIDS+=("$GPID")
+  spawn -s KILL -e "$TMP/a-$sig.err" gpuio "$GPUIO" trace -p "$RPID" -o "$TMP/a-$sig.json"
+  GPID=$SPAWNED
   wait_tracing "$TMP/a-$sig.err"
   sleep 1
   kill -"$sig" "$GPID"
@@ -70,15 +48,15 @@ for sig in INT TERM; do
   want=$([ "$sig" = INT ] && echo interrupted || echo terminated)
   grep -q "$want" "$TMP/a-$sig.err" || fail "attach, SIG$sig: gpuio did not say '$want'"
   kill -0 "$RPID" 2>/dev/null || fail "attach, SIG$sig: the traced process died with gpuio"
-  kill "$RPID"; wait "$RPID" 2>/dev/null || true
+  kill "$RPID"; wait "$RPID" 2>/dev/null || true; proc_unreg "$RPID"
   check_struct "$TMP/a-$sig.json"
   has_reads "$TMP/a-$sig.json" 100 || fail "attach, SIG$sig: trace incomplete"
 done
 
 # ---- launch mode: Ctrl-C to the process group, SIGTERM to gpuio --------
-setsid "$GPUIO" trace -o "$TMP/l-INT.json" -- "$PROG" "$TMP/data.bin" "$TMP/l-INT.log" 200 0 2>"$TMP/l-INT.err" &
-GPID=$!
-PIDS+=("$GPID")
+spawn -s KILL -e "$TMP/l-INT.err" gpuio \
+  setsid "$GPUIO" trace -o "$TMP/l-INT.json" -- "$PROG" "$TMP/data.bin" "$TMP/l-INT.log" 200 0
+GPID=$SPAWNED
 wait_tracing "$TMP/l-INT.err"
 wait_lines "$TMP/l-INT.log" 100
 kill -INT -- -"$GPID"   # setsid: gpuio leads its own process group
@@ -88,9 +66,9 @@ cat "$TMP/l-INT.err"
 check_struct "$TMP/l-INT.json"
 has_reads "$TMP/l-INT.json" 100 || fail "launch, Ctrl-C: trace incomplete"
 
-"$GPUIO" trace -o "$TMP/l-TERM.json" -- "$PROG" "$TMP/data.bin" "$TMP/l-TERM.log" 200 0 2>"$TMP/l-TERM.err" &
-GPID=$!
-PIDS+=("$GPID")
+spawn -s KILL -e "$TMP/l-TERM.err" gpuio \
+  "$GPUIO" trace -o "$TMP/l-TERM.json" -- "$PROG" "$TMP/data.bin" "$TMP/l-TERM.log" 200 0
+GPID=$SPAWNED
 wait_tracing "$TMP/l-TERM.err"
 wait_lines "$TMP/l-TERM.log" 100
 kill -TERM "$GPID"
@@ -102,41 +80,23 @@ check_struct "$TMP/l-TERM.json"
 has_reads "$TMP/l-TERM.json" 100 || fail "launch, SIGTERM: trace incomplete"
 
 # ---- SIGKILL: the capture on disk is readable and current ----------------
-"$PROG" "$TMP/data.bin" "$TMP/k.log" 5000 0 &
-RPID=$!
-PIDS+=("$RPID")
+spawn -s KILL reader "$PROG" "$TMP/data.bin" "$TMP/k.log" 5000 0
+RPID=$SPAWNED
 wait_lines "$TMP/k.log" 5
-"$GPUIO" trace -p "$RPID" -o "$TMP/k.json" 2>"$TMP/k.err" &
-GPID=$!
-PIDS+=("$GPID")
+spawn -s KILL -e "$TMP/k.err" gpuio "$GPUIO" trace -p "$RPID" -o "$TMP/k.json"
+GPID=$SPAWNED
 wait_tracing "$TMP/k.err"
 T0=$(python3 -c 'import time; print(time.monotonic_ns())')
 sleep 2
 kill -KILL "$GPID"
 wait "$GPID" 2>/dev/null || true
-kill "$RPID"; wait "$RPID" 2>/dev/null || true
+kill "$RPID"; wait "$RPID" 2>/dev/null || true; proc_unreg "$RPID"
 [ -s "$TMP/k.gpuio" ] || fail "SIGKILL: no capture file"
 [ ! -e "$TMP/k.json" ] || fail "SIGKILL: a JSON appeared although gpuio was killed before exporting"
 "$GPUIO" convert "$TMP/k.gpuio" -o "$TMP/k-conv.json" 2>"$TMP/conv.err" \
   || { cat "$TMP/conv.err"; fail "SIGKILL: gpuio convert of the killed capture exited non-zero"; }
 cat "$TMP/conv.err"
 check_struct "$TMP/k-conv.json"
-python3 - "$TMP/k-conv.json" "$TMP/k.log" "$TMP/data.bin" "$T0" <<'EOF' || fail "SIGKILL: the capture lost what was traced before the kill"
-import os, sys
-sys.path.insert(0, os.environ.get("GPUIO_SRC", ".") + "/tests")
-import truth
-trace, logf, data, t0 = sys.argv[1:]
-t0 = int(t0)
-ev = truth.load(trace)
-inf = truth.info(ev)
-got = {e["args"].get("offset") // 512 for e in truth.vfs(ev, path=os.path.realpath(data), names={"pread64"})}
-log = [tuple(map(int, l.split())) for l in open(logf)]
-want = {s for s, a, b, off, r in log if a >= t0 and b <= t0 + 1_000_000_000}
-missing = sorted(want - got)
-print(f"     capture_complete={inf.get('capture_complete')} (a killed capture is not complete)")
-ok = len(want) >= 100 and not missing and inf.get("capture_complete") is not True
-print(f"{'ok  ' if ok else 'FAIL'} {len(got)} reads in the killed capture; {len(want)} logged in the first "
-      f"second of tracing, {len(missing)} of them missing {missing[:5]}")
-sys.exit(0 if ok else 1)
-EOF
+pycheck reader_log.killed_capture "$TMP/k-conv.json" "$TMP/k.log" "$TMP/data.bin" "$T0" ||
+  fail "SIGKILL: the capture lost what was traced before the kill"
 echo "PASS: SIGINT/SIGTERM end cleanly with a valid trace; a SIGKILLed capture converts and is current"

@@ -20,16 +20,15 @@ UID_K=0f3c2b1a-9e8d-4c7b-a6f5-e4d3c2b1a098
 CID=4b825dc642cb6eb9a060e54bf8d69288fbee4904ac3c6f1a2b3c4d5e6f708192
 SLURM=system.slice/slurmstepd.scope/job_4242/step_0
 KUBE=kubepods/burstable/pod$UID_K/$CID
-TP="$GPUIO_SRC/../shared/tools/trace_processor_shell"
-cleanup() {
-  [ -n "${SLEEPER:-}" ] && kill "$SLEEPER" 2>/dev/null
+TP=$(tp_path) || TP=""
+rm_cgroups() {  # the cgroups made here, deepest first (their processes are gone by then)
+  local root_rel p
   for root_rel in "$CGV2 $SLURM" "${V1MEM:-/nonexistent} $KUBE"; do
     set -- $root_rel; p="$1/$2"
     while [ "$p" != "$1" ] && [ "$p" != / ]; do rmdir "$p" 2>/dev/null || true; p=$(dirname "$p"); done
   done
-  rm -rf "$TMP"
 }
-trap cleanup EXIT
+on_exit rm_cgroups
 mkdir -p "$CGV2/$SLURM" || skip "cannot create cgroups under $CGV2"
 head -c 256K /dev/urandom > "$TMP/data"
 
@@ -42,33 +41,20 @@ want_l="cgroup=/$SLURM, slurm_job=4242, slurm_step=0, unit=slurmstepd.scope"
 
 # labels LABELS JSON PFTRACE REPORT_PREFIX: the traced preadloop carries them everywhere
 labels() {
-  python3 - "$2" "$1" <<'PYEOF' || fail "JSON: preadloop's process_labels"
-import json, sys
-ev = json.load(open(sys.argv[1])); ev = ev["traceEvents"] if isinstance(ev, dict) else ev
-pids = {e["pid"] for e in ev if e.get("name") == "process_name" and e["args"]["name"].startswith("preadloop")}
-lab = [e["args"]["labels"] for e in ev if e.get("name") == "process_labels" and e["pid"] in pids]
-assert lab == [sys.argv[2]], (lab, sys.argv[2])
-print("JSON process_labels:", lab[0])
-PYEOF
+  pycheck procs.process_labels "$2" "$1" || fail "JSON: preadloop's process_labels"
   tp_check "$3" > /dev/null
-  if [ -x "$TP" ]; then
+  if [ -n "$TP" ]; then
     echo "select group_concat(a.string_value, ', ') from process p join args a using(arg_set_id) where p.name like 'preadloop%' and a.flat_key = 'chrome.process_label' order by a.key;" > "$TMP/q.sql"
     "$TP" -q "$TMP/q.sql" "$3" 2>/dev/null | tail -n1 > "$TMP/q.out"
     grep -qxF "\"$1\"" "$TMP/q.out" || { cat "$TMP/q.out"; fail "Perfetto: the process's labels are not '$1'"; }
     echo "Perfetto process args: $(cat "$TMP/q.out")"
   else
-    echo "trace_processor_shell absent: the .pftrace labels are not checked by Perfetto"
+    tp_note "the .pftrace labels in Perfetto's process args"
   fi
   "$GPUIO" report "$4.gpuio" > "$TMP/r.txt" 2>&1 || fail "report"
   "$GPUIO" report --json "$4.gpuio" > "$TMP/r.json" 2>&1 || fail "report --json"
   grep -E '^  job  ' "$TMP/r.txt"
-  python3 - "$TMP/r.json" "$1" <<'PYEOF' || fail "report --json: jobs"
-import json, sys
-r = json.load(open(sys.argv[1]))
-want = dict(kv.split("=", 1) for kv in sys.argv[2].split(", "))
-jobs = [{k: v for k, v in j.items() if k != "processes"} for j in r["jobs"]]
-assert want in jobs, (jobs, want)
-PYEOF
+  pycheck procs.report_jobs "$TMP/r.json" "$1" || fail "report --json: jobs"
 }
 labels "$want_l" "$TMP/l.json" "$TMP/l.pftrace" "$TMP/l"
 grep -qE "^  job +slurm_job=4242 slurm_step=0 unit=slurmstepd.scope \(cgroup /$SLURM, " "$TMP/r.txt" \
@@ -81,13 +67,13 @@ if [ -z "$V1MEM" ]; then
 fi
 p="$V1MEM"; for part in ${KUBE//\// }; do p="$p/$part"; mkdir -p "$p" || skip "cannot create $p"; done
 mkfifo "$TMP/go"
-sh -c 'echo $$ > "$1/cgroup.procs"; read -r _ < "$2"; exec "$3" "$4" 20 1' sh "$V1MEM/$KUBE" "$TMP/go" \
-  "$GPUIO_TESTS/preadloop" "$TMP/data" &
-SLEEPER=$!
-for _ in $(seq 100); do grep -q "$CID" /proc/$SLEEPER/cgroup 2>/dev/null && break; sleep 0.05; done
-"$GPUIO" trace -q -p "$SLEEPER" -o "$TMP/a.json" > /dev/null 2> "$TMP/a.err" &
-TR=$!
-sleep 1.5; echo go > "$TMP/go"; wait "$SLEEPER"; SLEEPER=""
+spawn sleeper sh -c 'echo $$ > "$1/cgroup.procs"; read -r _ < "$2"; exec "$3" "$4" 20 1' sh "$V1MEM/$KUBE" "$TMP/go" \
+  "$GPUIO_TESTS/preadloop" "$TMP/data"
+SLEEPER=$SPAWNED
+poll -t 5 grep -q "$CID" /proc/$SLEEPER/cgroup || true
+spawn -o /dev/null -e "$TMP/a.err" gpuio "$GPUIO" trace -q -p "$SLEEPER" -o "$TMP/a.json"
+TR=$SPAWNED
+sleep 1.5; echo go > "$TMP/go"; wait "$SLEEPER"; proc_unreg "$SLEEPER"
 wait "$TR" || { cat "$TMP/a.err"; fail "trace -p failed"; }
 "$GPUIO" convert -q "$TMP/a.gpuio" -o "$TMP/a.pftrace" || fail "convert a"
 labels "cgroup=/$KUBE, k8s_pod_uid=$UID_K, k8s_qos=burstable, container_id=$CID" "$TMP/a.json" "$TMP/a.pftrace" "$TMP/a"

@@ -34,8 +34,8 @@ strict=()
 [ "${GPUIO_VM_STRICT:-0}" = 1 ] && strict=(--strict)
 echo "== boot a: real gpuio (expect PASS)   boot b: broken-fentry gpuio + --break (expect FAIL), in parallel"
 rc_a=0 rc_b=0
-tests/vm/run-vm.sh "${strict[@]}" >"$TMP/pass.out" 2>&1 & pid_a=$!
-tests/vm/run-vm.sh --initrd build/vm/initramfs-broken.cpio --break >"$TMP/break.out" 2>&1 & pid_b=$!
+spawn -l "$TMP/pass.out" "vm a" tests/vm/run-vm.sh "${strict[@]}"; pid_a=$SPAWNED
+spawn -l "$TMP/break.out" "vm b" tests/vm/run-vm.sh --initrd build/vm/initramfs-broken.cpio --break; pid_b=$SPAWNED
 wait $pid_a || rc_a=$?
 wait $pid_b || rc_b=$?
 

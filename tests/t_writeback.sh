@@ -19,16 +19,10 @@ command -v mkfs.ext4 >/dev/null || skip "mkfs.ext4 not installed"
 
 LOOP=""
 MNT="$TMP/mnt"
-GPID=""
-cleanup() {
-  set +e
-  [ -n "$GPID" ] && touch "$TMP/go" && wait "$GPID" 2>/dev/null
-  mountpoint -q "$MNT" 2>/dev/null && umount "$MNT"
-  [ -n "$LOOP" ] && losetup -d "$LOOP" 2>/dev/null
-  rm -rf "$TMP"
-}
-trap cleanup EXIT
-
+# at exit: gpuio (still tracing if the test failed early) gets SIGTERM and
+# passes it to the writer; then the image is unmounted and detached
+on_exit '[ -n "$LOOP" ] && losetup -d "$LOOP" 2>/dev/null'
+on_exit 'mountpoint -q "$MNT" 2>/dev/null && umount "$MNT"'
 
 truncate -s 128M "$TMP/img"
 mkfs.ext4 -q -F -b 4096 "$TMP/img" || fail "mkfs.ext4 failed"
@@ -38,48 +32,21 @@ mount -o noatime "$LOOP" "$MNT" || fail "mount $LOOP failed"
 DISK=$(basename "$LOOP")
 SIZE=$((8 << 20))
 
-"$GPUIO" trace -q -o "$TMP/run.json" -- "$PROG" "$MNT/dirty.bin" "$SIZE" "$TMP/ready" "$TMP/go" 2>"$TMP/gpuio.err" &
-GPID=$!
-for _ in $(seq 200); do [ -e "$TMP/ready" ] && break; sleep 0.05; done
-[ -e "$TMP/ready" ] || { cat "$TMP/gpuio.err"; fail "wb_writer never got ready"; }
+spawn -e "$TMP/gpuio.err" gpuio \
+  "$GPUIO" trace -q -o "$TMP/run.json" -- "$PROG" "$MNT/dirty.bin" "$SIZE" "$TMP/ready" "$TMP/go"
+GPID=$SPAWNED
+wait_file -f "$TMP/gpuio.err" -m "wb_writer never got ready" "$TMP/ready"
 WPID=$(cat "$TMP/ready")
 T_SYNC=$(python3 -c 'import time; print(time.monotonic_ns())')
 sync
 sleep 0.2
 touch "$TMP/go"
 rc=0; wait "$GPID" || rc=$?
-GPID=""
+proc_unreg "$GPID"
 cat "$TMP/gpuio.err"
 [ "$rc" -eq 0 ] || fail "gpuio trace -- wb_writer exited $rc"
 check_struct "$TMP/run.json"
 
-python3 - "$TMP/run.json" "$MNT/dirty.bin" "$DISK" "$WPID" "$SIZE" "$T_SYNC" <<'EOF' || fail "writeback not attributed to the writer"
-import os, sys
-sys.path.insert(0, os.environ.get("GPUIO_SRC", ".") + "/tests")
-import truth
-trace, path, disk, wpid, size, t_sync = sys.argv[1:]
-wpid, size, t_sync = int(wpid), int(size), int(t_sync)
-path = os.path.realpath(path)
-ev = truth.load(trace)
-inf = truth.info(ev)
-bad = 0
-def check(cond, msg):
-    global bad
-    print(("ok   " if cond else "FAIL ") + msg)
-    bad += not cond
-w = truth.vfs(ev, path=path, names={"write"}, pid=wpid)
-check(sum(e["args"].get("bytes", 0) for e in w) == size, f"writer {wpid}: {len(w)} write(2)s of {path}, "
-      f"{sum(e['args'].get('bytes', 0) for e in w)} bytes (wrote {size})")
-blk = [b for b in truth.block(ev, disk=disk) if b["name"] == "write"]
-mine = [b for b in blk if b["args"].get("pid") == wpid and b["args"].get("path") == path]
-wb = [b for b in mine if b["args"].get("writeback") is True]
-n = sum(b["args"].get("bytes", 0) for b in wb)
-check(n >= size, f"{len(wb)} writeback requests on {disk} for {wpid} and {os.path.basename(path)}: {n} bytes "
-      f"(file {size}); all writes on {disk}: "
-      + str(sorted({(b['args'].get('pid'), b['args'].get('path'), b['args'].get('writeback')) for b in blk}, key=str)))
-check(len(wb) == len(mine), f"every write request of the file on {disk} says writeback ({len(mine) - len(wb)} do not)")
-early = [b for b in wb if truth.to_mono_ns(inf, b["ts"]) < t_sync]
-check(not early, f"all were submitted after the test's sync began ({len(early)} before)")
-sys.exit(1 if bad else 0)
-EOF
+pycheck io_truth.writeback "$TMP/run.json" "$MNT/dirty.bin" "$DISK" "$WPID" "$SIZE" "$T_SYNC" ||
+  fail "writeback not attributed to the writer"
 echo "PASS: writeback by an untraced sync is attributed to the writer, with the file and writeback: true"

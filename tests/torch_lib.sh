@@ -46,9 +46,8 @@
 # TORCH_CPU_US, TORCH_SHORT_WORKERS, ... (defaults below). Every scenario
 # runs in ~2-7 s on a 2-core machine (torch's import is ~1 s of it).
 #
-# Sourcing it sets an EXIT trap (torch_exit: undoes the I/O scenario's setup,
-# runs $TORCH_EXTRA_CLEANUP, removes $TMP) in place of lib.sh's. With
-# monitor_lib.sh, source that last and set MON_EXTRA_CLEANUP=torch_io_cleanup.
+# Sourcing it registers torch_io_cleanup with on_exit (tests/lib/proc.sh): the
+# I/O scenario's setup is undone at exit too, whatever the test's end.
 #
 # Torch: Debian's python3-torch for /usr/bin/python3 (scripts/install-deps.sh
 # test). Always /usr/bin/python3: a `python3` on PATH may be another
@@ -87,7 +86,8 @@ torch_io_cleanup() {
   if [ -n "$TORCH_CG" ] && [ -d "$TORCH_CG" ]; then
     # only what we started is in our group: the program (and its wrapper)
     for p in $(cat "$TORCH_CG/cgroup.procs" 2>/dev/null); do kill -9 "$p" 2>/dev/null || true; done
-    for _ in $(seq 50); do [ -s "$TORCH_CG/cgroup.procs" ] || break; sleep 0.1; done
+    # (a cgroup file's size is 0: read it to see whether it still lists a pid)
+    poll -t 5 -i 0.1 _torch_cg_empty "$TORCH_CG" || true
     rmdir "$TORCH_CG" 2>/dev/null || echo "torch_lib: could not remove $TORCH_CG" >&2
   fi
   TORCH_CG=""
@@ -101,14 +101,8 @@ torch_io_cleanup() {
   TORCH_IMG=""
   return 0
 }
-torch_exit() {
-  torch_io_cleanup
-  [ -n "${TORCH_EXTRA_CLEANUP:-}" ] && eval "$TORCH_EXTRA_CLEANUP"
-  rm -rf "$TMP"
-}
-trap torch_exit EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+_torch_cg_empty() { [ -z "$(cat "$1/cgroup.procs" 2>/dev/null)" ]; }
+on_exit torch_io_cleanup
 
 # torch_run NAME OUTJSON NPRE PRE... ARGS...: run [PRE...] python PROGRAM ARGS
 # --out OUTJSON (NPRE words of PRE go in front of the python command); fail
@@ -125,30 +119,7 @@ torch_run() {
 
 # torch_scenario OUTJSON KEY=VALUE...: add "scenario" to OUTJSON, print the summary
 torch_scenario() {
-  "$TORCH_PY" - "$@" <<'PYEOF'
-import json, sys
-path, kv = sys.argv[1], sys.argv[2:]
-d = json.load(open(path))
-sc = {}
-for a in kv:
-    k, v = a.split("=", 1)
-    try:
-        v = int(v)
-    except ValueError:
-        pass
-    sc[k] = v
-d["scenario"] = sc
-with open(path + ".tmp", "w") as f:
-    json.dump(d, f, indent=1)
-    f.write("\n")
-import os
-os.rename(path + ".tmp", path)
-print("%s: %d steps, wait %.3f s (first %.3f s), compute %.3f s, loop %.3f s, run %.2f s, "
-      "%d files, %d bytes, workers %d, run_delay: workers %.3f s, loop thread %.3f s"
-      % (sc["name"], len(d["steps"]), d["total_wait_s"], d["first_wait_s"], d["total_compute_s"],
-         d["loop_s"], d["run_s"], d["files"], d["bytes"], len(d["worker_pids"]),
-         d["workers_run_delay_ns"] / 1e9, (d["main_run_delay_ns"] or 0) / 1e9))
-PYEOF
+  pycheck torch_truth.add_scenario "$@"
 }
 
 # torch_resident FILES...: bytes of them in the page cache (fincore)
