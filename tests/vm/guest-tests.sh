@@ -154,6 +154,14 @@ gpuio_vfs_mode() {
     else echo "gpuio[$m]: ${l}_mode=${v:-none} (layer off) MISMATCH"; bad=1; fi
   done
 
+  # CUDA uprobes: 6.1 loads a uprobe.multi program but cannot link one (6.6+,
+  # per-process filtering 6.10+): the classic per-function uprobes, said so
+  if grep -qE "^gpuio: attach modes: .* cuda=uprobe$" "$log"; then
+    echo "gpuio[$m]: cuda=uprobe ok"
+  else
+    echo "gpuio[$m]: $(grep -o 'cuda=[^ ]*' "$log" | head -n1) want cuda=uprobe MISMATCH"; bad=1
+  fi
+
   # nothing lost, every path resolved
   expect_fields "gpuio[$m]: stats" "$(grep '^stats ' "$tot")" "final=1 drops=0 path_unresolved=0" || bad=1
 

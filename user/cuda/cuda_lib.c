@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * cuda_funcs.c — the CUDA functions gpuio probes, as data: for each runtime
+ * cuda_lib.c — the CUDA functions gpuio probes, as data: for each runtime
  * (libcudart) and driver (libcuda.so.1) function, its kind and which
  * arguments the generic uprobe reads (bytes, stream, copy kind, function
  * pointer); which table a library file gets.
@@ -310,3 +310,46 @@ int cuda_uprobe_multi_link(int prog_fd, const char *path, const unsigned long *o
 	return fd < 0 ? -errno : fd;
 }
 
+
+/*
+ * Can this kernel attach prog_fd (loaded as uprobe.multi) per process? A
+ * kernel without uprobe.multi still loads the program (6.1 checks no attach
+ * type for kprobe programs) and refuses only the link; kernels before the
+ * PID filtering fix (6.10) filter by thread, which would miss every CUDA
+ * call made off the main thread. Two links that must fail, as libbpf probes
+ * it: on "/" (a directory: -EBADF where supported), then with pid -1
+ * (-EINVAL once the fix is in). 0, or -ENOTSUP with the reason in why.
+ */
+int cuda_uprobe_multi_probe(int prog_fd, char *why, size_t len)
+{
+	static const unsigned long off0;
+	struct uprobe_multi_attr a;
+	int fd, err;
+
+	memset(&a, 0, sizeof(a));
+	a.prog_fd = (__u32)prog_fd;
+	a.attach_type = ATTACH_UPROBE_MULTI;
+	a.path = (__u64)(unsigned long)"/";
+	a.offsets = (__u64)(unsigned long)&off0;
+	a.cnt = 1;
+	fd = (int)syscall(__NR_bpf, BPF_LINK_CREATE_CMD, &a, sizeof(a));
+	err = fd < 0 ? errno : 0;
+	if (fd >= 0)
+		close(fd);
+	if (err != EBADF) {
+		snprintf(why, len, "no uprobe.multi links in this kernel (BPF_LINK_CREATE: %s)",
+			 err ? strerror(err) : "accepted a directory");
+		return -ENOTSUP;
+	}
+	a.pid = (__u32)-1;
+	fd = (int)syscall(__NR_bpf, BPF_LINK_CREATE_CMD, &a, sizeof(a));
+	err = fd < 0 ? errno : 0;
+	if (fd >= 0)
+		close(fd);
+	if (err != EINVAL) {
+		snprintf(why, len, "uprobe.multi filters by thread, not process, in this kernel "
+			 "(before the 6.10 fix)");
+		return -ENOTSUP;
+	}
+	return 0;
+}

@@ -46,6 +46,9 @@ int cuda_lib_funcs(int fd, int lib_kind, struct cuda_lib_func *out, int max);
  */
 int cuda_uprobe_multi_link(int prog_fd, const char *path, const unsigned long *offs,
 			   const __u64 *cookies, int n, bool ret, pid_t pid);
+/* 0 when prog_fd (a uprobe.multi program) can be linked per process here;
+ * else -ENOTSUP and why (no uprobe.multi, or its thread-only PID filter). */
+int cuda_uprobe_multi_probe(int prog_fd, char *why, size_t len);
 
 /* ---- what each function's arguments mean ------------------------------ */
 

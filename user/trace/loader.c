@@ -21,6 +21,7 @@
 #include <bpf/libbpf.h>
 #include "gpuio.skel.h"
 #include "capture/capture.h"
+#include "cuda/cuda_lib.h"
 #include "trace/loader.h"
 #include "lib/log.h"
 #include "lib/units.h"
@@ -310,6 +311,11 @@ static int try_load(struct gpuio_loader *l, const struct gpuio_loader_opts *o, i
 		}
 		return lay + 1;
 	}
+	/* uprobe.multi loads on kernels that cannot link it: ask for a link */
+	if (choice[L_CUDA] < nvariants(&layers[L_CUDA]) &&
+	    layers[L_CUDA].v[choice[L_CUDA]].expected_attach &&
+	    cuda_uprobe_multi_probe(bpf_program__fd(l->skel->progs.cuda_multi_entry), why, whylen))
+		return L_CUDA + 1;
 	for (lay = 0; lay < L_COUNT; lay++) {
 		const struct variant *v;
 
