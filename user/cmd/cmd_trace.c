@@ -148,8 +148,11 @@ static const struct opt trace_opts[] = {
 		     "stop after DUR: 500ms, 30s, 5m, 1h (default: until\n"
 		     "Ctrl-C, or until the command / all targets exit)"),
 	OPT_BOOL(0, "all-fds", &cmd.t.all_fds, "also trace pipes, sockets and other non-file fds"),
-	OPT_CHOICE(0, "vfs-mode", &cmd.t.vfs_mode, "MODE", "fentry|kprobe|syscall",
-		   "force the VFS attach mode: fentry, kprobe, syscall\n(default: best available)"),
+	/* a string, not a choice: the loader also takes exact modes (sys:raw_tp) */
+	OPT_STRING(0, "vfs-mode", &cmd.t.vfs_mode, "MODE",
+		   "force the VFS attach mode: fentry, kprobe, syscall, or\n"
+		   "one exact mode: sys:tp_btf, sys:raw_tp, sys:tracepoint\n"
+		   "(default: best available)"),
 	OPT_BOOL(0, "no-sched", &cmd.t.no_sched,
 		 "no thread states or wake-ups (the scheduler layer; on by\n"
 		 "default: it says what threads did between their calls)"),
