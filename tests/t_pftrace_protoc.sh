@@ -25,4 +25,26 @@ if grep -nE '^ *[0-9]+: |^ *[0-9]+ \{' "$TMP/b.txt" > "$TMP/unknown"; then
 fi
 
 pycheck export_gen.protoc_basic "$TMP/b.txt" || fail "decoded fields differ from the capture"
+
+# the scheduler's events (gen_capture states) and process labels (a traced
+# run: cgroup=...) are in the schema too: nothing decodes by number
+"$GEN" states "$TMP/s.gpuio" > /dev/null || fail "gen_capture states failed"
+"$GPUIO" convert -q "$TMP/s.gpuio" -o "$TMP/s.pftrace" || fail "convert states failed"
+if [ "$(id -u)" -eq 0 ]; then
+  "$GPUIO" trace -q --no-export --capture "$TMP/t.gpuio" -- /bin/true > /dev/null 2>&1 ||
+    fail "tracing /bin/true failed"
+  "$GPUIO" convert -q "$TMP/t.gpuio" -o "$TMP/t.pftrace" || fail "convert failed"
+fi
+for f in "$TMP"/s.pftrace "$TMP"/t.pftrace; do
+  [ -e "$f" ] || continue
+  protoc --decode=gpuio.Trace -I"$PROTO_DIR" "$PROTO_DIR/gpuio_trace.proto" \
+    < "$f" > "$f.txt" 2> "$TMP/protoc.err" || { cat "$TMP/protoc.err"; fail "protoc: $f"; }
+  if grep -nE '^ *[0-9]+: |^ *[0-9]+ \{' "$f.txt" > "$TMP/unknown"; then
+    head "$TMP/unknown"; fail "fields outside the schema in $(basename "$f")"
+  fi
+done
+grep -q 'sched_switch {' "$TMP/s.pftrace.txt" || fail "no sched_switch decoded from the states capture"
+grep -q 'sched_waking {' "$TMP/s.pftrace.txt" || fail "no sched_waking decoded from the states capture"
+[ ! -e "$TMP/t.pftrace.txt" ] || grep -q 'process_labels: "cgroup=' "$TMP/t.pftrace.txt" ||
+  fail "no process_labels decoded from a traced run"
 echo "protoc decodes the protobuf export field by field"
