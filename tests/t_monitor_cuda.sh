@@ -7,7 +7,7 @@
 # while the daemon's /proc scan (every 10 s) finds and probes the library;
 # then it makes its calls, printing "CALL name ..." for each. Ground truth:
 # those lines, each name mapped to its kind by the driver table in
-# user/gpu/cuda_funcs.c (the table the monitor probes from). Checked on pages
+# user/cuda/cuda_lib.c (the table the monitor probes from). Checked on pages
 # scraped with curl and parsed strictly, while the process lives and after
 # it exited (its entry folded), in both attach flavours (uprobe.multi and
 # classic uprobes); the library's own internal cuMemcpy call is not counted.
@@ -27,7 +27,7 @@ LIB_REAL=$(realpath "$FAKE_LIB")
 SRC=${GPUIO_SRC:-$(cd "$(dirname "$0")/.." && pwd)}
 
 # kinds of the driver functions, from the table the monitor probes from
-pycheck monitor.cuda_kinds "$SRC/user/gpu/cuda_funcs.c" > "$TMP/kinds.json" || fail "cannot read the driver table"
+pycheck monitor.cuda_kinds "$SRC/user/cuda/cuda_lib.c" > "$TMP/kinds.json" || fail "cannot read the driver table"
 
 # processes mapping a CUDA library right now (other tests may run meanwhile)
 cuda_mapped() { { grep -lsE '/libcuda(rt)?\.so' /proc/[0-9]*/maps 2>/dev/null || true; } | head -3; }

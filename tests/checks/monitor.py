@@ -134,7 +134,7 @@ def prom_parse(path):
 
 def cuda_kinds(src):
     """t_monitor_cuda: {driver function: its kind} from the table the monitor
-    probes from (user/gpu/cuda_funcs.c's drv_fns), as JSON"""
+    probes from (user/cuda/cuda_lib.c's drv_fns), as JSON"""
     with open(src) as f:
         src = f.read()
     tab = src[src.index("static const struct cuda_fn drv_fns[]"):]

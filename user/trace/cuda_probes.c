@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * cuda_probes.c — CUDA API uprobes per library file (cuda_probes.h): find
- * the functions of cuda_funcs.c's tables in a library, attach the generic
+ * the functions of cuda/cuda_lib.c's tables in a library, attach the generic
  * entry/return programs with uprobe.multi (classic uprobes where the kernel
  * lacks it) for each traced process, follow the libraries they map, drop a
  * process's probes when CUPTI gives its calls or when it exits.

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * cuda_probes_priv.h — what the CUDA uprobe files share: the probe set's
- * state, the tables of CUDA functions (cuda_funcs.c) and the ELF symbol
+ * state, the tables of CUDA functions (cuda/cuda_lib.c) and the ELF symbol
  * tables that name launch stubs (cuda_stub_syms.c).
  */
 #ifndef GPUIO_CUDA_PROBES_PRIV_H
