@@ -33,6 +33,11 @@ enum gpuio_rec_type {
 	GPUIO_REC_GPU_OVERHEAD = 14, /* struct gpuio_gpu_overhead */
 	GPUIO_REC_GPU_SYM      = 15, /* struct gpuio_gpu_sym: host stub addr -> name */
 	GPUIO_REC_SCHED        = 16, /* struct gpuio_sched_event: switch or wake-up */
+	/* numbers given to the job-shape records (each moves GPUIO_REC_LAST when
+	 * its decode lands; until then readers count it as unknown) */
+	GPUIO_REC_WAIT         = 17, /* struct gpuio_wait_event: what a sleeping thread waits in */
+	GPUIO_REC_FAULT_COUNT  = 18, /* struct gpuio_fault_count: minor faults per file */
+	GPUIO_REC_SOCK_PEER    = 19, /* struct gpuio_sock_peer: a socket's addresses */
 	GPUIO_REC_LAST         = GPUIO_REC_SCHED, /* the highest this build knows */
 	GPUIO_REC_MAX     = 64, /* types below this are reserved for gpuio */
 };
@@ -58,6 +63,12 @@ enum gpuio_call {
 	GPUIO_CALL_SYNC_FILE_RANGE, GPUIO_CALL_FALLOCATE, GPUIO_CALL_FTRUNCATE,
 	GPUIO_CALL_SENDFILE, GPUIO_CALL_COPY_FILE_RANGE, GPUIO_CALL_SPLICE,
 	GPUIO_CALL_URING_READ, GPUIO_CALL_URING_WRITE,  /* io_uring read/write ops */
+	/* a page fault on a file mapping, as one call: fd -1, the file's page
+	 * offset, the bytes it brought in (mmap data read by touching it) */
+	GPUIO_CALL_PAGE_FAULT,
+	/* socket calls (read/write/readv/writev on a socket keep their names) */
+	GPUIO_CALL_RECVFROM, GPUIO_CALL_SENDTO, GPUIO_CALL_RECVMSG, GPUIO_CALL_SENDMSG,
+	GPUIO_CALL_RECVMMSG, GPUIO_CALL_SENDMMSG,
 	GPUIO_CALL_MAX
 };
 

@@ -31,7 +31,15 @@ static const char *const call_names[GPUIO_CALL_MAX] = {
 	[GPUIO_CALL_SPLICE] = "splice",
 	[GPUIO_CALL_URING_READ] = "io_uring_read",
 	[GPUIO_CALL_URING_WRITE] = "io_uring_write",
+	[GPUIO_CALL_PAGE_FAULT] = "page_fault",
+	[GPUIO_CALL_RECVFROM] = "recvfrom",
+	[GPUIO_CALL_SENDTO] = "sendto",
+	[GPUIO_CALL_RECVMSG] = "recvmsg",
+	[GPUIO_CALL_SENDMSG] = "sendmsg",
+	[GPUIO_CALL_RECVMMSG] = "recvmmsg",
+	[GPUIO_CALL_SENDMMSG] = "sendmmsg",
 };
+_Static_assert(ARRAY_SIZE(call_names) == GPUIO_CALL_MAX, "a call without a name");
 
 const char *gpuio_call__name(unsigned call)
 {
