@@ -38,7 +38,7 @@ enum gpuio_rec_type {
 	GPUIO_REC_WAIT         = 17, /* struct gpuio_wait_event: what a sleeping thread waits in */
 	GPUIO_REC_FAULT_COUNT  = 18, /* struct gpuio_fault_count: minor faults per file */
 	GPUIO_REC_SOCK_PEER    = 19, /* struct gpuio_sock_peer: a socket's addresses */
-	GPUIO_REC_LAST         = GPUIO_REC_SCHED, /* the highest this build knows */
+	GPUIO_REC_LAST         = GPUIO_REC_WAIT, /* the highest this build knows */
 	GPUIO_REC_MAX     = 64, /* types below this are reserved for gpuio */
 };
 
@@ -227,6 +227,27 @@ struct gpuio_sched_event {
 	char comm[16];
 };
 
+/*
+ * What a traced thread went to sleep in, emitted right after the switch that
+ * took it off its CPU (same ts, pid, tid). Read from its saved user
+ * registers: the syscall it is inside and that syscall's fd (poll/ppoll: the
+ * first pollfd's), or none — a sleep outside any syscall is a page fault or
+ * other kernel work on the thread's behalf. Syscall numbers are x86-64's;
+ * other architectures record GPUIO_WAIT_NR_UNKNOWN.
+ */
+#define GPUIO_WAIT_NR_NONE     (-1)    /* not inside a syscall */
+#define GPUIO_WAIT_NR_UNKNOWN  (-2)    /* not read on this architecture */
+struct gpuio_wait_event {
+	struct gpuio_hdr hdr;
+	__s32 nr;                   /* syscall number, or GPUIO_WAIT_NR_* */
+	__s32 fd;                   /* the fd it waits on, -1 none */
+	__u64 ino;                  /* that fd's inode (0: none) */
+	__u64 addr;                 /* futex: the user address waited on; else 0 */
+	__u32 dev;                  /* that inode's dev_t (kernel encoding) */
+	__u8  ftype;                /* GPUIO_FT_* of the fd, 0 none */
+	__u8  pad[3];
+};
+
 /* Counters kept per CPU by the BPF side (stats map index) and by userspace. */
 enum gpuio_stat {
 	GPUIO_STAT_RB_DROP_VFS = 0,   /* ring buffer full: VFS event lost */
@@ -242,6 +263,7 @@ enum gpuio_stat {
 	GPUIO_STAT_RB_DROP_CUDA,      /* ring buffer full: CUDA API (uprobe) record lost */
 	GPUIO_STAT_CUDA_DEPTH,        /* CUDA calls nested deeper than the per-thread stack: call lost */
 	GPUIO_STAT_RB_DROP_SCHED,     /* ring buffer full: context switch or wake-up lost */
+	GPUIO_STAT_RB_DROP_WAIT,      /* ring buffer full: what a sleep was in, lost */
 	GPUIO_STAT_MAX
 };
 
@@ -259,7 +281,8 @@ struct gpuio_stats_event {
 	__u64 user[GPUIO_USTAT_MAX];
 	__u64 records;               /* records written to the capture so far */
 	__u32 final;                 /* 1 in the last snapshot of a clean end */
-	__u32 pad;
+	__u32 nbpf;                  /* readers: how many of bpf[] the tracer had (older
+				      * tracers, fewer); files: 0, the size says */
 };
 
 struct gpuio_devname_event {

@@ -21,7 +21,9 @@ echo "reference: $(git -C "$GPUIO_SRC" log -1 --format='%h %s' "$rev")"
 # the reference build, from the revision's own files
 mkdir -p "$TMP/ref" "$TMP/caps"
 git -C "$GPUIO_SRC" archive "$rev" | tar -x -C "$TMP/ref"
-make -C "$TMP/ref" -j"$(nproc)" build/gpuio > "$TMP/ref-build.log" 2>&1 ||
+# its gen_capture too: synthetic captures written by the reference's own
+# record layouts, so that both builds read the same bytes
+make -C "$TMP/ref" -j"$(nproc)" build/gpuio build/tests/gen_capture > "$TMP/ref-build.log" 2>&1 ||
   { tail -20 "$TMP/ref-build.log"; fail "the reference revision does not build"; }
 
 # the captures
@@ -29,11 +31,11 @@ caps=("$GPUIO_SRC"/tests/fuzz/corpus/*.gpuio)
 for mode in basic hostile flows gpu "gpubig 3000" gpuwait states "big 20000" truncate corrupt; do
   m=${mode%% *}
   # shellcheck disable=SC2086 # the mode's argument
-  "$GPUIO_TESTS/gen_capture" $m "$TMP/caps/gen-$m.gpuio" ${mode#$m} > /dev/null 2>&1 ||
+  "$TMP/ref/build/tests/gen_capture" $m "$TMP/caps/gen-$m.gpuio" ${mode#$m} > /dev/null 2>&1 ||
     fail "gen_capture $mode"
   caps+=("$TMP/caps/gen-$m.gpuio")
 done
-"$GPUIO_TESTS/gen_capture" shift "$TMP/caps/gen-shift.gpuio" "$TMP/caps/gen-basic.gpuio" \
+"$TMP/ref/build/tests/gen_capture" shift "$TMP/caps/gen-shift.gpuio" "$TMP/caps/gen-basic.gpuio" \
   1000000 2000000 > /dev/null 2>&1 || fail "gen_capture shift"
 caps+=("$TMP/caps/gen-shift.gpuio")
 for z in "$GPUIO_SRC"/tests/gpu/runs/*/*.gpuio.gz; do

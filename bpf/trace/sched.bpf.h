@@ -48,11 +48,86 @@ static __always_inline struct gpuio_sched_event *sched_reserve(__u32 kind, __u32
 	return e;
 }
 
+/* x86-64 syscall numbers whose first argument is the fd they wait on */
+static __always_inline bool nr_waits_on_fd0(long nr)
+{
+	switch (nr) {
+	case 0: case 1: case 16: case 17: case 18: case 19: case 20:   /* read write ioctl p/readv/writev */
+	case 42: case 43: case 44: case 45: case 46: case 47:          /* connect accept send/recv(from/msg) */
+	case 72: case 73: case 74: case 75:                            /* fcntl flock fsync fdatasync */
+	case 232: case 281: case 441:                                  /* epoll_wait epoll_pwait(2) */
+	case 275: case 288: case 295: case 296: case 299: case 307:    /* splice accept4 p/rw/v recvmmsg sendmmsg */
+	case 327: case 328: case 426:                                  /* preadv2 pwritev2 io_uring_enter */
+		return true;
+	}
+	return false;
+}
+
+/*
+ * What the current task (prev: sched_switch runs in its context) goes to
+ * sleep in, from its saved user registers. On x86-64 a thread inside a
+ * syscall has ax == -ENOSYS (set at entry, replaced only by the return
+ * value) and orig_ax = the syscall number; a page fault leaves the user's ax
+ * there and the error code in orig_ax.
+ */
+static __always_inline void wait_emit(__u32 tgid, __u32 tid)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct gpuio_wait_event *e;
+	long nr = GPUIO_WAIT_NR_UNKNOWN;
+	__u64 a0 = 0;
+
+	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (!e) {
+		stat_inc(GPUIO_STAT_RB_DROP_WAIT);
+		return;
+	}
+	fill_hdr(&e->hdr, GPUIO_REC_WAIT, sizeof(*e), tgid, tid, bpf_ktime_get_ns());
+	e->fd = -1;
+	e->ino = 0;
+	e->addr = 0;
+	e->dev = 0;
+	e->ftype = 0;
+	__builtin_memset(e->pad, 0, sizeof(e->pad));
+#if defined(__TARGET_ARCH_x86)
+	{
+		struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
+
+		nr = BPF_CORE_READ(regs, orig_ax);
+		if ((long)BPF_CORE_READ(regs, ax) != -38 /* -ENOSYS */ || nr < 0)
+			nr = GPUIO_WAIT_NR_NONE;
+		else
+			a0 = BPF_CORE_READ(regs, di);
+	}
+#endif
+	e->nr = (__s32)nr;
+	if (nr == 7 || nr == 271) {             /* poll, ppoll: the first pollfd's fd */
+		int pfd = -1;
+
+		if (!bpf_probe_read_user(&pfd, sizeof(pfd), (void *)a0))
+			e->fd = pfd;
+	} else if (nr == 202 || nr == 449) {    /* futex, futex_waitv */
+		e->addr = a0;
+	} else if (nr >= 0 && nr_waits_on_fd0(nr)) {
+		e->fd = (int)a0;
+	}
+	if (e->fd >= 0) {
+		struct file_id id = {};
+
+		if (file_ident(fd_to_file(e->fd), &id)) {
+			e->ino = id.ino;
+			e->dev = id.dev;
+			e->ftype = id.ftype;
+		}
+	}
+	bpf_ringbuf_submit(e, rb_wakeup_flag());
+}
+
 static __always_inline int on_switch(bool preempt, struct task_struct *prev,
 				     struct task_struct *next, const bool btf)
 {
 	__u32 ptgid = TASK_RD(btf, prev, tgid), ntgid = TASK_RD(btf, next, tgid);
-	__u32 ppid, npid;
+	__u32 ppid, npid, pst;
 	bool pt, nt;
 	struct gpuio_sched_event *e;
 
@@ -73,7 +148,7 @@ static __always_inline int on_switch(bool preempt, struct task_struct *prev,
 		   (preempt ? GPUIO_SF_PREEMPT : 0);
 	e->other_pid = ntgid;
 	e->other_tid = npid;
-	e->prev_state = task_state(prev, btf);
+	e->prev_state = pst = task_state(prev, btf);
 	e->prio = TASK_RD(btf, prev, prio);
 	/* zeroed first: a _str read leaves the ring's old bytes after the NUL,
 	 * which the compact capture would have to keep (and which leak) */
@@ -83,6 +158,9 @@ static __always_inline int on_switch(bool preempt, struct task_struct *prev,
 	else if (!pt)
 		BPF_CORE_READ_STR_INTO(&e->comm, prev, comm);
 	bpf_ringbuf_submit(e, rb_wakeup_flag());
+	/* a traced thread going to sleep (not preempted, not exiting): in what */
+	if (pt && !preempt && (pst & 3) && !(pst >> 16))
+		wait_emit(ptgid, ppid);
 	return 0;
 }
 

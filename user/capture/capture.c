@@ -170,6 +170,7 @@ const struct gpuio_drop_counter gpuio_drop_counters[] = {
 	{ GPUIO_STAT_RB_DROP_CUDA, "rb_drop_cuda" },
 	{ GPUIO_STAT_CUDA_DEPTH, "cuda_too_deep" },
 	{ GPUIO_STAT_RB_DROP_SCHED, "rb_drop_sched" },
+	{ GPUIO_STAT_RB_DROP_WAIT, "rb_drop_wait" },
 };
 const size_t gpuio_ndrop_counters = ARRAY_SIZE(gpuio_drop_counters);
 
@@ -189,6 +190,8 @@ void gpuio_stats__from_record(const struct gpuio_hdr *h, struct gpuio_stats_even
 	memset(out, 0, sizeof(*out));
 	if (h->size >= sizeof(*out)) {
 		memcpy(out, h, sizeof(*out));
+		if (!out->nbpf || out->nbpf > GPUIO_STAT_MAX)
+			out->nbpf = GPUIO_STAT_MAX;
 		return;
 	}
 	if (h->size < GPUIO_STATS_V1_SIZE)
@@ -199,6 +202,7 @@ void gpuio_stats__from_record(const struct gpuio_hdr *h, struct gpuio_stats_even
 	memcpy(&out->user, (const unsigned char *)h + offsetof(struct gpuio_stats_event, bpf) +
 	       nbpf * sizeof(__u64), tail);
 	out->hdr.size = sizeof(*out);
+	out->nbpf = (__u32)nbpf;        /* the counters after these: unknown, not 0 */
 }
 
 /* The first (leaf) name of a components record, and its length. */
@@ -275,6 +279,23 @@ out:
 	return s;
 }
 
+static const char *const rec_names[] = {
+	[0] = "unknown", [GPUIO_REC_VFS] = "vfs", [GPUIO_REC_BLOCK] = "block",
+	[GPUIO_REC_PATH] = "path", [GPUIO_REC_PROC] = "proc", [GPUIO_REC_STATS] = "stats",
+	[GPUIO_REC_DEVNAME] = "devname",
+	[GPUIO_REC_GPU_INFO] = "info", [GPUIO_REC_GPU_KERNEL] = "kernel",
+	[GPUIO_REC_GPU_MEMCPY] = "memcpy", [GPUIO_REC_GPU_MEMSET] = "memset",
+	[GPUIO_REC_CUDA_API] = "cuda_api", [GPUIO_REC_GPU_SYNC] = "sync", [GPUIO_REC_NVTX] = "nvtx",
+	[GPUIO_REC_GPU_OVERHEAD] = "overhead", [GPUIO_REC_GPU_SYM] = "sym",
+	[GPUIO_REC_SCHED] = "sched", [GPUIO_REC_WAIT] = "wait",
+};
+_Static_assert(ARRAY_SIZE(rec_names) == GPUIO_REC_LAST + 1, "a record kind without a name");
+
+const char *gpuio_rec__name(unsigned type)
+{
+	return type < ARRAY_SIZE(rec_names) && rec_names[type] ? rec_names[type] : "unknown";
+}
+
 size_t gpuio_rec_min_size(__u16 type)
 {
 	switch (type) {
@@ -295,6 +316,7 @@ size_t gpuio_rec_min_size(__u16 type)
 	case GPUIO_REC_GPU_OVERHEAD: return sizeof(struct gpuio_gpu_overhead);
 	case GPUIO_REC_GPU_SYM:      return offsetof(struct gpuio_gpu_sym, name);
 	case GPUIO_REC_SCHED:        return sizeof(struct gpuio_sched_event);
+	case GPUIO_REC_WAIT:         return sizeof(struct gpuio_wait_event);
 	default:                return 0;
 	}
 }

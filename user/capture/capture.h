@@ -159,5 +159,7 @@ int gpuio_rec__sanitize(unsigned char *rec);
 
 /* Minimum valid size of a known record type, 0 for unknown types. */
 size_t gpuio_rec_min_size(__u16 type);
+/* A record kind's name in the outputs ("vfs", "sched", "wait"; "unknown"). */
+const char *gpuio_rec__name(unsigned type);
 
 #endif /* GPUIO_CAPTURE_H */

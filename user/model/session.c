@@ -404,6 +404,8 @@ static int dispatch(const struct gpuio_hdr *h, const struct model_tool *t)
 		return t->devname ? t->devname(t->ctx, r) : 0;
 	case GPUIO_REC_SCHED:
 		return t->sched ? t->sched(t->ctx, r) : 0;
+	case GPUIO_REC_WAIT:
+		return t->wait ? t->wait(t->ctx, r) : 0;
 	case GPUIO_REC_GPU_INFO:
 		return t->gpu_info ? t->gpu_info(t->ctx, r) : 0;
 	case GPUIO_REC_GPU_KERNEL:

@@ -58,6 +58,7 @@ struct model_tool {
 	int (*stats)(void *ctx, const struct gpuio_stats_event *e);     /* expanded to this build's */
 	int (*devname)(void *ctx, const struct gpuio_devname_event *e);
 	int (*sched)(void *ctx, const struct gpuio_sched_event *e);
+	int (*wait)(void *ctx, const struct gpuio_wait_event *e);     /* what a sleep is in */
 	int (*gpu_info)(void *ctx, const struct gpuio_gpu_info *e);
 	int (*gpu_act)(void *ctx, const struct model_gpu_act *a);       /* kernel, memcpy, memset */
 	int (*cuda_api)(void *ctx, const struct gpuio_cuda_api *e);

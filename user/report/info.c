@@ -10,21 +10,9 @@
 #include "report/info.h"
 #include "lib/units.h"
 
-static const char *const type_names[] = {
-	[0] = "unknown", [GPUIO_REC_VFS] = "vfs", [GPUIO_REC_BLOCK] = "block",
-	[GPUIO_REC_PATH] = "path", [GPUIO_REC_PROC] = "proc", [GPUIO_REC_STATS] = "stats",
-	[GPUIO_REC_DEVNAME] = "devname",
-	[GPUIO_REC_GPU_INFO] = "info", [GPUIO_REC_GPU_KERNEL] = "kernel",
-	[GPUIO_REC_GPU_MEMCPY] = "memcpy", [GPUIO_REC_GPU_MEMSET] = "memset",
-	[GPUIO_REC_CUDA_API] = "cuda_api", [GPUIO_REC_GPU_SYNC] = "sync", [GPUIO_REC_NVTX] = "nvtx",
-	[GPUIO_REC_GPU_OVERHEAD] = "overhead", [GPUIO_REC_GPU_SYM] = "sym",
-	[GPUIO_REC_SCHED] = "sched",
-};
-_Static_assert(ARRAY_SIZE(type_names) == GPUIO_REC_LAST + 1, "a record kind without a name");
 const char *capture_info__type_name(int type)
 {
-	return type > 0 && type < (int)ARRAY_SIZE(type_names) &&
-	       type_names[type] ? type_names[type] : "unknown";
+	return type > 0 ? gpuio_rec__name((unsigned)type) : "unknown";
 }
 
 const char *capture_info__gpu_state(uint32_t s)

@@ -55,16 +55,31 @@ static void text_header(const char *path, const struct capture_info *in)
 		       (double)(in->last_ts - in->first_ts) / NS_PER_SEC_F);
 }
 
+/* Does the capture hold records of a kind from `from` (≥ sched) on? */
+static bool later_kinds(const struct capture_info *in, int from)
+{
+	for (int t = from; t <= GPUIO_REC_LAST; t++)
+		if (in->counts[t])
+			return true;
+	return false;
+}
+
 /* Records per type. */
 static void text_records(const struct capture_info *in)
 {
 	printf("%-13s%llu:", "records", (unsigned long long)in->records);
 	for (int t = 1; t <= GPUIO_REC_DEVNAME; t++)
 		printf(" %s %llu%s", capture_info__type_name(t), (unsigned long long)in->counts[t],
-		       t < GPUIO_REC_DEVNAME || in->counts[GPUIO_REC_SCHED] || in->counts[0] ? "," : "");
+		       t < GPUIO_REC_DEVNAME || later_kinds(in, GPUIO_REC_SCHED) || in->counts[0] ?
+		       "," : "");
 	if (in->counts[GPUIO_REC_SCHED])
 		printf(" sched %llu%s", (unsigned long long)in->counts[GPUIO_REC_SCHED],
-		       in->counts[0] ? "," : "");
+		       in->counts[0] || later_kinds(in, GPUIO_REC_SCHED + 1) ? "," : "");
+	/* kinds after sched, when the capture holds any */
+	for (int t = GPUIO_REC_SCHED + 1; t <= GPUIO_REC_LAST; t++)
+		if (in->counts[t])
+			printf(" %s %llu%s", capture_info__type_name(t), (unsigned long long)in->counts[t],
+			       in->counts[0] || later_kinds(in, t + 1) ? "," : "");
 	if (in->counts[0])
 		printf(" unknown types %llu", (unsigned long long)in->counts[0]);
 	putchar('\n');

@@ -158,10 +158,14 @@ static void info_drops(struct tl_model *x, const struct model_facts *f, struct t
 	if (f->have_stats) {
 		struct tl_arg *d = tl_arg_add(a, "drops", TLA_DICT);
 
+		d->len = 1;
 		for (size_t i = 0; i < gpuio_ndrop_counters; i++)
-			tl_arg_u64(a, gpuio_drop_counters[i].name, s->bpf[gpuio_drop_counters[i].idx]);
+			if ((__u32)gpuio_drop_counters[i].idx < s->nbpf) {     /* the tracer had it */
+				tl_arg_u64(a, gpuio_drop_counters[i].name,
+					   s->bpf[gpuio_drop_counters[i].idx]);
+				d->len++;
+			}
 		tl_arg_u64(a, "capture_write_errors", s->user[GPUIO_USTAT_WRITE_ERRORS]);
-		d->len = (uint32_t)gpuio_ndrop_counters + 1;
 		if (tl_model__gpu_any(x)) {
 			tl_arg_u64(a, "cupti_dropped", gcupti);
 			tl_arg_u64(a, "gpu_write_errors", gwerr);
@@ -225,6 +229,11 @@ static void info_counts(struct tl_model *x, const struct model_facts *f, struct 
 		tl_arg_u64(a, "sched", f->counts[GPUIO_REC_SCHED]);
 		d->len++;
 	}
+	for (unsigned t = GPUIO_REC_SCHED + 1; t <= GPUIO_REC_LAST; t++)
+		if (f->counts[t]) {     /* kinds after sched, when present */
+			tl_arg_u64(a, gpuio_rec__name(t), f->counts[t]);
+			d->len++;
+		}
 	if (tl_model__gpu_any(x)) {
 		static const char *const gnames[] = {
 			"gpu_info", "gpu_kernel", "gpu_memcpy", "gpu_memset", "cuda_api",
