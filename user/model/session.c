@@ -203,7 +203,10 @@ static int on_proc(struct model_session *s, const struct gpuio_proc_event *e)
 	if (!t)
 		return -ENOMEM;
 	p = proc_get(s, e->hdr.pid);            /* procs[] may have moved: no, but be plain */
-	if (e->kind == GPUIO_PROC_FORK)
+	/* the parent: from the fork, else from any record that names one (as
+	 * /proc said at attach: a process started before the trace has its
+	 * children as its workers all the same) */
+	if (e->kind == GPUIO_PROC_FORK || (e->ppid && !p->ppid))
 		p->ppid = e->ppid;
 	if (e->kind == GPUIO_PROC_EXIT) {
 		p->exited = true;

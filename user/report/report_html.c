@@ -526,28 +526,25 @@ static void svg_steps(FILE *f, const struct rpt_model *m, const struct rpt_wait 
 		w->nsteps);
 }
 
-/* Why the loop waited (report_wait.c). */
-static void wait_section(FILE *f, const struct rpt_model *m)
+/* One loop (report_wait.c): its time, what its producers did, its steps. */
+static void loop_section(FILE *f, const struct rpt_model *m, const struct rpt_wait *w)
 {
-	const struct rpt_wait *w = m->wait;
-	uint64_t span, act;
+	uint64_t span = rpt_wait__span(w), act = rpt_wait__act_total(w);
 	char line[1024], a[32];
 
-	if (!w)
-		return;
-	span = rpt_wait__span(w);
-	act = rpt_wait__act_total(w);
-	fprintf(f, "<h2>Why the loop waited</h2><p>");
-	rpt_wait__headline(m, line, sizeof(line));
+	fprintf(f, "<p>");
+	rpt_wait__headline(m, w, line, sizeof(line));
 	esc(f, line, strlen(line));
 	fprintf(f, "</p><table><tr><th class=l>the loop's time</th><th>time</th><th>%%</th></tr>");
 	for (int k = 0; k < RPT_TW_N; k++) {
+		if (!w->ns[k] && k != RPT_TW_CPU && k != RPT_TW_DATA)
+			continue;
 		rpt_fmt_dur(w->ns[k], a, sizeof(a));
 		fprintf(f, "<tr><td class=l>%s</td><td>%s</td><td>%.1f</td></tr>", rpt_tw_names[k], a,
 			span ? 100.0 * (double)w->ns[k] / (double)span : 0);
 	}
-	fprintf(f, "</table><table><tr><th class=l>while it waited, the processes that woke it"
-		"</th><th>time</th><th>%%</th></tr>");
+	fprintf(f, "</table><table><tr><th class=l>while it waited, the producers that fetch its "
+		"data</th><th>time</th><th>%%</th></tr>");
 	for (int k = 0; k < RPT_WA_N; k++) {
 		rpt_fmt_dur(w->act_ns[k], a, sizeof(a));
 		fprintf(f, "<tr><td class=l>%s</td><td>%s</td><td>%.1f</td></tr>", rpt_wa_names[k], a,
@@ -555,6 +552,39 @@ static void wait_section(FILE *f, const struct rpt_model *m)
 	}
 	fprintf(f, "</table>");
 	svg_steps(f, m, w);
+}
+
+/* Why the loops waited: the stragglers side by side, then each loop. */
+static void wait_section(FILE *f, const struct rpt_model *m)
+{
+	char a[32];
+
+	if (!m->wait)
+		return;
+	if (m->nloops == 1) {
+		fprintf(f, "<h2>Why the loop waited</h2>");
+		loop_section(f, m, m->wait);
+		return;
+	}
+	fprintf(f, "<h2>Why the loops waited (%zu loops)</h2><table><tr><th class=l>loop</th>"
+		"<th>data wait</th><th>%% of run</th><th class=l>its largest cause</th></tr>", m->nloops);
+	for (size_t i = 0; i < m->nloops; i++) {
+		const struct rpt_wait *w = m->loops[rpt_straggler(m, i)];
+		uint64_t span = rpt_wait__span(w);
+
+		rpt_fmt_dur(w->ns[RPT_TW_DATA], a, sizeof(a));
+		fprintf(f, "<tr><td class=l>pid %u tid %u ", w->pid, w->tid);
+		esc(f, rpt_proc_comm(m, w->pid), strlen(rpt_proc_comm(m, w->pid)));
+		fprintf(f, "</td><td>%s</td><td>%.1f</td><td class=l>%s</td></tr>", a,
+			span ? 100.0 * (double)w->ns[RPT_TW_DATA] / (double)span : 0, rpt_wait__cause(w));
+	}
+	fprintf(f, "</table>");
+	for (size_t i = 0; i < m->nloops; i++) {
+		const struct rpt_wait *w = m->loops[i];
+
+		fprintf(f, "<h3>Loop %zu: pid %u tid %u</h3>", i + 1, w->pid, w->tid);
+		loop_section(f, m, w);
+	}
 }
 
 static int render(FILE *f, const struct rpt_model *m, const struct rpt_opts *opt)

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "lib/json_writer.h"
+#include "model/waits.h"
 #include "report/report_model.h"
 #include "lib/job_identity.h"
 #include "lib/units.h"
@@ -297,21 +298,28 @@ static void roles(struct jw *j, const struct rpt_model *m)
 	j_close(j, '}');
 }
 
-/* "wait": why the loop waited (report_wait.c), null without thread states */
-static void wait(struct jw *j, const struct rpt_model *m)
+static void reco(struct jw *j, const struct rpt_reco *r)
 {
-	const struct rpt_wait *w = m->wait;
+	j_open(j, NULL, '{');
+	j_cstr(j, "kind", r->kind);
+	j_cstr(j, "text", r->text);
+	j_cstr(j, "evidence", r->evidence);
+	j_close(j, '}');
+}
+
+/* One loop (report_wait.c): its time, producers, files, steps, recommendations. */
+static void loop(struct jw *j, const struct rpt_model *m, const struct rpt_wait *w, const char *key)
+{
 	char line[1024];
 
-	if (!w) {
-		j_null(j, "wait");
-		return;
-	}
-	j_open(j, "wait", '{');
-	rpt_wait__headline(m, line, sizeof(line));
+	j_open(j, key, '{');
+	rpt_wait__headline(m, w, line, sizeof(line));
 	j_cstr(j, "headline", line);
 	j_u64(j, "pid", w->pid);
 	j_u64(j, "tid", w->tid);
+	j_cstr(j, "thread", rpt_wait__thread(m, w));
+	j_cstr(j, "process", rpt_proc_comm(m, w->pid));
+	j_cstr(j, "found_by", w->stand_in ? "busiest_thread" : w->own_reads ? "own_reads" : "data_waits");
 	j_us(j, "start_us", rpt_ts_rel_ns(m, w->span_s));
 	j_us(j, "span_us", (int64_t)rpt_wait__span(w));
 	j_open(j, "loop_us", '{');
@@ -319,13 +327,38 @@ static void wait(struct jw *j, const struct rpt_model *m)
 		j_us(j, rpt_tw_names[k], (int64_t)w->ns[k]);
 	j_close(j, '}');
 	j_us(j, "data_then_runnable_us", (int64_t)w->data_runnable_ns);
+	j_us(j, "own_data_reads_us", (int64_t)w->own_read_ns);
+	j_open(j, "blocked_in", '[');
+	for (size_t i = 0; i < w->nblocked; i++) {
+		const struct rpt_blocked *b = &w->blocked[i];
+		const char *sc = model_wait__syscall_name(b->nr), *ft = model_wait__ftype_name(b->ftype);
+
+		j_open(j, NULL, '{');
+		j_cstr(j, "kind", model_wait__kind_name(b->kind));
+		if (sc)
+			j_cstr(j, "syscall", sc);
+		else
+			j_null(j, "syscall");
+		if (ft)
+			j_cstr(j, "on", ft);
+		else
+			j_null(j, "on");
+		j_u64(j, "sleeps", b->n);
+		j_us(j, "us", (int64_t)b->ns);
+		j_close(j, '}');
+	}
+	j_close(j, ']');
 	j_open(j, "wakers", '[');
 	for (size_t i = 0; i < w->nwakers; i++) {
+		const struct rpt_waker *k = &w->wakers[i];
+
 		j_open(j, NULL, '{');
-		j_u64(j, "pid", w->wakers[i].pid);
-		j_cstr(j, "comm", rpt_proc_comm(m, w->wakers[i].pid));
-		j_u64(j, "wakes", w->wakers[i].wakes);
-		j_us(j, "wait_us", (int64_t)w->wakers[i].ns);
+		j_u64(j, "pid", k->pid);
+		j_u64(j, "tid", k->tid);
+		j_cstr(j, "kind", k->thread ? "thread" : "process");
+		j_cstr(j, "comm", rpt_proc_comm(m, k->pid));
+		j_u64(j, "wakes", k->wakes);
+		j_us(j, "wait_us", (int64_t)k->ns);
 		j_close(j, '}');
 	}
 	j_close(j, ']');
@@ -367,8 +400,43 @@ static void wait(struct jw *j, const struct rpt_model *m)
 		j_close(j, '}');
 	}
 	j_close(j, ']');
+	j_open(j, "recommendations", '[');
+	for (size_t i = 0; i < m->nrecos; i++)
+		if (m->recos[i].loop == (int)w->index)
+			reco(j, &m->recos[i]);
+	j_close(j, ']');
 	j_u64(j, "sched_gaps", w->gaps);
 	j_close(j, '}');
+}
+
+/* "wait": loops[0] (for older readers), "loops": every loop, "stragglers"
+ * with two loops or more; null / [] without thread states. */
+static void loops(struct jw *j, const struct rpt_model *m)
+{
+	if (m->wait)
+		loop(j, m, m->wait, "wait");
+	else
+		j_null(j, "wait");
+	j_open(j, "loops", '[');
+	for (size_t i = 0; i < m->nloops; i++)
+		loop(j, m, m->loops[i], NULL);
+	j_close(j, ']');
+	j_open(j, "stragglers", '[');
+	for (size_t i = 0; m->nloops > 1 && i < m->nloops; i++) {
+		const struct rpt_wait *w = m->loops[rpt_straggler(m, i)];
+		uint64_t span = rpt_wait__span(w);
+
+		j_open(j, NULL, '{');
+		j_u64(j, "loop", w->index);
+		j_u64(j, "pid", w->pid);
+		j_u64(j, "tid", w->tid);
+		j_us(j, "waiting_for_data_us", (int64_t)w->ns[RPT_TW_DATA]);
+		j_us(j, "span_us", (int64_t)span);
+		j_f(j, "waited_pct", span ? 100.0 * (double)w->ns[RPT_TW_DATA] / (double)span : 0);
+		j_cstr(j, "cause", rpt_wait__cause(w));
+		j_close(j, '}');
+	}
+	j_close(j, ']');
 }
 
 static void devices(struct jw *j, const struct rpt_model *m)
@@ -660,15 +728,10 @@ static void one(struct jw *j, const struct rpt_model *m, const struct rpt_opts *
 	j_close(j, ']');
 	summary(j, m);
 	j_open(j, "recommendations", '[');
-	for (size_t i = 0; i < m->nrecos; i++) {
-		j_open(j, NULL, '{');
-		j_cstr(j, "kind", m->recos[i].kind);
-		j_cstr(j, "text", m->recos[i].text);
-		j_cstr(j, "evidence", m->recos[i].evidence);
-		j_close(j, '}');
-	}
+	for (size_t i = 0; i < m->nrecos; i++)
+		reco(j, &m->recos[i]);
 	j_close(j, ']');
-	wait(j, m);
+	loops(j, m);
 	gpu(j, m);
 	ckpts(j, m);
 	files(j, m, opt);

@@ -258,12 +258,31 @@ static int file_xfer(struct rpt_model *m, struct rpt_file *f, const struct gpuio
 	return rc ? -ENOMEM : 0;
 }
 
+/*
+ * Did the call fetch data: a read of a file or a socket, a page fault on a
+ * file, a socket receive (not a pipe: a queue's hand-over is not a source).
+ */
+bool rpt_call_fetches_data(const struct gpuio_vfs_event *e)
+{
+	if (e->ret <= 0)
+		return false;
+	switch (e->call) {
+	case GPUIO_CALL_PAGE_FAULT:
+	case GPUIO_CALL_RECVFROM: case GPUIO_CALL_RECVMSG: case GPUIO_CALL_RECVMMSG:
+		return true;
+	}
+	return gpuio_call__is_read(e->call) &&
+	       (e->ftype == GPUIO_FT_REG || e->ftype == GPUIO_FT_BLK || e->ftype == GPUIO_FT_SOCK);
+}
+
 /* The calling thread's I/O time by cause (async io_uring requests overlap: not counted). */
 static void thread_time(struct rpt_thread *t, const struct gpuio_vfs_event *e)
 {
 	if (gpuio_call__is_async(e->call))
 		return;
 	t->io_ns += e->dur_ns;
+	if (rpt_call_fetches_data(e))
+		t->data_ops++;
 	switch (rpt_call_cause(e->call)) {
 	case RPT_CAUSE_READ: t->read_ns += e->dur_ns; break;
 	case RPT_CAUSE_WRITE: t->write_ns += e->dur_ns; break;
@@ -399,6 +418,19 @@ static int file_ops(struct rpt_model *m, struct rpt_file *f, const struct gpuio_
 	return rc;
 }
 
+/* What the thread fetched, per file: after the roles, its data files' share
+ * says whether it fetches data (report_loops.c), not its imports. */
+static int thread_file_bytes(struct rpt_model *m, struct rpt_thread *t, struct rpt_file *f,
+			     uint64_t bytes)
+{
+	uint64_t *v;
+
+	if (kmap__upsert(&m->thread_files, (uint64_t)(t - m->threads), (uint64_t)(f - m->files), &v) < 0)
+		return -ENOMEM;
+	*v += bytes;
+	return 0;
+}
+
 static int on_vfs(void *ctx, const struct gpuio_vfs_event *e)
 {
 	struct rpt_model *m = ctx;
@@ -427,6 +459,8 @@ static int on_vfs(void *ctx, const struct gpuio_vfs_event *e)
 	if (rc)
 		return rc;
 	count_bytes(m, t, p, e, end, bytes, rd, wr);
+	if (f && rpt_call_fetches_data(e) && (rc = thread_file_bytes(m, t, f, (uint64_t)e->ret)))
+		return rc;
 	if (f) {
 		if (rd || wr || gpuio_call__two_files(call)) {
 			rc = file_xfer(m, f, e, !wr, e->offset, bytes, e->dur_ns, end);
@@ -591,6 +625,11 @@ void rpt_names_from_session(struct rpt_model *m)
 	}
 }
 
+static int on_wait(void *ctx, const struct gpuio_wait_event *e)
+{
+	return rpt_waits_add(ctx, e);
+}
+
 /* Pass 1: the session reads every record once; the report folds in its part. */
 int rpt_pass1(struct rpt_model *m)
 {
@@ -599,7 +638,7 @@ int rpt_pass1(struct rpt_model *m)
 
 	m->tool = (struct model_tool){
 		.ctx = m, .vfs = on_vfs, .block = on_block, .proc = on_proc, .sched = on_sched,
-		.devname = on_devname,
+		.devname = on_devname, .wait = on_wait,
 	};
 	rpt_gpu_handlers(&m->tool);
 	rc = model_session__run(m->s, tools, 1);
@@ -611,6 +650,7 @@ int rpt_pass1(struct rpt_model *m)
 	if (rc)
 		return rc;
 	m->sched = model_session__sched(m->s);
+	rpt_waits_sort(m);
 	rpt_names_from_session(m);
 	return 0;
 }

@@ -73,13 +73,14 @@ static int rpt_model__load(struct rpt_model *m, const char *path, const struct r
 	}
 	if (rpt_gaps_resolve(m))
 		goto nomem;
+	if (rpt_name_files(m) || rpt_roles(m))     /* roles need names; they pick checkpoints */
+		goto nomem;
+	rpt_threads_data_bytes(m);                 /* the loops' producers fetch data files */
 	rc = rpt_wait_build(m);
 	if (rc == -ENOMEM)
 		goto nomem;
 	if (rc)
 		return rc;
-	if (rpt_name_files(m) || rpt_roles(m))     /* roles need names; they pick checkpoints */
-		goto nomem;
 	rpt_wait_name(m);
 	for (size_t i = 0; i < m->nckpts; i++)
 		m->ckpts[i].gpu_lost_ns = rpt_gpu_idle_in(m, m->ckpts[i].pid, m->ckpts[i].s,
@@ -150,6 +151,7 @@ static void rpt_model__free(struct rpt_model *m)
 	kmap__free(&m->stream_map);
 	kmap__free(&m->fd_map);
 	kmap__free(&m->thread_map);
+	kmap__free(&m->thread_files);
 	kmap__free(&m->proc_map);
 	kmap__free(&m->dev_map);
 	kmap__free(&m->gpu_map);

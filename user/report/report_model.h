@@ -129,6 +129,8 @@ struct rpt_thread {
 	uint64_t first_ts, last_ts;
 	uint64_t io_ns, read_ns, write_ns, other_ns, cuda_sync_ns;
 	uint64_t rbytes, wbytes, rops, wops, calls;
+	uint64_t data_ops;              /* calls that fetched data (rpt_call_fetches_data) */
+	uint64_t data_bytes;            /* of those, from data files and sockets (after the roles) */
 	uint64_t launches;              /* CUDA kernel and graph launches it made */
 };
 
@@ -185,9 +187,17 @@ enum rpt_tw {
 	RPT_TW_CPU,             /* on a CPU */
 	RPT_TW_RUNNABLE,        /* waiting for a CPU (woken or preempted) */
 	RPT_TW_FILE_IO,         /* asleep inside its own traced file calls */
+	RPT_TW_FAULT,           /* asleep inside its own page faults (a fault record, or a WAIT
+				 * outside any syscall) */
+	RPT_TW_SOCKET,          /* asleep in a socket call not ended by its data producers */
+	RPT_TW_PIPE,            /* asleep on a pipe, likewise */
 	RPT_TW_GPU,             /* asleep inside its CUDA sync calls */
-	RPT_TW_DATA,            /* asleep until another traced process woke it */
-	RPT_TW_SLEEP,           /* any other sleep (timers, locks, its own threads) */
+	RPT_TW_DATA,            /* asleep until one of its data producers woke it */
+	RPT_TW_FUTEX,           /* the rest, by what the WAIT record says it slept in */
+	RPT_TW_POLL,
+	RPT_TW_CHILD,
+	RPT_TW_TIMER,
+	RPT_TW_SLEEP,           /* any other sleep: no cause known */
 	RPT_TW_N
 };
 extern const char *const rpt_tw_names[RPT_TW_N];
@@ -234,24 +244,43 @@ struct rpt_ckpt {
 };
 
 struct rpt_reco {
-	char kind[24];                  /* "stage", "loader", "shard", "async_checkpoint" */
+	char kind[24];                  /* "stage", "loader", "shard", "async_checkpoint",
+					 * "no_workers", "remote_data" */
+	int loop;                       /* the loop it is about (m->loops), -1: the job */
 	char text[400];                 /* what to do */
 	char evidence[600];             /* the numbers behind it */
 };
 
 
-/* What the waking processes' main threads did while the loop waited for data. */
-enum rpt_wa { RPT_WA_READ, RPT_WA_CPU, RPT_WA_RUNNABLE, RPT_WA_OTHER, RPT_WA_N };
+/* What the loop's data producers did while it waited for data. */
+enum rpt_wa { RPT_WA_READ, RPT_WA_FAULT, RPT_WA_NET, RPT_WA_CPU, RPT_WA_RUNNABLE, RPT_WA_OTHER,
+	      RPT_WA_N };
 extern const char *const rpt_wa_names[RPT_WA_N];
 
 #define RPT_WAKERS_MAX 64
-struct rpt_waker {              /* a process that ended the loop's waits for data */
-	uint32_t pid;
+struct rpt_waker {              /* a producer that ended the loop's waits for data */
+	uint32_t pid, tid;      /* a process (its threads together: tid, the one that woke
+				 * most), or a thread of the loop's own process */
+	bool thread;
 	uint64_t wakes, ns;     /* waits it ended, their length */
+};
+#define RPT_BLOCKED_MAX 12
+struct rpt_blocked {            /* sleeps outside data and its own calls, by what they were in */
+	uint8_t kind;           /* enum model_wait_kind */
+	uint8_t ftype;          /* of the fd waited on */
+	int16_t nr;             /* the syscall */
+	uint64_t ns, n;
 };
 struct rpt_wait_file {          /* a file the wakers read while the loop waited */
 	uint32_t file;          /* files[] */
 	uint64_t bytes, ns, reads;
+};
+struct rpt_waitrec {            /* a WAIT record, as the report keeps it */
+	uint64_t ts;
+	uint32_t tid;
+	int16_t nr;
+	uint8_t kind;           /* enum model_wait_kind */
+	uint8_t ftype;
 };
 struct rpt_step {               /* an NVTX step range, or from one wait for data to the next */
 	uint64_t s, wait_ns, compute_ns;
@@ -261,8 +290,14 @@ struct rpt_nvtx {               /* an NVTX range of a thread */
 	uint32_t pid, tid, name;        /* name: nvtx_names[] */
 	uint32_t depth;
 };
-struct rpt_wait {
+struct rpt_wait {                /* one training loop */
 	uint32_t pid, tid;              /* the loop thread */
+	uint32_t index;                 /* in m->loops */
+	bool own_reads;                 /* found by its own data reads (no producers) */
+	bool stand_in;                  /* no loop found: the busiest thread, shown anyway */
+	uint64_t own_read_ns;           /* its sleeps inside its own data reads */
+	struct rpt_blocked blocked[RPT_BLOCKED_MAX];
+	size_t nblocked;
 	uint64_t span_s, span_e;        /* its first and last state */
 	uint64_t ns[RPT_TW_N];
 	uint64_t data_runnable_ns;      /* of ns[RPT_TW_DATA]: waiting for a CPU once woken with data */
@@ -306,6 +341,7 @@ struct rpt_model {
 	size_t nstreams, cstreams;
 	struct kmap fd_map;             /* (pid, fd) -> open flags + 1 (0: closed) */
 	struct kmap thread_map;         /* (pid, tid) -> threads[] */
+	struct kmap thread_files;       /* (threads[], files[]) -> bytes the thread fetched from it */
 	struct rpt_thread *threads;
 	size_t nthreads, cthreads;
 	struct kmap proc_map;           /* (pid, 0) -> procs[] */
@@ -354,11 +390,16 @@ struct rpt_model {
 
 	/* thread states (scheduler layer) and why the loop waited (report_wait.c) */
 	const struct sched_tab *sched;  /* the session's */
-	struct rpt_wait *wait;          /* NULL: no thread states in the capture */
+	struct rpt_wait *wait;          /* loops[0]; NULL: no thread states in the capture */
+	struct rpt_wait **loops;        /* every training loop, most data-waiting first */
+	size_t nloops;
+	size_t *straggle;               /* loops[] indexes by the share of the run waited, most first */
+	struct rpt_waitrec *waits;      /* WAIT records, by thread then time (report_blocked.c) */
+	size_t nwaits, cwaits;
 
 	/* small data files, recommendations */
 	uint64_t small_files, small_bytes, read_files, small_rops;
-	struct rpt_reco recos[8];
+	struct rpt_reco recos[16];
 	size_t nrecos;
 
 	char err[320];
@@ -368,7 +409,13 @@ struct rpt_model {
 uint64_t rpt_wait__span(const struct rpt_wait *w);
 uint64_t rpt_wait__act_total(const struct rpt_wait *w);
 /* "the loop ... waited 38% of its run (...) for data from 4 process(es); meanwhile ..." */
-void rpt_wait__headline(const struct rpt_model *m, char *buf, size_t len);
+void rpt_wait__headline(const struct rpt_model *m, const struct rpt_wait *w, char *buf, size_t len);
+/* The loop's thread name ("" unknown). */
+const char *rpt_wait__thread(const struct rpt_model *m, const struct rpt_wait *w);
+/* The i-th loop by the share of its run it waited for data (the straggler first). */
+size_t rpt_straggler(const struct rpt_model *m, size_t i);
+/* Its largest share of time that is not on a CPU: an rpt_tw_names[] name. */
+const char *rpt_wait__cause(const struct rpt_wait *w);
 
 /* Dropped events of any kind (BPF, capture writes, CUPTI); false: unknown */
 bool rpt_model__dropped(const struct rpt_model *m, uint64_t *n);

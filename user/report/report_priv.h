@@ -35,6 +35,7 @@ int rpt_thread_get(struct rpt_model *m, uint32_t pid, uint32_t tid, uint64_t ts,
 void rpt_note_time(struct rpt_model *m, uint64_t ts, uint64_t end);
 
 enum rpt_cause rpt_call_cause(unsigned call);
+bool rpt_call_fetches_data(const struct gpuio_vfs_event *e);    /* report_load.c */
 
 void rpt_gpu_handlers(struct model_tool *t);     /* report_gpu.c: pass 1's GPU handlers */
 
@@ -58,6 +59,51 @@ void rpt_nvtx_free(struct rpt_model *m);
  * gaps (tw: the thread's time by enum rpt_tw, normalised spans) */
 uint32_t rpt_gpu_launcher(struct rpt_model *m, struct rpt_gpu *g);
 void rpt_gaps_by_launcher(struct rpt_model *m, struct rpt_gpu *g, const struct rpt_spans *tw);
+
+/* report_blocked.c: what each sleep was in (WAIT records) */
+int rpt_waits_add(struct rpt_model *m, const struct gpuio_wait_event *e);      /* pass 1 */
+void rpt_waits_sort(struct rpt_model *m);                                      /* after it */
+/* tid's WAIT record for a sleep in [s, e), NULL none */
+const struct rpt_waitrec *rpt_wait_in(const struct rpt_model *m, uint32_t tid, uint64_t s,
+				      uint64_t e);
+int rpt_tw_of_wait(const struct rpt_waitrec *r);        /* enum rpt_tw; NULL: RPT_TW_SLEEP */
+void rpt_blocked_add(struct rpt_wait *w, const struct rpt_waitrec *r, uint64_t ns);
+void rpt_blocked_sort(struct rpt_wait *w);
+
+/* report_wait.c: every thread's states, by thread then time */
+struct rpt_ivs {
+	struct tstate_iv *a;
+	size_t n, cap;
+};
+/* Asleep (S or D)? */
+bool rpt_iv_sleep(uint8_t state);
+/* Was iv (a sleep, or the wait for a CPU right after one) ended by another
+ * traced thread handing something over, woke at `woke` — not a dying child
+ * waking its parent (a join)? deaths: a cache of when threads left for good. */
+bool rpt_data_waker(const struct sched_tab *t, const struct tstate_iv *iv, uint64_t woke,
+		    struct kmap *deaths);
+/* A sleep so ended — not one in a send (write, sendmsg: waiting for room). */
+bool rpt_data_wake(const struct rpt_model *m, const struct tstate_iv *iv, struct kmap *deaths);
+
+/* report_loops.c: which threads are training loops, and who feeds each */
+struct rpt_loopset;
+/* After the roles: each thread's data_bytes, from data files and sockets only. */
+void rpt_threads_data_bytes(struct rpt_model *m);
+/* Is pid a descendant of anc (its child, grandchild, ...)? */
+bool rpt_proc_descends(const struct rpt_model *m, uint32_t pid, uint32_t anc);
+int rpt_loops_find(struct rpt_model *m, const struct rpt_ivs *v, struct kmap *deaths,
+		   struct rpt_loopset **out);
+size_t rpt_loops_count(const struct rpt_loopset *ls);
+/* The i-th loop (most data-waiting first); own: found by its own reads; none: no
+ * loop was found and this thread (the busiest) stands in. */
+void rpt_loops_get(const struct rpt_loopset *ls, size_t i, uint32_t *pid, uint32_t *tid,
+		   bool *own, bool *none);
+/* Is thread (wpid, wtid) a data producer of the loop (lpid, ltid)? */
+bool rpt_loops_feeds(const struct rpt_loopset *ls, uint32_t lpid, uint32_t ltid, uint32_t wpid,
+		     uint32_t wtid);
+/* Did tid fetch data itself (reads, faults, receives)? */
+bool rpt_loops_fetcher(const struct rpt_loopset *ls, uint32_t tid);
+void rpt_loops_free(struct rpt_loopset *ls);
 
 /* report_wait.c: after pass 1 (a pass of its own over the VFS calls) */
 int rpt_wait_build(struct rpt_model *m);

@@ -126,6 +126,7 @@ static struct rpt_reco *reco_new(struct rpt_model *m, const char *kind)
 	r = &m->recos[m->nrecos++];
 	memset(r, 0, sizeof(*r));
 	snprintf(r->kind, sizeof(r->kind), "%s", kind);
+	r->loop = -1;
 	return r;
 }
 
@@ -145,7 +146,7 @@ static size_t appendf(char *buf, size_t len, const char *fmt, ...)
 }
 
 /* When the loop launches GPU work: the GPU idle time its waits for data cost. */
-static void gpu_evidence(const struct rpt_model *m, struct rpt_reco *r)
+static void gpu_evidence(const struct rpt_model *m, const struct rpt_wait *w, struct rpt_reco *r)
 {
 	uint64_t data = 0, idle = 0;
 	char a[32];
@@ -153,7 +154,7 @@ static void gpu_evidence(const struct rpt_model *m, struct rpt_reco *r)
 	if (!m->launch_states)
 		return;
 	for (size_t i = 0; i < m->ngpus; i++)
-		if (m->gpus[i].launcher_tid == m->wait->tid) {
+		if (m->gpus[i].launcher_tid == w->tid) {
 			data += m->gpus[i].launch_ns[RPT_TW_DATA];
 			idle += m->gpus[i].idle_ns;
 		}
@@ -165,51 +166,84 @@ static void gpu_evidence(const struct rpt_model *m, struct rpt_reco *r)
 }
 
 /*
- * The loop waits for data (>= 10% of its run): the cause is what the
- * processes that hand it the data did meanwhile (report_wait.c).
+ * A loop that blocks in its own data reads (>= 20% of its run) with no
+ * worker feeding it: workers or a prefetch thread would overlap the reads
+ * with its compute, hiding at most the smaller of the two.
  */
-static void reco_wait(struct rpt_model *m)
+static void reco_no_workers(struct rpt_model *m, const struct rpt_wait *w)
 {
-	const struct rpt_wait *w = m->wait;
+	uint64_t span = rpt_wait__span(w), hide;
+	struct rpt_reco *r;
+	char a[32], b[32], line[600];
+
+	if (!w->own_reads || !span || w->own_read_ns * 5 < span || !(r = reco_new(m, "no_workers")))
+		return;
+	r->loop = (int)w->index;
+	hide = w->own_read_ns < w->ns[RPT_TW_CPU] ? w->own_read_ns : w->ns[RPT_TW_CPU];
+	rpt_fmt_dur(w->own_read_ns, a, sizeof(a));
+	rpt_fmt_dur(hide, b, sizeof(b));
+	rpt_wait__headline(m, w, line, sizeof(line));
+	snprintf(r->text, sizeof(r->text), "the loop (pid %u tid %u) reads its data itself and computes "
+		 "only once each read returns (%s blocked in its own reads): DataLoader workers "
+		 "(num_workers >= 2, prefetch_factor >= 2) or a prefetch thread would overlap the reads "
+		 "with its compute, hiding up to %s", w->pid, w->tid, a, b);
+	snprintf(r->evidence, sizeof(r->evidence), "%s", line);
+	gpu_evidence(m, w, r);
+}
+
+/*
+ * A loop waits for data (>= 10% of its run): the cause is what the
+ * producers that hand it the data did meanwhile (report_wait.c).
+ */
+static void reco_wait(struct rpt_model *m, const struct rpt_wait *w)
+{
 	uint64_t span, act;
 	struct rpt_reco *r;
 	char a[32], line[600];
-	double rd, cpu, run;
+	double rd, net, cpu, run;
 	unsigned ncpu = m->hdr->ncpus;
 
-	if (!w || !(span = rpt_wait__span(w)) || w->ns[RPT_TW_DATA] * 10 < span ||
+	if (!(span = rpt_wait__span(w)) || w->ns[RPT_TW_DATA] * 10 < span ||
 	    !(act = rpt_wait__act_total(w)))
 		return;
-	rd = (double)w->act_ns[RPT_WA_READ] / (double)act;
+	rd = (double)(w->act_ns[RPT_WA_READ] + w->act_ns[RPT_WA_FAULT]) / (double)act;
+	net = (double)w->act_ns[RPT_WA_NET] / (double)act;
 	cpu = (double)w->act_ns[RPT_WA_CPU] / (double)act;
 	run = (double)w->act_ns[RPT_WA_RUNNABLE] / (double)act;
 	rpt_fmt_dur(w->ns[RPT_TW_DATA], a, sizeof(a));
-	rpt_wait__headline(m, line, sizeof(line));
-	if (rd >= 0.5 && (r = reco_new(m, "data_storage"))) {
+	rpt_wait__headline(m, w, line, sizeof(line));
+	if (net >= 0.5 && (r = reco_new(m, "remote_data"))) {
+		snprintf(r->text, sizeof(r->text), "the loop (pid %u) waits for data while its producers "
+			 "wait on the network: more requests in flight per worker (threads or async I/O "
+			 "inside each worker), a deeper prefetch (prefetch_factor), or a local cache of the "
+			 "hot objects", w->pid);
+	} else if (rd >= 0.5 && (r = reco_new(m, "data_storage"))) {
 		snprintf(r->text, sizeof(r->text), "the loop waits for data while its workers read files: "
 			 "faster storage, or stage the hot data files (%s) on local disk or in memory "
 			 "before training; more workers help only while the device has headroom", w->glob);
-		snprintf(r->evidence, sizeof(r->evidence), "%s", line);
 	} else if (run >= 0.25 && run >= cpu / 2 && (r = reco_new(m, "data_cpu_shortage"))) {
 		snprintf(r->text, sizeof(r->text), "the loop waits for data while its %zu workers wait "
 			 "for a CPU (%u CPUs): more CPUs, or fewer workers (num_workers <= CPUs - 1) so "
 			 "the loop and the workers stop competing", w->nwakers, ncpu);
-		snprintf(r->evidence, sizeof(r->evidence), "%s", line);
 	} else if (cpu >= 0.5 && (r = reco_new(m, "data_workers"))) {
 		snprintf(r->text, sizeof(r->text), "the loop waits for data while its %zu workers compute "
 			 "(decode, transforms): %s", w->nwakers,
 			 w->nwakers + 1 < ncpu ? "more workers (CPUs are free) or a larger prefetch_factor; "
 			 "cheaper transforms" : "cheaper transforms or more CPUs (every CPU has a worker)");
-		snprintf(r->evidence, sizeof(r->evidence), "%s", line);
 	} else {
 		return;
 	}
-	gpu_evidence(m, r);
+	r->loop = (int)w->index;
+	snprintf(r->evidence, sizeof(r->evidence), "%s", line);
+	gpu_evidence(m, w, r);
 }
 
 void rpt_recommend(struct rpt_model *m)
 {
-	reco_wait(m);
+	for (size_t i = 0; i < m->nloops; i++) {
+		reco_wait(m, m->loops[i]);
+		reco_no_workers(m, m->loops[i]);
+	}
 	char a[32], b[32], c[32];
 	struct rpt_reco *r;
 

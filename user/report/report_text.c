@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "model/calls.h"
+#include "model/waits.h"
 #include "report/report_model.h"
 #include "lib/job_identity.h"
 #include "lib/json_writer.h"
@@ -168,55 +169,25 @@ static void launcher_lines(const struct rpt_model *m, const struct rpt_gpu *g)
 		printf("      (waiting_for_data: the loop's waits; who woke it is under WHY THE LOOP WAITED)\n");
 }
 
-/* Why the loop waited: its time by state and cause, the waits for data, the steps. */
-static void wait_section(const struct rpt_model *m)
+/* One blocked-in entry: "futex", "poll on a pipe", "read on a socket". */
+static void put_blocked(const struct rpt_blocked *b)
 {
-	const struct rpt_wait *w = m->wait;
-	uint64_t span, act, maxs = 0;
-	char a[32], b[32], line[1024];
+	const char *sc = model_wait__syscall_name(b->nr), *ft = model_wait__ftype_name(b->ftype);
+
+	if (b->kind == MODEL_WAIT_FAULT)
+		printf("a page fault or other kernel work");
+	else if (sc && ft)
+		printf("%s on a %s", sc, ft);
+	else
+		printf("%s", sc ? sc : model_wait__kind_name(b->kind));
+}
+
+static void loop_steps(const struct rpt_model *m, const struct rpt_wait *w)
+{
+	uint64_t maxs = 0;
+	char a[32], b[32];
 	size_t show;
 
-	if (!w)
-		return;
-	span = rpt_wait__span(w);
-	act = rpt_wait__act_total(w);
-	printf("\nWHY THE LOOP WAITED (thread states; the loop is pid %u tid %u, %s)\n", w->pid, w->tid,
-	       rpt_proc_comm(m, w->pid));
-	rpt_wait__headline(m, line, sizeof(line));
-	printf("  %s\n", line);
-	for (int k = 0; k < RPT_TW_N; k++)
-		printf("  %-18s %10s %5.1f%%%s\n", rpt_tw_names[k], D(w->ns[k], a), pct(w->ns[k], span),
-		       k == RPT_TW_DATA && w->data_runnable_ns ? " (of which waiting for a CPU once the "
-		       "data had come: see data_then_runnable in --json)" : "");
-	if (w->nwakers) {
-		printf("  woken with data by:");
-		for (size_t i = 0; i < w->nwakers; i++)
-			printf(" pid %u (%s) %" PRIu64 "x %s%s", w->wakers[i].pid,
-			       rpt_proc_comm(m, w->wakers[i].pid), w->wakers[i].wakes,
-			       D(w->wakers[i].ns, a), i + 1 < w->nwakers ? ";" : "");
-		printf("\n");
-	}
-	if (act) {
-		printf("  meanwhile their main threads:");
-		for (int k = 0; k < RPT_WA_N; k++)
-			printf(" %s %s (%.0f%%)%s", rpt_wa_names[k], D(w->act_ns[k], a),
-			       pct(w->act_ns[k], act), k + 1 < RPT_WA_N ? "," : "");
-		printf("\n");
-	}
-	for (size_t i = 0; i < w->nfiles && i < 5; i++) {
-		const struct rpt_wait_file *f = &w->files[i];
-
-		printf("    read %s in %s: ", B(f->bytes, a), D(f->ns, b));
-		put_path(&m->files[f->file], 80);
-		printf("\n");
-	}
-	if (w->nfiles > 5)
-		printf("    ... %zu more files\n", w->nfiles - 5);
-	if (w->gaps)
-		printf("  note: %" PRIu64 " context switch(es) were not recorded (sched_gaps): the "
-		       "states around them are approximate\n", w->gaps);
-	if (!w->nsteps)
-		return;
 	for (size_t i = 0; i < w->nsteps; i++)
 		if (w->steps[i].wait_ns + w->steps[i].compute_ns > maxs)
 			maxs = w->steps[i].wait_ns + w->steps[i].compute_ns;
@@ -239,6 +210,109 @@ static void wait_section(const struct rpt_model *m)
 	}
 	if (show < w->nsteps)
 		printf("  ... %zu more steps (--json has them all)\n", w->nsteps - show);
+}
+
+/* One loop: its time by state and cause, its producers, the waits for data, the steps. */
+static void loop_section(const struct rpt_model *m, const struct rpt_wait *w)
+{
+	uint64_t span = rpt_wait__span(w), act = rpt_wait__act_total(w);
+	char a[32], b[32], line[1024];
+
+	rpt_wait__headline(m, w, line, sizeof(line));
+	printf("  %s\n", line);
+	for (int k = 0; k < RPT_TW_N; k++)
+		if (w->ns[k] || k == RPT_TW_CPU || k == RPT_TW_DATA)
+			printf("  %-18s %10s %5.1f%%%s\n", rpt_tw_names[k], D(w->ns[k], a),
+			       pct(w->ns[k], span), k == RPT_TW_DATA && w->data_runnable_ns ?
+			       " (of which waiting for a CPU once the data had come: see "
+			       "data_then_runnable in --json)" : "");
+	if (w->nblocked) {
+		printf("  its other sleeps were in:");
+		for (size_t i = 0; i < w->nblocked && i < 6; i++) {
+			printf(" ");
+			put_blocked(&w->blocked[i]);
+			printf(" %s (%" PRIu64 "x)%s", D(w->blocked[i].ns, a), w->blocked[i].n,
+			       i + 1 < w->nblocked && i + 1 < 6 ? ";" : "");
+		}
+		printf("\n");
+	}
+	if (w->nwakers) {
+		printf("  woken with data by:");
+		for (size_t i = 0; i < w->nwakers; i++) {
+			const struct rpt_waker *k = &w->wakers[i];
+
+			if (k->thread)
+				printf(" thread %u of its process", k->tid);
+			else
+				printf(" pid %u (%s)", k->pid, rpt_proc_comm(m, k->pid));
+			printf(" %" PRIu64 "x %s%s", k->wakes, D(k->ns, a), i + 1 < w->nwakers ? ";" : "");
+		}
+		printf("\n");
+	}
+	if (act) {
+		printf("  meanwhile the producers that fetch its data:");
+		for (int k = 0; k < RPT_WA_N; k++)
+			if (w->act_ns[k] || (k != RPT_WA_FAULT && k != RPT_WA_NET))
+				printf(" %s %s (%.0f%%)%s", rpt_wa_names[k], D(w->act_ns[k], a),
+				       pct(w->act_ns[k], act), k + 1 < RPT_WA_N ? "," : "");
+		printf("\n");
+	}
+	for (size_t i = 0; i < w->nfiles && i < 5; i++) {
+		const struct rpt_wait_file *f = &w->files[i];
+
+		printf("    read %s in %s: ", B(f->bytes, a), D(f->ns, b));
+		put_path(&m->files[f->file], 80);
+		printf("\n");
+	}
+	if (w->nfiles > 5)
+		printf("    ... %zu more files\n", w->nfiles - 5);
+	if (w->gaps)
+		printf("  note: %" PRIu64 " context switch(es) were not recorded (sched_gaps): the "
+		       "states around them are approximate\n", w->gaps);
+	if (w->nsteps)
+		loop_steps(m, w);
+}
+
+/* Loops side by side, the one that waited most first (two loops or more). */
+static void stragglers(const struct rpt_model *m)
+{
+	char a[32];
+
+	printf("  %-8s %-8s %-16s %12s %7s  %s\n", "pid", "tid", "thread", "data wait", "of run",
+	       "its largest cause");
+	for (size_t i = 0; i < m->nloops; i++) {
+		const struct rpt_wait *w = m->loops[rpt_straggler(m, i)];
+
+		printf("  %-8u %-8u %-16.16s %12s %6.1f%%  %s\n", w->pid, w->tid, rpt_wait__thread(m, w),
+		       D(w->ns[RPT_TW_DATA], a), pct(w->ns[RPT_TW_DATA], rpt_wait__span(w)),
+		       rpt_wait__cause(w));
+	}
+}
+
+/* Why the loops waited: each loop's section; with several, the stragglers first. */
+static void wait_section(const struct rpt_model *m)
+{
+	const struct rpt_wait *w = m->wait;
+
+	if (!w)
+		return;
+	if (m->nloops == 1) {
+		printf("\nWHY THE LOOP WAITED (thread states; the loop is pid %u tid %u, %s%s)\n", w->pid,
+		       w->tid, rpt_proc_comm(m, w->pid),
+		       !w->stand_in ? "" : w->ns[RPT_TW_DATA] ?
+		       "; no thread waited for data 3 times: the one that waited most" :
+		       "; no thread waited for data: the busiest thread");
+		loop_section(m, w);
+		return;
+	}
+	printf("\nWHY THE LOOPS WAITED (thread states; %zu training loops)\n", m->nloops);
+	stragglers(m);
+	for (size_t i = 0; i < m->nloops; i++) {
+		w = m->loops[i];
+		printf("\n LOOP %zu: pid %u tid %u (%s, thread %s)\n", i + 1, w->pid, w->tid,
+		       rpt_proc_comm(m, w->pid), rpt_wait__thread(m, w));
+		loop_section(m, w);
+	}
 }
 
 static void recos(const struct rpt_model *m)

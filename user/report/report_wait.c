@@ -1,44 +1,49 @@
 // SPDX-License-Identifier: MIT
 /*
- * report_wait.c — why the loop waited: the training loop's time split by
- * thread state and cause, the waits for data followed into the workers that
- * ended them, and the loop's steps.
+ * report_wait.c — why each training loop waited: its time split by thread
+ * state and cause, the waits for data followed into the producers that
+ * ended them, and its steps. Which threads are loops, and who feeds each,
+ * is report_loops.c's; what a sleep was in, report_blocked.c's.
  *
- * From the scheduler layer's thread states (model/sched_tab.h):
- *  - the loop thread is the thread that spent the most time asleep until a
- *    thread of one of its own child processes woke it (a DataLoader worker
- *    handing over a batch; workers themselves wait for their parent's
- *    indices, which does not count); else until any other traced process
- *    woke it; without such waits, the thread with the most CPU time;
- *  - its time is on CPU, runnable (waiting for a CPU), blocked in its own
- *    file calls, waiting for the GPU (its CUDA sync calls), waiting for
- *    data (asleep until another traced process woke it, and the wait for a
- *    CPU right after such a wake-up — counted apart too; not a process that
- *    was exiting: a join), or other sleep — in that order of precedence;
- *  - the waits for data are windows: what the waking processes' main
- *    threads did inside them (reads of which files, on CPU, runnable,
- *    other) comes from one more pass over their VFS calls;
- *  - steps: waits for data closer than 2 ms merged (one fetch of a batch:
- *    the loop's CPU time between them is part of the wait, as the program's
- *    own timing of next() sees it), a step from one wait's start to the
- *    next's (the loop's recurring wait-then-compute).
- * Memory: the thread states (~64 bytes per switch or wake-up) and the
- * loop's and workers' calls inside the windows.
+ * From the scheduler layer's thread states (model/sched_tab.h), a loop's
+ * time is: on a CPU; runnable (waiting for a CPU); asleep inside its own
+ * file calls or page faults; waiting for data (asleep until one of its
+ * producers woke it, and the wait for a CPU right after; not a process
+ * that was exiting: a join); asleep in its own socket or pipe calls; in its
+ * CUDA syncs; else what its WAIT record says it slept in (a futex, poll, a
+ * child, a timed sleep, a fault); else other sleep — in that order of
+ * precedence. Its own file calls come first because the waker of a sleep
+ * in I/O is whoever the disk interrupt landed on, a traced thread or not.
+ *
+ * The waits for data are windows: what the loop's producers that fetch
+ * data (worker processes' main threads, reader threads) did inside them —
+ * reads of which files, page faults, network receives, on CPU, runnable,
+ * other — comes from one more pass over the VFS calls. Steps: waits for
+ * data closer than 2 ms merged (one fetch of a batch: the loop's CPU time
+ * between them is part of the wait, as the program's own timing of next()
+ * sees it), a step from one wait's start to the next's.
+ * Memory: the thread states (~64 bytes per switch or wake-up), the loops'
+ * own calls and their producers' calls inside the windows.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "model/calls.h"
+#include "model/waits.h"
 #include "report/report_model.h"
 #include "report/report_priv.h"
 
 #define STEP_MERGE_NS   2000000ull   /* waits closer than this are one wait */
 #define EXIT_WAKE_NS    10000000ull  /* a waker dead this soon after, without sleeping first: a join */
+#define TIMED_MAX       64           /* threads timed: the loops, then the GPU launchers */
 
 const char *const rpt_tw_names[RPT_TW_N] = {
 	[RPT_TW_CPU] = "on_cpu", [RPT_TW_RUNNABLE] = "runnable", [RPT_TW_FILE_IO] = "file_io",
-	[RPT_TW_GPU] = "gpu_sync", [RPT_TW_DATA] = "waiting_for_data", [RPT_TW_SLEEP] = "other_sleep",
+	[RPT_TW_FAULT] = "page_fault", [RPT_TW_SOCKET] = "socket", [RPT_TW_PIPE] = "pipe",
+	[RPT_TW_GPU] = "gpu_sync", [RPT_TW_DATA] = "waiting_for_data", [RPT_TW_FUTEX] = "futex",
+	[RPT_TW_POLL] = "poll", [RPT_TW_CHILD] = "child", [RPT_TW_TIMER] = "sleep",
+	[RPT_TW_SLEEP] = "other_sleep",
 };
 const char *rpt_ls_name(int k)
 {
@@ -46,18 +51,13 @@ const char *rpt_ls_name(int k)
 }
 
 const char *const rpt_wa_names[RPT_WA_N] = {
-	[RPT_WA_READ] = "reading_files", [RPT_WA_CPU] = "on_cpu",
-	[RPT_WA_RUNNABLE] = "runnable", [RPT_WA_OTHER] = "other",
-};
-
-struct ivs {
-	struct tstate_iv *a;
-	size_t n, cap;
+	[RPT_WA_READ] = "reading_files", [RPT_WA_FAULT] = "page_faults", [RPT_WA_NET] = "network",
+	[RPT_WA_CPU] = "on_cpu", [RPT_WA_RUNNABLE] = "runnable", [RPT_WA_OTHER] = "other",
 };
 
 static int collect(void *ctx, const struct tstate_iv *iv)
 {
-	struct ivs *v = ctx;
+	struct rpt_ivs *v = ctx;
 
 	if (array_grow((void **)&v->a, &v->cap, v->n + 1, sizeof(*v->a)))
 		return -ENOMEM;
@@ -86,12 +86,6 @@ static uint64_t death_of(const struct sched_tab *t, uint32_t tid)
 	return 0;
 }
 
-static bool is_sleep(uint8_t s)
-{
-	return s == TS_SLEEPING || s == TS_BLOCKED;
-}
-
-/* A sleep another traced process ended: data handed over (not a dying child). */
 /* Did tid go to sleep (a switch-out not preempted) in [a, b)? */
 static bool slept_between(const struct sched_tab *t, uint32_t tid, uint64_t a, uint64_t b)
 {
@@ -116,17 +110,18 @@ static bool slept_between(const struct sched_tab *t, uint32_t tid, uint64_t a, u
 }
 
 /*
- * A sleep another traced process ended: data handed over — not a child's
- * exit waking its parent (a join: the waker died soon after without going
- * to sleep in between, so the wake-up was part of its exit; a worker that
- * handed over its last batch, then waited to be shut down, is data).
+ * A wake by another traced thread: a hand-over — not a child's exit waking
+ * its parent (a join: the waker died soon after without going to sleep in
+ * between, so the wake-up was part of its exit; a worker that handed over
+ * its last batch, then waited to be shut down, is data). Whether the waker
+ * hands over *data* to this thread is report_loops.c's rpt_loops_feeds.
  */
-static bool data_waker(const struct sched_tab *t, const struct tstate_iv *iv, uint64_t woke,
-		       struct kmap *deaths)
+bool rpt_data_waker(const struct sched_tab *t, const struct tstate_iv *iv, uint64_t woke,
+		    struct kmap *deaths)
 {
 	uint64_t *d;
 
-	if (!iv->woken || !iv->waker_traced || !iv->waker_tid || iv->waker_pid == iv->pid)
+	if (!iv->woken || !iv->waker_traced || !iv->waker_tid || iv->waker_tid == iv->tid)
 		return false;
 	d = kmap__get(deaths, iv->waker_tid, 0);
 	if (!d) {
@@ -142,45 +137,60 @@ static bool data_waker(const struct sched_tab *t, const struct tstate_iv *iv, ui
 	return slept_between(t, iv->waker_tid, woke, *d - 1);
 }
 
-static bool data_wake(const struct sched_tab *t, const struct tstate_iv *iv, struct kmap *deaths)
+bool rpt_data_wake(const struct rpt_model *m, const struct tstate_iv *iv, struct kmap *deaths)
 {
-	return is_sleep(iv->state) && data_waker(t, iv, iv->end, deaths);
+	const struct rpt_waitrec *r;
+
+	if (!rpt_iv_sleep(iv->state) || !rpt_data_waker(m->sched, iv, iv->end, deaths))
+		return false;
+	r = rpt_wait_in(m, iv->tid, iv->ts, iv->end);
+	return !r || !model_wait__sends(r->nr);
 }
 
-/* One thread's time as spans by state and cause (the loop, the GPU launchers). */
+/* A thread's own calls by what they wait on. */
+enum own_call { OC_FILE, OC_FAULT, OC_SOCKET, OC_PIPE, OC_N };
+
+static int own_call_kind(const struct gpuio_vfs_event *e)
+{
+	if (e->call == GPUIO_CALL_PAGE_FAULT)
+		return OC_FAULT;
+	switch (e->ftype) {
+	case GPUIO_FT_SOCK: return OC_SOCKET;
+	case GPUIO_FT_FIFO: return OC_PIPE;
+	case GPUIO_FT_CHR: return -1;           /* a device: its sleeps go by their WAIT */
+	default: return OC_FILE;
+	}
+}
+
+/* One timed thread (a loop, a GPU launcher): its time by state and cause. */
 struct thread_time {
 	uint32_t pid, tid;
 	size_t i0, i1;                  /* its intervals in the sorted ones */
-	struct rpt_spans calls;         /* its own file calls (pass 3) */
-	struct rpt_spans win;           /* its waits for data (sleeps another process ended) */
+	struct rpt_wait *w;             /* a loop's (its blocked-in list), NULL: a launcher */
+	struct rpt_spans calls[OC_N];   /* its own calls (pass 3) */
+	struct rpt_spans win;           /* its waits for data */
 	struct rpt_spans tw[RPT_TW_N];  /* its time by enum rpt_tw */
 	uint64_t data_runnable_ns;      /* of tw[RPT_TW_DATA]: runnable once woken with data */
 };
 
-#define THREADS_MAX 16          /* the loop and the GPU processes' launchers */
-
-struct worker_th {              /* a waking process's main thread inside the windows */
-	uint32_t pid;
-	struct rpt_spans reads;     /* its read calls (clipped later) */
-	uint64_t read_ns;
+/* A producer that fetches data for a loop: what it did inside the loop's windows. */
+struct producer {
+	uint32_t pid, tid;
+	size_t loop;                    /* timed[] index of its loop */
+	struct rpt_spans fetch[3];      /* its reads, faults, receives (by enum rpt_wa) */
 };
 
-struct pass3 {
+struct wait_ctx {
 	struct rpt_model *m;
-	struct rpt_wait *w;
-	struct thread_time *tt;         /* tt[0]: the loop */
-	size_t ntt;
-	struct worker_th *wk;
-	size_t nwk;
+	const struct rpt_loopset *ls;
+	struct rpt_ivs v;
+	struct kmap deaths;
+	struct thread_time tt[TIMED_MAX];
+	size_t ntt, nloops;             /* tt[0 .. nloops): the loops */
+	struct producer *pr;
+	size_t npr, cpr;
+	struct kmap pr_map;             /* (tid, loop) -> pr[] + 1 */
 };
-
-static struct worker_th *worker_of(struct pass3 *p, uint32_t pid)
-{
-	for (size_t i = 0; i < p->nwk; i++)
-		if (p->wk[i].pid == pid)
-			return &p->wk[i];
-	return NULL;
-}
 
 static int file_add(struct rpt_wait *w, uint32_t file, uint64_t bytes, uint64_t ns)
 {
@@ -197,44 +207,54 @@ static int file_add(struct rpt_wait *w, uint32_t file, uint64_t bytes, uint64_t 
 	return 0;
 }
 
-/* Pass 3, one call: the timed threads' file calls; a worker's reads inside the loop's windows. */
+/* Pass 3, one call: a timed thread's own calls; a producer's fetches inside its loop's windows. */
 static int pass3_vfs(void *ctx, const struct gpuio_vfs_event *e)
 {
-	struct pass3 *p = ctx;
+	struct wait_ctx *c = ctx;
 	const struct gpuio_hdr *h = &e->hdr;
-	const struct rpt_spans *win = &p->tt[0].win;
-	uint64_t end, in, *fi;
-	struct worker_th *wt;
-	size_t k;
+	uint64_t end;
+	int k;
 
 	if (gpuio_call__is_async(e->call))
 		return 0;
 	end = rpt_end_of(h->ts, e->dur_ns);
-	for (k = 0; k < p->ntt && p->tt[k].tid != h->tid; k++)
-		;
-	if (k < p->ntt)
-		return rpt_spans_add(&p->tt[k].calls, h->ts, end) ? -ENOMEM : 0;
-	if (h->tid != h->pid || !gpuio_call__is_read(e->call) || e->ret <= 0 ||
-	    !(wt = worker_of(p, h->pid)) || !(in = rpt_spans_overlap(win, h->ts, end)))
+	for (size_t i = 0; i < c->ntt; i++)
+		if (c->tt[i].tid == h->tid) {
+			k = own_call_kind(e);
+			return k < 0 || !rpt_spans_add(&c->tt[i].calls[k], h->ts, end) ? 0 : -ENOMEM;
+		}
+	if (!rpt_call_fetches_data(e))
 		return 0;
-	if (rpt_spans_add(&wt->reads, h->ts, end))
-		return -ENOMEM;
-	fi = kmap__get(&p->m->file_map, e->dev, e->ino);
-	if (fi && file_add(p->w, (uint32_t)*fi, (uint64_t)e->ret, in))
-		return -ENOMEM;
+	for (size_t l = 0; l < c->nloops; l++) {
+		const uint64_t *pi = kmap__get(&c->pr_map, h->tid, l);
+		struct producer *p;
+		uint64_t in, *fi;
+		int wa;
+
+		if (!pi || !(in = rpt_spans_overlap(&c->tt[l].win, h->ts, end)))
+			continue;
+		p = &c->pr[*pi - 1];
+		wa = e->call == GPUIO_CALL_PAGE_FAULT ? RPT_WA_FAULT :
+		     e->ftype == GPUIO_FT_SOCK || !gpuio_call__is_read(e->call) ? RPT_WA_NET : RPT_WA_READ;
+		if (rpt_spans_add(&p->fetch[wa], h->ts, end))
+			return -ENOMEM;
+		fi = wa == RPT_WA_NET ? NULL : kmap__get(&c->m->file_map, e->dev, e->ino);
+		if (fi && file_add(c->tt[l].w, (uint32_t)*fi, (uint64_t)e->ret, in))
+			return -ENOMEM;
+	}
 	return 0;
 }
 
 /* Pass 3: the file calls again (the session replays them). */
-static int pass3(struct rpt_model *m, struct pass3 *p)
+static int pass3(struct wait_ctx *c)
 {
-	const struct model_tool t = { .ctx = p, .vfs = pass3_vfs };
+	const struct model_tool t = { .ctx = c, .vfs = pass3_vfs };
 	int rc;
 
-	p->m = m;
-	rc = model_session__replay(m->s, &t, 1ull << GPUIO_REC_VFS);
+	rc = model_session__replay(c->m->s, &t, 1ull << GPUIO_REC_VFS);
 	if (rc == -EBADMSG)
-		snprintf(m->err, sizeof(m->err), "%s: %s", m->path, model_session__error(m->s));
+		snprintf(c->m->err, sizeof(c->m->err), "%s: %s", c->m->path,
+			 model_session__error(c->m->s));
 	return rc;
 }
 
@@ -295,93 +315,28 @@ static int build_steps(struct rpt_wait *w, const struct rpt_spans *win)
 	return rc;
 }
 
-/* The part of [s, e) inside the spans `in` (inside), or outside them, as time of kind k. */
-static int add_parts(struct thread_time *t, int k, const struct rpt_spans *in, uint64_t s,
-		     uint64_t e, bool inside)
+/* Of the pieces in `in` (consumed), what lies inside spans goes to kind k; the rest stays. */
+static int take(struct rpt_spans *in, const struct rpt_spans *spans, struct rpt_spans *k)
 {
 	struct rpt_spans rest = { 0 };
 	int rc = 0;
 
-	if (!inside) {
-		rc = rpt_spans_minus(in, s, e, &t->tw[k]);
-	} else if (!(rc = rpt_spans_minus(in, s, e, &rest))) {
-		/* the inside = [s, e) minus what is outside */
-		rc = rpt_spans_minus(&rest, s, e, &t->tw[k]);
-	}
-	free(rest.a);
-	return rc;
-}
+	for (size_t i = 0; i < in->n && !rc; i++) {
+		const struct rpt_span p = in->a[i];
+		size_t r0 = rest.n;
 
-/*
- * A thread's time by state, then what its sleeps were: its own file calls
- * first, then its CUDA syncs, then a wake by another traced process (data),
- * else other sleep. The thread's CPU time between waits for data closer than
- * STEP_MERGE_NS is part of one fetch of a batch (as the program's own timing
- * of next() sees it): waiting for data too.
- */
-static int thread_time(struct rpt_model *m, const struct ivs *v, struct thread_time *t,
-		       struct kmap *deaths)
-{
-	struct rpt_spans syncs = { 0 }, notio = { 0 }, gaps = { 0 }, cpu = { 0 };
-	int rc = -ENOMEM;
+		rc = rpt_spans_minus(spans, p.s, p.e, &rest);
+		/* inside = the piece minus what stayed outside */
+		for (size_t j = r0; j <= rest.n && !rc; j++) {
+			uint64_t a = j == r0 ? p.s : rest.a[j - 1].e;
+			uint64_t b = j == rest.n ? p.e : rest.a[j].s;
 
-	rpt_spans_norm(&t->calls);
-	for (size_t k = 0; k < m->nsyncs; k++)
-		if (m->syncs[k].dev == t->tid && m->syncs[k].pid == t->pid &&
-		    rpt_spans_add(&syncs, m->syncs[k].s, m->syncs[k].e))
-			goto out;
-	rpt_spans_norm(&syncs);
-	for (size_t j = t->i0; j < t->i1; j++) {
-		const struct tstate_iv *iv = &v->a[j];
-		int k;
-
-		if (iv->state == TS_RUNNING) {
-			if (rpt_spans_add(&cpu, iv->ts, iv->end))
-				goto out;
-			continue;
+			if (b > a)
+				rc = rpt_spans_add(k, a, b);
 		}
-		if (!is_sleep(iv->state)) {
-			/* woken with data, then waiting for a CPU: still inside the fetch */
-			k = RPT_TW_RUNNABLE;
-			if (iv->state == TS_RUNNABLE && data_waker(m->sched, iv, iv->ts, deaths)) {
-				k = RPT_TW_DATA;
-				t->data_runnable_ns += iv->end - iv->ts;
-			}
-			if (rpt_spans_add(&t->tw[k], iv->ts, iv->end))
-				goto out;
-			continue;
-		}
-		if (data_wake(m->sched, iv, deaths) && rpt_spans_add(&t->win, iv->ts, iv->end))
-			goto out;
-		/* the sleep: inside its calls, else inside its syncs, else why it ended */
-		notio.n = 0;
-		if (add_parts(t, RPT_TW_FILE_IO, &t->calls, iv->ts, iv->end, true) ||
-		    rpt_spans_minus(&t->calls, iv->ts, iv->end, &notio))
-			goto out;
-		for (size_t i = 0; i < notio.n; i++)
-			if (add_parts(t, RPT_TW_GPU, &syncs, notio.a[i].s, notio.a[i].e, true) ||
-			    add_parts(t, data_wake(m->sched, iv, deaths) ? RPT_TW_DATA : RPT_TW_SLEEP,
-				      &syncs, notio.a[i].s, notio.a[i].e, false))
-				goto out;
 	}
-	rpt_spans_norm(&t->win);
-	/* one fetch: the CPU time between its merged waits */
-	for (size_t i = 0; i + 1 < t->win.n; i++)
-		if (t->win.a[i + 1].s - t->win.a[i].e < STEP_MERGE_NS &&
-		    rpt_spans_add(&gaps, t->win.a[i].e, t->win.a[i + 1].s))
-			goto out;
-	for (size_t i = 0; i < cpu.n; i++)
-		if (add_parts(t, RPT_TW_CPU, &gaps, cpu.a[i].s, cpu.a[i].e, false) ||
-		    add_parts(t, RPT_TW_DATA, &gaps, cpu.a[i].s, cpu.a[i].e, true))
-			goto out;
-	for (int k = 0; k < RPT_TW_N; k++)
-		rpt_spans_norm(&t->tw[k]);
-	rc = 0;
-out:
-	free(syncs.a);
-	free(notio.a);
-	free(gaps.a);
-	free(cpu.a);
+	free(in->a);
+	*in = rest;
 	return rc;
 }
 
@@ -394,8 +349,118 @@ static uint64_t spans_total(const struct rpt_spans *v)
 	return t;
 }
 
+/*
+ * One sleep of a timed thread, by precedence: its own file calls and
+ * faults; data (a producer woke it); its own socket and pipe calls; its
+ * CUDA syncs; what its WAIT record says; else other sleep.
+ */
+static int sleep_parts(struct wait_ctx *c, struct thread_time *t, const struct tstate_iv *iv,
+		       const struct rpt_spans *syncs, bool data)
+{
+	struct rpt_spans rest = { 0 };
+	const struct rpt_waitrec *r;
+	int rc, k;
+	uint64_t left;
+
+	if ((rc = rpt_spans_add(&rest, iv->ts, iv->end)))
+		return rc;
+	if ((rc = take(&rest, &t->calls[OC_FILE], &t->tw[RPT_TW_FILE_IO])) ||
+	    (rc = take(&rest, &t->calls[OC_FAULT], &t->tw[RPT_TW_FAULT])))
+		goto out;
+	if (data) {
+		for (size_t i = 0; i < rest.n && !rc; i++)
+			rc = rpt_spans_add(&t->tw[RPT_TW_DATA], rest.a[i].s, rest.a[i].e);
+		goto out;
+	}
+	if ((rc = take(&rest, &t->calls[OC_SOCKET], &t->tw[RPT_TW_SOCKET])) ||
+	    (rc = take(&rest, &t->calls[OC_PIPE], &t->tw[RPT_TW_PIPE])) ||
+	    (rc = take(&rest, syncs, &t->tw[RPT_TW_GPU])))
+		goto out;
+	r = rpt_wait_in(c->m, t->tid, iv->ts, iv->end);
+	k = rpt_tw_of_wait(r);
+	left = spans_total(&rest);
+	for (size_t i = 0; i < rest.n && !rc; i++)
+		rc = rpt_spans_add(&t->tw[k], rest.a[i].s, rest.a[i].e);
+	if (t->w && left)
+		rpt_blocked_add(t->w, r, left);
+out:
+	free(rest.a);
+	return rc;
+}
+
+/*
+ * A timed thread's time by state and cause. The thread's CPU time between
+ * waits for data closer than STEP_MERGE_NS is part of one fetch of a batch
+ * (as the program's own timing of next() sees it): waiting for data too.
+ */
+static int thread_time(struct wait_ctx *c, struct thread_time *t)
+{
+	struct rpt_model *m = c->m;
+	struct rpt_spans syncs = { 0 }, gaps = { 0 }, cpu = { 0 };
+	int rc = -ENOMEM;
+
+	for (int k = 0; k < OC_N; k++)
+		rpt_spans_norm(&t->calls[k]);
+	for (size_t k = 0; k < m->nsyncs; k++)
+		if (m->syncs[k].dev == t->tid && m->syncs[k].pid == t->pid &&
+		    rpt_spans_add(&syncs, m->syncs[k].s, m->syncs[k].e))
+			goto out;
+	rpt_spans_norm(&syncs);
+	t->win.n = 0;
+	for (size_t j = t->i0; j < t->i1; j++) {
+		const struct tstate_iv *iv = &c->v.a[j];
+		bool data;
+
+		if (iv->state == TS_RUNNING) {
+			if (rpt_spans_add(&cpu, iv->ts, iv->end))
+				goto out;
+			continue;
+		}
+		if (!rpt_iv_sleep(iv->state)) {
+			/* woken with data, then waiting for a CPU: still inside the fetch */
+			int k = RPT_TW_RUNNABLE;
+
+			if (iv->state == TS_RUNNABLE && rpt_data_waker(m->sched, iv, iv->ts, &c->deaths) &&
+			    rpt_loops_feeds(c->ls, t->pid, t->tid, iv->waker_pid, iv->waker_tid)) {
+				k = RPT_TW_DATA;
+				t->data_runnable_ns += iv->end - iv->ts;
+			}
+			if (rpt_spans_add(&t->tw[k], iv->ts, iv->end))
+				goto out;
+			continue;
+		}
+		data = rpt_data_wake(m, iv, &c->deaths) &&
+		       rpt_loops_feeds(c->ls, t->pid, t->tid, iv->waker_pid, iv->waker_tid);
+		if (data && rpt_spans_add(&t->win, iv->ts, iv->end))
+			goto out;
+		if ((rc = sleep_parts(c, t, iv, &syncs, data)))
+			goto out;
+		rc = -ENOMEM;
+	}
+	rpt_spans_norm(&t->win);
+	/* one fetch: the CPU time between its merged waits */
+	for (size_t i = 0; i + 1 < t->win.n; i++)
+		if (t->win.a[i + 1].s - t->win.a[i].e < STEP_MERGE_NS &&
+		    rpt_spans_add(&gaps, t->win.a[i].e, t->win.a[i + 1].s))
+			goto out;
+	rpt_spans_norm(&gaps);
+	if (take(&cpu, &gaps, &t->tw[RPT_TW_DATA]))
+		goto out;
+	for (size_t i = 0; i < cpu.n; i++)
+		if (rpt_spans_add(&t->tw[RPT_TW_CPU], cpu.a[i].s, cpu.a[i].e))
+			goto out;
+	for (int k = 0; k < RPT_TW_N; k++)
+		rpt_spans_norm(&t->tw[k]);
+	rc = 0;
+out:
+	free(syncs.a);
+	free(gaps.a);
+	free(cpu.a);
+	return rc;
+}
+
 /* The intervals of tid in v (sorted by thread, then time): [*i0, *i1). */
-static void thread_range(const struct ivs *v, uint32_t tid, size_t *i0, size_t *i1)
+static void thread_range(const struct rpt_ivs *v, uint32_t tid, size_t *i0, size_t *i1)
 {
 	size_t lo = 0, hi = v->n;
 
@@ -413,86 +478,97 @@ static void thread_range(const struct ivs *v, uint32_t tid, size_t *i0, size_t *
 	*i1 = lo;
 }
 
-/* Threads to time: the loop (tt[0]), then each GPU process's launcher. */
-static size_t threads_to_time(struct rpt_model *m, const struct ivs *v, struct thread_time *tt,
-			      uint32_t loop_pid, uint32_t loop_tid)
+static struct thread_time *timed_add(struct wait_ctx *c, uint32_t pid, uint32_t tid)
 {
-	size_t n = 0;
+	struct thread_time *t;
 
-	tt[n].pid = loop_pid;
-	tt[n].tid = loop_tid;
-	thread_range(v, loop_tid, &tt[n].i0, &tt[n].i1);
-	n++;
-	for (size_t g = 0; g < m->ngpus; g++) {
-		uint32_t tid = m->gpus[g].launcher_tid;
-		size_t k;
-
-		if (!tid)
-			continue;
-		for (k = 0; k < n && tt[k].tid != tid; k++)
-			;
-		if (k < n || n == THREADS_MAX)
-			continue;
-		tt[n].pid = m->gpus[g].pid;
-		tt[n].tid = tid;
-		thread_range(v, tid, &tt[n].i0, &tt[n].i1);
-		n++;
-	}
-	return n;
+	for (size_t k = 0; k < c->ntt; k++)
+		if (c->tt[k].tid == tid)
+			return NULL;
+	if (c->ntt == TIMED_MAX)
+		return NULL;
+	t = &c->tt[c->ntt++];
+	t->pid = pid;
+	t->tid = tid;
+	thread_range(&c->v, tid, &t->i0, &t->i1);
+	return t;
 }
 
-/* The loop thread: the one whose sleeps children's data most often ended,
- * else any data wakes, else the busiest on a CPU.  Returns its first index in v. */
-static size_t find_loop_thread(struct rpt_model *m, const struct ivs *v,
-			       struct kmap *deaths, struct rpt_wait *w)
+/* The loops (tt[0 .. nloops)), each with its rpt_wait, then each GPU process's launcher. */
+static int loops_to_time(struct wait_ctx *c)
 {
-	uint64_t best = 0, best_cpu = 0, best_kids = 0;
-	size_t i, j, n0 = 0;
+	struct rpt_model *m = c->m;
+	size_t n = rpt_loops_count(c->ls);
 
-	for (i = 0; i < v->n; i = j) {
-		uint64_t data = 0, cpu = 0, kids = 0;
+	m->loops = calloc(n ? n : 1, sizeof(*m->loops));
+	if (!m->loops)
+		return -ENOMEM;
+	for (size_t i = 0; i < n && c->ntt < TIMED_MAX; i++) {
+		struct thread_time *t;
+		struct rpt_wait *w;
+		uint32_t pid, tid;
+		bool own, none;
 
-		for (j = i; j < v->n && v->a[j].tid == v->a[i].tid; j++) {
-			if (data_wake(m->sched, &v->a[j], deaths)) {
-				uint64_t *pi = kmap__get(&m->proc_map, v->a[j].waker_pid, 0);
-
-				data += v->a[j].end - v->a[j].ts;
-				if (pi && m->procs[*pi].ppid == v->a[j].pid)
-					kids += v->a[j].end - v->a[j].ts;
-			}
-			if (v->a[j].state == TS_RUNNING)
-				cpu += v->a[j].end - v->a[j].ts;
-		}
-		if (kids > best_kids || (kids == best_kids && data > best) ||
-		    (!best_kids && !best && !data && cpu > best_cpu)) {
-			best_kids = kids;
-			best = data;
-			best_cpu = cpu;
-			w->pid = v->a[i].pid;
-			w->tid = v->a[i].tid;
-			n0 = i;
-		}
+		rpt_loops_get(c->ls, i, &pid, &tid, &own, &none);
+		w = calloc(1, sizeof(*w));
+		if (!w)
+			return -ENOMEM;
+		m->loops[m->nloops++] = w;
+		w->pid = pid;
+		w->tid = tid;
+		w->index = (uint32_t)i;
+		w->own_reads = own;
+		w->stand_in = none;
+		t = timed_add(c, pid, tid);
+		if (!t)
+			return -ENOMEM;
+		t->w = w;
+		w->span_s = c->v.a[t->i0].ts;
+		w->span_e = c->v.a[t->i1 - 1].end;
 	}
-	w->span_s = v->a[n0].ts;
-	for (j = n0; j < v->n && v->a[j].tid == w->tid; j++)
-		w->span_e = v->a[j].end;
-	return n0;
+	c->nloops = c->ntt;
+	for (size_t g = 0; g < m->ngpus; g++)
+		if (m->gpus[g].launcher_tid)
+			timed_add(c, m->gpus[g].pid, m->gpus[g].launcher_tid);
+	m->wait = m->loops[0];
+	return 0;
 }
 
-/* The processes that ended the loop's waits for data, from index n0 on. */
-static void find_wakers(struct rpt_model *m, const struct ivs *v, size_t n0,
-			struct kmap *deaths, struct rpt_wait *w)
+/* The loop's data windows, for pass 3 (its own calls are not known yet: data first). */
+static int windows_of(struct wait_ctx *c, struct thread_time *t)
 {
-	for (size_t j = n0; j < v->n && v->a[j].tid == w->tid; j++) {
-		const struct tstate_iv *iv = &v->a[j];
+	for (size_t j = t->i0; j < t->i1; j++) {
+		const struct tstate_iv *iv = &c->v.a[j];
+
+		if (rpt_data_wake(c->m, iv, &c->deaths) &&
+		    rpt_loops_feeds(c->ls, t->pid, t->tid, iv->waker_pid, iv->waker_tid) &&
+		    rpt_spans_add(&t->win, iv->ts, iv->end))
+			return -ENOMEM;
+	}
+	rpt_spans_norm(&t->win);
+	return 0;
+}
+
+/* Who ended the loop's waits for data: its workers (by process), its own threads. */
+static void find_wakers(struct wait_ctx *c, struct thread_time *t)
+{
+	struct rpt_wait *w = t->w;
+
+	for (size_t j = t->i0; j < t->i1; j++) {
+		const struct tstate_iv *iv = &c->v.a[j];
+		bool thread = iv->waker_pid == t->pid;
 		size_t i;
 
-		if (!data_wake(m->sched, iv, deaths))
+		if (!rpt_data_wake(c->m, iv, &c->deaths) ||
+		    !rpt_loops_feeds(c->ls, t->pid, t->tid, iv->waker_pid, iv->waker_tid))
 			continue;
-		for (i = 0; i < w->nwakers && w->wakers[i].pid != iv->waker_pid; i++)
-			;
+		for (i = 0; i < w->nwakers; i++)
+			if (thread ? w->wakers[i].tid == iv->waker_tid :
+			    !w->wakers[i].thread && w->wakers[i].pid == iv->waker_pid)
+				break;
 		if (i == w->nwakers && i < RPT_WAKERS_MAX)
-			w->wakers[w->nwakers++].pid = iv->waker_pid;
+			w->wakers[w->nwakers++] = (struct rpt_waker){
+				.pid = iv->waker_pid, .tid = iv->waker_tid, .thread = thread };
 		if (i < RPT_WAKERS_MAX) {
 			w->wakers[i].wakes++;
 			w->wakers[i].ns += iv->end - iv->ts;
@@ -500,143 +576,216 @@ static void find_wakers(struct rpt_model *m, const struct ivs *v, size_t n0,
 	}
 }
 
-/* What a worker's main thread did inside the loop's data windows: reading,
- * on a CPU, runnable, or something else.  rest is scratch. */
-static int worker_activity(const struct ivs *v, struct worker_th *wt,
-			   const struct rpt_spans *win, struct rpt_spans *rest,
-			   struct rpt_wait *w)
+/* The loop's producers that fetch data: worker processes' main threads, fetching threads. */
+static int find_producers(struct wait_ctx *c, size_t l)
 {
-	uint64_t life_s = UINT64_MAX, life_e = 0, in_all, rd = 0, cpu = 0, run = 0;
+	const struct thread_time *t = &c->tt[l];
 
-	rpt_spans_norm(&wt->reads);
-	for (size_t i = 0; i < v->n; i++) {
-		const struct tstate_iv *iv = &v->a[i];
+	for (size_t i = 0, j; i < c->v.n; i = j) {
+		const struct tstate_iv *iv = &c->v.a[i];
+		uint64_t *slot;
+
+		for (j = i; j < c->v.n && c->v.a[j].tid == iv->tid; j++)
+			;
+		if (!rpt_loops_feeds(c->ls, t->pid, t->tid, iv->pid, iv->tid) ||
+		    !(rpt_loops_fetcher(c->ls, iv->tid) || (iv->pid != t->pid && iv->tid == iv->pid)))
+			continue;
+		if (array_grow((void **)&c->pr, &c->cpr, c->npr + 1, sizeof(*c->pr)))
+			return -ENOMEM;
+		c->pr[c->npr] = (struct producer){ .pid = iv->pid, .tid = iv->tid, .loop = l };
+		if (kmap__upsert(&c->pr_map, iv->tid, l, &slot) < 0)
+			return -ENOMEM;
+		*slot = ++c->npr;
+	}
+	return 0;
+}
+
+/* What a producer did inside its loop's windows: fetching, on CPU, runnable, other. */
+static int producer_activity(struct wait_ctx *c, struct producer *p)
+{
+	const struct rpt_spans *win = &c->tt[p->loop].win;
+	struct rpt_wait *w = c->tt[p->loop].w;
+	struct rpt_spans busy = { 0 }, rest = { 0 };
+	uint64_t life_s = UINT64_MAX, life_e = 0, in_all, cpu = 0, run = 0, f[3] = { 0 };
+	size_t i0, i1;
+	int rc = -ENOMEM;
+
+	for (int k = 0; k < 3; k++) {
+		rpt_spans_norm(&p->fetch[k]);
+		for (size_t i = 0; i < p->fetch[k].n; i++)
+			if (rpt_spans_add(&busy, p->fetch[k].a[i].s, p->fetch[k].a[i].e))
+				goto out;
+	}
+	rpt_spans_norm(&busy);
+	thread_range(&c->v, p->tid, &i0, &i1);
+	for (size_t i = i0; i < i1; i++) {
+		const struct tstate_iv *iv = &c->v.a[i];
 		uint64_t in = 0;
 
-		if (iv->tid != wt->pid)
-			continue;
 		if (iv->ts < life_s)
 			life_s = iv->ts;
 		if (iv->end > life_e)
 			life_e = iv->end;
-		if (iv->state != TS_RUNNING && is_sleep(iv->state))
+		if (rpt_iv_sleep(iv->state))
 			continue;
-		/* on a CPU or waiting for one: outside its reads only */
-		rest->n = 0;
-		if (rpt_spans_minus(&wt->reads, iv->ts, iv->end, rest))
-			return -ENOMEM;
-		for (size_t j = 0; j < rest->n; j++)
-			in += rpt_spans_overlap(win, rest->a[j].s, rest->a[j].e);
+		/* on a CPU or waiting for one: outside its fetches only */
+		rest.n = 0;
+		if (rpt_spans_minus(&busy, iv->ts, iv->end, &rest))
+			goto out;
+		for (size_t j = 0; j < rest.n; j++)
+			in += rpt_spans_overlap(win, rest.a[j].s, rest.a[j].e);
 		if (iv->state == TS_RUNNING)
 			cpu += in;
 		else
 			run += in;
 	}
+	rc = 0;
 	if (life_e <= life_s)
-		return 0;
+		goto out;
 	in_all = rpt_spans_overlap(win, life_s, life_e);
-	for (size_t i = 0; i < wt->reads.n; i++)
-		rd += rpt_spans_overlap(win, wt->reads.a[i].s, wt->reads.a[i].e);
-	w->act_ns[RPT_WA_READ] += rd;
+	for (int k = 0; k < 3; k++)
+		for (size_t i = 0; i < p->fetch[k].n; i++)
+			f[k] += rpt_spans_overlap(win, p->fetch[k].a[i].s, p->fetch[k].a[i].e);
+	w->act_ns[RPT_WA_READ] += f[RPT_WA_READ];
+	w->act_ns[RPT_WA_FAULT] += f[RPT_WA_FAULT];
+	w->act_ns[RPT_WA_NET] += f[RPT_WA_NET];
 	w->act_ns[RPT_WA_CPU] += cpu;
 	w->act_ns[RPT_WA_RUNNABLE] += run;
-	w->act_ns[RPT_WA_OTHER] += in_all > rd + cpu + run ? in_all - rd - cpu - run : 0;
-	return 0;
+	{
+		uint64_t sum = f[0] + f[1] + f[2] + cpu + run;
+
+		w->act_ns[RPT_WA_OTHER] += in_all > sum ? in_all - sum : 0;
+	}
+out:
+	free(busy.a);
+	free(rest.a);
+	return rc;
 }
 
-/* The loop's and its launchers' time, from their states and their calls
- * (pass 3 reads the calls inside the loop's data windows). */
-static int time_threads(struct rpt_model *m, const struct ivs *v, struct kmap *deaths,
-			struct pass3 *p)
+/* A loop's totals, steps; a launcher's state during its GPU's idle gaps. */
+static int finish_timed(struct wait_ctx *c, struct thread_time *t)
 {
-	struct rpt_wait *w = p->w;
-	struct thread_time *tt = p->tt;
+	struct rpt_model *m = c->m;
+	struct rpt_wait *w = t->w;
 	int rc;
 
-	p->ntt = threads_to_time(m, v, tt, w->pid, w->tid);
-	for (size_t k = 0; k < p->ntt; k++)      /* the windows first: pass 3 needs the loop's */
-		for (size_t j = tt[k].i0; j < tt[k].i1; j++)
-			if (is_sleep(v->a[j].state) && data_wake(m->sched, &v->a[j], deaths) &&
-			    rpt_spans_add(&tt[k].win, v->a[j].ts, v->a[j].end))
-				return -ENOMEM;
-	rpt_spans_norm(&tt[0].win);
-	p->wk = calloc(w->nwakers ? w->nwakers : 1, sizeof(*p->wk));
-	if (!p->wk)
-		return -ENOMEM;
-	for (size_t i = 0; i < w->nwakers; i++)
-		p->wk[p->nwk++].pid = w->wakers[i].pid;
-	if ((rc = pass3(m, p)))
-		return rc;
-	for (size_t k = 0; k < p->ntt; k++) {
-		tt[k].win.n = 0;        /* thread_time finds them again, with the rest */
-		if (thread_time(m, v, &tt[k], deaths))
-			return -ENOMEM;
-	}
-	for (int k = 0; k < RPT_TW_N; k++)
-		w->ns[k] = spans_total(&tt[0].tw[k]);
-	w->data_runnable_ns = tt[0].data_runnable_ns;
 	for (size_t g = 0; g < m->ngpus; g++)
-		for (size_t k = 0; k < p->ntt; k++)
-			if (m->gpus[g].launcher_tid && tt[k].tid == m->gpus[g].launcher_tid &&
-			    tt[k].pid == m->gpus[g].pid)
-				rpt_gaps_by_launcher(m, &m->gpus[g], tt[k].tw);
+		if (m->gpus[g].launcher_tid && t->tid == m->gpus[g].launcher_tid &&
+		    t->pid == m->gpus[g].pid)
+			rpt_gaps_by_launcher(m, &m->gpus[g], t->tw);
+	if (!w)
+		return 0;
+	for (int k = 0; k < RPT_TW_N; k++)
+		w->ns[k] = spans_total(&t->tw[k]);
+	w->data_runnable_ns = t->data_runnable_ns;
+	w->own_read_ns = w->ns[RPT_TW_FILE_IO] + w->ns[RPT_TW_FAULT] + w->ns[RPT_TW_SOCKET];
+	rpt_blocked_sort(w);
+	/* steps: the loop's NVTX step ranges, else its recurring wait-then-work */
+	rc = rpt_nvtx_steps(m, w, &t->tw[RPT_TW_DATA]);
+	if (rc == 0)
+		rc = build_steps(w, &t->win);
+	w->gaps = m->sched->gaps;
+	return rc > 0 ? 0 : rc;
+}
+
+static void ctx_free(struct wait_ctx *c)
+{
+	for (size_t k = 0; k < c->npr; k++)
+		for (int f = 0; f < 3; f++)
+			free(c->pr[k].fetch[f].a);
+	free(c->pr);
+	kmap__free(&c->pr_map);
+	for (size_t k = 0; k < TIMED_MAX; k++) {
+		for (int f = 0; f < OC_N; f++)
+			free(c->tt[k].calls[f].a);
+		free(c->tt[k].win.a);
+		for (int f = 0; f < RPT_TW_N; f++)
+			free(c->tt[k].tw[f].a);
+	}
+	free(c->v.a);
+	kmap__free(&c->deaths);
+}
+
+static const struct rpt_model *strag_m;
+
+static double waited(const struct rpt_wait *w)
+{
+	uint64_t span = rpt_wait__span(w);
+
+	return span ? (double)w->ns[RPT_TW_DATA] / (double)span : 0;
+}
+
+static int by_waited(const void *a, const void *b)
+{
+	const struct rpt_wait *x = strag_m->loops[*(const size_t *)a];
+	const struct rpt_wait *y = strag_m->loops[*(const size_t *)b];
+
+	if (waited(x) != waited(y))
+		return waited(x) > waited(y) ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* The loops by the share of their run they waited for data, most first. */
+static int stragglers(struct rpt_model *m)
+{
+	m->straggle = calloc(m->nloops ? m->nloops : 1, sizeof(*m->straggle));
+	if (!m->straggle)
+		return -ENOMEM;
+	for (size_t i = 0; i < m->nloops; i++)
+		m->straggle[i] = i;
+	strag_m = m;
+	if (m->nloops > 1)
+		qsort(m->straggle, m->nloops, sizeof(*m->straggle), by_waited);
 	return 0;
 }
 
 int rpt_wait_build(struct rpt_model *m)
 {
-	struct ivs v = { 0 };
-	struct kmap deaths = { 0 };
-	struct thread_time tt[THREADS_MAX];
-	struct rpt_spans rest = { 0 };
-	struct pass3 p = { 0 };
-	struct rpt_wait *w;
+	struct wait_ctx *c;
+	struct rpt_loopset *ls = NULL;
 	int rc = 0;
 
-	memset(tt, 0, sizeof(tt));
 	if (!m->sched->n)
 		return 0;
-	if ((rc = sched_tab__states(m->sched, m->last_ts, collect, &v)))
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	c->m = m;
+	if ((rc = sched_tab__states(m->sched, m->last_ts, collect, &c->v)))
 		goto out;
-	if (!v.n)               /* no thread states: no loop to find */
+	if (!c->v.n)            /* no thread states: no loop to find */
 		goto out;
-	if (v.n > 1)
-		qsort(v.a, v.n, sizeof(*v.a), by_thread_ts);
-	rc = -ENOMEM;
-	w = calloc(1, sizeof(*w));
-	if (!w)
+	if (c->v.n > 1)
+		qsort(c->v.a, c->v.n, sizeof(*c->v.a), by_thread_ts);
+	if ((rc = rpt_loops_find(m, &c->v, &c->deaths, &ls)))
 		goto out;
-	m->wait = w;
-	find_wakers(m, &v, find_loop_thread(m, &v, &deaths, w), &deaths, w);
-	p.w = w;
-	p.tt = tt;
-	if ((rc = time_threads(m, &v, &deaths, &p)))
+	c->ls = ls;
+	if ((rc = loops_to_time(c)))
 		goto out;
-	/* the workers' main threads inside the loop's windows */
-	for (size_t k = 0; k < p.nwk; k++)
-		if ((rc = worker_activity(&v, &p.wk[k], &tt[0].win, &rest, w)))
+	for (size_t l = 0; l < c->nloops; l++) {
+		find_wakers(c, &c->tt[l]);
+		if ((rc = windows_of(c, &c->tt[l])) || (rc = find_producers(c, l)))
 			goto out;
-	/* steps: the loop's NVTX step ranges, else its recurring wait-then-work */
-	rc = rpt_nvtx_steps(m, w, &tt[0].tw[RPT_TW_DATA]);
-	if (rc == 0)
-		rc = build_steps(w, &tt[0].win);
-	if (rc > 0)
-		rc = 0;
-	w->gaps = m->sched->gaps;
-out:
-	for (size_t k = 0; k < p.nwk; k++)
-		free(p.wk[k].reads.a);
-	free(p.wk);
-	for (size_t k = 0; k < THREADS_MAX; k++) {
-		free(tt[k].calls.a);
-		free(tt[k].win.a);
-		for (int c = 0; c < RPT_TW_N; c++)
-			free(tt[k].tw[c].a);
 	}
-	free(rest.a);
-	free(v.a);
-	kmap__free(&deaths);
+	if ((rc = pass3(c)))
+		goto out;
+	for (size_t k = 0; k < c->ntt; k++)
+		if ((rc = thread_time(c, &c->tt[k])) || (rc = finish_timed(c, &c->tt[k])))
+			goto out;
+	for (size_t k = 0; k < c->npr; k++)
+		if ((rc = producer_activity(c, &c->pr[k])))
+			goto out;
+	rc = stragglers(m);
+out:
+	rpt_loops_free(ls);
+	ctx_free(c);
+	free(c);
 	return rc;
+}
+
+size_t rpt_straggler(const struct rpt_model *m, size_t i)
+{
+	return m->straggle ? m->straggle[i] : i;
 }
 
 static const struct rpt_model *sort_m;
@@ -657,13 +806,10 @@ static int data_first(const void *a, const void *b)
  * and the glob and page-cache hit ratio of the data files only (a worker's
  * imports are not what it waited on).
  */
-void rpt_wait_name(struct rpt_model *m)
+static void wait_name(struct rpt_model *m, struct rpt_wait *w)
 {
-	struct rpt_wait *w = m->wait;
 	size_t nd = 0;
 
-	if (!w)
-		return;
 	sort_m = m;
 	if (w->nfiles > 1)      /* qsort must not see a NULL array */
 		qsort(w->files, w->nfiles, sizeof(*w->files), data_first);
@@ -686,14 +832,28 @@ void rpt_wait_name(struct rpt_model *m)
 	}
 }
 
+void rpt_wait_name(struct rpt_model *m)
+{
+	for (size_t i = 0; i < m->nloops; i++)
+		wait_name(m, m->loops[i]);
+}
+
 void rpt_wait_free(struct rpt_model *m)
 {
-	if (!m->wait)
-		return;
-	free(m->wait->files);
-	free(m->wait->steps);
-	free(m->wait);
+	for (size_t i = 0; i < m->nloops; i++) {
+		free(m->loops[i]->files);
+		free(m->loops[i]->steps);
+		free(m->loops[i]);
+	}
+	free(m->loops);
+	free(m->straggle);
+	m->straggle = NULL;
+	m->loops = NULL;
+	m->nloops = 0;
 	m->wait = NULL;
+	free(m->waits);
+	m->waits = NULL;
+	m->nwaits = m->cwaits = 0;
 }
 
 static double share(uint64_t a, uint64_t b)
@@ -716,11 +876,41 @@ uint64_t rpt_wait__act_total(const struct rpt_wait *w)
 }
 
 /* The one sentence: how long the loop waited for data, and what the workers did meanwhile. */
-void rpt_wait__headline(const struct rpt_model *m, char *buf, size_t len)
+const char *rpt_wait__thread(const struct rpt_model *m, const struct rpt_wait *w)
 {
-	const struct rpt_wait *w = m->wait;
+	const uint64_t *i = kmap__get((struct kmap *)&m->thread_map, w->pid, w->tid);
+
+	return i ? m->threads[*i].comm : "";
+}
+
+const char *rpt_wait__cause(const struct rpt_wait *w)
+{
+	int best = -1;
+
+	for (int k = 0; k < RPT_TW_N; k++)
+		if (k != RPT_TW_CPU && w->ns[k] && (best < 0 || w->ns[k] > w->ns[best]))
+			best = k;
+	return best < 0 ? "on_cpu" : rpt_tw_names[best];
+}
+
+/* "from 4 process(es)", "from 2 thread(s) of its process", or both */
+static size_t from_whom(const struct rpt_wait *w, char *buf, size_t len)
+{
+	size_t np = 0, nt = 0;
+
+	for (size_t i = 0; i < w->nwakers; i++)
+		w->wakers[i].thread ? nt++ : np++;
+	if (nt && np)
+		return (size_t)snprintf(buf, len, "from %zu process(es) and %zu thread(s) of its own", np, nt);
+	if (nt)
+		return (size_t)snprintf(buf, len, "from %zu thread(s) of its own process", nt);
+	return (size_t)snprintf(buf, len, "from %zu process(es)", np);
+}
+
+void rpt_wait__headline(const struct rpt_model *m, const struct rpt_wait *w, char *buf, size_t len)
+{
 	uint64_t span, act;
-	char d[32];
+	char d[32], who[96];
 	size_t n;
 
 	buf[0] = 0;
@@ -728,10 +918,20 @@ void rpt_wait__headline(const struct rpt_model *m, char *buf, size_t len)
 		return;
 	span = rpt_wait__span(w);
 	act = rpt_wait__act_total(w);
+	if (w->own_reads) {
+		rpt_fmt_dur(w->own_read_ns, d, sizeof(d));
+		snprintf(buf, len, "the loop (%s, pid %u tid %u) spent %.0f%% of its run (%s) blocked in "
+			 "its own data reads (no workers feed it): file I/O %.0f%%, page faults %.0f%%, "
+			 "network %.0f%%", rpt_proc_comm(m, w->pid), w->pid, w->tid,
+			 share(w->own_read_ns, span), d, share(w->ns[RPT_TW_FILE_IO], span),
+			 share(w->ns[RPT_TW_FAULT], span), share(w->ns[RPT_TW_SOCKET], span));
+		return;
+	}
 	rpt_fmt_dur(w->ns[RPT_TW_DATA], d, sizeof(d));
+	from_whom(w, who, sizeof(who));
 	n = (size_t)snprintf(buf, len, "the loop (%s, pid %u tid %u) waited %.0f%% of its run (%s) for data "
-			     "from %zu process(es)", rpt_proc_comm(m, w->pid), w->pid, w->tid,
-			     share(w->ns[RPT_TW_DATA], span), d, w->nwakers);
+			     "%s", rpt_proc_comm(m, w->pid), w->pid, w->tid,
+			     share(w->ns[RPT_TW_DATA], span), d, who);
 	if (n < len && act)
 		n += (size_t)snprintf(buf + n, len - n, "; meanwhile they spent %.0f%% reading files",
 				      share(w->act_ns[RPT_WA_READ], act));
@@ -743,6 +943,12 @@ void rpt_wait__headline(const struct rpt_model *m, char *buf, size_t len)
 		if (n < len)
 			n += (size_t)snprintf(buf + n, len - n, ")");
 	}
+	if (n < len && act && w->act_ns[RPT_WA_FAULT])
+		n += (size_t)snprintf(buf + n, len - n, ", %.0f%% in page faults of mapped files",
+				      share(w->act_ns[RPT_WA_FAULT], act));
+	if (n < len && act && w->act_ns[RPT_WA_NET])
+		n += (size_t)snprintf(buf + n, len - n, ", %.0f%% receiving from the network",
+				      share(w->act_ns[RPT_WA_NET], act));
 	if (n < len && act)
 		snprintf(buf + n, len - n, ", %.0f%% on CPU, %.0f%% waiting for a CPU, %.0f%% other",
 			 share(w->act_ns[RPT_WA_CPU], act), share(w->act_ns[RPT_WA_RUNNABLE], act),
