@@ -27,7 +27,7 @@
 #       2 DataLoader workers only through page faults (256 KiB samples,
 #       every byte once): ~3 s; mincore before and after.
 #   shape_remote MODE BASE
-#       2 workers fetch 64 objects of 256 KiB over HTTP from
+#       2 workers fetch 96 objects of 256 KiB over HTTP from
 #       tests/progs/object_store.py on 127.0.0.1 (40 ms per request; traced
 #       with --all-fds: sockets); the store's own log (requests, bytes,
 #       per-request times) in the scenario as "server".
@@ -78,7 +78,7 @@ SHAPE_MMAP_FILES=${SHAPE_MMAP_FILES:-3}
 SHAPE_MMAP_FILE_SIZE=${SHAPE_MMAP_FILE_SIZE:-16777216}
 SHAPE_MMAP_SAMPLE=${SHAPE_MMAP_SAMPLE:-262144}
 SHAPE_MMAP_BPS=${SHAPE_MMAP_BPS:-16777216}
-SHAPE_REMOTE_OBJECTS=${SHAPE_REMOTE_OBJECTS:-64}
+SHAPE_REMOTE_OBJECTS=${SHAPE_REMOTE_OBJECTS:-96}
 SHAPE_REMOTE_SIZE=${SHAPE_REMOTE_SIZE:-262144}
 SHAPE_REMOTE_LATENCY_MS=${SHAPE_REMOTE_LATENCY_MS:-40}
 SHAPE_CPU_FILES=${SHAPE_CPU_FILES:-32}

@@ -2,7 +2,7 @@
 # t_shape_remote: DataLoader workers that fetch their samples over HTTP from
 # an object store (remote data: the loop waits on the network, not on files).
 #
-# tests/progs/object_store.py on 127.0.0.1 (40 ms per request, 64 objects of
+# tests/progs/object_store.py on 127.0.0.1 (40 ms per request, 96 objects of
 # 256 KiB, its own log of every request on CLOCK_MONOTONIC) and
 # tests/progs/torch_shapes.py remote (scenario shape_remote in
 # tests/shapes_lib.sh): 2 workers, one HTTP connection each. Traced with
