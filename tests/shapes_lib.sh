@@ -95,9 +95,9 @@ SHAPE_READY=()
 
 # ---- the throttled cold device (torch_lib.sh's TORCH_* state: torch_io_cleanup undoes it)
 SHAPE_DEV=""
-# shape_cold_fs BYTES: ext4 holding BYTES on a loop device, mounted noatime at
-# $TORCH_MNT, and the blkio group $TORCH_CG; once per test (skip without root,
-# blkio, mkfs.ext4 or a loop device)
+# shape_cold_fs: ext4 on a loop device, room for every throttled shape's data,
+# mounted noatime at $TORCH_MNT, and the blkio group $TORCH_CG; once per test
+# (skip without root, blkio, mkfs.ext4 or a loop device)
 shape_cold_fs() {
   [ -n "$TORCH_CG" ] && return 0
   need_root
@@ -107,7 +107,8 @@ shape_cold_fs() {
   torch_io_cleanup
   TORCH_IMG="$TMP/shape.img"
   TORCH_MNT="$TMP/shape.mnt"
-  truncate -s $(( $1 + $1 / 4 + (32 << 20) )) "$TORCH_IMG"
+  local need=$(( SHAPE_IO_FILES * SHAPE_IO_FILE_SIZE + SHAPE_MMAP_FILES * SHAPE_MMAP_FILE_SIZE ))
+  truncate -s $(( need + need / 4 + (32 << 20) )) "$TORCH_IMG"
   mkfs.ext4 -q -F -E lazy_itable_init=0,lazy_journal_init=0 "$TORCH_IMG" || fail "mkfs.ext4 failed"
   TORCH_LOOP=$(losetup -f --show --direct-io=on "$TORCH_IMG" 2>/dev/null) ||
     TORCH_LOOP=$(losetup -f --show "$TORCH_IMG") || skip "no loop device"
@@ -246,7 +247,7 @@ shape_ranks() {
 # of torch_shapes.py NAME over N files of SIZE in $TORCH_MNT/DIRNAME
 shape_cold_run() {
   local name=$1 mode=$2 base=$3 dir=$4 n=$5 size=$6 bps=$7; shift 7
-  shape_cold_fs $((n * size))
+  shape_cold_fs
   local data="$TORCH_MNT/$dir"
   shape_cold_data "$data" "$n" "$size"
   shape_make_cold "$bps" "$data"/sample-*.bin
@@ -298,7 +299,9 @@ shape_loader() {
               --step-cpu-us "$SHAPE_CPU_STEP_CPU_US" --seconds "$secs" "$@" --ready "$base.ready"
               --out "$base.json")
   shape_exec "$mode" "$base" loader "$TORCH_PY" "$SHAPES_PROG" "${args[@]}"
-  shape_scenario "$base" name=loader mode="$mode" file_size="$size" \
+  local name=loader
+  [ "${1:-}" != --pin-memory ] || name=pin_memory
+  shape_scenario "$base" name="$name" mode="$mode" file_size="$size" \
     resident_bytes="$(torch_resident "$data"/sample-*.bin)" cmd="${args[*]}"
 }
 
