@@ -5,8 +5,9 @@
 # gen_capture's timeline origin and counter integrals, the UTF-8 replacement
 # rule, protoc's text format, the PNG decoder, schedstat tolerances and the
 # state matcher, the Prometheus parser, the capture record walker, PromQL
-# name extraction, the DataLoader step counts) are checked on inputs with
-# known answers. Also: every check module imports, and every function a
+# name extraction, the DataLoader step counts, the job shapes' window
+# clipping and report checks on right and broken hand-made reports) are
+# checked on inputs with known answers. Also: every check module imports, and every function a
 # test calls with pycheck exists.
 source "$(dirname "$0")/lib.sh"
 cd "$GPUIO_SRC/tests"
