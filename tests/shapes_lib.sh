@@ -69,7 +69,7 @@ SHAPE_BATCH=${SHAPE_BATCH:-4}
 SHAPE_STEP_CPU_US=${SHAPE_STEP_CPU_US:-2000}
 SHAPE_RANK_FILES=${SHAPE_RANK_FILES:-16}
 SHAPE_RANK_FILE_SIZE=${SHAPE_RANK_FILE_SIZE:-65536}
-SHAPE_RANK_STEP_CPU_US=${SHAPE_RANK_STEP_CPU_US:-5000}
+SHAPE_RANK_STEP_CPU_US=${SHAPE_RANK_STEP_CPU_US:-2000}
 SHAPE_RANK_SECONDS=${SHAPE_RANK_SECONDS:-2.5}
 SHAPE_IO_FILES=${SHAPE_IO_FILES:-64}
 SHAPE_IO_FILE_SIZE=${SHAPE_IO_FILE_SIZE:-131072}
@@ -215,12 +215,13 @@ shape_torchrun() {
 }
 
 shape_ranks() {
-  local mode=$1 base=$2 n=$3 cpu=$4 r
+  local mode=$1 base=$2 n=$3 cpu=$4 sleep=${5:-0} r
   local data="$TMP/ranks" files=$SHAPE_RANK_FILES size=$SHAPE_RANK_FILE_SIZE
   for ((r = 0; r < n; r++)); do torch_warm_data "$data/rank-$r" "$files" "$size"; done
   shape_torchrun
   rm -f "$base".rank-*.json
   local args=(rank --data "$data" --files "$files" --workers 2 --batch "$SHAPE_BATCH" --cpu-us "$cpu"
+              --sleep-us "$sleep"
               --step-cpu-us "$SHAPE_RANK_STEP_CPU_US" --seconds "$SHAPE_RANK_SECONDS"
               --ready "$base.ready-{rank}" --out "$base.rank-{rank}.json")
   local cmd
@@ -239,7 +240,7 @@ shape_ranks() {
     outs+=("$base.rank-$r.json")
   done
   pycheck shapes_truth.merge_ranks "$base.json" "${outs[@]}"
-  shape_scenario "$base" name=ranks mode="$mode" ranks="$n" launcher="$SHAPE_LAUNCHER" cpu_us="$cpu" \
+  shape_scenario "$base" name=ranks mode="$mode" ranks="$n" launcher="$SHAPE_LAUNCHER" cpu_us="$cpu" sleep_us="$sleep" \
     file_size="$size" cmd="${cmd[*]}"
 }
 

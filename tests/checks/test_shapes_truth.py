@@ -88,6 +88,16 @@ class Helpers(unittest.TestCase):
         self.assertAlmostEqual(st.own_waits(p, 120 * MS, HI), 0.045)
         self.assertAlmostEqual(st.own_span(p, 120 * MS, 150 * MS), 0.030)
 
+    def test_own_asleep_waits(self):
+        p = prog(1, [100, 50, 10], t=0)
+        self.assertAlmostEqual(st.own_asleep_waits(p, LO, HI), 0.160)     # no CPU recorded
+        for s in p["steps"]:
+            s["wait_cpu_ns"] = 6 * MS
+            s["wait_run_delay_ns"] = 4 * MS
+        self.assertAlmostEqual(st.own_asleep_waits(p, LO, HI), 0.130)
+        # from 120 ms: 35 of the second wait's 50 ms (7 of its 10 ms off), none of the third
+        self.assertAlmostEqual(st.own_asleep_waits(p, 120 * MS, HI), 0.028)
+
     def test_within(self):
         self.assertTrue(st.within(1.0, 1.0))
         self.assertTrue(st.within(1.119, 1.0))         # 10% + 20 ms
@@ -150,7 +160,7 @@ class Report(unittest.TestCase):
         bad["wait"] = bad["loops"][0]
         rc, out = run("attach", p, bad, lo, hi)
         self.assertEqual(rc, 1)
-        self.assertIn("FAIL attach: waiting for data", out)
+        self.assertIn("FAIL attach: asleep waiting for data", out)
         # a worker's loop
         bad = report_of(dict(r["loops"][0], pid=101, tid=101))
         rc, out = run("attach", p, bad, lo, hi)

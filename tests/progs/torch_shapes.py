@@ -75,6 +75,9 @@ Options (all shapes but launch):
     --prefetch-factor P  DataLoader prefetch_factor (default 2)
     --cpu-us N[,N...]    per-sample CPU in the worker after the read (rank:
                          one value per rank, the last one repeated)
+    --sleep-us N[,N...]  then a sleep of N us (rank: one value per rank): a
+                         slow source without CPU (ranks of different speeds
+                         on a machine with fewer cores than processes)
     --step-cpu-us N      per-step "compute" in the loop thread (default 2000)
     --seconds T          rank, loader: run steps until one ends T s or more
                          after the loop started (its first t0), the files
@@ -104,6 +107,8 @@ Output (JSON; *_s seconds on perf_counter, *_mono_ns CLOCK_MONOTONIC):
     main_comm                the loop thread's comm (/proc/self/task/T/comm)
     steps                    per step: step, wait_s (t1-t0), compute_s,
                              t0/t1/t2_mono_ns, wait_cpu_ns, compute_cpu_ns,
+                             wait_run_delay_ns (schedstat: waiting for a CPU
+                             inside get(), read just outside t0 and t1),
                              samples, bytes, source (the worker_id or
                              reader index that made the batch), iter_s (the
                              first step); threads: put_mono_ns (the reader's
@@ -239,9 +244,10 @@ def _item(torch, i, nbytes, head):
 class FileSamples:
     """map-style Dataset over sample files (index i reads file i mod N)"""
 
-    def __init__(self, paths, iters, state_dir, length=None):
+    def __init__(self, paths, iters, state_dir, length=None, sleep_s=0.0):
         self.paths, self.iters, self.state_dir = paths, iters, state_dir
         self.length = length or len(paths)
+        self.sleep_s = sleep_s
 
     def __len__(self):
         return self.length
@@ -252,6 +258,8 @@ class FileSamples:
         data, calls = read_file(self.paths[i % len(self.paths)])
         m1, r1 = mono_ns(), time.perf_counter()
         account(WORKER, r0, m0, m1, r1, len(data), calls, self.iters, data, index=i)
+        if self.sleep_s:
+            time.sleep(self.sleep_s)
         return _item(torch, i, len(data), data)
 
 
@@ -332,19 +340,32 @@ class Loop:
                 f.write("%d\n" % os.getpid())
             os.rename(ready + ".tmp", ready)
         self.sched0 = schedstat()
+        # this thread's schedstat, kept open: one pread per read (its run_delay
+        # around each get() says how long it waited for a CPU inside it)
+        try:
+            self.sched_fd = os.open("/proc/thread-self/schedstat", os.O_RDONLY)
+        except OSError:
+            self.sched_fd = None
+
+    def run_delay(self):
+        if self.sched_fd is None:
+            return 0
+        return int(os.pread(self.sched_fd, 128, 0).split()[1])
 
     def step(self, get):
         """one step; StopIteration from GET ends the loop (not a step)"""
+        d0 = self.run_delay()
         t0, m0, c0 = time.perf_counter(), mono_ns(), time.thread_time_ns()
         if self.start_mono is None:
             self.start_mono, self.start_t = m0, t0
         item = get()
         t1, m1, c1 = time.perf_counter(), mono_ns(), time.thread_time_ns()
+        d1 = self.run_delay()
         spin(self.iters, self.block)
         t2, m2, c2 = time.perf_counter(), mono_ns(), time.thread_time_ns()
         st = {"step": len(self.steps), "wait_s": t1 - t0, "compute_s": t2 - t1,
               "t0_mono_ns": m0, "t1_mono_ns": m1, "t2_mono_ns": m2,
-              "wait_cpu_ns": c1 - c0, "compute_cpu_ns": c2 - c1}
+              "wait_cpu_ns": c1 - c0, "compute_cpu_ns": c2 - c1, "wait_run_delay_ns": d1 - d0}
         self.steps.append(st)
         self.end_t = t2
         return item, st
@@ -562,13 +583,17 @@ def run(args):
     import_torch_s = time.perf_counter() - t_imp
     ns_per_iter = args.ns_per_iter or tl.calibrate()
     cpu = [float(x) for x in str(args.cpu_us).split(",")]
+    sleeps = [float(x) for x in str(args.sleep_us).split(",")]
+    sleep_us = sleeps[0]
     extra = {}
     if args.shape == "rank":
         rank = int(os.environ.get("RANK", "0"))
         extra = {"rank": rank, "local_rank": int(os.environ.get("LOCAL_RANK", rank)),
                  "world_size": int(os.environ.get("WORLD_SIZE", "1"))}
         cpu_us = cpu[min(rank, len(cpu) - 1)]
+        sleep_us = sleeps[min(rank, len(sleeps) - 1)]
         extra["cpu_us"] = cpu_us
+        extra["sleep_us"] = sleep_us
         data = os.path.join(args.data, "rank-%d" % rank)
         args.out = args.out.format(rank=rank) if args.out else None
         args.ready = args.ready.format(rank=rank) if args.ready else None
@@ -587,7 +612,7 @@ def run(args):
     pin = None
     if args.shape in ("rank", "loader", "noworkers"):
         length = 1 << 30 if args.seconds else None
-        ds = FileSamples(paths, iters, state_dir, length)
+        ds = FileSamples(paths, iters, state_dir, length, sleep_us / 1e6)
         if args.shape == "noworkers":
             global WORKER
             args.workers = 0
@@ -684,6 +709,7 @@ def main():
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--prefetch-factor", type=int, default=2)
     ap.add_argument("--cpu-us", default="0")
+    ap.add_argument("--sleep-us", default="0")
     ap.add_argument("--step-cpu-us", type=float, default=2000)
     ap.add_argument("--seconds", type=float)
     ap.add_argument("--sample-size", type=int, default=256 * 1024)

@@ -14,7 +14,7 @@
  * wakes it (3 waits, 10 ms at least), or that blocks in its own data reads
  * (3 reads, 20 ms and 5% of its run at least: no workers). A thread that
  * feeds another loop (woke it with data) is that loop's producer, not a
- * loop. Without any loop, the thread that waited most for data stands in,
+ * loop; nor is a supervisor of loops (drop_producers). Without any loop, the thread that waited most for data stands in,
  * else the one most on a CPU (its time is still worth showing), marked so.
  */
 #include <errno.h>
@@ -215,21 +215,29 @@ static void score(struct rpt_loopset *ls, const struct rpt_ivs *v, struct kmap *
 }
 
 /*
- * A candidate that hands another candidate its data is that loop's
- * producer, not a loop: a process descending from the loop's whose threads
- * woke it with data (a worker, whatever its own threads wait on), or a
- * thread of the loop's process that fetches data and woke it (a reader).
+ * Loops inside loops. A candidate in a process descending from another
+ * candidate's is either a loop of its own under a supervisor — fed by its
+ * own worker processes (a rank under torchrun, whose log writes wake the
+ * launcher), or reading by itself with nothing handed to it from above —
+ * and then the supervisor is no loop; or else the other loop's worker (a
+ * producer, not a loop). A thread of the loop's own
+ * process that fetches data and woke it is its producer too (a reader).
  * Decided on the candidates as they stand, all at once.
  */
 static int drop_producers(struct rpt_loopset *ls, const struct rpt_ivs *v, struct kmap *deaths)
 {
-	struct kmap woke = { 0 };       /* (loop th[], pid or tid) -> 1 */
+	struct kmap woke = { 0 };       /* (loop th[], pid or tid) -> its data wakes by them */
+	struct kmap hands = { 0 };      /* (waker pid, woken pid) -> wakes between processes */
 	bool *drop = calloc(ls->nth ? ls->nth : 1, sizeof(*drop));
 	uint64_t *slot;
 	int rc = -ENOMEM;
 
 	if (!drop)
 		return -ENOMEM;
+	for (size_t i = 0; i < v->n; i++)
+		if (v->a[i].woken && v->a[i].waker_traced && v->a[i].waker_pid != v->a[i].pid &&
+		    kmap__upsert(&hands, v->a[i].waker_pid, v->a[i].pid, &slot) < 0)
+			goto out;
 	for (size_t l = 0; l < ls->nth; l++) {
 		const struct lthread *t = &ls->th[l];
 
@@ -249,16 +257,22 @@ static int drop_producers(struct rpt_loopset *ls, const struct rpt_ivs *v, struc
 	for (size_t w = 0; w < ls->nth; w++) {
 		const struct lthread *x = &ls->th[w];
 
-		for (size_t l = 0; l < ls->nth && x->candidate && !drop[w]; l++) {
+		for (size_t l = 0; l < ls->nth && x->candidate; l++) {
 			const struct lthread *t = &ls->th[l];
 
-			if (l == w || !t->candidate || t->own)
+			if (l == w || !t->candidate)
 				continue;
-			if (x->pid != t->pid)
-				drop[w] = kmap__get(&woke, l, (1ull << 32) | x->pid) &&
-					  rpt_proc_descends(ls->m, x->pid, t->pid);
-			else
-				drop[w] = x->fetches && kmap__get(&woke, l, x->tid);
+			if (x->pid == t->pid) {
+				if (!t->own && x->fetches && kmap__get(&woke, l, x->tid))
+					drop[w] = true;                 /* a reader */
+			} else if (rpt_proc_descends(ls->m, x->pid, t->pid)) {
+				/* a loop of its own: fed by workers of its own, or reading
+				 * by itself with nothing handed to it from above */
+				if (x->fed_by_children || (x->own && !kmap__get(&hands, t->pid, x->pid)))
+					drop[l] = true;                 /* t supervises it */
+				else
+					drop[w] = true;                 /* t's worker */
+			}
 		}
 	}
 	for (size_t w = 0; w < ls->nth; w++)
@@ -268,6 +282,7 @@ static int drop_producers(struct rpt_loopset *ls, const struct rpt_ivs *v, struc
 out:
 	free(drop);
 	kmap__free(&woke);
+	kmap__free(&hands);
 	return rc;
 }
 

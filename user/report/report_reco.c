@@ -221,7 +221,7 @@ static void reco_wait(struct rpt_model *m, const struct rpt_wait *w)
 		snprintf(r->text, sizeof(r->text), "the loop waits for data while its workers read files: "
 			 "faster storage, or stage the hot data files (%s) on local disk or in memory "
 			 "before training; more workers help only while the device has headroom", w->glob);
-	} else if (run >= 0.25 && run >= cpu / 2 && (r = reco_new(m, "data_cpu_shortage"))) {
+	} else if (run >= 0.25 && run > cpu && (r = reco_new(m, "data_cpu_shortage"))) {
 		snprintf(r->text, sizeof(r->text), "the loop waits for data while its %zu workers wait "
 			 "for a CPU (%u CPUs): more CPUs, or fewer workers (num_workers <= CPUs - 1) so "
 			 "the loop and the workers stop competing", w->nwakers, ncpu);

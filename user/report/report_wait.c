@@ -36,6 +36,9 @@
 
 #define STEP_MERGE_NS   2000000ull   /* waits closer than this are one wait */
 #define EXIT_WAKE_NS    10000000ull  /* a waker dead this soon after, without sleeping first: a join */
+#define THREAD_EXIT_WAKE_NS 200000ull /* the same for a thread of the sleeper's own process: its
+				       * exit wakes the joiner from the exit path itself, while a
+				       * reader that hands over its last batch and returns takes longer */
 #define TIMED_MAX       64           /* threads timed: the loops, then the GPU launchers */
 
 const char *const rpt_tw_names[RPT_TW_N] = {
@@ -63,6 +66,41 @@ static int collect(void *ctx, const struct tstate_iv *iv)
 		return -ENOMEM;
 	v->a[v->n++] = *iv;
 	return 0;
+}
+
+/*
+ * A thread asleep when the scheduler layer started (an attach) is first
+ * seen being woken: its sleep from that start until the wake-up is its
+ * first interval, which no switch opened. v sorted by thread, then time.
+ */
+static int asleep_at_start(const struct sched_tab *t, struct rpt_ivs *v)
+{
+	uint64_t start = t->n ? t->ev[0].ts : 0;
+	struct rpt_ivs out = { 0 };
+
+	for (size_t i = 0; i < v->n; i++) {
+		const struct tstate_iv *iv = &v->a[i];
+		bool first = !i || v->a[i - 1].tid != iv->tid;
+
+		if (first && iv->woken && iv->state == TS_RUNNABLE && iv->ts > start) {
+			struct tstate_iv sl = *iv;
+
+			sl.ts = start;
+			sl.end = iv->ts;
+			sl.state = TS_SLEEPING;
+			sl.raw_state = 0;
+			if (collect(&out, &sl))
+				goto nomem;
+		}
+		if (collect(&out, iv))
+			goto nomem;
+	}
+	free(v->a);
+	*v = out;
+	return 0;
+nomem:
+	free(out.a);
+	return -ENOMEM;
 }
 
 static int by_thread_ts(const void *a, const void *b)
@@ -132,7 +170,8 @@ bool rpt_data_waker(const struct sched_tab *t, const struct tstate_iv *iv, uint6
 		*v = death_of(t, iv->waker_tid) + 1;
 		d = v;
 	}
-	if (!(*d > 1 && *d - 1 >= woke && *d - 1 - woke < EXIT_WAKE_NS))
+	if (!(*d > 1 && *d - 1 >= woke &&
+	      *d - 1 - woke < (iv->waker_pid == iv->pid ? THREAD_EXIT_WAKE_NS : EXIT_WAKE_NS)))
 		return true;
 	return slept_between(t, iv->waker_tid, woke, *d - 1);
 }
@@ -389,14 +428,16 @@ out:
 }
 
 /*
- * A timed thread's time by state and cause. The thread's CPU time between
- * waits for data closer than STEP_MERGE_NS is part of one fetch of a batch
- * (as the program's own timing of next() sees it): waiting for data too.
+ * A timed thread's time by state and cause: asleep until a producer woke
+ * it, and waiting for a CPU right after, is waiting for data; its CPU time
+ * is on_cpu even inside next() (unpickling a batch is the loop's own work,
+ * which a program's timer of next() counts as waiting: the tests compare
+ * with that wait less the thread's CPU time and run delay inside it).
  */
 static int thread_time(struct wait_ctx *c, struct thread_time *t)
 {
 	struct rpt_model *m = c->m;
-	struct rpt_spans syncs = { 0 }, gaps = { 0 }, cpu = { 0 };
+	struct rpt_spans syncs = { 0 }, cpu = { 0 };
 	int rc = -ENOMEM;
 
 	for (int k = 0; k < OC_N; k++)
@@ -438,14 +479,6 @@ static int thread_time(struct wait_ctx *c, struct thread_time *t)
 		rc = -ENOMEM;
 	}
 	rpt_spans_norm(&t->win);
-	/* one fetch: the CPU time between its merged waits */
-	for (size_t i = 0; i + 1 < t->win.n; i++)
-		if (t->win.a[i + 1].s - t->win.a[i].e < STEP_MERGE_NS &&
-		    rpt_spans_add(&gaps, t->win.a[i].e, t->win.a[i + 1].s))
-			goto out;
-	rpt_spans_norm(&gaps);
-	if (take(&cpu, &gaps, &t->tw[RPT_TW_DATA]))
-		goto out;
 	for (size_t i = 0; i < cpu.n; i++)
 		if (rpt_spans_add(&t->tw[RPT_TW_CPU], cpu.a[i].s, cpu.a[i].e))
 			goto out;
@@ -454,7 +487,6 @@ static int thread_time(struct wait_ctx *c, struct thread_time *t)
 	rc = 0;
 out:
 	free(syncs.a);
-	free(gaps.a);
 	free(cpu.a);
 	return rc;
 }
@@ -757,6 +789,8 @@ int rpt_wait_build(struct rpt_model *m)
 		goto out;
 	if (c->v.n > 1)
 		qsort(c->v.a, c->v.n, sizeof(*c->v.a), by_thread_ts);
+	if ((rc = asleep_at_start(m->sched, &c->v)))
+		goto out;
 	if ((rc = rpt_loops_find(m, &c->v, &c->deaths, &ls)))
 		goto out;
 	c->ls = ls;
