@@ -36,7 +36,15 @@ static const struct { int nr; const char *name; enum model_wait_kind kind; } cal
 	{ 299, "recvmmsg", MODEL_WAIT_SOCKET }, { 307, "sendmmsg", MODEL_WAIT_SOCKET },
 	{ 326, "copy_file_range", MODEL_WAIT_FILE }, { 327, "preadv2", MODEL_WAIT_FILE },
 	{ 328, "pwritev2", MODEL_WAIT_FILE }, { 332, "statx", MODEL_WAIT_FILE },
-	{ 426, "io_uring_enter", MODEL_WAIT_FILE }, { 441, "epoll_pwait2", MODEL_WAIT_POLL },
+	{ 426, "io_uring_enter", MODEL_WAIT_FILE },
+	{ 8, "lseek", MODEL_WAIT_FILE }, { 9, "mmap", MODEL_WAIT_OTHER },
+	{ 10, "mprotect", MODEL_WAIT_OTHER }, { 11, "munmap", MODEL_WAIT_OTHER },
+	{ 76, "truncate", MODEL_WAIT_FILE }, { 82, "rename", MODEL_WAIT_FILE },
+	{ 83, "mkdir", MODEL_WAIT_FILE }, { 84, "rmdir", MODEL_WAIT_FILE },
+	{ 86, "link", MODEL_WAIT_FILE }, { 87, "unlink", MODEL_WAIT_FILE },
+	{ 89, "readlink", MODEL_WAIT_FILE }, { 258, "mkdirat", MODEL_WAIT_FILE },
+	{ 263, "unlinkat", MODEL_WAIT_FILE }, { 264, "renameat", MODEL_WAIT_FILE },
+	{ 316, "renameat2", MODEL_WAIT_FILE }, { 441, "epoll_pwait2", MODEL_WAIT_POLL },
 	{ 449, "futex_waitv", MODEL_WAIT_FUTEX },
 };
 

@@ -178,8 +178,12 @@ static void put_blocked(const struct rpt_blocked *b)
 		printf("a page fault or other kernel work");
 	else if (sc && ft)
 		printf("%s on a %s", sc, ft);
+	else if (sc)
+		printf("%s", sc);
+	else if (b->nr >= 0)
+		printf("syscall %d", b->nr);
 	else
-		printf("%s", sc ? sc : model_wait__kind_name(b->kind));
+		printf("%s", model_wait__kind_name(b->kind));
 }
 
 static void loop_steps(const struct rpt_model *m, const struct rpt_wait *w)

@@ -70,9 +70,29 @@ static int collect(void *ctx, const struct tstate_iv *iv)
 
 /*
  * A thread asleep when the scheduler layer started (an attach) is first
- * seen being woken: its sleep from that start until the wake-up is its
- * first interval, which no switch opened. v sorted by thread, then time.
+ * seen being woken (not created): its sleep from that start until the
+ * wake-up is its first interval, which no switch opened. v sorted by
+ * thread, then time.
  */
+/* Is the wake-up of tid at ts its creation (sched_wakeup_new)? */
+static bool woken_new(const struct sched_tab *t, uint32_t tid, uint64_t ts)
+{
+	size_t lo = 0, hi = t->n;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (t->ev[mid].ts < ts)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < t->n && t->ev[lo].ts == ts; lo++)
+		if (t->ev[lo].tid == tid && t->ev[lo].kind == GPUIO_SCHED_WAKE_NEW)
+			return true;
+	return false;
+}
+
 static int asleep_at_start(const struct sched_tab *t, struct rpt_ivs *v)
 {
 	uint64_t start = t->n ? t->ev[0].ts : 0;
@@ -82,7 +102,8 @@ static int asleep_at_start(const struct sched_tab *t, struct rpt_ivs *v)
 		const struct tstate_iv *iv = &v->a[i];
 		bool first = !i || v->a[i - 1].tid != iv->tid;
 
-		if (first && iv->woken && iv->state == TS_RUNNABLE && iv->ts > start) {
+		if (first && iv->woken && iv->state == TS_RUNNABLE && iv->ts > start &&
+		    !woken_new(t, iv->tid, iv->ts)) {
 			struct tstate_iv sl = *iv;
 
 			sl.ts = start;
