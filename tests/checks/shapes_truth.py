@@ -590,13 +590,7 @@ def export_counts(log, trace):
     got_vfs = sum(1 for e in ev if e.get("ph") == "X" and e.get("cat") == "vfs")
     got_blk = sum(1 for e in ev if e.get("ph") == "X" and e.get("cat") == "block")
     info = ct.trace_info(ev) or {}
-    if unit == "packets":
-        # the count is the model walk's (user/timeline/walk.c): the packets
-        # written before it (clock snapshot, trace config) and at the end (the
-        # last scheduler bundles, pftrace__detach) are in the file, not in it
-        check(n <= got_n <= n + 16, f"{n} packets said (the walk's), {got_n} in the file")
-    else:
-        check(got_n == n, f"{n} {unit} said, {got_n} in the file")
+    check(got_n == n, f"{n} {unit} said, {got_n} in the file")
     check(got_vfs == vfs == info.get("vfs_events"), f"{vfs} vfs said, {got_vfs} vfs slices, info {info.get('vfs_events')}")
     check(got_blk == blk == info.get("block_requests"),
           f"{blk} block said, {got_blk} block slices, info {info.get('block_requests')}")

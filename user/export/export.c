@@ -44,14 +44,17 @@ int gpuio_export(const char *capture_path, const char *out_path,
 		 const struct gpuio_export_opts *opts, struct gpuio_export_stats *st)
 {
 	struct tl_model *m;
-	uint64_t bytes = 0;
+	uint64_t bytes = 0, events = 0;
 	int err;
 
 	err = tl_model__load(capture_path, NULL, &m);
 	if (!err)
-		err = gpuio_export_models(&m, 1, out_path, opts, NULL, &bytes);
+		err = gpuio_export_models(&m, 1, out_path, opts, &events, &bytes);
 	if (!err && st) {
 		st->walk = *tl_model__stats(m);
+		/* what the file holds: the walk's count misses what the output
+		 * adds around it (.pftrace: the first packets, the last bundles) */
+		st->walk.events = events;
 		st->output_bytes = bytes;
 	}
 	tl_model__free(m);
