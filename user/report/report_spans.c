@@ -40,13 +40,13 @@ void rpt_spans_norm(struct rpt_spans *v)
 	v->n = k;
 }
 
-/* ns of [s, e) inside the (normalised) spans v */
-uint64_t rpt_spans_overlap(const struct rpt_spans *v, uint64_t s, uint64_t e)
+/* The first of the (normalised) spans v that ends after s: a binary search,
+ * so that a pass over a thread's intervals stays O(n log n). */
+static size_t first_after(const struct rpt_spans *v, uint64_t s)
 {
 	size_t lo = 0, hi = v->n;
-	uint64_t t = 0;
 
-	while (lo < hi) {               /* first span ending after s */
+	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
 
 		if (v->a[mid].e <= s)
@@ -54,7 +54,15 @@ uint64_t rpt_spans_overlap(const struct rpt_spans *v, uint64_t s, uint64_t e)
 		else
 			hi = mid;
 	}
-	for (size_t i = lo; i < v->n && v->a[i].s < e; i++) {
+	return lo;
+}
+
+/* ns of [s, e) inside the (normalised) spans v */
+uint64_t rpt_spans_overlap(const struct rpt_spans *v, uint64_t s, uint64_t e)
+{
+	uint64_t t = 0;
+
+	for (size_t i = first_after(v, s); i < v->n && v->a[i].s < e; i++) {
 		uint64_t a = v->a[i].s > s ? v->a[i].s : s, b = v->a[i].e < e ? v->a[i].e : e;
 
 		if (b > a)
@@ -63,17 +71,16 @@ uint64_t rpt_spans_overlap(const struct rpt_spans *v, uint64_t s, uint64_t e)
 	return t;
 }
 
-/* [s, e) minus the spans v, as spans appended to out */
+/* [s, e) minus the (normalised) spans v, as spans appended to out */
 int rpt_spans_minus(const struct rpt_spans *v, uint64_t s, uint64_t e, struct rpt_spans *out)
 {
 	uint64_t at = s;
 
-	for (size_t i = 0; i < v->n && at < e; i++) {
-		if (v->a[i].e <= at || v->a[i].s >= e)
-			continue;
+	for (size_t i = first_after(v, s); i < v->n && v->a[i].s < e && at < e; i++) {
 		if (v->a[i].s > at && rpt_spans_add(out, at, v->a[i].s))
 			return -ENOMEM;
-		at = v->a[i].e;
+		if (v->a[i].e > at)
+			at = v->a[i].e;
 	}
 	return at < e ? rpt_spans_add(out, at, e) : 0;
 }
