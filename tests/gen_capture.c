@@ -270,7 +270,7 @@ static void add_stats(unsigned long long ts, int final, const unsigned long long
 	memset(&s, 0, sizeof(s));
 	fill_hdr(&s.hdr, GPUIO_REC_STATS, sizeof(s), 0, 0, ts);
 	if (bpf)
-		memcpy(s.bpf, bpf, sizeof(s.bpf));
+		gpuio_stats__set_bpf(&s, (const __u64 *)bpf);
 	s.records = gpuio_cap_writer__records(W) + 1;
 	s.final = (__u32)final;
 	append(&s, sizeof(s));

@@ -421,13 +421,15 @@ int main(int argc, char **argv)
 		static const char *const names[GPUIO_STAT_MAX] = {
 			"rb_drop_vfs", "rb_drop_block", "rb_drop_path", "rb_drop_proc",
 			"map_full_pid", "map_full_rq", "map_full_task", "path_trunc",
-			"events_vfs", "events_block",
+			"events_vfs", "events_block", "rb_drop_cuda", "cuda_too_deep",
+			"rb_drop_sched", "rb_drop_sock",
 		};
 		uint64_t drops = 0;
 
 		printf("stats final=%u", last.final);
 		for (int i = 0; i < GPUIO_STAT_MAX; i++)
-			printf(" %s=%llu", names[i], (unsigned long long)last.bpf[i]);
+			printf(" %s=%llu", names[i] ? names[i] : "?",
+			       (unsigned long long)gpuio_stats__bpf(&last, (unsigned)i));
 		for (int i = GPUIO_STAT_RB_DROP_VFS; i <= GPUIO_STAT_MAP_FULL_TASK; i++)
 			drops += last.bpf[i];
 		drops += last.user[GPUIO_USTAT_WRITE_ERRORS];

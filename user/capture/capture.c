@@ -160,41 +160,63 @@ int gpuio_cap_writer__close(struct gpuio_cap_writer *w)
 }
 
 const struct gpuio_drop_counter gpuio_drop_counters[] = {
-	{ GPUIO_STAT_RB_DROP_VFS, "rb_drop_vfs" },
-	{ GPUIO_STAT_RB_DROP_BLOCK, "rb_drop_block" },
-	{ GPUIO_STAT_RB_DROP_PATH, "rb_drop_path" },
-	{ GPUIO_STAT_RB_DROP_PROC, "rb_drop_proc" },
-	{ GPUIO_STAT_MAP_FULL_PID, "map_full_pid" },
-	{ GPUIO_STAT_MAP_FULL_RQ, "map_full_rq" },
-	{ GPUIO_STAT_MAP_FULL_TASK, "map_full_task" },
-	{ GPUIO_STAT_RB_DROP_CUDA, "rb_drop_cuda" },
-	{ GPUIO_STAT_CUDA_DEPTH, "cuda_too_deep" },
-	{ GPUIO_STAT_RB_DROP_SCHED, "rb_drop_sched" },
+	{ GPUIO_STAT_RB_DROP_VFS, "rb_drop_vfs", false },
+	{ GPUIO_STAT_RB_DROP_BLOCK, "rb_drop_block", false },
+	{ GPUIO_STAT_RB_DROP_PATH, "rb_drop_path", false },
+	{ GPUIO_STAT_RB_DROP_PROC, "rb_drop_proc", false },
+	{ GPUIO_STAT_MAP_FULL_PID, "map_full_pid", false },
+	{ GPUIO_STAT_MAP_FULL_RQ, "map_full_rq", false },
+	{ GPUIO_STAT_MAP_FULL_TASK, "map_full_task", false },
+	{ GPUIO_STAT_RB_DROP_CUDA, "rb_drop_cuda", false },
+	{ GPUIO_STAT_CUDA_DEPTH, "cuda_too_deep", false },
+	{ GPUIO_STAT_RB_DROP_SCHED, "rb_drop_sched", false },
+	{ GPUIO_STAT_RB_DROP_SOCK, "rb_drop_sock", true },
 };
 const size_t gpuio_ndrop_counters = ARRAY_SIZE(gpuio_drop_counters);
+
+bool gpuio_drop_counter__listed(const struct gpuio_drop_counter *c,
+				const struct gpuio_stats_event *s, bool traced)
+{
+	return !c->optional || traced || gpuio_stats__bpf(s, (unsigned)c->idx);
+}
 
 __u64 gpuio_stats__dropped(const struct gpuio_stats_event *s)
 {
 	__u64 n = s->user[GPUIO_USTAT_WRITE_ERRORS];
 
 	for (size_t i = 0; i < gpuio_ndrop_counters; i++)
-		n += s->bpf[gpuio_drop_counters[i].idx];
+		n += gpuio_stats__bpf(s, (unsigned)gpuio_drop_counters[i].idx);
 	return n;
+}
+
+__u64 gpuio_stats__bpf(const struct gpuio_stats_event *s, unsigned idx)
+{
+	if (idx < GPUIO_STATS_BPF_FIXED)
+		return s->bpf[idx];
+	return idx < GPUIO_STAT_MAX ? s->bpf_more[idx - GPUIO_STATS_BPF_FIXED] : 0;
+}
+
+void gpuio_stats__set_bpf(struct gpuio_stats_event *s, const __u64 *v)
+{
+	memcpy(s->bpf, v, sizeof(s->bpf));
+	memcpy(s->bpf_more, v + GPUIO_STATS_BPF_FIXED, sizeof(s->bpf_more));
 }
 
 void gpuio_stats__from_record(const struct gpuio_hdr *h, struct gpuio_stats_event *out)
 {
-	size_t nbpf, tail = sizeof(*out) - offsetof(struct gpuio_stats_event, user);
+	size_t nbpf, tail = GPUIO_STATS_FIXED_SIZE - offsetof(struct gpuio_stats_event, user);
 
 	memset(out, 0, sizeof(*out));
-	if (h->size >= sizeof(*out)) {
-		memcpy(out, h, sizeof(*out));
+	/* the fixed part, and the counters added since that the record holds */
+	if (h->size >= GPUIO_STATS_FIXED_SIZE) {
+		memcpy(out, h, h->size < sizeof(*out) ? h->size : sizeof(*out));
+		out->hdr.size = sizeof(*out);
 		return;
 	}
 	if (h->size < GPUIO_STATS_V1_SIZE)
 		return;
-	/* fewer BPF counters than this build knows: user[] and the rest follow them */
-	nbpf = (h->size - (sizeof(*out) - sizeof(out->bpf))) / sizeof(__u64);
+	/* fewer fixed BPF counters: user[] and the rest follow them */
+	nbpf = (h->size - (GPUIO_STATS_FIXED_SIZE - sizeof(out->bpf))) / sizeof(__u64);
 	memcpy(out, h, offsetof(struct gpuio_stats_event, bpf) + nbpf * sizeof(__u64));
 	memcpy(&out->user, (const unsigned char *)h + offsetof(struct gpuio_stats_event, bpf) +
 	       nbpf * sizeof(__u64), tail);
@@ -295,6 +317,7 @@ size_t gpuio_rec_min_size(__u16 type)
 	case GPUIO_REC_GPU_OVERHEAD: return sizeof(struct gpuio_gpu_overhead);
 	case GPUIO_REC_GPU_SYM:      return offsetof(struct gpuio_gpu_sym, name);
 	case GPUIO_REC_SCHED:        return sizeof(struct gpuio_sched_event);
+	case GPUIO_REC_SOCK_PEER:    return sizeof(struct gpuio_sock_peer);
 	default:                return 0;
 	}
 }

@@ -349,7 +349,8 @@ static void gpu_act_of(const struct gpuio_hdr *h, struct model_gpu_act *a)
 static int note(struct model_session *s, const struct gpuio_hdr *h)
 {
 	s->f.records++;
-	s->f.counts[h->type <= GPUIO_REC_LAST ? h->type : 0]++;
+	/* numbers given to kinds this build does not decode yet count as unknown */
+	s->f.counts[h->type <= GPUIO_REC_LAST && gpuio_rec_min_size(h->type) ? h->type : 0]++;
 	if (h->ts > s->f.last_ts)
 		s->f.last_ts = h->ts;
 	/* collector records (stats, devnames) may carry no ts: 0 is none */

@@ -18,7 +18,7 @@ static const char *const type_names[] = {
 	[GPUIO_REC_GPU_MEMCPY] = "memcpy", [GPUIO_REC_GPU_MEMSET] = "memset",
 	[GPUIO_REC_CUDA_API] = "cuda_api", [GPUIO_REC_GPU_SYNC] = "sync", [GPUIO_REC_NVTX] = "nvtx",
 	[GPUIO_REC_GPU_OVERHEAD] = "overhead", [GPUIO_REC_GPU_SYM] = "sym",
-	[GPUIO_REC_SCHED] = "sched",
+	[GPUIO_REC_SCHED] = "sched", [GPUIO_REC_SOCK_PEER] = "sock_peer",
 };
 _Static_assert(ARRAY_SIZE(type_names) == GPUIO_REC_LAST + 1, "a record kind without a name");
 const char *capture_info__type_name(int type)
@@ -83,6 +83,7 @@ int capture_info__read(const char *path, struct capture_info *in, char *err, siz
 	in->last_ts = f->last_ts;
 	in->stats = f->stats;
 	in->nstats = f->counts[GPUIO_REC_STATS];
+	in->sockets = (in->hdr->flags & GPUIO_CAPF_SOCKETS) || f->counts[GPUIO_REC_SOCK_PEER];
 	in->truncated = f->truncated;
 	in->trunc_offset = f->trunc_offset;
 	while ((c = model_session__collector(in->s, in->ncolls)) != NULL) {

@@ -90,6 +90,9 @@ static void json_counts(struct json_writer *w, bool *pfirst, const struct captur
 	for (int t = 1; t <= GPUIO_REC_DEVNAME; t++)
 		ju64(w, &f2, capture_info__type_name(t), in->counts[t]);
 	ju64(w, &f2, "sched", in->counts[GPUIO_REC_SCHED]);
+	/* only where there are any: older captures' info stays the same */
+	if (in->counts[GPUIO_REC_SOCK_PEER])
+		ju64(w, &f2, "sock_peer", in->counts[GPUIO_REC_SOCK_PEER]);
 	ju64(w, &f2, "unknown", in->counts[0]);
 	if (in->gpu_records) {
 		static const char *const gk[] = {
@@ -177,8 +180,10 @@ static void json_end(struct json_writer *w, bool *pfirst, const struct capture_i
 
 			json_writer__putc(w, '{');
 			for (size_t i = 0; i < gpuio_ndrop_counters; i++)
-				ju64(w, &f3, gpuio_drop_counters[i].name,
-				     s->bpf[gpuio_drop_counters[i].idx]);
+				if (gpuio_drop_counter__listed(&gpuio_drop_counters[i], s,
+							       in->sockets))
+					ju64(w, &f3, gpuio_drop_counters[i].name,
+				     gpuio_stats__bpf(s, (unsigned)gpuio_drop_counters[i].idx));
 			ju64(w, &f3, "capture_write_errors", s->user[GPUIO_USTAT_WRITE_ERRORS]);
 			json_writer__putc(w, '}');
 		}

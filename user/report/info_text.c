@@ -59,11 +59,18 @@ static void text_header(const char *path, const struct capture_info *in)
 static void text_records(const struct capture_info *in)
 {
 	printf("%-13s%llu:", "records", (unsigned long long)in->records);
+	bool peers = in->counts[GPUIO_REC_SOCK_PEER];
+
 	for (int t = 1; t <= GPUIO_REC_DEVNAME; t++)
 		printf(" %s %llu%s", capture_info__type_name(t), (unsigned long long)in->counts[t],
-		       t < GPUIO_REC_DEVNAME || in->counts[GPUIO_REC_SCHED] || in->counts[0] ? "," : "");
+		       t < GPUIO_REC_DEVNAME || in->counts[GPUIO_REC_SCHED] || peers ||
+		       in->counts[0] ? "," : "");
 	if (in->counts[GPUIO_REC_SCHED])
 		printf(" sched %llu%s", (unsigned long long)in->counts[GPUIO_REC_SCHED],
+		       peers || in->counts[0] ? "," : "");
+	/* only where there are any: older captures' info stays the same */
+	if (peers)
+		printf(" sock_peer %llu%s", (unsigned long long)in->counts[GPUIO_REC_SOCK_PEER],
 		       in->counts[0] ? "," : "");
 	if (in->counts[0])
 		printf(" unknown types %llu", (unsigned long long)in->counts[0]);
@@ -131,6 +138,11 @@ static void text_end(const struct capture_info *in)
 		       (unsigned long long)s->bpf[GPUIO_STAT_RB_DROP_CUDA],
 		       (unsigned long long)s->bpf[GPUIO_STAT_CUDA_DEPTH],
 		       (unsigned long long)s->user[GPUIO_USTAT_WRITE_ERRORS]);
+		for (size_t i = 0; i < gpuio_ndrop_counters; i++)
+			if (gpuio_drop_counters[i].idx == GPUIO_STAT_RB_DROP_SOCK &&
+			    gpuio_drop_counter__listed(&gpuio_drop_counters[i], s, in->sockets))
+				printf("%-13ssocket peer records lost %llu\n", "",
+				       (unsigned long long)gpuio_stats__bpf(s, GPUIO_STAT_RB_DROP_SOCK));
 		if (!s->final)
 			printf("%-13s(no final stats: capture cut short)\n", "");
 		printf("%-13sblock requests emitted %llu; unresolved paths %llu; "
