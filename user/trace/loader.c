@@ -266,6 +266,7 @@ static int try_load(struct gpuio_loader *l, const struct gpuio_loader_opts *o, i
 	}
 	l->skel->rodata->trace_all = o->trace_all;
 	l->skel->rodata->all_fds = o->all_fds;
+	l->skel->rodata->trace_sockets = o->sockets;
 	l->skel->rodata->self_tgid = o->self_tgid;
 	l->skel->rodata->wakeup_bytes = o->ringbuf_bytes / 16;
 	/* make vmbench's cost breakdown only (bpf/trace/common.bpf.h bench_cut) */
