@@ -530,6 +530,15 @@ int gpuio_rec__sanitize(unsigned char *rec)
 			n->name_len = (__u16)room;
 		break;
 	}
+	case GPUIO_REC_SOCK_PEER: {
+		struct gpuio_sock_peer *p = (void *)rec;
+
+		if (p->lpath_len > GPUIO_SOCK_PATH_MAX)
+			p->lpath_len = GPUIO_SOCK_PATH_MAX;
+		if (p->rpath_len > GPUIO_SOCK_PATH_MAX)
+			p->rpath_len = GPUIO_SOCK_PATH_MAX;
+		break;
+	}
 	case GPUIO_REC_GPU_SYM: {
 		struct gpuio_gpu_sym *y = (void *)rec;
 		size_t room = h->size - offsetof(struct gpuio_gpu_sym, name);
