@@ -33,7 +33,7 @@ struct gpuio_loader {
 	char sched_mode[16];
 	char cuda_mode[16];      /* "uprobe.multi", "uprobe" (attached per library later) or "off" */
 	char detail[512];        /* why better modes were refused */
-	struct bpf_link *links[48];
+	struct bpf_link *links[64];
 	int nlinks;
 };
 
