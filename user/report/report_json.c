@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include "lib/json_writer.h"
 #include "report/report_model.h"
+#include "report/report_net.h"
 #include "lib/job_identity.h"
 #include "lib/units.h"
 
@@ -675,6 +676,10 @@ static void one(struct jw *j, const struct rpt_model *m, const struct rpt_opts *
 	roles(j, m);
 	devices(j, m);
 	threads(j, m);
+	if (rpt_net__any(m)) {          /* only where sockets were named */
+		j_key(j, "network");
+		rpt_net__json(j->w, m);
+	}
 	j_close(j, '}');
 }
 

@@ -146,6 +146,8 @@ struct rpt_proc {
 };
 
 /* A job the traced processes ran in: a distinct cgroup (rpt_model__jobs). */
+struct rpt_net;
+
 struct rpt_job {
 	const char *cgroup;
 	uint32_t nprocs;
@@ -355,6 +357,9 @@ struct rpt_model {
 	/* thread states (scheduler layer) and why the loop waited (report_wait.c) */
 	const struct sched_tab *sched;  /* the session's */
 	struct rpt_wait *wait;          /* NULL: no thread states in the capture */
+
+	/* socket calls with their peers (report_net.h); NULL: none */
+	struct rpt_net *net;
 
 	/* small data files, recommendations */
 	uint64_t small_files, small_bytes, read_files, small_rops;

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include "model/calls.h"
 #include "report/report_model.h"
+#include "report/report_net.h"
 #include "report/report_priv.h"
 #include "lib/units.h"
 
@@ -207,9 +208,49 @@ static void reco_wait(struct rpt_model *m)
 	gpu_evidence(m, r);
 }
 
+/*
+ * A process spends a large share of its time receiving from IP peers (an
+ * object store, an HTTP or RPC data service): its requests run one at a
+ * time, or too few ahead (report_net.h).
+ */
+static void reco_remote_data(struct rpt_model *m)
+{
+	const struct rpt_net_proc *p = rpt_net__remote_wait(m, 0.25, 100 * NSEC_PER_MSEC);
+	const struct rpt_net *n = m->net;
+	struct rpt_reco *r;
+	char a[32], b[32], c[32];
+	size_t shown = 0;
+
+	if (!p || !(r = reco_new(m, "remote_data")))
+		return;
+	snprintf(r->text, sizeof(r->text), "pid %u (%s) waits on remote data most of its time: "
+		 "keep several requests in flight inside each worker (a thread pool or async "
+		 "I/O per worker), prefetch deeper (more workers, a larger prefetch_factor), or "
+		 "cache the objects on local disk or in memory", p->pid, rpt_proc_comm(m, p->pid));
+	rpt_fmt_dur(p->busy_rtime, a, sizeof(a));
+	rpt_fmt_dur(p->busy_wall, b, sizeof(b));
+	snprintf(r->evidence, sizeof(r->evidence), "its thread %u spent %s of its %s (%.0f%%) "
+		 "in socket receives from IP peers", p->busy_tid, a, b,
+		 100.0 * (double)p->busy_rtime / (double)p->busy_wall);
+	for (size_t i = 0; i < n->npeers && shown < 3; i++) {
+		const struct rpt_net_peer *q = &n->peers[i];
+
+		if (!q->ip || !q->rbytes)
+			continue;
+		rpt_fmt_bytes(q->rbytes, a, sizeof(a));
+		rpt_fmt_dur(q->req.n ? q->req.sum / q->req.n : 0, b, sizeof(b));
+		rpt_fmt_dur(q->rtime, c, sizeof(c));
+		appendf(r->evidence, sizeof(r->evidence), "%s%s: %llu requests, %s received, "
+			"mean request latency %s, %s in receives", shown ? "; " : "; peers ",
+			q->name, (unsigned long long)q->requests, a, b, c);
+		shown++;
+	}
+}
+
 void rpt_recommend(struct rpt_model *m)
 {
 	reco_wait(m);
+	reco_remote_data(m);
 	char a[32], b[32], c[32];
 	struct rpt_reco *r;
 
