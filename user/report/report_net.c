@@ -136,6 +136,8 @@ static int exchange(struct rpt_net_peer *p, struct rpt_net_proc *pr, struct rpt_
 		s->first_dir = (uint8_t)dir;
 		if (dir == GPUIO_SOCK_SEND)
 			p->client = true;
+		else
+			p->server = true;
 	}
 	if (dir == s->first_dir) {
 		if (s->state == EX_ANSWERED)
@@ -457,6 +459,22 @@ static uint64_t mean(const struct rpt_hist *h)
 	return h->n ? h->sum / h->n : 0;
 }
 
+static const char *role(const struct rpt_net_peer *p)
+{
+	return p->client ? "client" : p->server ? "server" : "-";
+}
+
+/* a peer's name on a terminal: control bytes as '?' (a unix path may hold any) */
+static const char *clean(const char *s, char *buf, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i + 1 < len && s[i]; i++)
+		buf[i] = (unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' : s[i];
+	buf[i] = 0;
+	return buf;
+}
+
 #define D(v, buf) (rpt_fmt_dur((v), (buf), sizeof(buf)), (buf))
 #define B(v, buf) (rpt_fmt_bytes((v), (buf), sizeof(buf)), (buf))
 
@@ -470,15 +488,16 @@ void rpt_net__text(const struct rpt_model *m, unsigned top)
 		return;
 	printf("\nNETWORK (socket calls by peer; time: inside the calls; a request: a send "
 	       "burst answered)\n");
-	printf("  %-24s %-6s %-6s %5s %8s %10s %10s %10s %10s %9s %9s %9s %9s\n", "peer", "proto",
+	printf("  %-24s %-10s %-6s %5s %8s %10s %10s %10s %10s %9s %9s %9s %9s\n", "peer", "proto",
 	       "role", "socks", "requests", "received", "sent", "recv time", "send time",
 	       "req mean", "req p50", "req p99", "recv mean");
 	lim = top && top < n->npeers ? top : n->npeers;
 	for (size_t i = 0; i < lim; i++) {
 		const struct rpt_net_peer *p = &n->peers[i];
+		char nm[64];
 
-		printf("  %-24.*s %-6s %-6s %5llu %8llu %10s %10s %10s %10s %9s %9s %9s %9s\n",
-		       (int)strnlen(p->name, 60), p->name, p->proto, p->client ? "client" : "server",
+		printf("  %-24s %-10s %-6s %5llu %8llu %10s %10s %10s %10s %9s %9s %9s %9s\n",
+		       clean(p->name, nm, sizeof(nm)), p->proto, role(p),
 		       (unsigned long long)p->sockets, (unsigned long long)p->requests,
 		       B(p->rbytes, a), B(p->sbytes, b), D(p->rtime, c), D(p->stime, d),
 		       D(mean(&p->req), e), D(rpt_hist__pct(&p->req, 0.5), f),
@@ -554,7 +573,7 @@ void rpt_net__json(struct json_writer *w, const struct rpt_model *m)
 		jkey(w, &f2, "proto");
 		json_writer__cstr(w, p->proto);
 		jkey(w, &f2, "role");
-		json_writer__cstr(w, p->client ? "client" : "server");
+		json_writer__cstr(w, role(p));
 		ju(w, &f2, "sockets", p->sockets);
 		ju(w, &f2, "requests", p->requests);
 		ju(w, &f2, "received_bytes", p->rbytes);
@@ -630,7 +649,7 @@ void rpt_net__html(FILE *f, const struct rpt_model *m,
 		esc(f, p->name, sizeof(p->name));
 		fprintf(f, "</td><td class=l>%s</td><td class=l>%s</td><td>%llu</td><td>%llu</td>"
 			"<td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td>"
-			"</tr>", p->proto, p->client ? "client" : "server",
+			"</tr>", p->proto, role(p),
 			(unsigned long long)p->sockets, (unsigned long long)p->requests,
 			B(p->rbytes, a), B(p->sbytes, b), D(p->rtime, c), D(p->stime, d),
 			D(mean(&p->req), e), D(rpt_hist__pct(&p->req, 0.99), g), D(mean(&p->rlat), h));

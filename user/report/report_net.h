@@ -34,7 +34,8 @@ struct rpt_net_peer {
 	char name[128];                 /* model/peer_names.h: "10.0.0.5:9000", "unix:/path" */
 	const char *proto;              /* "tcp", "udp", "unix", ... */
 	bool ip;                        /* IPv4 or IPv6: another host, or a server on this one */
-	bool client;                    /* its sockets sent first (this side asks) */
+	bool client;                    /* a socket to it sent first (this side asks) */
+	bool server;                    /* one received first (this side answers) */
 	uint64_t sockets;
 	uint64_t rbytes, sbytes;        /* received, sent */
 	uint64_t rcalls, scalls, errors;
