@@ -47,23 +47,39 @@ static __always_inline struct sock *file_sk(struct file *f)
 	return so ? BPF_CORE_READ(so, sk) : NULL;
 }
 
+/* The family of f's socket: plain loads where bpf_rdonly_cast exists (tp_btf). */
+static __always_inline __u16 sock_family(struct file *f, const int acc)
+{
+	struct socket *so;
+	struct sock *sk;
+
+	if (acc != ACC_CAST) {
+		sk = file_sk(f);
+		return sk ? BPF_CORE_READ(sk, __sk_common.skc_family) : 0;
+	}
+	f = bpf_rdonly_cast(f, bpf_core_type_id_kernel(struct file));
+	so = bpf_rdonly_cast(f->private_data, bpf_core_type_id_kernel(struct socket));
+	if (!so)
+		return 0;
+	sk = so->sk;
+	return sk ? sk->__sk_common.skc_family : 0;
+}
+
 /*
  * A socket fd traced by default: an IP or unix socket. The answer is kept
  * with the thread's last socket (file and inode), so a thread calling on
- * one socket pays the three reads once.
+ * one socket pays the reads once.
  */
 static __always_inline bool sock_wanted(struct call_state *cs, struct file *f,
-					const struct file_id *id)
+					const struct file_id *id, const int acc)
 {
-	struct sock *sk;
 	__u16 fam;
 
 	if (!trace_sockets)
 		return false;
 	if ((__u64)f == cs->sk_file && id->ino == cs->sk_ino)
 		return cs->sk_ok;
-	sk = file_sk(f);
-	fam = sk ? BPF_CORE_READ(sk, __sk_common.skc_family) : 0;
+	fam = sock_family(f, acc);
 	cs->sk_file = (__u64)f;
 	cs->sk_ino = id->ino;
 	cs->sk_ok = fam == AF_INET_ || fam == AF_INET6_ || fam == AF_UNIX_;
@@ -73,11 +89,11 @@ static __always_inline bool sock_wanted(struct call_state *cs, struct file *f,
 /* Regular files and block devices by default, IP and unix sockets unless
  * --no-sockets, everything with --all-fds. */
 static __always_inline bool file_wanted(struct call_state *cs, struct file *f,
-					const struct file_id *id)
+					const struct file_id *id, const int acc)
 {
 	if (all_fds || id->ftype == GPUIO_FT_REG || id->ftype == GPUIO_FT_BLK)
 		return true;
-	return id->ftype == GPUIO_FT_SOCK && sock_wanted(cs, f, id);
+	return id->ftype == GPUIO_FT_SOCK && sock_wanted(cs, f, id, acc);
 }
 
 /* Are the socket calls traced at all (the verifier drops them when not)? */
@@ -232,21 +248,23 @@ static __always_inline bool sock_addrs(struct sock *sk, struct gpuio_sock_peer *
 }
 
 /*
- * Name the socket behind f once: true when that is done for good (sent
- * with a peer, now or before), false when it has no peer yet (a datagram
- * socket not connected: asked again at its next call) or the record was
- * lost (counted; tried again too).
+ * Name the socket behind f once, its PATH record ("socket:[ino]") with it:
+ * true when that is done for good (sent with a peer, now or before, or a
+ * family that has none), false when it has no peer yet (a datagram socket
+ * not connected: asked again at its next call) or the record was lost
+ * (counted; tried again too). One map lookup when it was sent before.
  */
 static __noinline bool emit_sock_peer(struct file *f, __u64 ino, __u32 dev, __u64 pid_tgid,
 				      __u64 ts)
 {
+	struct file_id id = { .ino = ino, .dev = dev, .ftype = GPUIO_FT_SOCK };
 	struct path_key key = { .ino = ino, .dev = dev };
 	struct gpuio_sock_peer *r;
 	struct socket *so;
 	struct sock *sk;
 	__u32 zero = 0;
 	__u8 *sent, val;
-	bool peer;
+	bool peer, final;
 
 	sent = bpf_map_lookup_elem(&socks_sent, &key);
 	if (sent && *sent == SOCK_SENT_PEER)
@@ -261,21 +279,26 @@ static __noinline bool emit_sock_peer(struct file *f, __u64 ino, __u32 dev, __u6
 	r->type = (__u16)BPF_CORE_READ(so, type);
 	r->protocol = (__u16)BPF_CORE_READ_BITFIELD_PROBED(sk, sk_protocol);
 	peer = sock_addrs(sk, r);
+	/* a family without peers (netlink, packet: --all-fds) is named once */
+	final = peer || (r->family != AF_INET_ && r->family != AF_INET6_ &&
+			 r->family != AF_UNIX_);
 	/* already sent without a peer, and still none: nothing new to say */
 	if (sent && !peer)
-		return false;
+		return final;
 	if (peer)
 		r->flags |= GPUIO_SP_PEER;
 	fill_hdr(&r->hdr, GPUIO_REC_SOCK_PEER, sizeof(*r), pid_tgid >> 32, (__u32)pid_tgid, ts);
 	r->ino = ino;
 	r->dev = dev;
+	if (!sent)
+		emit_path(f, &id, pid_tgid, ts);
 	if (bpf_ringbuf_output(&events, r, sizeof(*r), BPF_RB_NO_WAKEUP) != 0) {
 		stat_inc(GPUIO_STAT_RB_DROP_SOCK);
 		return false;
 	}
-	val = peer ? SOCK_SENT_PEER : SOCK_SENT_NO_PEER;
+	val = final ? SOCK_SENT_PEER : SOCK_SENT_NO_PEER;
 	bpf_map_update_elem(&socks_sent, &key, &val, BPF_ANY);
-	return peer;
+	return final;
 }
 
 #endif

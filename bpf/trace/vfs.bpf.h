@@ -463,7 +463,7 @@ static __always_inline void vfs_begin(struct call_state *cs, const struct vfs_ar
 				f2 = NULL;
 		}
 		/* with no wanted file behind the call there is nothing to attribute */
-		if (!(f && file_wanted(cs, f, &id)) && !(f2 && file_wanted(cs, f2, &id2)))
+		if (!(f && file_wanted(cs, f, &id, acc)) && !(f2 && file_wanted(cs, f2, &id2, acc)))
 			return;
 	}
 	if (bench_cut == 2)
@@ -526,12 +526,18 @@ static __always_inline void vfs_end(long ret, __u8 hook, const int acc)
 		/* files that were never opened by name (memfd_create, inherited
 		 * or pre-attach fds, pipes): named at their first call */
 		if (cs->file && (cs->ino != cs->named_ino || cs->dev != cs->named_dev)) {
+			bool named = true;
+
 			id.ino = cs->ino;
 			id.dev = cs->dev;
-			emit_path((struct file *)cs->file, &id, id_tgid, now);
-			/* a socket without a peer yet is asked again at its next call */
-			if (cs->ftype != GPUIO_FT_SOCK ||
-			    emit_sock_peer((struct file *)cs->file, cs->ino, cs->dev, id_tgid, now)) {
+			/* a socket is named with its peer (its path too); one without
+			 * a peer yet is asked again at its next call */
+			if (cs->ftype == GPUIO_FT_SOCK)
+				named = emit_sock_peer((struct file *)cs->file, cs->ino, cs->dev,
+						       id_tgid, now);
+			else
+				emit_path((struct file *)cs->file, &id, id_tgid, now);
+			if (named) {
 				cs->named_ino = cs->ino;
 				cs->named_dev = cs->dev;
 			}
@@ -539,9 +545,10 @@ static __always_inline void vfs_end(long ret, __u8 hook, const int acc)
 		if (cs->file2) {
 			id.ino = cs->ino2;
 			id.dev = cs->dev2;
-			emit_path((struct file *)cs->file2, &id, id_tgid, now);
 			if (cs->ftype2 == GPUIO_FT_SOCK)
 				emit_sock_peer((struct file *)cs->file2, cs->ino2, cs->dev2, id_tgid, now);
+			else
+				emit_path((struct file *)cs->file2, &id, id_tgid, now);
 		}
 	}
 	/* for read/write-style calls the position moved by what was transferred */
