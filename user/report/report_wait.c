@@ -31,6 +31,7 @@
 #include <string.h>
 #include "model/calls.h"
 #include "report/report_model.h"
+#include "report/report_net.h"
 #include "report/report_priv.h"
 
 #define STEP_MERGE_NS   2000000ull   /* waits closer than this are one wait */
@@ -207,7 +208,8 @@ static int pass3_vfs(void *ctx, const struct gpuio_vfs_event *e)
 	struct worker_th *wt;
 	size_t k;
 
-	if (gpuio_call__is_async(e->call))
+	/* socket calls are the network's (report_net.h): a sleep in one is no file I/O */
+	if (gpuio_call__is_async(e->call) || rpt_net__owns(p->m, e))
 		return 0;
 	end = rpt_end_of(h->ts, e->dur_ns);
 	for (k = 0; k < p->ntt && p->tt[k].tid != h->tid; k++)

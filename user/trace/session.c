@@ -517,6 +517,10 @@ static void say_drops(const struct ringbuf_drain_totals *t)
 		pr_warn("%llu context switches or wake-ups lost (ring buffer full): thread states "
 			"around them are approximate; try --ringbuf 64M or --no-sched",
 			(unsigned long long)t->stats[GPUIO_STAT_RB_DROP_SCHED]);
+	if (t->stats[GPUIO_STAT_RB_DROP_SOCK])
+		pr_warn("%llu socket peer records lost (ring buffer full): their sockets' calls "
+			"show no peer unless a later call named it; try --ringbuf 64M",
+			(unsigned long long)t->stats[GPUIO_STAT_RB_DROP_SOCK]);
 }
 
 /* A command still running at the end: pass a TERM on, wait a little; its exit code (-1: none). */
