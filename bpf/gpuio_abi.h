@@ -38,7 +38,7 @@ enum gpuio_rec_type {
 	GPUIO_REC_WAIT         = 17, /* struct gpuio_wait_event: what a sleeping thread waits in */
 	GPUIO_REC_FAULT_COUNT  = 18, /* struct gpuio_fault_count: minor faults per file */
 	GPUIO_REC_SOCK_PEER    = 19, /* struct gpuio_sock_peer: a socket's addresses */
-	GPUIO_REC_LAST         = GPUIO_REC_WAIT, /* the highest this build knows */
+	GPUIO_REC_LAST         = GPUIO_REC_SOCK_PEER, /* the highest this build knows */
 	GPUIO_REC_MAX     = 64, /* types below this are reserved for gpuio */
 };
 
@@ -71,6 +71,14 @@ enum gpuio_call {
 	GPUIO_CALL_RECVMMSG, GPUIO_CALL_SENDMMSG,
 	GPUIO_CALL_MAX
 };
+/*
+ * Socket calls fill gpuio_vfs_event like reads and writes: fd, the socket
+ * inode's (dev, ino) (ftype GPUIO_FT_SOCK), requested (the buffer, the sum
+ * of the iovecs), ret (bytes moved or -errno), offset -1, flags the MSG_*
+ * flags given. recvmmsg/sendmmsg: requested and ret sum the messages' bytes
+ * (msg_len), and offset2 is the messages the call moved (the syscall's own
+ * return value), -1 when it failed.
+ */
 
 /* File type of the traced fd (S_IFMT >> 12), as in gpuio_vfs_event.ftype. */
 #define GPUIO_FT_FIFO 1
@@ -263,6 +271,7 @@ enum gpuio_stat {
 	GPUIO_STAT_RB_DROP_CUDA,      /* ring buffer full: CUDA API (uprobe) record lost */
 	GPUIO_STAT_CUDA_DEPTH,        /* CUDA calls nested deeper than the per-thread stack: call lost */
 	GPUIO_STAT_RB_DROP_SCHED,     /* ring buffer full: context switch or wake-up lost */
+	GPUIO_STAT_RB_DROP_SOCK,      /* ring buffer full: a socket's peer record lost */
 	GPUIO_STAT_RB_DROP_WAIT,      /* ring buffer full: what a sleep was in, lost */
 	GPUIO_STAT_MAX
 };
@@ -274,15 +283,55 @@ enum gpuio_ustat {
 	GPUIO_USTAT_MAX
 };
 
-/* Snapshot of all counters (cumulative), written periodically and at the end. */
+/*
+ * Snapshot of all counters (cumulative), written periodically and at the end.
+ * The first GPUIO_STATS_BPF_FIXED BPF counters come first; counters added
+ * since follow the fixed part (bpf_more[i] is counter FIXED + i), so that a
+ * reader built before them still finds user[], records and final where it
+ * expects them. Userspace reads and writes them by index through
+ * gpuio_stats__bpf() and gpuio_stats__set_bpf() (user/capture/capture.h).
+ */
+#define GPUIO_STATS_BPF_FIXED 13
 struct gpuio_stats_event {
 	struct gpuio_hdr hdr;
-	__u64 bpf[GPUIO_STAT_MAX];
+	__u64 bpf[GPUIO_STATS_BPF_FIXED];
 	__u64 user[GPUIO_USTAT_MAX];
 	__u64 records;               /* records written to the capture so far */
 	__u32 final;                 /* 1 in the last snapshot of a clean end */
-	__u32 nbpf;                  /* readers: how many of bpf[] the tracer had (older
-				      * tracers, fewer); files: 0, the size says */
+	__u32 nbpf;                  /* readers: how many BPF counters the tracer had (older
+				      * tracers, fewer: the record's size says); files: 0 */
+	__u64 bpf_more[GPUIO_STAT_MAX - GPUIO_STATS_BPF_FIXED];
+};
+
+/*
+ * A socket's addresses (bpf/trace/vfs.bpf.h), sent before the first call on
+ * the socket that a record shows: every socket call's (dev, ino) then names
+ * its peer. Sent again when a socket without a peer gets one (a datagram
+ * socket connected later); later records win. hdr: the thread of that call.
+ * Addresses are in network byte order as the kernel keeps them (IPv4 in the
+ * first 4 bytes); ports in host order. AF_UNIX: the bound names of this end
+ * (lpath) and of the peer (rpath), sun_path bytes (abstract names start
+ * with a NUL); either may be empty (unbound, socketpair).
+ */
+#define GPUIO_SOCK_PATH_MAX 108          /* sizeof(sun_path) */
+/* gpuio_sock_peer.flags */
+#define GPUIO_SP_PEER      0x01  /* a peer is known (connected, or a unix peer socket) */
+#define GPUIO_SP_LPATH_CUT 0x02  /* lpath longer than the record holds */
+#define GPUIO_SP_RPATH_CUT 0x04
+struct gpuio_sock_peer {
+	struct gpuio_hdr hdr;
+	__u64 ino;                       /* the socket's inode (sockfs) */
+	__u32 dev;
+	__u16 family;                    /* AF_INET 2, AF_INET6 10, AF_UNIX 1, other */
+	__u16 type;                      /* SOCK_STREAM 1, SOCK_DGRAM 2, SOCK_SEQPACKET 5, ... */
+	__u16 protocol;                  /* IPPROTO_TCP 6, IPPROTO_UDP 17, ...; 0 for unix */
+	__u16 flags;                     /* GPUIO_SP_* */
+	__u16 lport, rport;              /* local and peer port (inet) */
+	__u8  laddr[16], raddr[16];      /* local and peer address (inet) */
+	__u16 lpath_len, rpath_len;      /* bytes used in lpath / rpath (unix) */
+	__u32 pad;
+	char  lpath[GPUIO_SOCK_PATH_MAX];
+	char  rpath[GPUIO_SOCK_PATH_MAX];
 };
 
 struct gpuio_devname_event {

@@ -34,6 +34,12 @@
  *             calls (default 16; 0: none)
  *   gpubig N  N kernel launches (API call + kernel by correlation, 2 GPUs x 4
  *             streams, kernels in late, reversed buffers) and N VFS reads
+ *   sockets   socket calls of every kind with their SOCK_PEER records: TCP
+ *             over IPv4 (3 requests), IPv6, unix by path, abstract, a
+ *             socketpair, an unconnected UDP socket, a unix path with
+ *             hostile bytes, recvmmsg with 3 messages, an error, and a
+ *             socket without a peer record (stays a file): the manifest
+ *             lists every socket slice and each peer's totals
  *   shift IN MONO_NS REAL_NS
  *             a copy of capture IN as if recorded on a host whose clocks
  *             differ: MONO_NS is added to the header's monotonic anchor and
@@ -270,7 +276,7 @@ static void add_stats(unsigned long long ts, int final, const unsigned long long
 	memset(&s, 0, sizeof(s));
 	fill_hdr(&s.hdr, GPUIO_REC_STATS, sizeof(s), 0, 0, ts);
 	if (bpf)
-		memcpy(s.bpf, bpf, sizeof(s.bpf));
+		gpuio_stats__set_bpf(&s, (const __u64 *)bpf);
 	s.records = gpuio_cap_writer__records(W) + 1;
 	s.final = (__u32)final;
 	append(&s, sizeof(s));
@@ -1364,6 +1370,157 @@ static void gen_corrupt(void)
 	printf("{\"mode\":\"corrupt\",\"corrupt_offset\":%llu,\"records_before\":6}\n", off);
 }
 
+/* ---- sockets ---- */
+
+#define DEV_SOCKFS ((0u << 20) | 8)     /* sockfs */
+
+struct sock_spec {
+	unsigned long long ino;
+	unsigned family, type, protocol, flags;
+	const char *laddr, *raddr;      /* 4 or 16 bytes */
+	unsigned lport, rport;
+	const char *lpath, *rpath;
+	size_t lpath_len, rpath_len;
+	const char *peer;               /* the name gpuio must show */
+	size_t peer_len;
+};
+
+static void add_sock_peer(unsigned pid, unsigned tid, unsigned long long ts,
+			  const struct sock_spec *k)
+{
+	struct gpuio_sock_peer r;
+	size_t alen = k->family == 10 ? 16 : 4;
+
+	memset(&r, 0, sizeof(r));
+	fill_hdr(&r.hdr, GPUIO_REC_SOCK_PEER, sizeof(r), pid, tid, ts);
+	r.ino = k->ino;
+	r.dev = DEV_SOCKFS;
+	r.family = (__u16)k->family;
+	r.type = (__u16)k->type;
+	r.protocol = (__u16)k->protocol;
+	r.flags = (__u16)k->flags;
+	r.lport = (__u16)k->lport;
+	r.rport = (__u16)k->rport;
+	if (k->laddr)
+		memcpy(r.laddr, k->laddr, alen);
+	if (k->raddr)
+		memcpy(r.raddr, k->raddr, alen);
+	r.lpath_len = (__u16)k->lpath_len;
+	r.rpath_len = (__u16)k->rpath_len;
+	memcpy(r.lpath, k->lpath ? k->lpath : "", k->lpath_len);
+	memcpy(r.rpath, k->rpath ? k->rpath : "", k->rpath_len);
+	append(&r, sizeof(r));
+	/* the pseudo file's name, as the kernel side sends it at the first call */
+	add_path(DEV_SOCKFS, k->ino, GPUIO_PATH_COMPONENTS | GPUIO_PATH_SOCKET, "socket:", 7);
+}
+
+static unsigned sock_seq[64];
+
+/* One socket call on k (fd 5 + index); its manifest line. */
+static void sock_call(unsigned pid, unsigned tid, unsigned call, const struct sock_spec *k,
+		      unsigned long long ts, unsigned long long dur, unsigned long long req,
+		      long long ret, long long msgs, unsigned flags)
+{
+	struct vfs_spec s = {
+		.pid = pid, .tid = tid, .call = call, .seq = ++sock_seq[tid & 63],
+		.ftype = GPUIO_FT_SOCK, .ts = ts, .dur = dur, .requested = req, .ino = k->ino,
+		.ret = ret, .offset = -1, .offset2 = msgs, .dev = DEV_SOCKFS,
+		.fd = 5 + (int)(k->ino % 100), .fd2 = -1, .flags = flags,
+	};
+
+	add_vfs(&s);
+	m_sep();
+	printf("{\"call\":\"%s\",\"tid\":%u,\"ts\":%llu,\"dur\":%llu,\"requested\":%llu,"
+	       "\"ret\":%lld,\"messages\":%lld,\"flags\":%u,\"ino\":%llu,\"peer_hex\":",
+	       call == GPUIO_CALL_READ ? "read" : call == GPUIO_CALL_WRITE ? "write" :
+	       call == GPUIO_CALL_SENDTO ? "sendto" : call == GPUIO_CALL_RECVFROM ? "recvfrom" :
+	       call == GPUIO_CALL_SENDMSG ? "sendmsg" : call == GPUIO_CALL_RECVMSG ? "recvmsg" :
+	       call == GPUIO_CALL_RECVMMSG ? "recvmmsg" : "sendmmsg", tid, ts - BASE_NS, dur,
+	       req, ret, msgs, flags, k->ino);
+	if (k->peer)
+		put_hex(k->peer, k->peer_len);
+	else
+		printf("null");
+	putchar('}');
+}
+
+/*
+ * pid 20 "fetcher": thread 20 asks 10.0.0.5:9000 three times (sendto, then
+ * two recvfrom), talks to unix:/run/app.sock (write, read), a socketpair
+ * (sendto), a hostile unix path (sendmsg), an unconnected UDP socket
+ * (recvfrom: EAGAIN) and a socket without a peer record (read: a file);
+ * thread 21 asks [::1]:80 once (sendmsg, recvmsg) and receives 3 messages
+ * from the abstract unix:@gpuio-test (recvmmsg).
+ */
+static void gen_sockets(void)
+{
+	static const char v4_l[4] = { 10, 0, 0, 1 }, v4_r[4] = { 10, 0, 0, 5 };
+	static const char v6_lo[16] = { [15] = 1 }, any4[4] = { 0 };
+	static const char bad[] = "/tmp/\"q\\\n\xff.sock";
+	static const char bad_peer[] = "unix:/tmp/\"q\\\n\xff.sock";
+	static const struct sock_spec tcp = {
+		7001, 2, 1, 6, GPUIO_SP_PEER, v4_l, v4_r, 40000, 9000, NULL, NULL, 0, 0,
+		"10.0.0.5:9000", 13 };
+	static const struct sock_spec tcp6 = {
+		7002, 10, 1, 6, GPUIO_SP_PEER, v6_lo, v6_lo, 50000, 80, NULL, NULL, 0, 0,
+		"[::1]:80", 8 };
+	static const struct sock_spec ux = {
+		7003, 1, 1, 0, GPUIO_SP_PEER, NULL, NULL, 0, 0, NULL, "/run/app.sock", 0, 14,
+		"unix:/run/app.sock", 18 };
+	static const struct sock_spec abst = {
+		7004, 1, 2, 0, GPUIO_SP_PEER, NULL, NULL, 0, 0, NULL, "\0gpuio-test", 0, 11,
+		"unix:@gpuio-test", 16 };
+	static const struct sock_spec pair = {
+		7005, 1, 1, 0, GPUIO_SP_PEER, NULL, NULL, 0, 0, NULL, NULL, 0, 0,
+		"unix:socketpair", 15 };
+	static const struct sock_spec udp = {
+		7006, 2, 2, 17, 0, any4, NULL, 5353, 0, NULL, NULL, 0, 0,
+		"unconnected:0.0.0.0:5353", 24 };
+	static const struct sock_spec hostile = {
+		7007, 1, 1, 0, GPUIO_SP_PEER, NULL, NULL, 0, 0, NULL, bad, 0, sizeof(bad),
+		bad_peer, sizeof(bad_peer) - 1 };
+	static const struct sock_spec nopeer = { .ino = 7008 };
+	static const char args[] = "fetcher\0--objects\0" "3";
+	unsigned long long t = BASE_NS + 100000, n;
+	unsigned long long req_lat[3];
+
+	add_proc(GPUIO_PROC_EXEC, 20, 20, BASE_NS + 10, "fetcher", 7, args, sizeof(args) - 1);
+	add_proc(GPUIO_PROC_THREAD, 20, 21, BASE_NS + 20, "fetch-v6", 8, NULL, 0);
+	printf("{\"mode\":\"sockets\",\"calls\":[");
+	add_sock_peer(20, 20, t, &tcp);
+	for (int i = 0; i < 3; i++) {
+		unsigned long long s0 = t + i * 10000000ull;
+
+		sock_call(20, 20, GPUIO_CALL_SENDTO, &tcp, s0, 20000, 100, 100, -1, 0);
+		sock_call(20, 20, GPUIO_CALL_RECVFROM, &tcp, s0 + 50000, 5000000, 65536, 1000, -1, 0);
+		sock_call(20, 20, GPUIO_CALL_RECVFROM, &tcp, s0 + 5100000, 100000, 65536, 500, -1, 0);
+		req_lat[i] = 5100000 + 100000;
+	}
+	t += 40000000;
+	add_sock_peer(20, 21, t, &tcp6);
+	sock_call(20, 21, GPUIO_CALL_SENDMSG, &tcp6, t, 10000, 64, 64, -1, 0);
+	sock_call(20, 21, GPUIO_CALL_RECVMSG, &tcp6, t + 20000, 2000000, 8192, 4096, -1, 0);
+	add_sock_peer(20, 20, t + 1000, &ux);
+	sock_call(20, 20, GPUIO_CALL_WRITE, &ux, t + 1000, 3000, 10, 10, -1, 0);
+	sock_call(20, 20, GPUIO_CALL_READ, &ux, t + 5000, 7000, 4096, 20, -1, 0);
+	t += 5000000;
+	add_sock_peer(20, 21, t, &abst);
+	sock_call(20, 21, GPUIO_CALL_RECVMMSG, &abst, t, 30000, 3000, 1500, 3, 0x40);
+	add_sock_peer(20, 20, t + 1000, &pair);
+	sock_call(20, 20, GPUIO_CALL_SENDTO, &pair, t + 1000, 2000, 8, 8, -1, 0x4000);
+	add_sock_peer(20, 20, t + 4000, &udp);
+	sock_call(20, 20, GPUIO_CALL_RECVFROM, &udp, t + 4000, 1000, 512, -11, -1, 0x40);
+	add_sock_peer(20, 20, t + 6000, &hostile);
+	sock_call(20, 20, GPUIO_CALL_SENDMSG, &hostile, t + 6000, 1500, 32, 32, -1, 0);
+	add_path(DEV_SOCKFS, 7008, GPUIO_PATH_COMPONENTS | GPUIO_PATH_SOCKET, "socket:", 7);
+	sock_call(20, 20, GPUIO_CALL_READ, &nopeer, t + 9000, 800, 64, 5, -1, 0);
+	add_stats(t + 20000, 1, NULL);
+	n = gpuio_cap_writer__records(W);
+	close_capture();
+	printf("],\"records\":%llu,\"tcp_request_latency\":[%llu,%llu,%llu]}\n", n,
+	       req_lat[0], req_lat[1], req_lat[2]);
+}
+
 /* ---- big ---- */
 
 static void gen_big(unsigned long long n, unsigned long long every)
@@ -1461,7 +1618,7 @@ int main(int argc, char **argv)
 	const char *mode;
 
 	if (argc < 3) {
-		fprintf(stderr, "usage: gen_capture basic|hostile|flows|truncate|corrupt|gpu|big|gpubig|states|gpuwait OUT.gpuio [N]\n"
+		fprintf(stderr, "usage: gen_capture basic|hostile|flows|truncate|corrupt|gpu|big|gpubig|states|gpuwait|sockets OUT.gpuio [N]\n"
 				"       gen_capture shift OUT.gpuio IN.gpuio MONO_NS REAL_NS\n");
 		return 2;
 	}
@@ -1497,6 +1654,8 @@ int main(int argc, char **argv)
 		gen_gpuwait(argc > 3 && !strcmp(argv[3], "nosched"));
 	else if (!strcmp(mode, "states"))
 		gen_states(argc > 3 ? strtoull(argv[3], NULL, 0) : 3000);
+	else if (!strcmp(mode, "sockets"))
+		gen_sockets();
 	else if (!strcmp(mode, "big"))
 		gen_big(strtoull(argv[3], NULL, 0), argc > 4 ? strtoull(argv[4], NULL, 0) : 16);
 	else {

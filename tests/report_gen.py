@@ -99,8 +99,12 @@ class Capture:
                  name.ljust(32, b"\0"))
 
     def stats(self, final=1):
-        body = struct.pack("<%dQ" % (self.nstat + 2), *([0] * (self.nstat + 2)))
+        # the first 13 BPF counters, user[2], records, final; then the BPF
+        # counters added since (GPUIO_STATS_BPF_FIXED in bpf/gpuio_abi.h)
+        fixed = min(self.nstat, 13)
+        body = struct.pack("<%dQ" % (fixed + 2), *([0] * (fixed + 2)))
         body += struct.pack("<QII", self.n, final, 0)
+        body += struct.pack("<%dQ" % (self.nstat - fixed), *([0] * (self.nstat - fixed)))
         self.raw(hdr(REC_STATS, 24 + len(body), 0, 0, ANCHOR_MONO) + body)
 
     def kernel(self, pid, start, end, device=0, name=b"kern"):

@@ -9,7 +9,8 @@
 # 2. Two boots, in parallel (one vCPU each):
 #    a. the real gpuio: must say GPUIO-VM-RESULT: PASS, with probe_modes and
 #       every gpuio check (vfs-fentry, vfs-kprobe, vfs-syscall,
-#       vfs-tracepoint, modes-agree, attach-fentry, attach-zombie) PASS;
+#       vfs-tracepoint, modes-agree, sockets-fentry, sockets-kprobe,
+#       sockets-syscall, attach-fentry, attach-zombie) PASS;
 #    b. the broken gpuio with --break (probe_modes expects a wrong count):
 #       must FAIL, on exactly probe_modes (its fentry count), gpuio-vfs-fentry
 #       (w.dat read_bytes one byte per vfs_read too many), gpuio-modes-agree
@@ -44,7 +45,8 @@ cat "$TMP/pass.out"
 [ $rc_a -eq 0 ] || fail "VM run did not pass (exit $rc_a)"
 grep -qx 'GPUIO-VM-RESULT: PASS' "$TMP/pass.out" || fail "exit 0 without a PASS verdict"
 for c in probe_modes gpuio-vfs-fentry gpuio-vfs-kprobe gpuio-vfs-syscall gpuio-vfs-tracepoint \
-         gpuio-modes-agree gpuio-attach-fentry gpuio-attach-zombie; do
+         gpuio-modes-agree gpuio-sockets-fentry gpuio-sockets-kprobe gpuio-sockets-syscall \
+         gpuio-attach-fentry gpuio-attach-zombie; do
   grep -q "^  PASS $c " "$TMP/pass.out" || fail "boot a: check $c did not PASS (skipped or missing)"
 done
 

@@ -49,6 +49,10 @@ struct call_state {
 	__u8 c_ftype;
 	__u64 c_file, c_inode, c_ino;
 	__u32 c_dev;
+	/* the thread's last socket and whether it is traced (sock.bpf.h) */
+	__u8 sk_ok;
+	__u64 sk_file, sk_ino;
+	__u64 mmsg;          /* recvmmsg/sendmmsg: the user's mmsghdr array */
 };
 
 struct {
@@ -418,7 +422,10 @@ struct vfs_args {
 	bool implicit, implicit2;
 	__u64 requested;
 	__u32 flags;
+	__u64 mmsg;          /* recvmmsg/sendmmsg: the mmsghdr array, read at return */
 };
+
+#include "trace/sock.bpf.h"
 
 
 /* cs NULL: no cache (the second file of two-file calls, which are rare) */
@@ -456,7 +463,7 @@ static __always_inline void vfs_begin(struct call_state *cs, const struct vfs_ar
 				f2 = NULL;
 		}
 		/* with no wanted file behind the call there is nothing to attribute */
-		if (!(f && ftype_wanted(id.ftype)) && !(f2 && ftype_wanted(id2.ftype)))
+		if (!(f && file_wanted(cs, f, &id, acc)) && !(f2 && file_wanted(cs, f2, &id2, acc)))
 			return;
 	}
 	if (bench_cut == 2)
@@ -469,6 +476,7 @@ static __always_inline void vfs_begin(struct call_state *cs, const struct vfs_ar
 	cs->fd2 = a->fd2;
 	cs->requested = a->requested;
 	cs->flags = a->flags;
+	cs->mmsg = a->mmsg;
 	cs->misses = 0;
 	cs->file = (__u64)f;
 	cs->file2 = (__u64)f2;
@@ -518,16 +526,29 @@ static __always_inline void vfs_end(long ret, __u8 hook, const int acc)
 		/* files that were never opened by name (memfd_create, inherited
 		 * or pre-attach fds, pipes): named at their first call */
 		if (cs->file && (cs->ino != cs->named_ino || cs->dev != cs->named_dev)) {
+			bool named = true;
+
 			id.ino = cs->ino;
 			id.dev = cs->dev;
-			emit_path((struct file *)cs->file, &id, id_tgid, now);
-			cs->named_ino = cs->ino;
-			cs->named_dev = cs->dev;
+			/* a socket is named with its peer (its path too); one without
+			 * a peer yet is asked again at its next call */
+			if (cs->ftype == GPUIO_FT_SOCK)
+				named = emit_sock_peer((struct file *)cs->file, cs->ino, cs->dev,
+						       id_tgid, now);
+			else
+				emit_path((struct file *)cs->file, &id, id_tgid, now);
+			if (named) {
+				cs->named_ino = cs->ino;
+				cs->named_dev = cs->dev;
+			}
 		}
 		if (cs->file2) {
 			id.ino = cs->ino2;
 			id.dev = cs->dev2;
-			emit_path((struct file *)cs->file2, &id, id_tgid, now);
+			if (cs->ftype2 == GPUIO_FT_SOCK)
+				emit_sock_peer((struct file *)cs->file2, cs->ino2, cs->dev2, id_tgid, now);
+			else
+				emit_path((struct file *)cs->file2, &id, id_tgid, now);
 		}
 	}
 	/* for read/write-style calls the position moved by what was transferred */
@@ -540,6 +561,12 @@ static __always_inline void vfs_end(long ret, __u8 hook, const int acc)
 		cs->offset = -1;
 	if (cs->offset2 < 0 || (cs->ftype2 != GPUIO_FT_REG && cs->ftype2 != GPUIO_FT_BLK))
 		cs->offset2 = -1;
+	/* *mmsg: the messages moved go to offset2, their bytes to ret */
+	if (call_is_mmsg(call)) {
+		cs->offset2 = ret >= 0 ? ret : -1;
+		if (ret > 0)
+			ret = (long)mmsg_total(cs->mmsg, (__u64)ret, true);
+	}
 
 	if (bench_cut == 3 || bench_cut == 4)
 		return;

@@ -7,6 +7,14 @@
  * syscall carries (kernel readers, splice internals). Both families share
  * the decoders below; only the hook macros differ. The file is known here,
  * the fd is not (events carry fd -1, except opens, whose result is the fd).
+ *
+ * Sockets: read/write/readv/writev on a socket pass vfs_read and the rest
+ * like files. The socket calls are hooked at __sys_recvfrom, __sys_sendto,
+ * __sys_recvmsg, __sys_sendmsg, __sys_recvmmsg and __sys_sendmmsg, whose
+ * arguments are the syscall's (fd and user pointers): the same decoding as
+ * the syscall mode, the same records. (sock_recvmsg/sock_sendmsg would see
+ * one call per message of recvmmsg, and newer kernels' sendto does not
+ * pass sock_sendmsg.) Loaded only where the kernel has them (the loader).
  */
 #ifndef GPUIO_VFS_FUNC_BPF_H
 #define GPUIO_VFS_FUNC_BPF_H
@@ -15,6 +23,7 @@
 enum {
 	HOOK_READ = 1, HOOK_WRITE, HOOK_READV, HOOK_WRITEV, HOOK_ITER_READ,
 	HOOK_ITER_WRITE, HOOK_FSYNC, HOOK_OPEN, HOOK_CLOSE,
+	HOOK_RECVFROM, HOOK_SENDTO, HOOK_RECVMSG, HOOK_SENDMSG, HOOK_RECVMMSG, HOOK_SENDMMSG,
 };
 
 static __always_inline __s64 kpos(loff_t *pos)
@@ -50,6 +59,21 @@ static __always_inline int fn_open_begin(struct open_how *how)
 	struct call_state *cs = current_traced();
 
 	if (cs)
+		vfs_begin(cs, &v, ACC_PROBE);
+	return 0;
+}
+
+/* A socket call at __sys_*: its first four arguments are the syscall's. */
+static __always_inline int fn_sock_begin(__u8 hook, __u16 call, __u64 a0, __u64 a1, __u64 a2,
+					 __u64 a3)
+{
+	struct vfs_args v = { .hook = hook, .fd2 = -1, .offset = -1, .offset2 = -1 };
+	__u64 a[6] = { a0, a1, a2, a3 };
+	struct call_state *cs;
+
+	if (!sock_calls_traced() || !(cs = current_traced()))
+		return 0;
+	if (sock_decode(call, a, &v))
 		vfs_begin(cs, &v, ACC_PROBE);
 	return 0;
 }
@@ -127,6 +151,52 @@ SEC("?fexit/filp_close")
 int BPF_PROG(vfs_close_fexit, struct file *file, void *id, int ret)
 { return FN_END(HOOK_CLOSE, ret); }
 
+SEC("?fentry/__sys_recvfrom")
+int BPF_PROG(vfs_sock_recvfrom_fentry, int fd, void *buf, size_t len, unsigned int flags)
+{ return fn_sock_begin(HOOK_RECVFROM, GPUIO_CALL_RECVFROM, fd, (__u64)buf, len, flags); }
+SEC("?fexit/__sys_recvfrom")
+int BPF_PROG(vfs_sock_recvfrom_fexit, int fd, void *buf, size_t len, unsigned int flags, void *addr,
+	     int *addrlen, int ret)
+{ return FN_END(HOOK_RECVFROM, ret); }
+
+SEC("?fentry/__sys_sendto")
+int BPF_PROG(vfs_sock_sendto_fentry, int fd, void *buf, size_t len, unsigned int flags)
+{ return fn_sock_begin(HOOK_SENDTO, GPUIO_CALL_SENDTO, fd, (__u64)buf, len, flags); }
+SEC("?fexit/__sys_sendto")
+int BPF_PROG(vfs_sock_sendto_fexit, int fd, void *buf, size_t len, unsigned int flags, void *addr,
+	     int addrlen, int ret)
+{ return FN_END(HOOK_SENDTO, ret); }
+
+SEC("?fentry/__sys_recvmsg")
+int BPF_PROG(vfs_sock_recvmsg_fentry, int fd, void *msg, unsigned int flags)
+{ return fn_sock_begin(HOOK_RECVMSG, GPUIO_CALL_RECVMSG, fd, (__u64)msg, flags, 0); }
+SEC("?fexit/__sys_recvmsg")
+int BPF_PROG(vfs_sock_recvmsg_fexit, int fd, void *msg, unsigned int flags, bool forbid, long ret)
+{ return FN_END(HOOK_RECVMSG, ret); }
+
+SEC("?fentry/__sys_sendmsg")
+int BPF_PROG(vfs_sock_sendmsg_fentry, int fd, void *msg, unsigned int flags)
+{ return fn_sock_begin(HOOK_SENDMSG, GPUIO_CALL_SENDMSG, fd, (__u64)msg, flags, 0); }
+SEC("?fexit/__sys_sendmsg")
+int BPF_PROG(vfs_sock_sendmsg_fexit, int fd, void *msg, unsigned int flags, bool forbid, long ret)
+{ return FN_END(HOOK_SENDMSG, ret); }
+
+SEC("?fentry/__sys_recvmmsg")
+int BPF_PROG(vfs_sock_recvmmsg_fentry, int fd, void *mmsg, unsigned int vlen, unsigned int flags)
+{ return fn_sock_begin(HOOK_RECVMMSG, GPUIO_CALL_RECVMMSG, fd, (__u64)mmsg, vlen, flags); }
+SEC("?fexit/__sys_recvmmsg")
+int BPF_PROG(vfs_sock_recvmmsg_fexit, int fd, void *mmsg, unsigned int vlen, unsigned int flags,
+	     void *timeout, void *timeout32, int ret)
+{ return FN_END(HOOK_RECVMMSG, ret); }
+
+SEC("?fentry/__sys_sendmmsg")
+int BPF_PROG(vfs_sock_sendmmsg_fentry, int fd, void *mmsg, unsigned int vlen, unsigned int flags)
+{ return fn_sock_begin(HOOK_SENDMMSG, GPUIO_CALL_SENDMMSG, fd, (__u64)mmsg, vlen, flags); }
+SEC("?fexit/__sys_sendmmsg")
+int BPF_PROG(vfs_sock_sendmmsg_fexit, int fd, void *mmsg, unsigned int vlen, unsigned int flags,
+	     bool forbid, int ret)
+{ return FN_END(HOOK_SENDMMSG, ret); }
+
 /* ---- kprobe / kretprobe: same decoders ---- */
 SEC("?kprobe/vfs_read")
 int BPF_KPROBE(vfs_read_kp, struct file *file, char *buf, size_t count, loff_t *pos)
@@ -190,5 +260,47 @@ int BPF_KPROBE(vfs_close_kp, struct file *file, void *id)
 SEC("?kretprobe/filp_close")
 int BPF_KRETPROBE(vfs_close_krp, int ret)
 { return FN_END(HOOK_CLOSE, ret); }
+
+SEC("?kprobe/__sys_recvfrom")
+int BPF_KPROBE(vfs_sock_recvfrom_kp, int fd, void *buf, size_t len, unsigned int flags)
+{ return fn_sock_begin(HOOK_RECVFROM, GPUIO_CALL_RECVFROM, fd, (__u64)buf, len, flags); }
+SEC("?kretprobe/__sys_recvfrom")
+int BPF_KRETPROBE(vfs_sock_recvfrom_krp, int ret)
+{ return FN_END(HOOK_RECVFROM, ret); }
+
+SEC("?kprobe/__sys_sendto")
+int BPF_KPROBE(vfs_sock_sendto_kp, int fd, void *buf, size_t len, unsigned int flags)
+{ return fn_sock_begin(HOOK_SENDTO, GPUIO_CALL_SENDTO, fd, (__u64)buf, len, flags); }
+SEC("?kretprobe/__sys_sendto")
+int BPF_KRETPROBE(vfs_sock_sendto_krp, int ret)
+{ return FN_END(HOOK_SENDTO, ret); }
+
+SEC("?kprobe/__sys_recvmsg")
+int BPF_KPROBE(vfs_sock_recvmsg_kp, int fd, void *msg, unsigned int flags)
+{ return fn_sock_begin(HOOK_RECVMSG, GPUIO_CALL_RECVMSG, fd, (__u64)msg, flags, 0); }
+SEC("?kretprobe/__sys_recvmsg")
+int BPF_KRETPROBE(vfs_sock_recvmsg_krp, long ret)
+{ return FN_END(HOOK_RECVMSG, ret); }
+
+SEC("?kprobe/__sys_sendmsg")
+int BPF_KPROBE(vfs_sock_sendmsg_kp, int fd, void *msg, unsigned int flags)
+{ return fn_sock_begin(HOOK_SENDMSG, GPUIO_CALL_SENDMSG, fd, (__u64)msg, flags, 0); }
+SEC("?kretprobe/__sys_sendmsg")
+int BPF_KRETPROBE(vfs_sock_sendmsg_krp, long ret)
+{ return FN_END(HOOK_SENDMSG, ret); }
+
+SEC("?kprobe/__sys_recvmmsg")
+int BPF_KPROBE(vfs_sock_recvmmsg_kp, int fd, void *mmsg, unsigned int vlen, unsigned int flags)
+{ return fn_sock_begin(HOOK_RECVMMSG, GPUIO_CALL_RECVMMSG, fd, (__u64)mmsg, vlen, flags); }
+SEC("?kretprobe/__sys_recvmmsg")
+int BPF_KRETPROBE(vfs_sock_recvmmsg_krp, int ret)
+{ return FN_END(HOOK_RECVMMSG, ret); }
+
+SEC("?kprobe/__sys_sendmmsg")
+int BPF_KPROBE(vfs_sock_sendmmsg_kp, int fd, void *mmsg, unsigned int vlen, unsigned int flags)
+{ return fn_sock_begin(HOOK_SENDMMSG, GPUIO_CALL_SENDMMSG, fd, (__u64)mmsg, vlen, flags); }
+SEC("?kretprobe/__sys_sendmmsg")
+int BPF_KRETPROBE(vfs_sock_sendmmsg_krp, int ret)
+{ return FN_END(HOOK_SENDMMSG, ret); }
 
 #endif

@@ -18,6 +18,8 @@ enum {
 	NR_fallocate = 285, NR_preadv = 295, NR_pwritev = 296,
 	NR_copy_file_range = 326, NR_preadv2 = 327, NR_pwritev2 = 328,
 	NR_openat2 = 437,
+	NR_sendto = 44, NR_recvfrom = 45, NR_sendmsg = 46, NR_recvmsg = 47,
+	NR_recvmmsg = 299, NR_sendmmsg = 307,
 };
 #else
 #error "gpuio's syscall table is x86_64 only for now"
@@ -39,8 +41,26 @@ static __always_inline bool nr_traced(long nr)
 	case NR_copy_file_range: case NR_preadv2: case NR_pwritev2:
 	case NR_openat2:
 		return true;
+	/* rodata: with --no-sockets (and no --all-fds) these cost nothing */
+	case NR_sendto: case NR_recvfrom: case NR_sendmsg: case NR_recvmsg:
+	case NR_recvmmsg: case NR_sendmmsg:
+		return sock_calls_traced();
 	}
 	return false;
+}
+
+/* The gpuio call of a socket syscall, NONE for the others. */
+static __always_inline __u16 nr_sock_call(long nr)
+{
+	switch (nr) {
+	case NR_recvfrom: return GPUIO_CALL_RECVFROM;
+	case NR_sendto:   return GPUIO_CALL_SENDTO;
+	case NR_recvmsg:  return GPUIO_CALL_RECVMSG;
+	case NR_sendmsg:  return GPUIO_CALL_SENDMSG;
+	case NR_recvmmsg: return GPUIO_CALL_RECVMMSG;
+	case NR_sendmmsg: return GPUIO_CALL_SENDMMSG;
+	}
+	return GPUIO_CALL_NONE;
 }
 
 static __always_inline __s64 user_loff(__u64 uptr)
@@ -131,7 +151,10 @@ static __always_inline void sys_enter_decode(struct call_state *cs, long nr, con
 		v.flags = a[5];
 		break;
 	default:
-		return;
+		if (!sock_decode(nr_sock_call(nr), a, &v))
+			return;
+		v.offset = -1;
+		break;
 	}
 	vfs_begin(cs, &v, acc);
 }

@@ -2,7 +2,7 @@
 # tests/bench/run.sh builds these itself (`make bench-progs`) after
 # `make all`, so the top-level `bench:` recipe needs no change.
 
-BENCH_PROGS := $(BUILD)/bench/empty_run $(BUILD)/tests/preadloop
+BENCH_PROGS := $(BUILD)/bench/empty_run $(BUILD)/tests/preadloop $(BUILD)/tests/sock_pingpong
 
 $(BUILD)/bench/empty_run: tests/bench/empty_run.c $(BUILD)/bench_empty.skel.h | $(BUILD)/.deps-build
 	@mkdir -p $(BUILD)/bench

@@ -29,6 +29,9 @@
  *         other_ops=N nofile_read_ops=N nofile_read_bytes=N
  *         nofile_write_ops=N nofile_write_bytes=N bdev_page_ops=N
  *         bdev_page_bytes=N
+ *   sock CALL ops=N bytes=N errors=N             (calls on sockets, any socket)
+ *   sockpeers records=N connected=N inet=N unix=N   (SOCK_PEER records; inet and
+ *                                                  unix count connected ones)
  *   end files=N devices=N
  *
  * "read" = read, pread64, readv, preadv, preadv2, io_uring_read; "write" = the
@@ -58,6 +61,10 @@
 #define NCALL GPUIO_CALL_MAX
 
 struct ctot { uint64_t ops, bytes, errors; };
+
+/* socket calls by call, and the peer records */
+static struct ctot sock_calls[GPUIO_CALL_MAX];
+static uint64_t peer_recs, peer_conn, peer_inet, peer_unix;
 
 struct file {
 	uint32_t dev;
@@ -144,6 +151,9 @@ static const char *const call_name[NCALL] = {
 	[GPUIO_CALL_SPLICE] = "splice",
 	[GPUIO_CALL_URING_READ] = "io_uring_read",
 	[GPUIO_CALL_URING_WRITE] = "io_uring_write",
+	[GPUIO_CALL_RECVFROM] = "recvfrom", [GPUIO_CALL_SENDTO] = "sendto",
+	[GPUIO_CALL_RECVMSG] = "recvmsg", [GPUIO_CALL_SENDMSG] = "sendmsg",
+	[GPUIO_CALL_RECVMMSG] = "recvmmsg", [GPUIO_CALL_SENDMMSG] = "sendmmsg",
 };
 
 static int is_read(unsigned c)
@@ -261,6 +271,8 @@ static void on_vfs(const struct gpuio_vfs_event *e)
 
 	if (c == GPUIO_CALL_NONE || c >= NCALL)
 		return;
+	if (e->ftype == GPUIO_FT_SOCK)
+		add_call(&sock_calls[c], e->ret);
 	f = file_get(e->dev, e->ino);
 	f->seen = 1;
 	add_call(&f->c[c], is_open(c) ? (e->ret < 0 ? e->ret : 0) : e->ret);
@@ -399,6 +411,16 @@ int main(int argc, char **argv)
 			memcpy(&last, rec, sizeof(last));
 			have_stats = 1;
 			break;
+		case GPUIO_REC_SOCK_PEER: {
+			const struct gpuio_sock_peer *p = (const void *)rec;
+			int conn = p->flags & GPUIO_SP_PEER;
+
+			peer_recs++;
+			peer_conn += conn;
+			peer_inet += conn && (p->family == 2 || p->family == 10);
+			peer_unix += conn && p->family == 1;
+			break;
+		}
 		}
 	}
 	if (rc < 0) {
@@ -421,13 +443,15 @@ int main(int argc, char **argv)
 		static const char *const names[GPUIO_STAT_MAX] = {
 			"rb_drop_vfs", "rb_drop_block", "rb_drop_path", "rb_drop_proc",
 			"map_full_pid", "map_full_rq", "map_full_task", "path_trunc",
-			"events_vfs", "events_block",
+			"events_vfs", "events_block", "rb_drop_cuda", "cuda_too_deep",
+			"rb_drop_sched", "rb_drop_sock",
 		};
 		uint64_t drops = 0;
 
 		printf("stats final=%u", last.final);
 		for (int i = 0; i < GPUIO_STAT_MAX; i++)
-			printf(" %s=%llu", names[i], (unsigned long long)last.bpf[i]);
+			printf(" %s=%llu", names[i] ? names[i] : "?",
+			       (unsigned long long)gpuio_stats__bpf(&last, (unsigned)i));
 		for (int i = GPUIO_STAT_RB_DROP_VFS; i <= GPUIO_STAT_MAP_FULL_TASK; i++)
 			drops += last.bpf[i];
 		drops += last.user[GPUIO_USTAT_WRITE_ERRORS];
@@ -515,6 +539,16 @@ int main(int argc, char **argv)
 			       (unsigned long long)d->nf_write_bytes,
 			       (unsigned long long)d->bdev_ops, (unsigned long long)d->bdev_bytes);
 		}
+		for (unsigned c = 1; c < NCALL; c++)
+			if (sock_calls[c].ops)
+				printf("sock %s ops=%llu bytes=%llu errors=%llu\n",
+				       call_name[c] ? call_name[c] : "?",
+				       (unsigned long long)sock_calls[c].ops,
+				       (unsigned long long)sock_calls[c].bytes,
+				       (unsigned long long)sock_calls[c].errors);
+		printf("sockpeers records=%llu connected=%llu inet=%llu unix=%llu\n",
+		       (unsigned long long)peer_recs, (unsigned long long)peer_conn,
+		       (unsigned long long)peer_inet, (unsigned long long)peer_unix);
 		printf("end files=%zu devices=%zu\n", shown, ndevs);
 	}
 	gpuio_cap_reader__close(r);

@@ -242,6 +242,45 @@ gpuio_modes_agree() {
 }
 check gpuio-modes-agree gpuio_modes_agree
 
+# Socket calls in each VFS family (fentry/kprobe: __sys_sendto and
+# __sys_recvfrom; syscall: sys_enter/sys_exit): sock_pingpong (tests/progs)
+# `self 10 64` (10 sends and 10 receives of 64 B on a socketpair) and `tcp 5
+# 100` (5 round trips of 100 B with its forked server over 127.0.0.1; the
+# server's last receive reads the close: 0 B). Exact: sendto 20 calls and
+# 1640 B, recvfrom 21 calls and 1640 B, 4 connected sockets named once each
+# (2 unix, 2 inet), nothing dropped.
+SOCK_WANT_SEND='ops=20 bytes=1640 errors=0'
+SOCK_WANT_RECV='ops=21 bytes=1640 errors=0'
+SOCK_WANT_PEERS='connected=4 inet=2 unix=2'
+gpuio_sockets() {
+  need_bin gpuio capture_totals sock_pingpong
+  m=$1 t=sock_$(echo "$1" | tr : _) bad=0
+  cap=/tmp/$t.gpuio tot=/tmp/$t.tot
+  # the guest boots with the loopback interface down
+  ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up || fail "cannot bring up lo"
+  { gpuio trace -v --vfs-mode="$m" --no-export --capture "$cap" -- \
+      sh -c 'sock_pingpong self 10 64 && sock_pingpong tcp 5 100' </dev/null 2>&1
+    echo $? >/tmp/$t.rc; } | cat >/tmp/$t.log
+  rc=$(cat /tmp/$t.rc)
+  grep -a '^gpuio:' /tmp/$t.log
+  [ $rc -eq 0 ] || { tail -n 30 /tmp/$t.log; fail "gpuio trace --vfs-mode=$m (sockets) exited $rc"; }
+  capture_totals "$cap" >"$tot" || fail "capture_totals $cap failed"
+  grep '^sock' "$tot"
+  got_mode=$(field "$(grep '^header ' "$tot")" vfs_mode)
+  case $m:$got_mode in
+    fentry:fentry|kprobe:kprobe|syscall:sys:*) echo "gpuio[$m]: sockets traced in mode $got_mode ok" ;;
+    *) echo "gpuio[$m]: sockets traced in mode $got_mode MISMATCH"; bad=1 ;;
+  esac
+  expect_fields "gpuio[$m]: sendto" "$(grep '^sock sendto ' "$tot")" "$SOCK_WANT_SEND" || bad=1
+  expect_fields "gpuio[$m]: recvfrom" "$(grep '^sock recvfrom ' "$tot")" "$SOCK_WANT_RECV" || bad=1
+  expect_fields "gpuio[$m]: peers" "$(grep '^sockpeers ' "$tot")" "$SOCK_WANT_PEERS" || bad=1
+  expect_fields "gpuio[$m]: stats" "$(grep '^stats ' "$tot")" "final=1 drops=0" || bad=1
+  [ $bad -eq 0 ] || fail "gpuio --vfs-mode=$m sockets: see MISMATCH lines"
+}
+check gpuio-sockets-fentry  gpuio_sockets fentry
+check gpuio-sockets-kprobe  gpuio_sockets kprobe
+check gpuio-sockets-syscall gpuio_sockets syscall
+
 # gpuio trace -p (attach to a running process) with no --vfs-mode: the
 # ladder's first choice on a stock kernel must be fentry.  known_io has
 # already opened w.dat for writing when gpuio attaches (it waits on a fifo),

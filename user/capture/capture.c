@@ -170,34 +170,60 @@ const struct gpuio_drop_counter gpuio_drop_counters[] = {
 	{ GPUIO_STAT_RB_DROP_CUDA, "rb_drop_cuda" },
 	{ GPUIO_STAT_CUDA_DEPTH, "cuda_too_deep" },
 	{ GPUIO_STAT_RB_DROP_SCHED, "rb_drop_sched" },
+	{ GPUIO_STAT_RB_DROP_SOCK, "rb_drop_sock" },
 	{ GPUIO_STAT_RB_DROP_WAIT, "rb_drop_wait" },
 };
 const size_t gpuio_ndrop_counters = ARRAY_SIZE(gpuio_drop_counters);
+
+bool gpuio_drop_counter__listed(const struct gpuio_drop_counter *c,
+				const struct gpuio_stats_event *s)
+{
+	return (unsigned)c->idx < s->nbpf || gpuio_stats__bpf(s, (unsigned)c->idx);
+}
 
 __u64 gpuio_stats__dropped(const struct gpuio_stats_event *s)
 {
 	__u64 n = s->user[GPUIO_USTAT_WRITE_ERRORS];
 
 	for (size_t i = 0; i < gpuio_ndrop_counters; i++)
-		n += s->bpf[gpuio_drop_counters[i].idx];
+		n += gpuio_stats__bpf(s, (unsigned)gpuio_drop_counters[i].idx);
 	return n;
+}
+
+__u64 gpuio_stats__bpf(const struct gpuio_stats_event *s, unsigned idx)
+{
+	if (idx < GPUIO_STATS_BPF_FIXED)
+		return s->bpf[idx];
+	return idx < GPUIO_STAT_MAX ? s->bpf_more[idx - GPUIO_STATS_BPF_FIXED] : 0;
+}
+
+void gpuio_stats__set_bpf(struct gpuio_stats_event *s, const __u64 *v)
+{
+	memcpy(s->bpf, v, sizeof(s->bpf));
+	memcpy(s->bpf_more, v + GPUIO_STATS_BPF_FIXED, sizeof(s->bpf_more));
 }
 
 void gpuio_stats__from_record(const struct gpuio_hdr *h, struct gpuio_stats_event *out)
 {
-	size_t nbpf, tail = sizeof(*out) - offsetof(struct gpuio_stats_event, user);
+	size_t nbpf, tail = GPUIO_STATS_FIXED_SIZE - offsetof(struct gpuio_stats_event, user);
 
 	memset(out, 0, sizeof(*out));
-	if (h->size >= sizeof(*out)) {
-		memcpy(out, h, sizeof(*out));
+	/* the fixed part, and the counters added since that the record holds */
+	if (h->size >= GPUIO_STATS_FIXED_SIZE) {
+		size_t n = h->size < sizeof(*out) ? h->size : sizeof(*out);
+
+		memcpy(out, h, n);
+		out->hdr.size = sizeof(*out);
+		/* set when a reader expanded it already; else what its size holds */
 		if (!out->nbpf || out->nbpf > GPUIO_STAT_MAX)
-			out->nbpf = GPUIO_STAT_MAX;
+			out->nbpf = (__u32)(GPUIO_STATS_BPF_FIXED +
+					    (n - GPUIO_STATS_FIXED_SIZE) / sizeof(__u64));
 		return;
 	}
 	if (h->size < GPUIO_STATS_V1_SIZE)
 		return;
-	/* fewer BPF counters than this build knows: user[] and the rest follow them */
-	nbpf = (h->size - (sizeof(*out) - sizeof(out->bpf))) / sizeof(__u64);
+	/* fewer fixed BPF counters: user[] and the rest follow them */
+	nbpf = (h->size - (GPUIO_STATS_FIXED_SIZE - sizeof(out->bpf))) / sizeof(__u64);
 	memcpy(out, h, offsetof(struct gpuio_stats_event, bpf) + nbpf * sizeof(__u64));
 	memcpy(&out->user, (const unsigned char *)h + offsetof(struct gpuio_stats_event, bpf) +
 	       nbpf * sizeof(__u64), tail);
@@ -287,7 +313,8 @@ static const char *const rec_names[] = {
 	[GPUIO_REC_GPU_MEMCPY] = "memcpy", [GPUIO_REC_GPU_MEMSET] = "memset",
 	[GPUIO_REC_CUDA_API] = "cuda_api", [GPUIO_REC_GPU_SYNC] = "sync", [GPUIO_REC_NVTX] = "nvtx",
 	[GPUIO_REC_GPU_OVERHEAD] = "overhead", [GPUIO_REC_GPU_SYM] = "sym",
-	[GPUIO_REC_SCHED] = "sched", [GPUIO_REC_WAIT] = "wait",
+	[GPUIO_REC_SCHED] = "sched", [GPUIO_REC_WAIT] = "wait", [GPUIO_REC_FAULT_COUNT] = "fault_count",
+	[GPUIO_REC_SOCK_PEER] = "sock_peer",
 };
 _Static_assert(ARRAY_SIZE(rec_names) == GPUIO_REC_LAST + 1, "a record kind without a name");
 
@@ -317,6 +344,7 @@ size_t gpuio_rec_min_size(__u16 type)
 	case GPUIO_REC_GPU_SYM:      return offsetof(struct gpuio_gpu_sym, name);
 	case GPUIO_REC_SCHED:        return sizeof(struct gpuio_sched_event);
 	case GPUIO_REC_WAIT:         return sizeof(struct gpuio_wait_event);
+	case GPUIO_REC_SOCK_PEER:    return sizeof(struct gpuio_sock_peer);
 	default:                return 0;
 	}
 }
@@ -527,6 +555,15 @@ int gpuio_rec__sanitize(unsigned char *rec)
 			room = sizeof(n->name);
 		if (n->name_len > room)
 			n->name_len = (__u16)room;
+		break;
+	}
+	case GPUIO_REC_SOCK_PEER: {
+		struct gpuio_sock_peer *p = (void *)rec;
+
+		if (p->lpath_len > GPUIO_SOCK_PATH_MAX)
+			p->lpath_len = GPUIO_SOCK_PATH_MAX;
+		if (p->rpath_len > GPUIO_SOCK_PATH_MAX)
+			p->rpath_len = GPUIO_SOCK_PATH_MAX;
 		break;
 	}
 	case GPUIO_REC_GPU_SYM: {

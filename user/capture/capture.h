@@ -28,6 +28,7 @@
 #define GPUIO_CAPF_ALL_FDS  0x02 /* --all-fds */
 #define GPUIO_CAPF_LAUNCH   0x04 /* command launched by gpuio */
 #define GPUIO_CAPF_NO_BPF   0x08 /* traced without BPF: the GPU side (CUPTI) alone */
+#define GPUIO_CAPF_SOCKETS  0x10 /* socket I/O traced by default (not --no-sockets) */
 
 struct gpuio_cap_header {
 	char  magic[8];
@@ -59,6 +60,8 @@ struct gpuio_cap_header {
 /* A stats record of ABI 1 captures made before the two CUDA counters
  * (10 BPF counters); the reader expands it to struct gpuio_stats_event. */
 #define GPUIO_STATS_V1_SIZE 136u
+/* A stats record with only the fixed part (GPUIO_STATS_BPF_FIXED counters). */
+#define GPUIO_STATS_FIXED_SIZE ((unsigned)offsetof(struct gpuio_stats_event, bpf_more))
 
 /* Largest record any reader accepts. */
 #define GPUIO_REC_SIZE_MAX ((unsigned)sizeof(struct gpuio_path_event))
@@ -132,14 +135,26 @@ struct gpuio_drop_counter {
 };
 extern const struct gpuio_drop_counter gpuio_drop_counters[];
 extern const size_t gpuio_ndrop_counters;
+/*
+ * Whether a listing of drops shows c: when the capture's tracer had the
+ * counter (the stats record's nbpf: older tracers have fewer), so that older
+ * captures list what they always did and a counter not kept is not a 0.
+ */
+bool gpuio_drop_counter__listed(const struct gpuio_drop_counter *c,
+				const struct gpuio_stats_event *s);
 /* Events lost: the drop counters plus failed capture writes. */
 __u64 gpuio_stats__dropped(const struct gpuio_stats_event *s);
 
 /*
  * A stats record as this build lays it out, whatever counters the capture's
  * build had (the reader already expands; for code that reads records in place).
+ * Counters the record did not hold read 0.
  */
 void gpuio_stats__from_record(const struct gpuio_hdr *h, struct gpuio_stats_event *out);
+/* BPF counter idx (enum gpuio_stat) of a snapshot, 0 past the last. */
+__u64 gpuio_stats__bpf(const struct gpuio_stats_event *s, unsigned idx);
+/* Every BPF counter from v[GPUIO_STAT_MAX] (a writer's snapshot). */
+void gpuio_stats__set_bpf(struct gpuio_stats_event *s, const __u64 *v);
 
 /*
  * The path a PATH record names ("/top/.../leaf" from leaf-first components,

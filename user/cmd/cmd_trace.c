@@ -147,7 +147,12 @@ static const struct opt trace_opts[] = {
 	OPT_DURATION('d', "duration", &cmd.t.duration_ns, "DUR", 1,
 		     "stop after DUR: 500ms, 30s, 5m, 1h (default: until\n"
 		     "Ctrl-C, or until the command / all targets exit)"),
-	OPT_BOOL(0, "all-fds", &cmd.t.all_fds, "also trace pipes, sockets and other non-file fds"),
+	OPT_BOOL(0, "all-fds", &cmd.t.all_fds,
+		 "also trace pipes, eventfds, other sockets (netlink, ...)\n"
+		 "and the rest of the non-file fds"),
+	OPT_BOOL(0, "no-sockets", &cmd.t.no_sockets,
+		 "do not trace socket I/O (on by default: IPv4, IPv6 and\n"
+		 "unix sockets' calls with their peer addresses)"),
 	/* a string, not a choice: the loader also takes exact modes (sys:raw_tp) */
 	OPT_STRING(0, "vfs-mode", &cmd.t.vfs_mode, "MODE",
 		   "force the VFS attach mode: fentry, kprobe, syscall, or\n"

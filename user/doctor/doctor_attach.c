@@ -45,7 +45,9 @@ static void layer(struct doctor *d, const char *key, const char *mode, const cha
 
 void doctor__attach(struct doctor *d)
 {
-	struct gpuio_loader_opts lo = { .self_tgid = (__u32)getpid(), .ringbuf_bytes = 1 << 20 };
+	/* the programs `gpuio trace` loads by default: socket hooks included */
+	struct gpuio_loader_opts lo = { .self_tgid = (__u32)getpid(), .ringbuf_bytes = 1 << 20,
+					.sockets = true };
 	struct monitor_loader_opts mo = { .max_cgroups = 64, .max_procs = 64, .max_devs = 16,
 					  .max_rqs = 64 };
 	struct monitor_loader *ml = NULL;

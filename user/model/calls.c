@@ -86,10 +86,30 @@ bool gpuio_call__two_files(unsigned call)
 	       call == GPUIO_CALL_SPLICE;
 }
 
+bool gpuio_call__is_sock(unsigned call)
+{
+	return call >= GPUIO_CALL_RECVFROM && call <= GPUIO_CALL_SENDMMSG;
+}
+
 bool gpuio_call__moves_bytes(unsigned call)
 {
 	return gpuio_call__is_read(call) || gpuio_call__is_write(call) ||
-	       gpuio_call__two_files(call);
+	       gpuio_call__two_files(call) || gpuio_call__is_sock(call);
+}
+
+enum gpuio_sock_dir gpuio_call__sock_dir(unsigned call, unsigned ftype)
+{
+	switch (call) {
+	case GPUIO_CALL_RECVFROM: case GPUIO_CALL_RECVMSG: case GPUIO_CALL_RECVMMSG:
+		return GPUIO_SOCK_RECV;
+	case GPUIO_CALL_SENDTO: case GPUIO_CALL_SENDMSG: case GPUIO_CALL_SENDMMSG:
+		return GPUIO_SOCK_SEND;
+	}
+	if (ftype != GPUIO_FT_SOCK || gpuio_call__is_async(call))
+		return GPUIO_SOCK_NONE;
+	if (gpuio_call__is_read(call))
+		return GPUIO_SOCK_RECV;
+	return gpuio_call__is_write(call) ? GPUIO_SOCK_SEND : GPUIO_SOCK_NONE;
 }
 
 bool gpuio_call__is_async(unsigned call)
@@ -181,6 +201,21 @@ const char *gpuio_splice_flags__str(__u32 flags, char *buf, size_t len)
 {
 	static const struct flag_name t[] = {
 		{ 1, "MOVE" }, { 2, "NONBLOCK" }, { 4, "MORE" }, { 8, "GIFT" },
+	};
+
+	return flags_str(flags, t, ARRAY_SIZE(t), NULL, buf, len);
+}
+
+/* x86_64 and asm-generic values (include/linux/socket.h) */
+const char *gpuio_msg_flags__str(__u32 flags, char *buf, size_t len)
+{
+	static const struct flag_name t[] = {
+		{ 0x1, "MSG_OOB" }, { 0x2, "MSG_PEEK" }, { 0x4, "MSG_DONTROUTE" },
+		{ 0x8, "MSG_CTRUNC" }, { 0x20, "MSG_TRUNC" }, { 0x40, "MSG_DONTWAIT" },
+		{ 0x80, "MSG_EOR" }, { 0x100, "MSG_WAITALL" }, { 0x800, "MSG_CONFIRM" },
+		{ 0x2000, "MSG_ERRQUEUE" }, { 0x4000, "MSG_NOSIGNAL" }, { 0x8000, "MSG_MORE" },
+		{ 0x10000, "MSG_WAITFORONE" }, { 0x20000000, "MSG_FASTOPEN" },
+		{ 0x40000000, "MSG_CMSG_CLOEXEC" }, { 0x4000000, "MSG_ZEROCOPY" },
 	};
 
 	return flags_str(flags, t, ARRAY_SIZE(t), NULL, buf, len);

@@ -24,6 +24,12 @@ bool gpuio_call__is_open(unsigned call);    /* ret is a new fd */
 bool gpuio_call__moves_bytes(unsigned call);/* ret >= 0 is a byte count */
 bool gpuio_call__two_files(unsigned call);  /* *2 fields name a second file */
 bool gpuio_call__is_async(unsigned call);   /* request, not a call of its thread */
+bool gpuio_call__is_sock(unsigned call);    /* recvfrom ... sendmmsg */
+
+/* Which way a call moves a socket's bytes: read/readv and the recv calls
+ * receive, write/writev and the send calls send (ftype: the record's). */
+enum gpuio_sock_dir { GPUIO_SOCK_NONE, GPUIO_SOCK_RECV, GPUIO_SOCK_SEND };
+enum gpuio_sock_dir gpuio_call__sock_dir(unsigned call, unsigned ftype);
 
 /* "ENOENT" for 2 (a positive errno); "E<n>" in buf when glibc has no name */
 const char *gpuio_errno__name(int err, char *buf, size_t len);
@@ -36,6 +42,7 @@ const char *gpuio_open_flags__str(__u32 flags, char *buf, size_t len);
 const char *gpuio_fallocate_mode__str(__u32 mode, char *buf, size_t len);
 const char *gpuio_sfr_flags__str(__u32 flags, char *buf, size_t len);
 const char *gpuio_splice_flags__str(__u32 flags, char *buf, size_t len);
+const char *gpuio_msg_flags__str(__u32 flags, char *buf, size_t len);   /* MSG_* */
 
 /* "read", "write", "flush", "discard", "other" */
 const char *gpuio_blk_op__name(unsigned op);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include "lib/file_io.h"
 #include "lib/kmap.h"
+#include "model/peer_names.h"
 #include "model/proc_names.h"
 #include "model/sched_tab.h"
 #include "model/session.h"
@@ -65,6 +66,9 @@ struct model_session {
 	struct kmap dev_map;            /* (dev, 0) -> devs[] */
 	struct sdev *devs;
 	size_t ndevs, cdevs;
+	struct kmap peer_map;           /* (dev, ino) -> peers[] */
+	struct model_peer *peers;
+	size_t npeers, cpeers;
 	struct kmap coll_map;           /* (pid, 0) -> colls[] */
 	struct model_collector *colls;
 	size_t ncolls, ccolls;
@@ -134,6 +138,8 @@ void model_session__free(struct model_session *s)
 	free(s->paths);
 	free(s->devs);
 	free(s->colls);
+	free(s->peers);
+	kmap__free(&s->peer_map);
 	kmap__free(&s->proc_map);
 	kmap__free(&s->thread_map);
 	kmap__free(&s->path_map);
@@ -279,6 +285,34 @@ static int on_devname(struct model_session *s, const struct gpuio_devname_event 
 	return 0;
 }
 
+/* A SOCK_PEER record: (dev, ino) -> its addresses, named (later records win). */
+static int on_sock_peer(struct model_session *s, const struct gpuio_sock_peer *r)
+{
+	struct model_peer *p;
+	uint64_t *v;
+	int rc = kmap__upsert(&s->peer_map, r->dev, r->ino, &v);
+
+	_Static_assert(sizeof(p->name) == PEER_NAME_MAX, "peer_names.h's bound");
+	if (rc < 0)
+		return -ENOMEM;
+	if (rc) {
+		if (array_grow((void **)&s->peers, &s->cpeers, s->npeers + 1, sizeof(*s->peers)))
+			return -ENOMEM;
+		*v = s->npeers++;
+	}
+	p = &s->peers[*v];
+	memset(p, 0, sizeof(*p));
+	p->dev = r->dev;
+	p->ino = r->ino;
+	p->family = r->family;
+	p->type = r->type;
+	p->protocol = r->protocol;
+	p->connected = r->flags & GPUIO_SP_PEER;
+	p->proto = peer_names__proto(r);
+	peer_names__format(r, p->name, p->local);
+	return 0;
+}
+
 /* The latest status of each collector (its counters are cumulative). */
 static int on_gpu_info(struct model_session *s, const struct gpuio_gpu_info *i)
 {
@@ -352,7 +386,8 @@ static void gpu_act_of(const struct gpuio_hdr *h, struct model_gpu_act *a)
 static int note(struct model_session *s, const struct gpuio_hdr *h)
 {
 	s->f.records++;
-	s->f.counts[h->type <= GPUIO_REC_LAST ? h->type : 0]++;
+	/* numbers given to kinds this build does not decode yet count as unknown */
+	s->f.counts[h->type <= GPUIO_REC_LAST && gpuio_rec_min_size(h->type) ? h->type : 0]++;
 	if (h->ts > s->f.last_ts)
 		s->f.last_ts = h->ts;
 	/* collector records (stats, devnames) may carry no ts: 0 is none */
@@ -373,6 +408,8 @@ static int note(struct model_session *s, const struct gpuio_hdr *h)
 		return sched_tab__add(&s->sched, (const void *)h);
 	case GPUIO_REC_GPU_INFO:
 		return on_gpu_info(s, (const void *)h);
+	case GPUIO_REC_SOCK_PEER:
+		return on_sock_peer(s, (const void *)h);
 	default:
 		return 0;
 	}
@@ -431,6 +468,8 @@ static int dispatch(const struct gpuio_hdr *h, const struct model_tool *t)
 		return t->gpu_overhead ? t->gpu_overhead(t->ctx, r) : 0;
 	case GPUIO_REC_GPU_SYM:
 		return t->gpu_sym ? t->gpu_sym(t->ctx, r) : 0;
+	case GPUIO_REC_SOCK_PEER:
+		return t->sock_peer ? t->sock_peer(t->ctx, r) : 0;
 	default:
 		return 0;
 	}
@@ -612,6 +651,19 @@ const char *model_session__path(const struct model_session *s, uint32_t dev, uin
 	if (len)
 		*len = s->paths[*v].len;
 	return s->paths[*v].s;
+}
+
+const struct model_peer *model_session__peer(const struct model_session *s, uint32_t dev,
+					     uint64_t ino)
+{
+	uint64_t *v = kmap__get(&s->peer_map, dev, ino);
+
+	return v ? &s->peers[*v] : NULL;
+}
+
+const struct model_peer *model_session__peer_at(const struct model_session *s, size_t i)
+{
+	return i < s->npeers ? &s->peers[i] : NULL;
 }
 
 const char *model_session__devname(const struct model_session *s, uint32_t dev)

@@ -66,6 +66,7 @@ struct model_tool {
 	int (*nvtx)(void *ctx, const struct gpuio_nvtx_range *e);
 	int (*gpu_overhead)(void *ctx, const struct gpuio_gpu_overhead *e);
 	int (*gpu_sym)(void *ctx, const struct gpuio_gpu_sym *e);
+	int (*sock_peer)(void *ctx, const struct gpuio_sock_peer *e);
 };
 
 /* ---- the session ---- */
@@ -151,6 +152,26 @@ const struct model_thread *model_session__thread(const struct model_session *s, 
 /* The absolute path a PATH record gave (dev, ino) (the latest), its length; NULL none. */
 const char *model_session__path(const struct model_session *s, uint32_t dev, uint64_t ino,
 				uint32_t *len);
+/*
+ * A socket as its SOCK_PEER record names it (the latest: a socket that got
+ * a peer after its first record is named again). Names by the one rule of
+ * model/peer_names.h.
+ */
+struct model_peer {
+	uint32_t dev;
+	uint64_t ino;
+	uint16_t family, type, protocol;        /* as the record has them */
+	bool connected;                         /* a peer is known */
+	const char *proto;                      /* "tcp", "udp", "unix", ... */
+	char name[128];                         /* "10.0.0.5:9000", "[::1]:80", "unix:/path" */
+	char local[128];                        /* this end, the same way */
+};
+/* The peer of the socket (dev, ino), NULL when no SOCK_PEER record named it. */
+const struct model_peer *model_session__peer(const struct model_session *s, uint32_t dev,
+					     uint64_t ino);
+/* Every socket named, in the order first named; NULL past the last. */
+const struct model_peer *model_session__peer_at(const struct model_session *s, size_t i);
+
 /* The name a DEVNAME record gave the block device dev ("sda"), NULL none. */
 const char *model_session__devname(const struct model_session *s, uint32_t dev);
 

@@ -71,6 +71,7 @@ int capture_info__read(const char *path, struct capture_info *in, char *err, siz
 	in->last_ts = f->last_ts;
 	in->stats = f->stats;
 	in->nstats = f->counts[GPUIO_REC_STATS];
+	in->sockets = (in->hdr->flags & GPUIO_CAPF_SOCKETS) || f->counts[GPUIO_REC_SOCK_PEER];
 	in->truncated = f->truncated;
 	in->trunc_offset = f->trunc_offset;
 	while ((c = model_session__collector(in->s, in->ncolls)) != NULL) {

@@ -9,6 +9,7 @@
 #ifndef GPUIO_REPORT_INFO_H
 #define GPUIO_REPORT_INFO_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "capture/capture.h"
@@ -26,6 +27,7 @@ struct capture_info {
 	uint64_t first_ts, last_ts;               /* over records with a ts */
 	struct gpuio_stats_event stats;
 	uint64_t nstats;
+	bool sockets;                             /* socket I/O traced (flag or peer records) */
 	uint64_t truncated, trunc_offset;
 	char corrupt[200];
 	struct model_session *s;                  /* the capture read */

@@ -180,9 +180,9 @@ static void json_end(struct json_writer *w, bool *pfirst, const struct capture_i
 
 			json_writer__putc(w, '{');
 			for (size_t i = 0; i < gpuio_ndrop_counters; i++)
-				if ((__u32)gpuio_drop_counters[i].idx < s->nbpf)   /* the tracer had it */
+				if (gpuio_drop_counter__listed(&gpuio_drop_counters[i], s))
 					ju64(w, &f3, gpuio_drop_counters[i].name,
-					     s->bpf[gpuio_drop_counters[i].idx]);
+					     gpuio_stats__bpf(s, (unsigned)gpuio_drop_counters[i].idx));
 			ju64(w, &f3, "capture_write_errors", s->user[GPUIO_USTAT_WRITE_ERRORS]);
 			json_writer__putc(w, '}');
 		}

@@ -146,6 +146,11 @@ static void text_end(const struct capture_info *in)
 		       (unsigned long long)s->bpf[GPUIO_STAT_RB_DROP_CUDA],
 		       (unsigned long long)s->bpf[GPUIO_STAT_CUDA_DEPTH],
 		       (unsigned long long)s->user[GPUIO_USTAT_WRITE_ERRORS]);
+		for (size_t i = 0; i < gpuio_ndrop_counters; i++)
+			if (gpuio_drop_counters[i].idx == GPUIO_STAT_RB_DROP_SOCK &&
+			    gpuio_drop_counter__listed(&gpuio_drop_counters[i], s))
+				printf("%-13ssocket peer records lost %llu\n", "",
+				       (unsigned long long)gpuio_stats__bpf(s, GPUIO_STAT_RB_DROP_SOCK));
 		if (!s->final)
 			printf("%-13s(no final stats: capture cut short)\n", "");
 		printf("%-13sblock requests emitted %llu; unresolved paths %llu; "

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include "model/calls.h"
 #include "report/report_model.h"
+#include "report/report_net.h"
 #include "report/report_priv.h"
 
 static int gpu_get(struct rpt_model *m, uint32_t pid, uint32_t dev, struct rpt_gpu **out)
@@ -383,7 +384,8 @@ static int pass2_vfs(void *ctx, const struct gpuio_vfs_event *e)
 	enum rpt_cause c;
 	int64_t ov;
 
-	if (gpuio_call__is_async(e->call))
+	/* socket calls are the network's, not file I/O (report_net.h) */
+	if (gpuio_call__is_async(e->call) || rpt_net__owns(m, e))
 		return 0;
 	pv = kmap__get(&m->proc_map, h->pid, 0);
 	if (!pv || !m->procs[*pv].gpu)

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "report/report_model.h"
+#include "report/report_net.h"
 #include "lib/json_writer.h"
 #include "lib/units.h"
 
@@ -616,6 +617,7 @@ static int render(FILE *f, const struct rpt_model *m, const struct rpt_opts *opt
 	files(f, m, opt);
 	devices(f, m);
 	threads(f, m, opt);
+	rpt_net__html(f, m, esc);       /* only where sockets were named */
 	fprintf(f, "\n<script>document.documentElement.setAttribute('data-charts',"
 		"document.querySelectorAll('svg.chart').length);</script>\n</body></html>\n");
 	return ferror(f) ? -EIO : 0;

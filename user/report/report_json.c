@@ -15,6 +15,7 @@
 #include "lib/json_writer.h"
 #include "model/waits.h"
 #include "report/report_model.h"
+#include "report/report_net.h"
 #include "lib/job_identity.h"
 #include "lib/units.h"
 
@@ -400,6 +401,19 @@ static void loop(struct jw *j, const struct rpt_model *m, const struct rpt_wait 
 		j_close(j, '}');
 	}
 	j_close(j, ']');
+	j_open(j, "peers", '[');
+	for (size_t i = 0; i < w->npeers; i++) {
+		const struct rpt_net_peer *q = &m->net->peers[w->peers[i]];
+
+		j_open(j, NULL, '{');
+		j_cstr(j, "peer", q->name);
+		j_cstr(j, "proto", q->proto ? q->proto : "");
+		j_u64(j, "bytes", q->rbytes);
+		j_u64(j, "requests", q->requests);
+		j_us(j, "us", (int64_t)q->rtime);
+		j_close(j, '}');
+	}
+	j_close(j, ']');
 	j_open(j, "recommendations", '[');
 	for (size_t i = 0; i < m->nrecos; i++)
 		if (m->recos[i].loop == (int)w->index)
@@ -738,6 +752,10 @@ static void one(struct jw *j, const struct rpt_model *m, const struct rpt_opts *
 	roles(j, m);
 	devices(j, m);
 	threads(j, m);
+	if (rpt_net__any(m)) {          /* only where sockets were named */
+		j_key(j, "network");
+		rpt_net__json(j->w, m);
+	}
 	j_close(j, '}');
 }
 

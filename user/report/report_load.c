@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include "model/calls.h"
 #include "report/report_model.h"
+#include "report/report_net.h"
 #include "report/report_priv.h"
 #include "model/proc_names.h"
 
@@ -443,6 +444,10 @@ static int on_vfs(void *ctx, const struct gpuio_vfs_event *e)
 	struct rpt_proc *p;
 	int rc;
 
+	/* a socket call with a named peer is the network's (report_net.c) */
+	rc = rpt_net__vfs(m, e);
+	if (rc)
+		return rc < 0 ? rc : 0;
 	rpt_note_time(m, h->ts, end);
 	rc = rpt_thread_get(m, h->pid, h->tid, h->ts, end, &t);
 	if (rc || (rc = rpt_proc_get(m, h->pid, &p)))

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include "model/calls.h"
 #include "report/report_model.h"
+#include "report/report_net.h"
 #include "report/report_priv.h"
 
 const char *const rpt_cause_names[RPT_CAUSE_N] = {
@@ -53,6 +54,8 @@ static int rpt_model__load(struct rpt_model *m, const char *path, const struct r
 		goto nomem;
 	if (rc)
 		return rc;
+	if (rpt_net__finish(m))
+		goto nomem;
 	{
 		const struct model_collector *c;
 
@@ -136,6 +139,7 @@ static void rpt_model__free(struct rpt_model *m)
 		free(m->gaps[i].segs);
 	rpt_wait_free(m);
 	rpt_nvtx_free(m);
+	rpt_net__free(m);
 	free(m->series);
 	free(m->files);
 	free(m->streams);

@@ -148,6 +148,8 @@ struct rpt_proc {
 };
 
 /* A job the traced processes ran in: a distinct cgroup (rpt_model__jobs). */
+struct rpt_net;
+
 struct rpt_job {
 	const char *cgroup;
 	uint32_t nprocs;
@@ -298,6 +300,9 @@ struct rpt_wait {                /* one training loop */
 	uint64_t own_read_ns;           /* its sleeps inside its own data reads */
 	struct rpt_blocked blocked[RPT_BLOCKED_MAX];
 	size_t nblocked;
+#define RPT_LOOP_PEERS 8
+	uint32_t peers[RPT_LOOP_PEERS]; /* net->peers[] it or its workers received from */
+	size_t npeers;
 	uint64_t span_s, span_e;        /* its first and last state */
 	uint64_t ns[RPT_TW_N];
 	uint64_t data_runnable_ns;      /* of ns[RPT_TW_DATA]: waiting for a CPU once woken with data */
@@ -396,6 +401,9 @@ struct rpt_model {
 	size_t *straggle;               /* loops[] indexes by the share of the run waited, most first */
 	struct rpt_waitrec *waits;      /* WAIT records, by thread then time (report_blocked.c) */
 	size_t nwaits, cwaits;
+
+	/* socket calls with their peers (report_net.h); NULL: none */
+	struct rpt_net *net;
 
 	/* small data files, recommendations */
 	uint64_t small_files, small_bytes, read_files, small_rops;

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include "model/calls.h"
 #include "report/report_model.h"
+#include "report/report_net.h"
 #include "report/report_priv.h"
 #include "lib/units.h"
 
@@ -165,6 +166,8 @@ static void gpu_evidence(const struct rpt_model *m, const struct rpt_wait *w, st
 		"(%.0f%% of their idle time)", a, 100.0 * (double)data / (double)idle);
 }
 
+static void peers_evidence(const struct rpt_model *m, struct rpt_reco *r);
+
 /*
  * A loop that blocks in its own data reads (>= 20% of its run) with no
  * worker feeding it: workers or a prefetch thread would overlap the reads
@@ -235,7 +238,60 @@ static void reco_wait(struct rpt_model *m, const struct rpt_wait *w)
 	}
 	r->loop = (int)w->index;
 	snprintf(r->evidence, sizeof(r->evidence), "%s", line);
+	if (!strcmp(r->kind, "remote_data"))
+		peers_evidence(m, r);
 	gpu_evidence(m, w, r);
+}
+
+/*
+ * A process spends a large share of its time receiving from IP peers (an
+ * object store, an HTTP or RPC data service): its requests run one at a
+ * time, or too few ahead (report_net.h).
+ */
+/* The IP peers most time was spent receiving from: requests, bytes, latency. */
+static void peers_evidence(const struct rpt_model *m, struct rpt_reco *r)
+{
+	const struct rpt_net *n = m->net;
+	char a[32], b[32], c[32];
+	size_t shown = 0;
+
+	for (size_t i = 0; n && i < n->npeers && shown < 3; i++) {
+		const struct rpt_net_peer *q = &n->peers[i];
+
+		if (!q->ip || !q->rbytes)
+			continue;
+		rpt_fmt_bytes(q->rbytes, a, sizeof(a));
+		rpt_fmt_dur(q->req.n ? q->req.sum / q->req.n : 0, b, sizeof(b));
+		rpt_fmt_dur(q->rtime, c, sizeof(c));
+		appendf(r->evidence, sizeof(r->evidence), "%s%s: %llu requests, %s received, "
+			"mean request latency %s, %s in receives", shown ? "; " : "; peers ",
+			q->name, (unsigned long long)q->requests, a, b, c);
+		shown++;
+	}
+}
+
+/* A process waiting on remote data, where no loop's advice said so already. */
+static void reco_remote_data(struct rpt_model *m)
+{
+	const struct rpt_net_proc *p = rpt_net__remote_wait(m, 0.25, 100 * NSEC_PER_MSEC);
+	struct rpt_reco *r;
+	char a[32], b[32];
+
+	for (size_t i = 0; i < m->nrecos; i++)
+		if (!strcmp(m->recos[i].kind, "remote_data"))
+			return;
+	if (!p || !(r = reco_new(m, "remote_data")))
+		return;
+	snprintf(r->text, sizeof(r->text), "pid %u (%s) waits on remote data most of its time: "
+		 "keep several requests in flight inside each worker (a thread pool or async "
+		 "I/O per worker), prefetch deeper (more workers, a larger prefetch_factor), or "
+		 "cache the objects on local disk or in memory", p->pid, rpt_proc_comm(m, p->pid));
+	rpt_fmt_dur(p->busy_rtime, a, sizeof(a));
+	rpt_fmt_dur(p->busy_wall, b, sizeof(b));
+	snprintf(r->evidence, sizeof(r->evidence), "its thread %u spent %s of its %s (%.0f%%) "
+		 "in socket receives from IP peers", p->busy_tid, a, b,
+		 100.0 * (double)p->busy_rtime / (double)p->busy_wall);
+	peers_evidence(m, r);
 }
 
 void rpt_recommend(struct rpt_model *m)
@@ -244,6 +300,7 @@ void rpt_recommend(struct rpt_model *m)
 		reco_wait(m, m->loops[i]);
 		reco_no_workers(m, m->loops[i]);
 	}
+	reco_remote_data(m);
 	char a[32], b[32], c[32];
 	struct rpt_reco *r;
 

@@ -15,6 +15,7 @@
 #include "model/calls.h"
 #include "model/waits.h"
 #include "report/report_model.h"
+#include "report/report_net.h"
 #include "lib/job_identity.h"
 #include "lib/json_writer.h"
 #include "lib/units.h"
@@ -739,5 +740,6 @@ int rpt_text__print(const struct rpt_model *m, const struct rpt_opts *opt)
 	files(m, opt);
 	devices(m);
 	threads(m, opt);
+	rpt_net__text(m, opt->top);      /* only where sockets were named */
 	return fflush(stdout) ? -errno : 0;
 }

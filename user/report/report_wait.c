@@ -32,6 +32,7 @@
 #include "model/calls.h"
 #include "model/waits.h"
 #include "report/report_model.h"
+#include "report/report_net.h"
 #include "report/report_priv.h"
 
 #define STEP_MERGE_NS   2000000ull   /* waits closer than this are one wait */
@@ -275,6 +276,8 @@ static int pass3_vfs(void *ctx, const struct gpuio_vfs_event *e)
 	uint64_t end;
 	int k;
 
+	/* a socket call is the network's: own_call_kind puts a sleep in one apart
+	 * from file I/O, after the data its producers hand over */
 	if (gpuio_call__is_async(e->call))
 		return 0;
 	end = rpt_end_of(h->ts, e->dur_ns);
@@ -663,6 +666,20 @@ static int producer_activity(struct wait_ctx *c, struct producer *p)
 	size_t i0, i1;
 	int rc = -ENOMEM;
 
+	thread_range(&c->v, p->tid, &i0, &i1);
+	/* its sleeps on a socket (an HTTP client polls before it reads) are the
+	 * network's, and outside any syscall a page fault's, as its calls are */
+	for (size_t i = i0; i < i1; i++) {
+		const struct tstate_iv *iv = &c->v.a[i];
+		const struct rpt_waitrec *r;
+
+		if (!rpt_iv_sleep(iv->state) || !(r = rpt_wait_in(c->m, iv->tid, iv->ts, iv->end)))
+			continue;
+		if (r->ftype == GPUIO_FT_SOCK && rpt_spans_add(&p->fetch[RPT_WA_NET], iv->ts, iv->end))
+			goto out;
+		if (r->kind == MODEL_WAIT_FAULT && rpt_spans_add(&p->fetch[RPT_WA_FAULT], iv->ts, iv->end))
+			goto out;
+	}
 	for (int k = 0; k < 3; k++) {
 		rpt_spans_norm(&p->fetch[k]);
 		for (size_t i = 0; i < p->fetch[k].n; i++)
@@ -670,7 +687,6 @@ static int producer_activity(struct wait_ctx *c, struct producer *p)
 				goto out;
 	}
 	rpt_spans_norm(&busy);
-	thread_range(&c->v, p->tid, &i0, &i1);
 	for (size_t i = i0; i < i1; i++) {
 		const struct tstate_iv *iv = &c->v.a[i];
 		uint64_t in = 0;
@@ -715,6 +731,32 @@ out:
 	return rc;
 }
 
+/* Does the peer serve the loop or its producer processes? */
+static bool peer_of(const struct rpt_net_peer *q, const struct rpt_wait *w)
+{
+	for (uint32_t i = 0; i < q->npids; i++) {
+		if (q->pids[i] == w->pid)
+			return true;
+		for (size_t k = 0; k < w->nwakers; k++)
+			if (!w->wakers[k].thread && q->pids[i] == w->wakers[k].pid)
+				return true;
+	}
+	return false;
+}
+
+/* The peers the loop and its worker processes received from (report_net.c
+ * keeps them by time in calls): where its remote data came from. */
+static void loop_peers(const struct rpt_model *m, struct rpt_wait *w)
+{
+	const struct rpt_net *n = m->net;
+
+	/* IP peers first (another host, a store), then the rest (unix sockets) */
+	for (int ip = 1; ip >= 0; ip--)
+		for (size_t i = 0; n && i < n->npeers && w->npeers < RPT_LOOP_PEERS; i++)
+			if (n->peers[i].ip == ip && n->peers[i].rbytes && peer_of(&n->peers[i], w))
+				w->peers[w->npeers++] = (uint32_t)i;
+}
+
 /* A loop's totals, steps; a launcher's state during its GPU's idle gaps. */
 static int finish_timed(struct wait_ctx *c, struct thread_time *t)
 {
@@ -733,6 +775,7 @@ static int finish_timed(struct wait_ctx *c, struct thread_time *t)
 	w->data_runnable_ns = t->data_runnable_ns;
 	w->own_read_ns = w->ns[RPT_TW_FILE_IO] + w->ns[RPT_TW_FAULT] + w->ns[RPT_TW_SOCKET];
 	rpt_blocked_sort(w);
+	loop_peers(m, w);
 	/* steps: the loop's NVTX step ranges, else its recurring wait-then-work */
 	rc = rpt_nvtx_steps(m, w, &t->tw[RPT_TW_DATA]);
 	if (rc == 0)

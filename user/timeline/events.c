@@ -202,6 +202,33 @@ static uint8_t call_flags(unsigned call)
 	return table[call];
 }
 
+/*
+ * A socket call's own args: its peer (when a SOCK_PEER record named the
+ * socket: older captures have none, and their slices stay as they were),
+ * the transport, the latency, and what the socket calls add.
+ */
+static void sock_args(struct tl_model *x, const struct gpuio_vfs_event *e, struct tl_args *a)
+{
+	const struct model_peer *p = model_session__peer(x->s, e->dev, e->ino);
+	char buf[160];
+
+	if (!p && !gpuio_call__is_sock(e->call))
+		return;
+	if (p) {
+		/* the session's table is final once pass 1 is over */
+		tl_arg_str(a, "peer", p->name, strlen(p->name), true);
+		a->a[a->n - 1].stable = !x->online;
+		tl_arg_str(a, "proto", p->proto, strlen(p->proto), true);
+		a->a[a->n - 1].stable = true;
+	}
+	if (gpuio_call__sock_dir(e->call, e->ftype) != GPUIO_SOCK_NONE)
+		tl_arg_us(a, "latency_us", e->dur_ns > INT64_MAX ? INT64_MAX : (int64_t)e->dur_ns);
+	if ((e->call == GPUIO_CALL_RECVMMSG || e->call == GPUIO_CALL_SENDMMSG) && e->offset2 >= 0)
+		tl_arg_s64(a, "messages", e->offset2);
+	if (gpuio_call__is_sock(e->call) && e->flags)
+		tl_arg_copy(a, "msg_flags", gpuio_msg_flags__str(e->flags, buf, sizeof(buf)), true);
+}
+
 void tl_model__vfs(struct tl_model *x, const struct gpuio_vfs_event *e, struct tl_vfs *o,
 		    struct tl_args *a)
 {
@@ -286,6 +313,8 @@ void tl_model__vfs(struct tl_model *x, const struct gpuio_vfs_event *e, struct t
 		tl_arg_copy(a, "flags", gpuio_splice_flags__str(e->flags, buf, sizeof(buf)), true);
 	if (!(is_open && failed && !e->ino && !e->dev))
 		ftype_arg(a, "ftype", e->ftype);
+	if (e->ftype == GPUIO_FT_SOCK)
+		sock_args(x, e, a);
 	if (cf & CF_TWO) {
 		path_arg(x, a, "path2", e->dev2, e->ino2, e->ftype2, &x->st.unresolved_paths);
 		if (e->fd2 >= 0)

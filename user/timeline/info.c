@@ -159,12 +159,14 @@ static void info_drops(struct tl_model *x, const struct model_facts *f, struct t
 		struct tl_arg *d = tl_arg_add(a, "drops", TLA_DICT);
 
 		d->len = 1;
-		for (size_t i = 0; i < gpuio_ndrop_counters; i++)
-			if ((__u32)gpuio_drop_counters[i].idx < s->nbpf) {     /* the tracer had it */
-				tl_arg_u64(a, gpuio_drop_counters[i].name,
-					   s->bpf[gpuio_drop_counters[i].idx]);
-				d->len++;
-			}
+		for (size_t i = 0; i < gpuio_ndrop_counters; i++) {
+			const struct gpuio_drop_counter *c = &gpuio_drop_counters[i];
+
+			if (!gpuio_drop_counter__listed(c, s))
+				continue;
+			tl_arg_u64(a, c->name, gpuio_stats__bpf(s, (unsigned)c->idx));
+			d->len++;
+		}
 		tl_arg_u64(a, "capture_write_errors", s->user[GPUIO_USTAT_WRITE_ERRORS]);
 		if (tl_model__gpu_any(x)) {
 			tl_arg_u64(a, "cupti_dropped", gcupti);
@@ -205,6 +207,9 @@ static void info_header(const struct gpuio_cap_header *h, struct tl_args *a)
 	tl_arg_u64(a, "ncpus", h->ncpus);
 	tl_arg_bool(a, "trace_all", h->flags & GPUIO_CAPF_ALL);
 	tl_arg_bool(a, "all_fds", h->flags & GPUIO_CAPF_ALL_FDS);
+	/* only where set: older captures' info stays the same */
+	if (h->flags & GPUIO_CAPF_SOCKETS)
+		tl_arg_bool(a, "sockets", true);
 	tl_arg_bool(a, "launched", h->flags & GPUIO_CAPF_LAUNCH);
 	tl_arg_u64(a, "capture_version", h->version);
 	tl_arg_u64(a, "abi_version", h->abi_version);

@@ -26,7 +26,7 @@
 #include "lib/log.h"
 #include "lib/units.h"
 
-#define MAX_PROGS 20
+#define MAX_PROGS 32
 
 /* A program name prefixed "?func:" loads only where the kernel has func. */
 struct variant {
@@ -53,7 +53,13 @@ enum { L_PROC, L_VFS, L_BLOCK, L_PAGECACHE, L_IOURING, L_SCHED, L_CUDA, L_COUNT 
 	"?vfs_iter_read:vfs_iter_read_" e, "?vfs_iter_read:vfs_iter_read_" x, \
 	"?vfs_iter_write:vfs_iter_write_" e, "?vfs_iter_write:vfs_iter_write_" x, \
 	"vfs_fsync_" e, "vfs_fsync_" x, "vfs_open_" e, "vfs_open_" x, \
-	"?filp_close:vfs_close_" e, "?filp_close:vfs_close_" x
+	"?filp_close:vfs_close_" e, "?filp_close:vfs_close_" x, \
+	"?__sys_recvfrom:vfs_sock_recvfrom_" e, "?__sys_recvfrom:vfs_sock_recvfrom_" x, \
+	"?__sys_sendto:vfs_sock_sendto_" e, "?__sys_sendto:vfs_sock_sendto_" x, \
+	"?__sys_recvmsg:vfs_sock_recvmsg_" e, "?__sys_recvmsg:vfs_sock_recvmsg_" x, \
+	"?__sys_sendmsg:vfs_sock_sendmsg_" e, "?__sys_sendmsg:vfs_sock_sendmsg_" x, \
+	"?__sys_recvmmsg:vfs_sock_recvmmsg_" e, "?__sys_recvmmsg:vfs_sock_recvmmsg_" x, \
+	"?__sys_sendmmsg:vfs_sock_sendmmsg_" e, "?__sys_sendmmsg:vfs_sock_sendmmsg_" x
 
 static const struct layer layers[L_COUNT] = {
 	[L_PROC] = { "proc", false, {
@@ -123,6 +129,18 @@ static bool prog_available(const char *entry)
 	if (!vmlinux)
 		return false;
 	return btf__find_by_name_kind(vmlinux, func, BTF_KIND_FUNC) > 0;
+}
+
+/*
+ * A program of the chosen variants to load and attach: its kernel function
+ * exists, and the socket calls' hooks only where sockets are traced (with
+ * --no-sockets they would only return).
+ */
+static bool prog_wanted(const struct gpuio_loader_opts *o, const char *entry)
+{
+	if (!strncmp(prog_name(entry), "vfs_sock_", 9) && !o->sockets && !o->all_fds)
+		return false;
+	return prog_available(entry);
 }
 
 const char *gpuio_loader__vfs_modes(void)
@@ -266,6 +284,7 @@ static int try_load(struct gpuio_loader *l, const struct gpuio_loader_opts *o, i
 	}
 	l->skel->rodata->trace_all = o->trace_all;
 	l->skel->rodata->all_fds = o->all_fds;
+	l->skel->rodata->trace_sockets = o->sockets;
 	l->skel->rodata->self_tgid = o->self_tgid;
 	l->skel->rodata->wakeup_bytes = o->ringbuf_bytes / 16;
 	/* make vmbench's cost breakdown only (bpf/trace/common.bpf.h bench_cut) */
@@ -284,7 +303,7 @@ static int try_load(struct gpuio_loader *l, const struct gpuio_loader_opts *o, i
 			return lay + 1;
 		}
 		for (int p = 0; p < MAX_PROGS && v->progs[p]; p++) {
-			if (!prog_available(v->progs[p]))
+			if (!prog_wanted(o, v->progs[p]))
 				continue;
 			prog = bpf_object__find_program_by_name(l->skel->obj, prog_name(v->progs[p]));
 			if (!prog) {
@@ -325,7 +344,7 @@ static int try_load(struct gpuio_loader *l, const struct gpuio_loader_opts *o, i
 		for (int p = 0; p < MAX_PROGS && v->progs[p]; p++) {
 			struct bpf_link *link;
 
-			if (!prog_available(v->progs[p]))
+			if (!prog_wanted(o, v->progs[p]))
 				continue;
 			prog = bpf_object__find_program_by_name(l->skel->obj, prog_name(v->progs[p]));
 			link = bpf_program__attach(prog);

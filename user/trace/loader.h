@@ -15,6 +15,7 @@ struct gpuio_cap_header;
 struct gpuio_loader_opts {
 	bool trace_all;          /* -a */
 	bool all_fds;            /* --all-fds */
+	bool sockets;            /* IP and unix socket I/O (gpuio trace, unless --no-sockets) */
 	__u32 self_tgid;
 	size_t ringbuf_bytes;    /* power of two */
 	const char *vfs_mode;    /* NULL = best; else forced (e.g. "syscall") */
@@ -32,7 +33,7 @@ struct gpuio_loader {
 	char sched_mode[16];
 	char cuda_mode[16];      /* "uprobe.multi", "uprobe" (attached per library later) or "off" */
 	char detail[512];        /* why better modes were refused */
-	struct bpf_link *links[48];
+	struct bpf_link *links[64];
 	int nlinks;
 };
 

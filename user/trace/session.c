@@ -81,7 +81,8 @@ static void fill_header(struct trace_session *s)
 
 	gpuio_cap_header__init(h, (__u32)libbpf_num_possible_cpus(),
 			       (o->all ? GPUIO_CAPF_ALL : 0) | (o->all_fds ? GPUIO_CAPF_ALL_FDS : 0) |
-			       (o->cmd ? GPUIO_CAPF_LAUNCH : 0) | (o->no_bpf ? GPUIO_CAPF_NO_BPF : 0));
+			       (o->cmd ? GPUIO_CAPF_LAUNCH : 0) | (o->no_bpf ? GPUIO_CAPF_NO_BPF : 0) |
+			       (o->no_sockets || o->no_bpf ? 0 : GPUIO_CAPF_SOCKETS));
 	if (s->l)
 		gpuio_loader__describe(s->l, h);
 	else
@@ -182,7 +183,8 @@ static int setup(struct trace_session *s)
 {
 	const struct trace_opts *o = s->o;
 	struct gpuio_loader_opts lo = {
-		.trace_all = o->all, .all_fds = o->all_fds, .self_tgid = (__u32)getpid(),
+		.trace_all = o->all, .all_fds = o->all_fds, .sockets = !o->no_sockets,
+		.self_tgid = (__u32)getpid(),
 		.ringbuf_bytes = o->ringbuf, .vfs_mode = o->vfs_mode,
 		.no_cuda_uprobes = o->no_cuda_uprobes, .no_sched = o->no_sched,
 	};
@@ -515,6 +517,10 @@ static void say_drops(const struct ringbuf_drain_totals *t)
 		pr_warn("%llu context switches or wake-ups lost (ring buffer full): thread states "
 			"around them are approximate; try --ringbuf 64M or --no-sched",
 			(unsigned long long)t->stats[GPUIO_STAT_RB_DROP_SCHED]);
+	if (t->stats[GPUIO_STAT_RB_DROP_SOCK])
+		pr_warn("%llu socket peer records lost (ring buffer full): their sockets' calls "
+			"show no peer unless a later call named it; try --ringbuf 64M",
+			(unsigned long long)t->stats[GPUIO_STAT_RB_DROP_SOCK]);
 }
 
 /* A command still running at the end: pass a TERM on, wait a little; its exit code (-1: none). */

@@ -24,6 +24,7 @@ struct trace_opts {
 	int npids;
 	bool all;
 	bool all_fds;
+	bool no_sockets;         /* --no-sockets: socket I/O only with --all-fds */
 	const char *capture;     /* the capture to write */
 	const char *vfs_mode;
 	bool no_cuda_uprobes;

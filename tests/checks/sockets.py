@@ -1,0 +1,245 @@
+"""t_sockets: socket calls and their peers in the exports and the report,
+against gen_capture's manifest (synthetic, exact to the ns) and against
+what a traced client (tests/progs/sock_client.py) and the object store it
+fetched from (tests/progs/object_store.py) counted themselves.
+
+What computes truth is apart and unit-tested (test_sockets.py):
+recv_send (which way a call moves a socket's bytes), peer_totals and
+requests (the exchanges rule of user/report/report_net.h, written again
+here from the manifest's calls), close_enough (the tolerance of a time the
+program measured around its own calls)."""
+import json
+
+import check_trace as ct
+from checks.export_gen import decoded
+
+RECV = {"recvfrom", "recvmsg", "recvmmsg", "read", "readv"}
+SEND = {"sendto", "sendmsg", "sendmmsg", "write", "writev"}
+INFO_NAME = "gpuio trace info"
+
+
+def recv_send(call):
+    """'recv', 'send' or None: the direction of a call on a socket"""
+    return "recv" if call in RECV else "send" if call in SEND else None
+
+
+def requests(calls):
+    """requests on one socket: bursts in the direction of its first data
+    call answered by a call the other way that moved bytes; [(start, end)]
+    of each answered exchange (calls: dicts with call, ts, dur, ret)"""
+    first, state, out = None, "idle", []
+    s = e = 0
+    for c in sorted(calls, key=lambda c: c["ts"]):
+        d = recv_send(c["call"])
+        if d is None:
+            continue
+        if first is None:
+            if c["ret"] <= 0:
+                continue
+            first = d
+        if d == first:
+            if state == "answered":
+                out.append((s, e))
+                state = "idle"
+            if state == "idle":
+                state, s = "asking", c["ts"]
+            continue
+        if c["ret"] <= 0 or state == "idle":
+            continue
+        state, e = "answered", c["ts"] + c["dur"]
+    if state == "answered":
+        out.append((s, e))
+    return out
+
+
+def peer_totals(calls):
+    """{peer: {received, sent, recv_calls, send_calls, recv_ns, send_ns,
+    requests}} of manifest calls that have a peer (peer_hex)"""
+    by_sock, out = {}, {}
+    for c in calls:
+        if c.get("peer_hex") is None:
+            continue
+        peer = decoded(c["peer_hex"])
+        by_sock.setdefault((peer, c["ino"]), []).append(c)
+        t = out.setdefault(peer, dict(received=0, sent=0, recv_calls=0, send_calls=0,
+                                      recv_ns=0, send_ns=0, requests=0))
+        d = recv_send(c["call"])
+        if d is None:
+            continue
+        b = c["ret"] if c["ret"] > 0 else 0
+        if d == "recv":
+            t["received"] += b
+            t["recv_calls"] += 1
+            t["recv_ns"] += c["dur"]
+        else:
+            t["sent"] += b
+            t["send_calls"] += 1
+            t["send_ns"] += c["dur"]
+    for (peer, _), cs in by_sock.items():
+        out[peer]["requests"] += len(requests(cs))
+    return out
+
+
+def close_enough(got_ns, want_ns, rel=0.10, abs_ns=20_000_000):
+    """a time gpuio measured vs the program's own clock around the same calls"""
+    return abs(got_ns - want_ns) <= rel * want_ns + abs_ns
+
+
+def _info(ev):
+    for e in ev:
+        if e.get("name") == INFO_NAME:
+            return e.get("args", {})
+    raise AssertionError("no 'gpuio trace info' instant")
+
+
+def socket_slices(ev):
+    """VFS slices on sockets, in time order"""
+    out = [e for e in ev if e.get("ph") == "X" and e.get("cat") == "vfs" and
+           e.get("args", {}).get("ftype") == "socket"]
+    return sorted(out, key=lambda e: e["ts"])
+
+
+def gen_export(trace, manifest):
+    """gen_capture sockets' export (JSON or .pftrace) against its manifest:
+    every socket call once, on its thread, at its ns, with its peer, proto,
+    bytes (or errno), requested, latency, messages; no peer where the
+    capture named none"""
+    m = json.load(open(manifest))
+    ev = ct.load(trace)
+    info = [e for e in ev if e.get("name") == INFO_NAME][0]
+    # the info instant is at the timeline's origin: JSON ts 0, .pftrace's own clock
+    zero = ct.ns(info["ts"]) - int(info["args"]["timeline_origin_ns"]) + \
+        int(info["args"]["monotonic_base_ns"])
+    got = {}
+    for e in socket_slices(ev):
+        key = (e["tid"], ct.ns(e["ts"]) - zero)
+        assert key not in got, "two slices at %s" % (key,)
+        got[key] = e
+    assert len(got) == len(m["calls"]), "%d socket slices, %d calls" % (len(got), len(m["calls"]))
+    for c in m["calls"]:
+        e = got.get((c["tid"], c["ts"]))
+        assert e, "no slice for %s" % c
+        a = e["args"]
+        assert e["name"] == c["call"], (e["name"], c)
+        assert ct.ns(e["dur"]) == c["dur"], (e, c)
+        assert a["requested"] == c["requested"], (a, c)
+        if c["ret"] >= 0:
+            assert a["bytes"] == c["ret"] and "errno" not in a, (a, c)
+        else:
+            assert a["errno"] == -c["ret"] and "bytes" not in a, (a, c)
+        if c["peer_hex"] is None:
+            assert "peer" not in a and "latency_us" not in a, a
+            continue
+        assert a["peer"] == decoded(c["peer_hex"]), (a["peer"], c)
+        assert ct.ns(a["latency_us"]) == c["dur"], (a, c)
+        assert ("messages" in a) == (c["messages"] >= 0), (a, c)
+        if c["messages"] >= 0:
+            assert a["messages"] == c["messages"], (a, c)
+        assert ("msg_flags" in a) == bool(c["flags"]), (a, c)
+    counts = _info(ev)["record_counts"]
+    assert counts.get("sock_peer") == 7 and counts["unknown"] == 0, counts
+    print("sockets: %d socket slices exactly as generated (peers, bytes, errno, "
+          "latency, messages)" % len(got))
+
+
+def _peers(report):
+    return {p["peer"]: p for p in report["network"]["peers"]}
+
+
+def gen_report(report_json, manifest):
+    """gpuio report --json of gen_capture sockets: each peer's bytes, calls,
+    times and requests as the manifest's calls add up; the TCP peer's request
+    latency; the socket without a peer record left to the files"""
+    m = json.load(open(manifest))
+    r = json.load(open(report_json))
+    peers = _peers(r)
+    want = peer_totals(m["calls"])
+    assert set(peers) == set(want), (sorted(peers), sorted(want))
+    for name, t in want.items():
+        p = peers[name]
+        for k, rk in (("received", "received_bytes"), ("sent", "sent_bytes"),
+                      ("recv_calls", "recv_calls"), ("send_calls", "send_calls"),
+                      ("requests", "requests")):
+            assert p[rk] == t[k], (name, rk, p[rk], t[k])
+        assert ct.ns(p["recv_time_us"]) == t["recv_ns"], (name, p, t)
+        assert ct.ns(p["send_time_us"]) == t["send_ns"], (name, p, t)
+    lat = m["tcp_request_latency"]
+    assert ct.ns(peers["10.0.0.5:9000"]["request_mean_us"]) == sum(lat) // len(lat), peers
+    assert ct.ns(peers["10.0.0.5:9000"]["request_max_us"]) == max(lat), peers
+    assert peers["10.0.0.5:9000"]["role"] == "client", peers
+    files = {f["path"] for f in r.get("files", [])}
+    assert "socket:[7008]" in files and not any(f.startswith("socket:[700") and
+                                                f != "socket:[7008]" for f in files), files
+    print("sockets: report peers, bytes, calls, times and requests as generated")
+
+
+def live(trace, report_json, client_log, store_log, store_peer_only="0"):
+    """a traced sock_client.py run: per peer, the bytes each way and the calls
+    equal what the client's calls returned; requests equal its requests;
+    time in receives within 10% + 20 ms of its own clock; the object store's
+    bytes_sent plus the headers the client counted equal what gpuio says it
+    received; no pipe slice (no --all-fds); the report's peers table and the
+    remote_data recommendation with the same numbers"""
+    cl = json.load(open(client_log))
+    st = json.load(open(store_log))
+    ev = ct.load(trace)
+    r = json.load(open(report_json))
+    by_peer = {}
+    for e in socket_slices(ev):
+        if e["pid"] != cl["pid"]:
+            continue
+        a = e["args"]
+        t = by_peer.setdefault(a.get("peer"), dict(received=0, sent=0, recv_calls=0,
+                                                   send_calls=0, recv_ns=0))
+        d = recv_send(e["name"])
+        if d == "recv":
+            t["received"] += a.get("bytes", 0)
+            t["recv_calls"] += 1
+            t["recv_ns"] += ct.ns(e["dur"])
+        elif d == "send":
+            t["sent"] += a.get("bytes", 0)
+            t["send_calls"] += 1
+    pipes = [e for e in ev if e.get("ph") == "X" and e.get("args", {}).get("ftype") == "pipe"]
+    assert not pipes, "pipe slices without --all-fds: %s" % pipes[:2]
+    peers = _peers(r)
+    names = list(cl["peers"])
+    if store_peer_only == "1":
+        names = names[:1]
+    for name in names:
+        want = cl["peers"][name]
+        got = by_peer.get(name)
+        assert got, "no slice with peer %s (peers: %s)" % (name, sorted(by_peer, key=str))
+        for k in ("received", "sent", "recv_calls", "send_calls"):
+            wk = {"received": "recv_bytes", "sent": "sent_bytes"}.get(k, k)
+            assert got[k] == want[wk], (name, k, got[k], want[wk])
+        assert close_enough(got["recv_ns"], want["recv_ns"]), (name, got, want)
+        p = peers[name]
+        assert p["received_bytes"] == want["recv_bytes"], (name, p, want)
+        assert p["sent_bytes"] == want["sent_bytes"], (name, p, want)
+        assert p["requests"] == want["requests"], (name, p, want)
+        assert close_enough(ct.ns(p["recv_time_us"]), want["recv_ns"]), (name, p, want)
+        print("sockets: %s: %d B received, %d B sent, %d requests, %.1f ms in receives "
+              "(the client: %.1f ms)" % (name, p["received_bytes"], p["sent_bytes"],
+                                        p["requests"], p["recv_time_us"] / 1e3,
+                                        want["recv_ns"] / 1e6))
+    store = names[0]
+    want = cl["peers"][store]
+    assert want["body_bytes"] == st["bytes_sent"] and want["requests"] == st["requests"], (want, st)
+    assert peers[store]["received_bytes"] == st["bytes_sent"] + want["header_bytes"], (peers[store], st)
+    recos = [x for x in r["recommendations"] if x["kind"] == "remote_data"]
+    assert len(recos) == 1, r["recommendations"]
+    ev_text = recos[0]["evidence"]
+    assert store in ev_text and "%d requests" % st["requests"] in ev_text, ev_text
+    assert "pid %d " % cl["pid"] in recos[0]["text"], recos[0]
+    print("sockets: the object store's %d B + %d B of headers received exactly; remote_data "
+          "advice for pid %d" % (st["bytes_sent"], want["header_bytes"], cl["pid"]))
+
+
+def no_sockets(trace):
+    """--no-sockets: no socket slice, no peer record"""
+    ev = ct.load(trace)
+    s = socket_slices(ev)
+    assert not s, "socket slices with --no-sockets: %s" % s[:2]
+    counts = _info(ev)["record_counts"]
+    assert "sock_peer" not in counts, counts
+    print("sockets: --no-sockets: no socket call, no peer record")
