@@ -252,14 +252,23 @@ enum gpuio_ustat {
 	GPUIO_USTAT_MAX
 };
 
-/* Snapshot of all counters (cumulative), written periodically and at the end. */
+/*
+ * Snapshot of all counters (cumulative), written periodically and at the end.
+ * The first GPUIO_STAT_FIXED BPF counters come before user[]; the ones added
+ * since follow the fixed part (more[]): a reader built before them still
+ * finds user[], records and final where it knows them, and a reader keeps
+ * the counters it knows of a record from a build that has more. Userspace
+ * reads a counter by its enum gpuio_stat with gpuio_stats__get().
+ */
+#define GPUIO_STAT_FIXED 13          /* up to GPUIO_STAT_RB_DROP_SCHED */
 struct gpuio_stats_event {
 	struct gpuio_hdr hdr;
-	__u64 bpf[GPUIO_STAT_MAX];
+	__u64 bpf[GPUIO_STAT_FIXED];
 	__u64 user[GPUIO_USTAT_MAX];
 	__u64 records;               /* records written to the capture so far */
 	__u32 final;                 /* 1 in the last snapshot of a clean end */
 	__u32 pad;
+	__u64 more[GPUIO_STAT_MAX - GPUIO_STAT_FIXED];   /* counters GPUIO_STAT_FIXED.. */
 };
 
 struct gpuio_devname_event {

@@ -269,8 +269,13 @@ static void add_stats(unsigned long long ts, int final, const unsigned long long
 
 	memset(&s, 0, sizeof(s));
 	fill_hdr(&s.hdr, GPUIO_REC_STATS, sizeof(s), 0, 0, ts);
-	if (bpf)
-		memcpy(s.bpf, bpf, sizeof(s.bpf));
+	if (bpf) {
+		__u64 all[GPUIO_STAT_MAX];
+
+		for (int i = 0; i < GPUIO_STAT_MAX; i++)
+			all[i] = bpf[i];
+		gpuio_stats__set_all(&s, all);
+	}
 	s.records = gpuio_cap_writer__records(W) + 1;
 	s.final = (__u32)final;
 	append(&s, sizeof(s));

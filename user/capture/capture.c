@@ -173,31 +173,54 @@ const struct gpuio_drop_counter gpuio_drop_counters[] = {
 };
 const size_t gpuio_ndrop_counters = ARRAY_SIZE(gpuio_drop_counters);
 
+_Static_assert(GPUIO_STAT_FIXED == GPUIO_STAT_RB_DROP_SCHED + 1,
+	       "the stats record's fixed part is what the first readers know");
+
+__u64 gpuio_stats__get(const struct gpuio_stats_event *s, unsigned idx)
+{
+	if (idx < GPUIO_STAT_FIXED)
+		return s->bpf[idx];
+	return idx < GPUIO_STAT_MAX ? s->more[idx - GPUIO_STAT_FIXED] : 0;
+}
+
+void gpuio_stats__set_all(struct gpuio_stats_event *s, const __u64 *all)
+{
+	memcpy(s->bpf, all, sizeof(s->bpf));
+	memcpy(s->more, all + GPUIO_STAT_FIXED, sizeof(s->more));
+}
+
 __u64 gpuio_stats__dropped(const struct gpuio_stats_event *s)
 {
 	__u64 n = s->user[GPUIO_USTAT_WRITE_ERRORS];
 
 	for (size_t i = 0; i < gpuio_ndrop_counters; i++)
-		n += s->bpf[gpuio_drop_counters[i].idx];
+		n += gpuio_stats__get(s, (unsigned)gpuio_drop_counters[i].idx);
 	return n;
 }
 
 void gpuio_stats__from_record(const struct gpuio_hdr *h, struct gpuio_stats_event *out)
 {
-	size_t nbpf, tail = sizeof(*out) - offsetof(struct gpuio_stats_event, user);
+	const size_t fixed = offsetof(struct gpuio_stats_event, more);
+	const size_t head = offsetof(struct gpuio_stats_event, bpf);
+	const size_t tail = fixed - offsetof(struct gpuio_stats_event, user);
+	size_t n;
 
 	memset(out, 0, sizeof(*out));
-	if (h->size >= sizeof(*out)) {
-		memcpy(out, h, sizeof(*out));
-		return;
-	}
 	if (h->size < GPUIO_STATS_V1_SIZE)
 		return;
-	/* fewer BPF counters than this build knows: user[] and the rest follow them */
-	nbpf = (h->size - (sizeof(*out) - sizeof(out->bpf))) / sizeof(__u64);
-	memcpy(out, h, offsetof(struct gpuio_stats_event, bpf) + nbpf * sizeof(__u64));
-	memcpy(&out->user, (const unsigned char *)h + offsetof(struct gpuio_stats_event, bpf) +
-	       nbpf * sizeof(__u64), tail);
+	if (h->size >= fixed) {
+		/* the fixed part, then the counters added since: those it has that we know */
+		n = (h->size - fixed) / sizeof(__u64);
+		if (n > ARRAY_SIZE(out->more))
+			n = ARRAY_SIZE(out->more);
+		memcpy(out, h, fixed);
+		memcpy(out->more, (const unsigned char *)h + fixed, n * sizeof(__u64));
+	} else {
+		/* fewer BPF counters than the fixed part: user[] and the rest follow them */
+		n = (h->size - (fixed - sizeof(out->bpf))) / sizeof(__u64);
+		memcpy(out, h, head + n * sizeof(__u64));
+		memcpy(&out->user, (const unsigned char *)h + head + n * sizeof(__u64), tail);
+	}
 	out->hdr.size = sizeof(*out);
 }
 
@@ -480,7 +503,7 @@ int gpuio_rec__sanitize(unsigned char *rec)
 		break;
 	}
 	case GPUIO_REC_STATS:
-		if (h->size < sizeof(struct gpuio_stats_event)) {
+		if (h->size != sizeof(struct gpuio_stats_event)) {
 			struct gpuio_stats_event st;
 
 			gpuio_stats__from_record(h, &st);

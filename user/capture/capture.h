@@ -134,6 +134,10 @@ extern const struct gpuio_drop_counter gpuio_drop_counters[];
 extern const size_t gpuio_ndrop_counters;
 /* Events lost: the drop counters plus failed capture writes. */
 __u64 gpuio_stats__dropped(const struct gpuio_stats_event *s);
+/* BPF counter idx (enum gpuio_stat) of a snapshot: bpf[] or more[]. */
+__u64 gpuio_stats__get(const struct gpuio_stats_event *s, unsigned idx);
+/* Set every BPF counter of a snapshot from all[GPUIO_STAT_MAX]. */
+void gpuio_stats__set_all(struct gpuio_stats_event *s, const __u64 *all);
 
 /*
  * A stats record as this build lays it out, whatever counters the capture's

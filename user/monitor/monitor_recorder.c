@@ -401,6 +401,7 @@ static int dump_capture(struct monitor_recorder *r, const char *cap, __u64 t0, _
 	struct gpuio_cap_writer *w = NULL;
 	struct gpuio_cap_header hdr;
 	struct gpuio_stats_event st;
+	__u64 all[GPUIO_STAT_MAX];
 	int err = -ENOMEM;
 
 	if (!d.tids || !d.files || !d.named)
@@ -418,7 +419,8 @@ static int dump_capture(struct monitor_recorder *r, const char *cap, __u64 t0, _
 	st.hdr.type = GPUIO_REC_STATS;
 	st.hdr.size = sizeof(st);
 	st.hdr.ts = t0;
-	read_stats(r, st.bpf);
+	read_stats(r, all);
+	gpuio_stats__set_all(&st, all);
 	st.records = gpuio_cap_writer__records(w) + 1;
 	st.final = 1;
 	gpuio_cap_writer__append(w, &st, sizeof(st));

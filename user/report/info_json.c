@@ -178,7 +178,7 @@ static void json_end(struct json_writer *w, bool *pfirst, const struct capture_i
 			json_writer__putc(w, '{');
 			for (size_t i = 0; i < gpuio_ndrop_counters; i++)
 				ju64(w, &f3, gpuio_drop_counters[i].name,
-				     s->bpf[gpuio_drop_counters[i].idx]);
+				     gpuio_stats__get(s, (unsigned)gpuio_drop_counters[i].idx));
 			ju64(w, &f3, "capture_write_errors", s->user[GPUIO_USTAT_WRITE_ERRORS]);
 			json_writer__putc(w, '}');
 		}

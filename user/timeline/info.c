@@ -159,7 +159,8 @@ static void info_drops(struct tl_model *x, const struct model_facts *f, struct t
 		struct tl_arg *d = tl_arg_add(a, "drops", TLA_DICT);
 
 		for (size_t i = 0; i < gpuio_ndrop_counters; i++)
-			tl_arg_u64(a, gpuio_drop_counters[i].name, s->bpf[gpuio_drop_counters[i].idx]);
+			tl_arg_u64(a, gpuio_drop_counters[i].name,
+				   gpuio_stats__get(s, (unsigned)gpuio_drop_counters[i].idx));
 		tl_arg_u64(a, "capture_write_errors", s->user[GPUIO_USTAT_WRITE_ERRORS]);
 		d->len = (uint32_t)gpuio_ndrop_counters + 1;
 		if (tl_model__gpu_any(x)) {

@@ -240,12 +240,14 @@ static void read_stats(struct ringbuf_drain *c, __u64 *out)
 int ringbuf_drain__write_stats(struct ringbuf_drain *c, bool final)
 {
 	struct gpuio_stats_event ev;
+	__u64 all[GPUIO_STAT_MAX];
 
 	memset(&ev, 0, sizeof(ev));
 	ev.hdr.type = GPUIO_REC_STATS;
 	ev.hdr.size = sizeof(ev);
 	ev.hdr.ts = clock_mono_ns();
-	read_stats(c, ev.bpf);
+	read_stats(c, all);
+	gpuio_stats__set_all(&ev, all);
 	memcpy(ev.user, c->ustats, sizeof(ev.user));
 	ev.records = gpuio_cap_writer__records(c->w) + 1;
 	ev.final = final;
