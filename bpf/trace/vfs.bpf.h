@@ -22,6 +22,26 @@
  */
 enum { ACC_PROBE, ACC_CAST, ACC_BTF };
 
+/*
+ * A page fault of the thread on a file mapping, in flight until the task's
+ * fault counters move (fault.bpf.h). Apart from the call fields: a fault is
+ * settled lazily, after the thread may have begun a call.
+ */
+struct fault_state {
+	__u64 ts;            /* entry; 0: none in flight */
+	__u64 end;           /* the last moment seen inside it */
+	__u64 ino;
+	__s64 off;           /* file offset of the faulting page */
+	__s64 lo;            /* lowest file offset it brought in, -1 none */
+	__u64 maj, min;      /* the task's maj_flt, min_flt at entry */
+	__u32 dev;
+	__u32 seq;           /* from the thread's call numbers */
+	__u32 pages;         /* pages it added to the page cache */
+	__u8 ftype;
+	__u8 slept;
+	__u8 write;
+};
+
 /* In-flight call of one thread. */
 struct call_state {
 	__u64 ts;
@@ -49,6 +69,7 @@ struct call_state {
 	__u8 c_ftype;
 	__u64 c_file, c_inode, c_ino;
 	__u32 c_dev;
+	struct fault_state fault;
 };
 
 struct {

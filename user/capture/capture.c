@@ -160,18 +160,27 @@ int gpuio_cap_writer__close(struct gpuio_cap_writer *w)
 }
 
 const struct gpuio_drop_counter gpuio_drop_counters[] = {
-	{ GPUIO_STAT_RB_DROP_VFS, "rb_drop_vfs" },
-	{ GPUIO_STAT_RB_DROP_BLOCK, "rb_drop_block" },
-	{ GPUIO_STAT_RB_DROP_PATH, "rb_drop_path" },
-	{ GPUIO_STAT_RB_DROP_PROC, "rb_drop_proc" },
-	{ GPUIO_STAT_MAP_FULL_PID, "map_full_pid" },
-	{ GPUIO_STAT_MAP_FULL_RQ, "map_full_rq" },
-	{ GPUIO_STAT_MAP_FULL_TASK, "map_full_task" },
-	{ GPUIO_STAT_RB_DROP_CUDA, "rb_drop_cuda" },
-	{ GPUIO_STAT_CUDA_DEPTH, "cuda_too_deep" },
-	{ GPUIO_STAT_RB_DROP_SCHED, "rb_drop_sched" },
+	{ GPUIO_STAT_RB_DROP_VFS, "rb_drop_vfs", false },
+	{ GPUIO_STAT_RB_DROP_BLOCK, "rb_drop_block", false },
+	{ GPUIO_STAT_RB_DROP_PATH, "rb_drop_path", false },
+	{ GPUIO_STAT_RB_DROP_PROC, "rb_drop_proc", false },
+	{ GPUIO_STAT_MAP_FULL_PID, "map_full_pid", false },
+	{ GPUIO_STAT_MAP_FULL_RQ, "map_full_rq", false },
+	{ GPUIO_STAT_MAP_FULL_TASK, "map_full_task", false },
+	{ GPUIO_STAT_RB_DROP_CUDA, "rb_drop_cuda", false },
+	{ GPUIO_STAT_CUDA_DEPTH, "cuda_too_deep", false },
+	{ GPUIO_STAT_RB_DROP_SCHED, "rb_drop_sched", false },
+	{ GPUIO_STAT_RB_DROP_FAULT, "rb_drop_fault", true },
+	{ GPUIO_STAT_MAP_FULL_FAULT, "map_full_fault", true },
+	{ GPUIO_STAT_FAULT_NO_VMA, "fault_no_vma", true },
 };
 const size_t gpuio_ndrop_counters = ARRAY_SIZE(gpuio_drop_counters);
+
+bool gpuio_drop_counter__known(const struct gpuio_drop_counter *c,
+			       const struct gpuio_cap_header *h)
+{
+	return !c->fault_layer || h->fault_mode[0];
+}
 
 _Static_assert(GPUIO_STAT_FIXED == GPUIO_STAT_RB_DROP_SCHED + 1,
 	       "the stats record's fixed part is what the first readers know");
@@ -318,6 +327,7 @@ size_t gpuio_rec_min_size(__u16 type)
 	case GPUIO_REC_GPU_OVERHEAD: return sizeof(struct gpuio_gpu_overhead);
 	case GPUIO_REC_GPU_SYM:      return offsetof(struct gpuio_gpu_sym, name);
 	case GPUIO_REC_SCHED:        return sizeof(struct gpuio_sched_event);
+	case GPUIO_REC_FAULT_COUNT:  return sizeof(struct gpuio_fault_count);
 	default:                return 0;
 	}
 }

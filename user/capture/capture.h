@@ -52,6 +52,7 @@ struct gpuio_cap_header {
 	char  cmdline[1024];    /* gpuio's own argv, space separated */
 	/* --- added after the first release: shorter headers read as empty --- */
 	char  sched_mode[16];   /* scheduler layer, "" in older captures */
+	char  fault_mode[16];   /* fault layer, "" in older captures */
 };
 /* Header of captures made before sched_mode. */
 #define GPUIO_CAP_HEADER_V1_SIZE 2024u
@@ -129,9 +130,16 @@ void gpuio_cap_reader__close(struct gpuio_cap_reader *r);
 struct gpuio_drop_counter {
 	int idx;                /* enum gpuio_stat */
 	const char *name;       /* as in the trace info and `gpuio info --json` */
+	bool fault_layer;       /* came with the fault layer (header's fault_mode) */
 };
 extern const struct gpuio_drop_counter gpuio_drop_counters[];
 extern const size_t gpuio_ndrop_counters;
+/*
+ * Whether a capture's build had counter c (one made before it has no such
+ * counter: listing it as 0 would say what was never measured).
+ */
+bool gpuio_drop_counter__known(const struct gpuio_drop_counter *c,
+			       const struct gpuio_cap_header *h);
 /* Events lost: the drop counters plus failed capture writes. */
 __u64 gpuio_stats__dropped(const struct gpuio_stats_event *s);
 /* BPF counter idx (enum gpuio_stat) of a snapshot: bpf[] or more[]. */

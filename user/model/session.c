@@ -345,11 +345,17 @@ static void gpu_act_of(const struct gpuio_hdr *h, struct model_gpu_act *a)
 	}
 }
 
+/* A kind this build decodes (numbers given to kinds still to come are unknown). */
+static bool decoded(unsigned type)
+{
+	return type <= GPUIO_REC_LAST && type != GPUIO_REC_WAIT;
+}
+
 /* The tables a record changes (pass 1 and online only). */
 static int note(struct model_session *s, const struct gpuio_hdr *h)
 {
 	s->f.records++;
-	s->f.counts[h->type <= GPUIO_REC_LAST ? h->type : 0]++;
+	s->f.counts[decoded(h->type) ? h->type : 0]++;
 	if (h->ts > s->f.last_ts)
 		s->f.last_ts = h->ts;
 	/* collector records (stats, devnames) may carry no ts: 0 is none */
@@ -426,6 +432,8 @@ static int dispatch(const struct gpuio_hdr *h, const struct model_tool *t)
 		return t->gpu_overhead ? t->gpu_overhead(t->ctx, r) : 0;
 	case GPUIO_REC_GPU_SYM:
 		return t->gpu_sym ? t->gpu_sym(t->ctx, r) : 0;
+	case GPUIO_REC_FAULT_COUNT:
+		return t->fault_count ? t->fault_count(t->ctx, r) : 0;
 	default:
 		return 0;
 	}

@@ -65,6 +65,7 @@ struct model_tool {
 	int (*nvtx)(void *ctx, const struct gpuio_nvtx_range *e);
 	int (*gpu_overhead)(void *ctx, const struct gpuio_gpu_overhead *e);
 	int (*gpu_sym)(void *ctx, const struct gpuio_gpu_sym *e);
+	int (*fault_count)(void *ctx, const struct gpuio_fault_count *e);   /* cumulative */
 };
 
 /* ---- the session ---- */

@@ -178,6 +178,9 @@ int monitor_recorder__open(const struct monitor_recorder_opts *o, struct monitor
 		return -ENOMEM;
 	}
 	lo.trace_all = true;
+	/* page faults node-wide (a mapping lookup per fault of every process)
+	 * are not for an always-on recorder: gpuio trace -a has them */
+	lo.no_faults = true;
 	lo.self_tgid = (__u32)getpid();
 	lo.ringbuf_bytes = o->ringbuf_bytes;
 	err = gpuio_loader__open(&lo, &r->l);

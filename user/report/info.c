@@ -18,7 +18,7 @@ static const char *const type_names[] = {
 	[GPUIO_REC_GPU_MEMCPY] = "memcpy", [GPUIO_REC_GPU_MEMSET] = "memset",
 	[GPUIO_REC_CUDA_API] = "cuda_api", [GPUIO_REC_GPU_SYNC] = "sync", [GPUIO_REC_NVTX] = "nvtx",
 	[GPUIO_REC_GPU_OVERHEAD] = "overhead", [GPUIO_REC_GPU_SYM] = "sym",
-	[GPUIO_REC_SCHED] = "sched",
+	[GPUIO_REC_SCHED] = "sched", [GPUIO_REC_FAULT_COUNT] = "fault_count",
 };
 _Static_assert(ARRAY_SIZE(type_names) == GPUIO_REC_LAST + 1, "a record kind without a name");
 const char *capture_info__type_name(int type)

@@ -70,6 +70,8 @@ static void json_header(struct json_writer *w, bool *pfirst, const char *path,
 	jstr(w, &f2, "pagecache", h->pagecache_mode, sizeof(h->pagecache_mode));
 	jstr(w, &f2, "io_uring", h->iouring_mode, sizeof(h->iouring_mode));
 	jstr(w, &f2, "sched", h->sched_mode, sizeof(h->sched_mode));
+	if (h->fault_mode[0])
+		jstr(w, &f2, "fault", h->fault_mode, sizeof(h->fault_mode));
 	json_writer__putc(w, '}');
 	jstr(w, pfirst, "modes_detail", h->modes_detail, sizeof(h->modes_detail));
 	ju64(w, pfirst, "realtime_ns", h->realtime_ns);
@@ -90,6 +92,8 @@ static void json_counts(struct json_writer *w, bool *pfirst, const struct captur
 	for (int t = 1; t <= GPUIO_REC_DEVNAME; t++)
 		ju64(w, &f2, capture_info__type_name(t), in->counts[t]);
 	ju64(w, &f2, "sched", in->counts[GPUIO_REC_SCHED]);
+	if (in->counts[GPUIO_REC_FAULT_COUNT])
+		ju64(w, &f2, "fault_count", in->counts[GPUIO_REC_FAULT_COUNT]);
 	ju64(w, &f2, "unknown", in->counts[0]);
 	if (in->gpu_records) {
 		static const char *const gk[] = {
@@ -177,8 +181,9 @@ static void json_end(struct json_writer *w, bool *pfirst, const struct capture_i
 
 			json_writer__putc(w, '{');
 			for (size_t i = 0; i < gpuio_ndrop_counters; i++)
-				ju64(w, &f3, gpuio_drop_counters[i].name,
-				     gpuio_stats__get(s, (unsigned)gpuio_drop_counters[i].idx));
+				if (gpuio_drop_counter__known(&gpuio_drop_counters[i], in->hdr))
+					ju64(w, &f3, gpuio_drop_counters[i].name,
+					     gpuio_stats__get(s, (unsigned)gpuio_drop_counters[i].idx));
 			ju64(w, &f3, "capture_write_errors", s->user[GPUIO_USTAT_WRITE_ERRORS]);
 			json_writer__putc(w, '}');
 		}

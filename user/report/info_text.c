@@ -41,9 +41,12 @@ static void text_header(const char *path, const struct capture_info *in)
 	       h->flags & GPUIO_CAPF_ALL_FDS ? ", all fd types" : "",
 	       h->flags & GPUIO_CAPF_LAUNCH ? ", command launched by gpuio" : "",
 	       h->flags & GPUIO_CAPF_NO_BPF ? ", without BPF (GPU side only)" : "");
-	printf("%-13svfs=%.16s block=%.16s proc=%.16s pagecache=%.16s io_uring=%.16s sched=%.16s\n",
+	printf("%-13svfs=%.16s block=%.16s proc=%.16s pagecache=%.16s io_uring=%.16s sched=%.16s",
 	       "attach modes", h->vfs_mode, h->block_mode, h->proc_mode, h->pagecache_mode,
 	       h->iouring_mode, h->sched_mode[0] ? h->sched_mode : "none");
+	if (h->fault_mode[0])
+		printf(" fault=%.16s", h->fault_mode);
+	putchar('\n');
 	field("mode detail", h->modes_detail, sizeof(h->modes_detail));
 	capture_info__utc(h->realtime_ns, rt, sizeof(rt));
 	printf("%-13sREALTIME %s (%llu ns) = MONOTONIC %llu ns\n", "clock anchor", rt,
@@ -61,9 +64,13 @@ static void text_records(const struct capture_info *in)
 	printf("%-13s%llu:", "records", (unsigned long long)in->records);
 	for (int t = 1; t <= GPUIO_REC_DEVNAME; t++)
 		printf(" %s %llu%s", capture_info__type_name(t), (unsigned long long)in->counts[t],
-		       t < GPUIO_REC_DEVNAME || in->counts[GPUIO_REC_SCHED] || in->counts[0] ? "," : "");
+		       t < GPUIO_REC_DEVNAME || in->counts[GPUIO_REC_SCHED] ||
+		       in->counts[GPUIO_REC_FAULT_COUNT] || in->counts[0] ? "," : "");
 	if (in->counts[GPUIO_REC_SCHED])
 		printf(" sched %llu%s", (unsigned long long)in->counts[GPUIO_REC_SCHED],
+		       in->counts[GPUIO_REC_FAULT_COUNT] || in->counts[0] ? "," : "");
+	if (in->counts[GPUIO_REC_FAULT_COUNT])
+		printf(" fault_count %llu%s", (unsigned long long)in->counts[GPUIO_REC_FAULT_COUNT],
 		       in->counts[0] ? "," : "");
 	if (in->counts[0])
 		printf(" unknown types %llu", (unsigned long long)in->counts[0]);
@@ -131,6 +138,12 @@ static void text_end(const struct capture_info *in)
 		       (unsigned long long)s->bpf[GPUIO_STAT_RB_DROP_CUDA],
 		       (unsigned long long)s->bpf[GPUIO_STAT_CUDA_DEPTH],
 		       (unsigned long long)s->user[GPUIO_USTAT_WRITE_ERRORS]);
+		if (in->hdr->fault_mode[0])     /* counters of the fault layer's builds */
+			printf("%-13spage faults: ring buffer %llu, count map full %llu, mapping "
+			       "not looked up %llu\n", "",
+			       (unsigned long long)gpuio_stats__get(s, GPUIO_STAT_RB_DROP_FAULT),
+			       (unsigned long long)gpuio_stats__get(s, GPUIO_STAT_MAP_FULL_FAULT),
+			       (unsigned long long)gpuio_stats__get(s, GPUIO_STAT_FAULT_NO_VMA));
 		if (!s->final)
 			printf("%-13s(no final stats: capture cut short)\n", "");
 		printf("%-13sblock requests emitted %llu; unresolved paths %llu; "

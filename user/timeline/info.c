@@ -158,11 +158,15 @@ static void info_drops(struct tl_model *x, const struct model_facts *f, struct t
 	if (f->have_stats) {
 		struct tl_arg *d = tl_arg_add(a, "drops", TLA_DICT);
 
-		for (size_t i = 0; i < gpuio_ndrop_counters; i++)
+		d->len = 1;
+		for (size_t i = 0; i < gpuio_ndrop_counters; i++) {
+			if (!gpuio_drop_counter__known(&gpuio_drop_counters[i], x->hdr))
+				continue;
 			tl_arg_u64(a, gpuio_drop_counters[i].name,
 				   gpuio_stats__get(s, (unsigned)gpuio_drop_counters[i].idx));
+			d->len++;
+		}
 		tl_arg_u64(a, "capture_write_errors", s->user[GPUIO_USTAT_WRITE_ERRORS]);
-		d->len = (uint32_t)gpuio_ndrop_counters + 1;
 		if (tl_model__gpu_any(x)) {
 			tl_arg_u64(a, "cupti_dropped", gcupti);
 			tl_arg_u64(a, "gpu_write_errors", gwerr);
@@ -192,6 +196,8 @@ static void info_header(const struct gpuio_cap_header *h, struct tl_args *a)
 	hdr_str(a, "pagecache_mode", h->pagecache_mode, sizeof(h->pagecache_mode));
 	hdr_str(a, "iouring_mode", h->iouring_mode, sizeof(h->iouring_mode));
 	hdr_str(a, "sched_mode", h->sched_mode, sizeof(h->sched_mode));
+	if (h->fault_mode[0])           /* captures from before the fault layer: none */
+		hdr_str(a, "fault_mode", h->fault_mode, sizeof(h->fault_mode));
 	hdr_str(a, "modes_detail", h->modes_detail, sizeof(h->modes_detail));
 	hdr_str(a, "hostname", h->hostname, sizeof(h->hostname));
 	hdr_str(a, "kernel", h->kernel, sizeof(h->kernel));
@@ -224,6 +230,10 @@ static void info_counts(struct tl_model *x, const struct model_facts *f, struct 
 	d->len = 7;
 	if (f->counts[GPUIO_REC_SCHED]) {
 		tl_arg_u64(a, "sched", f->counts[GPUIO_REC_SCHED]);
+		d->len++;
+	}
+	if (f->counts[GPUIO_REC_FAULT_COUNT]) {
+		tl_arg_u64(a, "fault_count", f->counts[GPUIO_REC_FAULT_COUNT]);
 		d->len++;
 	}
 	if (tl_model__gpu_any(x)) {
@@ -269,6 +279,8 @@ void tl_model__info(struct tl_model *x, struct tl_args *a)
 	tl_arg_u64(a, "flows", x->st.flows);
 	tl_arg_u64(a, "dangling_block_refs", x->st.dangling_flows);
 	tl_arg_us(a, "throughput_bucket_us", (int64_t)x->bucket_ns);
+	/* only captures with fault counts (older ones: as they were) */
+	tl_model__fault_info(x, a);
 	if (tl_model__gpu_any(x))
 		gpu_info_args(x, a);
 	/* merged outputs: where this capture sits on the shared timeline */

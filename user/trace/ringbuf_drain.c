@@ -11,6 +11,7 @@
 #include "gpuio.skel.h"
 #include "trace/ringbuf_drain.h"
 #include "trace/cuda_probes.h"
+#include "trace/fault_counts.h"
 #include "lib/keyset.h"
 #include "lib/log.h"
 #include "trace/procfs.h"
@@ -26,6 +27,7 @@ struct ringbuf_drain {
 	struct keyset *devs;       /* disks named in the capture */
 	struct keyset *stubs;      /* (pid, launch stub address) named or tried */
 	struct keyset *cgroups;    /* processes whose cgroup (job identity) was read */
+	struct fault_counts *fc;   /* page faults per (process, file), with each snapshot */
 	int ncpus;
 	__u64 *percpu;
 	__u64 vfs, block, cuda, sched;
@@ -46,6 +48,11 @@ static void append(struct ringbuf_drain *c, const void *rec, size_t len)
 			       strerror(-err));
 		}
 	}
+}
+
+static void append_rec(void *ctx, const void *rec, size_t len)
+{
+	append(ctx, rec, len);
 }
 
 /* A file the kernel did not name (opened before the trace, or inherited). */
@@ -173,10 +180,12 @@ int ringbuf_drain__new(struct gpuio_loader *l, struct gpuio_cap_writer *w,
 	c->devs = keyset__new(8);
 	c->stubs = keyset__new(12);
 	c->cgroups = keyset__new(12);
+	c->fc = fault_counts__new(strcmp(l->fault_mode, "off") ?
+				  bpf_map__fd(l->skel->maps.fault_counts) : -1);
 	c->rb = ring_buffer__new(bpf_map__fd(l->skel->maps.events), handle, c, NULL);
 	c->epfd = epoll_create1(EPOLL_CLOEXEC);
-	if (!c->percpu || !c->paths || !c->tids || !c->devs || !c->stubs || !c->cgroups || !c->rb ||
-	    c->epfd < 0) {
+	if (!c->percpu || !c->paths || !c->tids || !c->devs || !c->stubs || !c->cgroups || !c->fc ||
+	    !c->rb || c->epfd < 0) {
 		ringbuf_drain__free(c);
 		return -ENOMEM;
 	}
@@ -246,6 +255,9 @@ int ringbuf_drain__write_stats(struct ringbuf_drain *c, bool final)
 	ev.hdr.type = GPUIO_REC_STATS;
 	ev.hdr.size = sizeof(ev);
 	ev.hdr.ts = clock_mono_ns();
+	/* the fault counts go with the snapshot, before it: a final one covers them */
+	if (fault_counts__write(c->fc, ev.hdr.ts, append_rec, c) < 0)
+		c->ustats[GPUIO_USTAT_WRITE_ERRORS]++;
 	read_stats(c, all);
 	gpuio_stats__set_all(&ev, all);
 	memcpy(ev.user, c->ustats, sizeof(ev.user));
@@ -296,6 +308,7 @@ void ringbuf_drain__free(struct ringbuf_drain *c)
 	keyset__free(c->devs);
 	keyset__free(c->stubs);
 	keyset__free(c->cgroups);
+	fault_counts__free(c->fc);
 	cuda_probes__sym_cache_free();
 	free(c->percpu);
 	free(c);
