@@ -174,8 +174,9 @@ static __always_inline void fault_bio_owner(struct call_state *cs, __u32 *seq, _
 
 /*
  * The scheduler layer's switch of a traced next onto a CPU: inside a fault
- * (counters unchanged) the thread ran again after a sleep there; otherwise
- * the fault it had is over. raw_tp passes next as a plain number, which task
+ * (counters unchanged) the thread runs again there, after a sleep if its
+ * voluntary switches moved (a preemption is not a wait for the page);
+ * otherwise the fault it had is over. raw_tp passes next as a plain number, which task
  * storage does not take: there faults end at the thread's other events.
  */
 static __always_inline void fault_switch_in(struct task_struct *next, const bool btf)
@@ -192,7 +193,8 @@ static __always_inline void fault_switch_in(struct task_struct *next, const bool
 	min = next->min_flt;
 	if (maj == cs->fault.maj && min == cs->fault.min) {
 		cs->fault.end = bpf_ktime_get_ns();
-		cs->fault.slept = 1;
+		if (next->nvcsw != cs->fault.nvcsw)
+			cs->fault.slept = 1;
 		return;
 	}
 	fault_settle(&cs->fault, maj, min, next->tgid, next->pid, false, 0);
@@ -266,6 +268,7 @@ static __always_inline int on_fault(unsigned long addr, unsigned long error_code
 	cs->fault.lo = -1;
 	cs->fault.maj = t->maj_flt;
 	cs->fault.min = t->min_flt;
+	cs->fault.nvcsw = t->nvcsw;
 	cs->fault.seq = cs->seq;
 	cs->fault.pages = 0;
 	cs->fault.slept = 0;

@@ -34,6 +34,7 @@ struct fault_state {
 	__s64 off;           /* file offset of the faulting page */
 	__s64 lo;            /* lowest file offset it brought in, -1 none */
 	__u64 maj, min;      /* the task's maj_flt, min_flt at entry */
+	__u64 nvcsw;         /* its voluntary switches at entry: sleeps, not preemptions */
 	__u32 dev;
 	__u32 seq;           /* from the thread's call numbers */
 	__u32 pages;         /* pages it added to the page cache */
