@@ -214,7 +214,9 @@ static int pass3_vfs(void *ctx, const struct gpuio_vfs_event *e)
 		;
 	if (k < p->ntt)
 		return rpt_spans_add(&p->tt[k].calls, h->ts, end) ? -ENOMEM : 0;
-	if (h->tid != h->pid || !gpuio_call__is_read(e->call) || e->ret <= 0 ||
+	/* a page fault that brought nothing in still waited for a page being read */
+	if (h->tid != h->pid || !gpuio_call__is_read(e->call) ||
+	    (e->ret <= 0 && e->call != GPUIO_CALL_PAGE_FAULT) ||
 	    !(wt = worker_of(p, h->pid)) || !(in = rpt_spans_overlap(win, h->ts, end)))
 		return 0;
 	if (rpt_spans_add(&wt->reads, h->ts, end))
