@@ -23,7 +23,10 @@
 #   - minor and major counts per file (trace info and report) = the
 #     program's minflt and majflt over its loops of that file;
 #   - the report's file rows read_bytes = 16 MiB each (48 MiB);
-#   - both exports pass the checker and Perfetto's importer.
+#   - both exports pass the checker and Perfetto's importer;
+# in each mode of the layer this kernel has (GPUIO_FAULT_MODE): tp_btf (the
+# filemap events name a fault's file), tp_btf:vma (the older kernels' lookup
+# at each fault's entry) and raw_tp.
 # Then the same files with --no-faults: no page_fault slice, no counts, the
 # fault layer "off" in the header. First, the synthetic capture of
 # `gen_capture faults`: every page_fault slice's args and flows, the counts
@@ -68,17 +71,25 @@ cold() {  # the filesystem's page cache gone: unmount, mount again
   mount -o noatime "$LOOP" "$MNT" || fail "mount $LOOP again failed"
 }
 
-cold
-"$GPUIO" trace -q -o "$TMP/run.json" --capture "$TMP/run.gpuio" -- \
-  "$PROG" 2 "random:$MNT/f0" "$MNT/f1" "$MNT/f2" >"$TMP/touch.out" 2>"$TMP/gpuio.err" ||
-  { cat "$TMP/gpuio.err" "$TMP/touch.out"; fail "gpuio trace -- mmap_touch exited non-zero"; }
-cat "$TMP/touch.out"
-"$GPUIO" convert -q "$TMP/run.gpuio" -o "$TMP/run.pftrace" || fail "convert to .pftrace failed"
-"$GPUIO" report --json --files all "$TMP/run.gpuio" >"$TMP/report.json" || fail "gpuio report failed"
-check_struct "$TMP/run.json"
-check_struct "$TMP/run.pftrace"
-pycheck mmap_truth.faults "$TMP/run.json" "$TMP/touch.out" "$TMP/report.json" ||
-  fail "page faults do not match what mmap_touch measured"
+# the layer's modes on this kernel: the filemap events name the file (best),
+# the older kernels' lookup at each fault's entry, raw_tp
+for mode in tp_btf tp_btf:vma raw_tp; do
+  echo "== fault mode $mode"
+  cold
+  GPUIO_FAULT_MODE=$mode "$GPUIO" trace -q -o "$TMP/run.json" --capture "$TMP/run.gpuio" -- \
+    "$PROG" 2 "random:$MNT/f0" "$MNT/f1" "$MNT/f2" >"$TMP/touch.out" 2>"$TMP/gpuio.err" ||
+    { cat "$TMP/gpuio.err" "$TMP/touch.out"; fail "$mode: gpuio trace -- mmap_touch exited non-zero"; }
+  cat "$TMP/touch.out"
+  "$GPUIO" info "$TMP/run.gpuio" | grep -q "fault=$mode\b" || fail "$mode: not the mode the capture says"
+  "$GPUIO" report --json --files all "$TMP/run.gpuio" >"$TMP/report.json" || fail "gpuio report failed"
+  if [ "$mode" = tp_btf ]; then
+    "$GPUIO" convert -q "$TMP/run.gpuio" -o "$TMP/run.pftrace" || fail "convert to .pftrace failed"
+    check_struct "$TMP/run.json"
+    check_struct "$TMP/run.pftrace"
+  fi
+  pycheck mmap_truth.faults "$TMP/run.json" "$TMP/touch.out" "$TMP/report.json" ||
+    fail "$mode: page faults do not match what mmap_touch measured"
+done
 
 # the layer off: nothing of it, and the header says so
 cold

@@ -30,7 +30,8 @@ enum { ACC_PROBE, ACC_CAST, ACC_BTF };
 struct fault_state {
 	__u64 ts;            /* entry; 0: none in flight */
 	__u64 end;           /* the last moment seen inside it */
-	__u64 ino;
+	__u64 addr;          /* the faulting address */
+	__u64 ino;           /* its file, 0: not known (yet): anonymous memory */
 	__s64 off;           /* file offset of the faulting page */
 	__s64 lo;            /* lowest file offset it brought in, -1 none */
 	__u64 maj, min;      /* the task's maj_flt, min_flt at entry */

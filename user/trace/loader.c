@@ -85,11 +85,17 @@ static const struct layer layers[L_COUNT] = {
 		{ "tp_btf", NULL, false, { "sched_switch_btf", "sched_waking_btf", "sched_wakeup_new_btf" } },
 		{ "raw_tp", NULL, false, { "sched_switch_raw", "sched_waking_raw", "sched_wakeup_new_raw" } },
 	} },
-	/* page faults on file mappings (--no-faults: off); fault_flush is the
-	 * iterator that settles the faults still open at the end */
+	/* page faults on file mappings (--no-faults: off): the filemap events
+	 * (6.11+) name a fault's file, else a lookup at its entry (":vma", costly
+	 * per fault); fault_flush is the iterator that settles the faults still
+	 * open at the end */
 	[L_FAULT] = { "fault", true, {
-		{ "tp_btf", NULL, false, { "fault_user_btf", "fault_exit_btf", "fault_flush" } },
-		{ "raw_tp", NULL, false, { "fault_user_raw", "fault_exit_raw", "fault_flush" } },
+		{ "tp_btf", NULL, false, { "fault_user_btf", "fault_fmap_btf", "fault_fpages_btf",
+					   "fault_exit_btf", "fault_flush" } },
+		{ "tp_btf:vma", NULL, false, { "fault_user_vma_btf", "fault_exit_btf", "fault_flush" } },
+		{ "raw_tp", NULL, false, { "fault_user_raw", "fault_fmap_raw", "fault_fpages_raw",
+					   "fault_exit_raw", "fault_flush" } },
+		{ "raw_tp:vma", NULL, false, { "fault_user_vma_raw", "fault_exit_raw", "fault_flush" } },
 	} },
 	/* attached per library file by user/trace/cuda_probes.c (--no-cuda-uprobes: off) */
 	[L_CUDA] = { "cuda", true, {
@@ -362,8 +368,14 @@ int gpuio_loader__open(const struct gpuio_loader_opts *o, struct gpuio_loader **
 	libbpf_set_print(libbpf_print);
 	if (o->no_sched)
 		choice[L_SCHED] = nvariants(&layers[L_SCHED]);
-	if (o->no_faults)
+	if (o->no_faults) {
 		choice[L_FAULT] = nvariants(&layers[L_FAULT]);
+	} else if (getenv("GPUIO_FAULT_MODE")) {
+		/* tests and bench: the older kernels' lookup at entry on a new kernel */
+		while (choice[L_FAULT] < nvariants(&layers[L_FAULT]) &&
+		       strcmp(layers[L_FAULT].v[choice[L_FAULT]].mode, getenv("GPUIO_FAULT_MODE")))
+			choice[L_FAULT]++;
+	}
 	if (o->no_cuda_uprobes) {
 		choice[L_CUDA] = nvariants(&layers[L_CUDA]);
 	} else if (getenv("GPUIO_CUDA_UPROBE_MODE")) {

@@ -50,11 +50,6 @@ static void append(struct ringbuf_drain *c, const void *rec, size_t len)
 	}
 }
 
-static void append_rec(void *ctx, const void *rec, size_t len)
-{
-	append(ctx, rec, len);
-}
-
 /* A file the kernel did not name (opened before the trace, or inherited). */
 static void name_file(struct ringbuf_drain *c, const struct gpuio_hdr *h, int fd,
 		      __u32 dev, __u64 ino)
@@ -63,6 +58,26 @@ static void name_file(struct ringbuf_drain *c, const struct gpuio_hdr *h, int fd
 		return;
 	if (procfs_emit_fd_path(c->w, (pid_t)h->pid, (pid_t)h->tid, fd, dev, ino, h->ts) != 0)
 		c->ustats[GPUIO_USTAT_PATH_UNRESOLVED]++;
+}
+
+/* A file known only by its mapping (read by page faults, never opened by a
+ * traced call, the kernel's walk not done): /proc/PID/maps names it. */
+static void name_mapped(struct ringbuf_drain *c, __u32 pid, __u32 dev, __u64 ino, __u64 ts)
+{
+	if (!pid || (!ino && !dev) || keyset__test_and_add(c->paths, dev, ino))
+		return;
+	if (procfs_emit_mapped_path(c->w, (pid_t)pid, dev, ino, ts) != 0)
+		c->ustats[GPUIO_USTAT_PATH_UNRESOLVED]++;
+}
+
+/* A FAULT_COUNT record (fault_counts.c), and its file's name if none yet. */
+static void append_rec(void *ctx, const void *rec, size_t len)
+{
+	const struct gpuio_fault_count *f = rec;
+	struct ringbuf_drain *c = ctx;
+
+	append(c, rec, len);
+	name_mapped(c, f->hdr.pid, f->dev, f->ino, f->hdr.ts);
 }
 
 static void name_thread(struct ringbuf_drain *c, const struct gpuio_hdr *h)
@@ -110,6 +125,8 @@ static int handle(void *ctx, void *data, size_t size)
 		append(c, data, h->size);
 		name_thread(c, h);
 		name_file(c, h, e->fd, e->dev, e->ino);
+		if (e->call == GPUIO_CALL_PAGE_FAULT)
+			name_mapped(c, h->pid, e->dev, e->ino, h->ts);
 		if (e->fd2 >= 0)
 			name_file(c, h, e->fd2, e->dev2, e->ino2);
 		return 0;
@@ -135,9 +152,8 @@ static int handle(void *ctx, void *data, size_t size)
 		if (b->dev && !keyset__test_and_add(c->devs, b->dev, 0))
 			procfs_emit_devname(c->w, b->dev, h->ts);
 		/* a file read by page faults (mmap, exec) was never opened: /proc maps names it */
-		if (b->ino && h->pid && !keyset__test_and_add(c->paths, b->file_dev, b->ino) &&
-		    procfs_emit_mapped_path(c->w, (pid_t)h->pid, b->file_dev, b->ino, h->ts) != 0)
-			c->ustats[GPUIO_USTAT_PATH_UNRESOLVED]++;
+		if (b->ino)
+			name_mapped(c, h->pid, b->file_dev, b->ino, h->ts);
 		if (h->pid)
 			name_thread(c, h);
 		return 0;
