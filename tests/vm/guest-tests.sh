@@ -258,7 +258,7 @@ gpuio_fault_mmap() {
   { gpuio trace -v --no-export --capture /tmp/fault.gpuio -- \
       mmap_touch 1 random:$d/m.dat $d/r.dat </dev/null 2>&1 >/tmp/fault.out
     echo $? >/tmp/fault.rc; } | cat >/tmp/fault.log
-  grep -a '^gpuio: attach modes' /tmp/fault.log
+  grep -a '^gpuio: \(attach modes\|fault mode\)' /tmp/fault.log
   [ "$(cat /tmp/fault.rc)" = 0 ] || { tail -n 20 /tmp/fault.log; fail "gpuio trace -- mmap_touch failed"; }
   cat /tmp/fault.out
   capture_totals /tmp/fault.gpuio >/tmp/fault.tot || fail "capture_totals failed"
