@@ -299,10 +299,12 @@ struct gpuio_fault_count {
 	struct gpuio_hdr hdr;
 	__u64 ino;
 	__u32 dev;
-	__u32 pad;
+	__u32 flags;                 /* GPUIO_FC_* */
 	__u64 minor;
 	__u64 major;
 };
+/* gpuio_fault_count.flags */
+#define GPUIO_FC_EXEC 0x1            /* an instruction fetch faulted on it: a program or a library */
 
 struct gpuio_devname_event {
 	struct gpuio_hdr hdr;

@@ -34,8 +34,9 @@
  *             kind (major and slept, slept only, readahead without a
  *             sleep, a write fault, one cut at the end) on two files, the
  *             block requests of two of them, FAULT_COUNT records of two
- *             processes updated over time (cumulative): the manifest has
- *             every slice's args and each file's counts and bytes
+ *             processes updated over time (cumulative), and of the
+ *             program's own executable (GPUIO_FC_EXEC): the manifest has
+ *             every slice's args and each file's counts, bytes and role
  *   big N [K] N VFS calls (4 threads, 64 files) and a block request per K
  *             calls (default 16; 0: none)
  *   gpubig N  N kernel launches (API call + kernel by correlation, 2 GPUs x 4
@@ -1385,7 +1386,8 @@ static void faults_header(struct gpuio_cap_header *h)
 }
 
 static void add_fault_count(unsigned pid, unsigned long long ts, unsigned dev,
-			    unsigned long long ino, unsigned long long minor, unsigned long long major)
+			    unsigned long long ino, unsigned long long minor, unsigned long long major,
+			    unsigned flags)
 {
 	struct gpuio_fault_count c;
 
@@ -1395,6 +1397,7 @@ static void add_fault_count(unsigned pid, unsigned long long ts, unsigned dev,
 	c.ino = ino;
 	c.minor = minor;
 	c.major = major;
+	c.flags = flags;
 	append(&c, sizeof(c));
 }
 
@@ -1430,6 +1433,7 @@ static void gen_faults(void)
 	add_devname(DEV_SDA, "sda", 3);
 	add_path(DEV_DATA, 700, GPUIO_PATH_COMPONENTS, "shard.bin\0data", 14);
 	add_path(DEV_DATA, 701, GPUIO_PATH_COMPONENTS, "idx.bin\0data", 12);
+	add_path(DEV_DATA, 702, GPUIO_PATH_COMPONENTS, "mapper\0bin\0opt", 15);
 	/* opened, then read only through their mappings */
 	for (unsigned i = 0; i < 2; i++) {
 		struct vfs_spec o = {
@@ -1476,18 +1480,21 @@ static void gen_faults(void)
 		       f->flags & GPUIO_PF_CUT ? "true" : "false", f->nblk);
 	}
 	/* cumulative per process: the later record of (pid, file) wins */
-	add_fault_count(30, BASE_NS + 25000, DEV_DATA, 700, 10, 1);
-	add_fault_count(30, BASE_NS + 25000, DEV_DATA, 701, 3, 1);
-	add_fault_count(40, BASE_NS + 25000, DEV_DATA, 700, 7, 0);
-	add_fault_count(30, BASE_NS + 40000, DEV_DATA, 700, 25, 1);
+	add_fault_count(30, BASE_NS + 25000, DEV_DATA, 700, 10, 1, 0);
+	add_fault_count(30, BASE_NS + 25000, DEV_DATA, 701, 3, 1, 0);
+	add_fault_count(40, BASE_NS + 25000, DEV_DATA, 700, 7, 0, 0);
+	add_fault_count(30, BASE_NS + 40000, DEV_DATA, 700, 25, 1, 0);
+	/* the program itself: executed, so code whatever its path */
+	add_fault_count(30, BASE_NS + 40000, DEV_DATA, 702, 5, 0, GPUIO_FC_EXEC);
 	bpf[GPUIO_STAT_EVENTS_BLOCK] = 4;
 	add_stats(BASE_NS + 50000, 1, bpf);
 	n = gpuio_cap_writer__records(W);
 	close_capture();
 	printf("],\"records\":%llu,\"files\":{"
 	       "\"/data/shard.bin\":{\"minor\":32,\"major\":1,\"read_bytes\":393216},"
-	       "\"/data/idx.bin\":{\"minor\":3,\"major\":1,\"read_bytes\":4096}},"
-	       "\"minor\":35,\"major\":2}\n", n);
+	       "\"/data/idx.bin\":{\"minor\":3,\"major\":1,\"read_bytes\":4096},"
+	       "\"/opt/bin/mapper\":{\"minor\":5,\"major\":0,\"read_bytes\":0,\"role\":\"code\"}},"
+	       "\"minor\":40,\"major\":2}\n", n);
 }
 
 /* ---- big ---- */

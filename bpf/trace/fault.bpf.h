@@ -33,7 +33,13 @@
 #include "lib/core_fixes.bpf.h"
 
 #define FAULT_PAGE_SHIFT 12     /* x86_64, like the syscall table */
-#define X86_PF_WRITE_ 0x2       /* error_code bit: a write access */
+
+/* gpuio's own executable (set before load): a launched command's child runs
+ * gpuio's code between fork and exec, and its faults there are not its own */
+const volatile __u64 self_exe_ino = 0;
+const volatile __u32 self_exe_dev = 0;
+#define X86_PF_WRITE_ 0x2       /* error_code bits: a write access, */
+#define X86_PF_INSTR_ 0x10      /* an instruction fetch */
 
 struct fault_key {
 	__u32 pid;
@@ -43,6 +49,8 @@ struct fault_key {
 
 struct fault_cnt {
 	__u64 minor, major;
+	__u32 flags;            /* GPUIO_FC_* */
+	__u32 pad;
 };
 
 /* faults per (process, file), read by userspace (user/trace/fault_counts.c) */
@@ -53,10 +61,11 @@ struct {
 	__type(value, struct fault_cnt);
 } fault_counts SEC(".maps");
 
-static __always_inline void fault_count(__u32 pid, __u32 dev, __u64 ino, bool major)
+static __always_inline void fault_count(__u32 pid, __u32 dev, __u64 ino, bool major, bool exec)
 {
 	struct fault_key k = { .pid = pid, .dev = dev, .ino = ino };
-	struct fault_cnt *v, n = { .minor = !major, .major = major };
+	struct fault_cnt *v, n = { .minor = !major, .major = major,
+				   .flags = exec ? GPUIO_FC_EXEC : 0 };
 
 	v = bpf_map_lookup_elem(&fault_counts, &k);
 	if (v) {
@@ -64,6 +73,8 @@ static __always_inline void fault_count(__u32 pid, __u32 dev, __u64 ino, bool ma
 			__sync_fetch_and_add(&v->major, 1);
 		else
 			__sync_fetch_and_add(&v->minor, 1);
+		if (exec)
+			v->flags = GPUIO_FC_EXEC;       /* only ever set: no race to lose */
 		return;
 	}
 	/* another CPU may have added it meanwhile: then count there */
@@ -78,6 +89,8 @@ static __always_inline void fault_count(__u32 pid, __u32 dev, __u64 ino, bool ma
 		__sync_fetch_and_add(&v->major, 1);
 	else
 		__sync_fetch_and_add(&v->minor, 1);
+	if (exec)
+		v->flags = GPUIO_FC_EXEC;
 }
 
 /*
@@ -97,7 +110,7 @@ static __always_inline void fault_settle(struct fault_state *f, __u64 maj, __u64
 	if (!f->ino)
 		goto out;               /* anonymous memory, or a file we do not read */
 	if (done)
-		fault_count(pid, f->dev, f->ino, major);
+		fault_count(pid, f->dev, f->ino, major, f->exec);
 	/* one that did not make the thread wait is a count only; one that
 	 * failed (SIGSEGV, SIGBUS) not even that */
 	if (!major && !f->pages && !f->slept)
@@ -225,6 +238,7 @@ static __always_inline void fault_open(struct call_state *cs, struct task_struct
 	cs->fault.pages = 0;
 	cs->fault.slept = 0;
 	cs->fault.write = !!(error_code & X86_PF_WRITE_);
+	cs->fault.exec = !!(error_code & X86_PF_INSTR_);
 }
 
 struct fault_vma {
@@ -271,7 +285,8 @@ static __always_inline void fault_file(struct call_state *cs, __u64 ino, __u32 d
 
 	if (!cs->fault.ino) {
 		/* device mappings, /dev/zero, sockets: memory, not file I/O */
-		if (ftype != GPUIO_FT_REG && ftype != GPUIO_FT_BLK) {
+		if ((ftype != GPUIO_FT_REG && ftype != GPUIO_FT_BLK) ||
+		    (ino == self_exe_ino && dev == self_exe_dev)) {
 			cs->fault.ts = 0;
 			return;
 		}

@@ -42,6 +42,7 @@ struct fault_state {
 	__u8 ftype;
 	__u8 slept;
 	__u8 write;
+	__u8 exec;           /* an instruction fetch */
 };
 
 /* In-flight call of one thread. */

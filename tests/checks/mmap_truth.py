@@ -186,7 +186,7 @@ def synthetic(manifest, trace, report, info):
     check(pf.get("minor") == m["minor"] and pf.get("major") == m["major"] and
           pf.get("files") == len(m["files"]),
           f"trace info: {pf.get('files')} files, minor {pf.get('minor')}, major {pf.get('major')}")
-    check(inf["record_counts"].get("fault_count") == 4, "trace info: 4 fault_count records")
+    check(inf["record_counts"].get("fault_count") == 5, "trace info: 5 fault_count records")
     rep = {f["path"]: f for f in load_json(report)["files"]}
     summary = load_json(report)["summary"].get("page_faults", {})
     check(summary == {"minor": m["minor"], "major": m["major"]}, f"report summary page_faults {summary}")
@@ -195,11 +195,11 @@ def synthetic(manifest, trace, report, info):
               f"{p}: trace info {listed.get(p)} (want minor {w['minor']}, major {w['major']})")
         r = rep.get(p, {})
         check(r.get("page_faults") == {"minor": w["minor"], "major": w["major"]} and
-              r.get("read_bytes") == w["read_bytes"],
-              f"{p}: report page_faults {r.get('page_faults')}, read_bytes {r.get('read_bytes')} "
-              f"(want {w})")
+              r.get("read_bytes") == w["read_bytes"] and r.get("role") == w.get("role", "data"),
+              f"{p}: report page_faults {r.get('page_faults')}, read_bytes {r.get('read_bytes')}, "
+              f"role {r.get('role')} (want {w})")
     i = load_json(info)
-    check(i["record_counts"].get("fault_count") == 4 and i["modes"].get("fault") == "tp_btf",
+    check(i["record_counts"].get("fault_count") == 5 and i["modes"].get("fault") == "tp_btf",
           f"info --json: fault_count {i['record_counts'].get('fault_count')}, "
           f"fault mode {i['modes'].get('fault')}")
     return check.status()

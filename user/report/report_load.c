@@ -484,6 +484,12 @@ static int on_fault_count(void *ctx, const struct gpuio_fault_count *e)
 		*v = m->nfault_last++;
 	}
 	last = &m->fault_last[*v];
+	if (e->flags & GPUIO_FC_EXEC) {         /* a program or a library: its role */
+		rc = file_get(m, e->dev, e->ino, &f);
+		if (rc)
+			return rc;
+		f->exec_mapped = true;
+	}
 	dmin = e->minor > last->minor ? e->minor - last->minor : 0;
 	dmaj = e->major > last->major ? e->major - last->major : 0;
 	last->minor = e->minor > last->minor ? e->minor : last->minor;

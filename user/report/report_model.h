@@ -94,6 +94,7 @@ struct rpt_file {
 	struct rpt_hist rlat;           /* read calls only (staging evidence) */
 	uint64_t pages, hit_pages, miss_pages;  /* buffered reads (and page faults) */
 	uint64_t minor_faults, major_faults;    /* on its mappings (FAULT_COUNT records) */
+	bool exec_mapped;               /* an instruction fetch faulted on it */
 	uint64_t direct_rbytes;
 	uint64_t extent;                /* largest end offset read or written */
 	uint64_t pat[RPT_PAT_N];        /* transitions between a thread's calls */

@@ -17,6 +17,8 @@ struct fc_key {
 
 struct fc_val {
 	__u64 minor, major;
+	__u32 flags;
+	__u32 pad;
 };
 
 struct fault_counts {
@@ -71,7 +73,7 @@ int fault_counts__write(struct fault_counts *fc, __u64 ts,
 		last = last_of(fc, &k);
 		if (!last)
 			return -ENOMEM;
-		if (v.minor == last->minor && v.major == last->major)
+		if (v.minor == last->minor && v.major == last->major && v.flags == last->flags)
 			continue;
 		*last = v;
 		memset(&r, 0, sizeof(r));
@@ -81,6 +83,7 @@ int fault_counts__write(struct fault_counts *fc, __u64 ts,
 		r.hdr.ts = ts;
 		r.ino = k.ino;
 		r.dev = k.dev;
+		r.flags = v.flags;
 		r.minor = v.minor;
 		r.major = v.major;
 		out(ctx, &r, sizeof(r));

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 #include <linux/btf.h>
 #include <bpf/bpf.h>
@@ -270,6 +271,7 @@ static int try_load(struct gpuio_loader *l, const struct gpuio_loader_opts *o, i
 		    char *why, size_t whylen)
 {
 	struct bpf_program *prog;
+	struct stat exe;
 	int err, lay;
 
 	l->skel = gpuio_bpf__open();
@@ -281,6 +283,11 @@ static int try_load(struct gpuio_loader *l, const struct gpuio_loader_opts *o, i
 	l->skel->rodata->all_fds = o->all_fds;
 	l->skel->rodata->self_tgid = o->self_tgid;
 	l->skel->rodata->wakeup_bytes = o->ringbuf_bytes / 16;
+	/* gpuio's own binary: what a launched command's child faults on before it execs */
+	if (stat("/proc/self/exe", &exe) == 0) {
+		l->skel->rodata->self_exe_ino = exe.st_ino;
+		l->skel->rodata->self_exe_dev = major(exe.st_dev) << 20 | minor(exe.st_dev);
+	}
 	/* make vmbench's cost breakdown only (bpf/trace/common.bpf.h bench_cut) */
 	if (getenv("GPUIO_BENCH_CUT"))
 		l->skel->rodata->bench_cut = (__u32)atoi(getenv("GPUIO_BENCH_CUT"));
