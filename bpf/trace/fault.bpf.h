@@ -34,6 +34,10 @@
 
 #define FAULT_PAGE_SHIFT 12     /* x86_64, like the syscall table */
 
+/* the layer is loaded (set before load): elsewhere its hooks in the other
+ * layers (a switch in, a page added) fold away */
+const volatile bool fault_layer = false;
+
 /* gpuio's own executable (set before load): a launched command's child runs
  * gpuio's code between fork and exec, and its faults there are not its own */
 const volatile __u64 self_exe_ino = 0;
@@ -202,7 +206,7 @@ static __always_inline void fault_switch_in(struct task_struct *next, const bool
 	struct call_state *cs;
 	__u64 maj, min;
 
-	if (!btf)
+	if (!btf || !fault_layer)
 		return;
 	cs = bpf_task_storage_get(&calls, next, NULL, 0);
 	if (!cs || !cs->fault.ts)

@@ -283,6 +283,7 @@ static int try_load(struct gpuio_loader *l, const struct gpuio_loader_opts *o, i
 	l->skel->rodata->all_fds = o->all_fds;
 	l->skel->rodata->self_tgid = o->self_tgid;
 	l->skel->rodata->wakeup_bytes = o->ringbuf_bytes / 16;
+	l->skel->rodata->fault_layer = choice[L_FAULT] < nvariants(&layers[L_FAULT]);
 	/* gpuio's own binary: what a launched command's child faults on before it execs */
 	if (stat("/proc/self/exe", &exe) == 0) {
 		l->skel->rodata->self_exe_ino = exe.st_ino;
