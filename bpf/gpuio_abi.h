@@ -36,7 +36,7 @@ enum gpuio_rec_type {
 	/* numbers given to the job-shape records (each moves GPUIO_REC_LAST when
 	 * its decode lands; until then readers count it as unknown) */
 	GPUIO_REC_WAIT         = 17, /* struct gpuio_wait_event: what a sleeping thread waits in */
-	GPUIO_REC_FAULT_COUNT  = 18, /* struct gpuio_fault_count: minor faults per file */
+	GPUIO_REC_FAULT_COUNT  = 18, /* struct gpuio_fault_count: page faults per (process, file) */
 	GPUIO_REC_SOCK_PEER    = 19, /* struct gpuio_sock_peer: a socket's addresses */
 	GPUIO_REC_LAST         = GPUIO_REC_SOCK_PEER, /* the highest this build knows */
 	GPUIO_REC_MAX     = 64, /* types below this are reserved for gpuio */
@@ -79,6 +79,21 @@ enum gpuio_call {
  * (msg_len), and offset2 is the messages the call moved (the syscall's own
  * return value), -1 when it failed.
  */
+
+/*
+ * A GPUIO_CALL_PAGE_FAULT record (bpf/trace/fault.bpf.h) is a fault of a
+ * traced thread on a file mapping that made it wait or brought pages in:
+ * hdr.ts its entry, dur_ns until the thread ran again after its last sleep
+ * in it (else until the last page it added), fd -1, dev/ino/ftype the
+ * mapped file, offset the faulting page's file offset, ret = requested =
+ * the bytes it brought into the page cache (cache_miss_pages of them),
+ * offset2 the lowest file offset of those (-1: none), seq as for a call (its
+ * block requests name it), flags GPUIO_PF_*.
+ */
+#define GPUIO_PF_MAJOR 0x01     /* the kernel counted it major (maj_flt) */
+#define GPUIO_PF_SLEPT 0x02     /* the thread left the CPU inside it */
+#define GPUIO_PF_WRITE 0x04     /* a write access */
+#define GPUIO_PF_CUT   0x08     /* not finished when seen last (thread exit, trace end) */
 
 /* File type of the traced fd (S_IFMT >> 12), as in gpuio_vfs_event.ftype. */
 #define GPUIO_FT_FIFO 1
@@ -273,6 +288,9 @@ enum gpuio_stat {
 	GPUIO_STAT_RB_DROP_SCHED,     /* ring buffer full: context switch or wake-up lost */
 	GPUIO_STAT_RB_DROP_SOCK,      /* ring buffer full: a socket's peer record lost */
 	GPUIO_STAT_RB_DROP_WAIT,      /* ring buffer full: what a sleep was in, lost */
+	GPUIO_STAT_RB_DROP_FAULT,     /* ring buffer full: page fault record lost */
+	GPUIO_STAT_MAP_FULL_FAULT,    /* fault-count map full: a file's faults not counted */
+	GPUIO_STAT_FAULT_NO_VMA,      /* fault whose mapping could not be looked up (mmap lock busy) */
 	GPUIO_STAT_MAX
 };
 
@@ -333,6 +351,23 @@ struct gpuio_sock_peer {
 	char  lpath[GPUIO_SOCK_PATH_MAX];
 	char  rpath[GPUIO_SOCK_PATH_MAX];
 };
+
+/*
+ * Faults of one process on one file's mappings, cumulative since the trace
+ * began (bpf/trace/fault.bpf.h counts them in a map; the tracer writes the
+ * ones that changed with each STATS snapshot). hdr.pid = the process, tid 0,
+ * ts = when read. Major faults are also page_fault VFS records, one each.
+ */
+struct gpuio_fault_count {
+	struct gpuio_hdr hdr;
+	__u64 ino;
+	__u32 dev;
+	__u32 flags;                 /* GPUIO_FC_* */
+	__u64 minor;
+	__u64 major;
+};
+/* gpuio_fault_count.flags */
+#define GPUIO_FC_EXEC 0x1            /* an instruction fetch faulted on it: a program or a library */
 
 struct gpuio_devname_event {
 	struct gpuio_hdr hdr;

@@ -30,6 +30,13 @@
  *             state), NVTX step ranges: the manifest has each gap's split
  *   states [N] one thread's N cycles of 1..3 ns long thread states at every ns
  *             residue of a µs (the JSON export's rounding at its finest)
+ *   faults    page faults on file mappings: page_fault records of every
+ *             kind (major and slept, slept only, readahead without a
+ *             sleep, a write fault, one cut at the end) on two files, the
+ *             block requests of two of them, FAULT_COUNT records of two
+ *             processes updated over time (cumulative), and of the
+ *             program's own executable (GPUIO_FC_EXEC): the manifest has
+ *             every slice's args and each file's counts, bytes and role
  *   big N [K] N VFS calls (4 threads, 64 files) and a block request per K
  *             calls (default 16; 0: none)
  *   gpubig N  N kernel launches (API call + kernel by correlation, 2 GPUs x 4
@@ -59,6 +66,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include "capture/capture.h"
+#include "lib/units.h"
 
 #define BASE_NS   1000000000000ull     /* header monotonic anchor: 1000 s */
 #define REAL_NS   1700000000123456789ull
@@ -275,8 +283,13 @@ static void add_stats(unsigned long long ts, int final, const unsigned long long
 
 	memset(&s, 0, sizeof(s));
 	fill_hdr(&s.hdr, GPUIO_REC_STATS, sizeof(s), 0, 0, ts);
-	if (bpf)
-		gpuio_stats__set_bpf(&s, (const __u64 *)bpf);
+	if (bpf) {
+		__u64 all[GPUIO_STAT_MAX];
+
+		for (int i = 0; i < GPUIO_STAT_MAX; i++)
+			all[i] = bpf[i];
+		gpuio_stats__set_bpf(&s, all);
+	}
 	s.records = gpuio_cap_writer__records(W) + 1;
 	s.final = (__u32)final;
 	append(&s, sizeof(s));
@@ -1521,6 +1534,126 @@ static void gen_sockets(void)
 	       req_lat[0], req_lat[1], req_lat[2]);
 }
 
+/* ---- faults ---- */
+
+static void faults_header(struct gpuio_cap_header *h)
+{
+	snprintf(h->fault_mode, sizeof(h->fault_mode), "tp_btf");
+	snprintf(h->sched_mode, sizeof(h->sched_mode), "tp_btf");
+}
+
+static void add_fault_count(unsigned pid, unsigned long long ts, unsigned dev,
+			    unsigned long long ino, unsigned long long minor, unsigned long long major,
+			    unsigned flags)
+{
+	struct gpuio_fault_count c;
+
+	memset(&c, 0, sizeof(c));
+	fill_hdr(&c.hdr, GPUIO_REC_FAULT_COUNT, sizeof(c), pid, 0, ts);
+	c.dev = dev;
+	c.ino = ino;
+	c.minor = minor;
+	c.major = major;
+	c.flags = flags;
+	append(&c, sizeof(c));
+}
+
+struct fault_plan {
+	unsigned tid, seq, flags;
+	unsigned long long ts, dur, ino;
+	long long off, bytes, ra;       /* ra: offset2, -1 none */
+	unsigned nblk;                  /* block requests (bytes split evenly) */
+};
+
+static void gen_faults(void)
+{
+	static const char args[] = "mapper\0--shards\0" "2";
+	/* thread 30's calls 1, 2 are its opens */
+	static const struct fault_plan fp[] = {
+		/* cold: read around the first page, the thread waits for it */
+		{ 30, 3, GPUIO_PF_MAJOR | GPUIO_PF_SLEPT, 1000, 5000, 700, 0, 131072, 0, 2 },
+		/* the second thread waits for a page the first one's readahead reads */
+		{ 31, 1, GPUIO_PF_SLEPT, 2000, 3000, 700, 65536, 0, -1, 0 },
+		/* a minor fault on a readahead mark starts the next window */
+		{ 30, 4, 0, 10000, 200, 700, 131072, 262144, 131072, 1 },
+		/* a write fault on the index */
+		{ 30, 5, GPUIO_PF_MAJOR | GPUIO_PF_SLEPT | GPUIO_PF_WRITE, 20000, 900, 701, 4096, 4096,
+		  4096, 1 },
+		/* still waiting when the trace ended */
+		{ 31, 2, GPUIO_PF_SLEPT | GPUIO_PF_CUT, 30000, 1000, 701, 8192, 0, -1, 0 },
+	};
+	unsigned long long bpf[GPUIO_STAT_MAX] = { 0 }, n;
+
+	add_proc(GPUIO_PROC_EXEC, 30, 30, BASE_NS + 10, "mapper", 6, args, sizeof(args) - 1);
+	add_proc(GPUIO_PROC_THREAD, 30, 31, BASE_NS + 20, "mapper-w", 8, NULL, 0);
+	add_proc(GPUIO_PROC_EXEC, 40, 40, BASE_NS + 30, "reader", 6, NULL, 0);
+	add_devname(DEV_SDA, "sda", 3);
+	add_path(DEV_DATA, 700, GPUIO_PATH_COMPONENTS, "shard.bin\0data", 14);
+	add_path(DEV_DATA, 701, GPUIO_PATH_COMPONENTS, "idx.bin\0data", 12);
+	add_path(DEV_DATA, 702, GPUIO_PATH_COMPONENTS, "mapper\0bin\0opt", 15);
+	/* opened, then read only through their mappings */
+	for (unsigned i = 0; i < 2; i++) {
+		struct vfs_spec o = {
+			.pid = 30, .tid = 30, .call = GPUIO_CALL_OPENAT, .seq = i + 1,
+			.ftype = GPUIO_FT_REG, .ts = BASE_NS + 100 + i * 100, .dur = 50, .ret = 3 + i,
+			.offset = -1, .offset2 = -1, .dev = DEV_DATA, .ino = 700 + i, .fd = 3 + i,
+			.fd2 = -1,
+		};
+
+		add_vfs(&o);
+	}
+	printf("{\"mode\":\"faults\",\"pid\":30,\"faults\":[");
+	for (size_t i = 0; i < ARRAY_SIZE(fp); i++) {
+		const struct fault_plan *f = &fp[i];
+		struct vfs_spec s = {
+			.pid = 30, .tid = f->tid, .call = GPUIO_CALL_PAGE_FAULT, .seq = f->seq,
+			.ftype = GPUIO_FT_REG, .misses = (unsigned)(f->bytes / 4096), .flags = f->flags,
+			.ts = BASE_NS + f->ts, .dur = f->dur, .requested = (unsigned long long)f->bytes,
+			.ino = f->ino, .ret = f->bytes, .offset = f->off, .offset2 = f->ra,
+			.dev = DEV_DATA, .fd = -1, .fd2 = -1,
+		};
+
+		for (unsigned k = 0; k < f->nblk; k++) {
+			unsigned long long t = BASE_NS + f->ts + 100 + k * 50;
+			struct blk_spec b = {
+				.pid = 30, .tid = f->tid, .seq = f->seq, .dev = DEV_SDA,
+				.file_dev = DEV_DATA, .bytes = (unsigned)(f->bytes / f->nblk),
+				.op = GPUIO_BLK_READ, .ts = t, .issue = t + 10,
+				.complete = t + 10 + f->dur / 2, .sector = 8192 + i * 1024 + k * 256,
+				.ino = f->ino, .attr = GPUIO_BA_SUBMITTER,
+			};
+
+			add_block(&b);
+		}
+		add_vfs(&s);
+		printf("%s{\"tid\":%u,\"ts_ns\":%llu,\"dur_ns\":%llu,\"path\":\"/data/%s\","
+		       "\"offset\":%lld,\"bytes\":%lld,\"pages\":%lld,\"readahead_offset\":%lld,"
+		       "\"major\":%s,\"slept\":%s,\"write\":%s,\"cut\":%s,\"requests\":%u}",
+		       i ? "," : "", f->tid, BASE_NS + f->ts, f->dur,
+		       f->ino == 700 ? "shard.bin" : "idx.bin", f->off, f->bytes, f->bytes / 4096,
+		       f->ra, f->flags & GPUIO_PF_MAJOR ? "true" : "false",
+		       f->flags & GPUIO_PF_SLEPT ? "true" : "false",
+		       f->flags & GPUIO_PF_WRITE ? "true" : "false",
+		       f->flags & GPUIO_PF_CUT ? "true" : "false", f->nblk);
+	}
+	/* cumulative per process: the later record of (pid, file) wins */
+	add_fault_count(30, BASE_NS + 25000, DEV_DATA, 700, 10, 1, 0);
+	add_fault_count(30, BASE_NS + 25000, DEV_DATA, 701, 3, 1, 0);
+	add_fault_count(40, BASE_NS + 25000, DEV_DATA, 700, 7, 0, 0);
+	add_fault_count(30, BASE_NS + 40000, DEV_DATA, 700, 25, 1, 0);
+	/* the program itself: executed, so code whatever its path */
+	add_fault_count(30, BASE_NS + 40000, DEV_DATA, 702, 5, 0, GPUIO_FC_EXEC);
+	bpf[GPUIO_STAT_EVENTS_BLOCK] = 4;
+	add_stats(BASE_NS + 50000, 1, bpf);
+	n = gpuio_cap_writer__records(W);
+	close_capture();
+	printf("],\"records\":%llu,\"files\":{"
+	       "\"/data/shard.bin\":{\"minor\":32,\"major\":1,\"read_bytes\":393216},"
+	       "\"/data/idx.bin\":{\"minor\":3,\"major\":1,\"read_bytes\":4096},"
+	       "\"/opt/bin/mapper\":{\"minor\":5,\"major\":0,\"read_bytes\":0,\"role\":\"code\"}},"
+	       "\"minor\":40,\"major\":2}\n", n);
+}
+
 /* ---- big ---- */
 
 static void gen_big(unsigned long long n, unsigned long long every)
@@ -1618,7 +1751,7 @@ int main(int argc, char **argv)
 	const char *mode;
 
 	if (argc < 3) {
-		fprintf(stderr, "usage: gen_capture basic|hostile|flows|truncate|corrupt|gpu|big|gpubig|states|gpuwait|sockets OUT.gpuio [N]\n"
+		fprintf(stderr, "usage: gen_capture basic|hostile|flows|truncate|corrupt|gpu|big|gpubig|states|gpuwait|sockets|faults OUT.gpuio [N]\n"
 				"       gen_capture shift OUT.gpuio IN.gpuio MONO_NS REAL_NS\n");
 		return 2;
 	}
@@ -1635,7 +1768,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "gen_capture: big needs N\n");
 		return 2;
 	}
-	open_capture(out_path, !strcmp(mode, "hostile") ? hostile_header : NULL);
+	open_capture(out_path, !strcmp(mode, "hostile") ? hostile_header :
+		     !strcmp(mode, "faults") ? faults_header : NULL);
 	if (!strcmp(mode, "basic"))
 		gen_basic();
 	else if (!strcmp(mode, "hostile"))
@@ -1652,6 +1786,8 @@ int main(int argc, char **argv)
 		gen_gpubig(strtoull(argv[3], NULL, 0));
 	else if (!strcmp(mode, "gpuwait"))
 		gen_gpuwait(argc > 3 && !strcmp(argv[3], "nosched"));
+	else if (!strcmp(mode, "faults"))
+		gen_faults();
 	else if (!strcmp(mode, "states"))
 		gen_states(argc > 3 ? strtoull(argv[3], NULL, 0) : 3000);
 	else if (!strcmp(mode, "sockets"))

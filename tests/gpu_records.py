@@ -23,6 +23,7 @@ CAP_HEADER = [
     ("vfs_mode", "16s"), ("block_mode", "16s"), ("proc_mode", "16s"),
     ("pagecache_mode", "16s"), ("iouring_mode", "16s"), ("modes_detail", "512s"),
     ("target", "128s"), ("cmdline", "1024s"), ("sched_mode", "16s"),
+    ("fault_mode", "16s"),
 ]
 
 # type -> (name, struct name, fields after gpuio_hdr, variable tail or None)
@@ -267,6 +268,10 @@ def read(path):
     if len(data) < hsz:
         raise ValueError("%s: shorter than a capture header" % path)
     h = _unpack(CAP_HEADER, data, 0)
+    # fields past a shorter (older) header are not in the file: empty
+    for name, off in layout(CAP_HEADER)[0]:
+        if off >= h["header_size"] and isinstance(h[name], bytes):
+            h[name] = b""
     for k, v in h.items():
         if isinstance(v, bytes) and k != "magic":
             h[k] = _cstr(v)

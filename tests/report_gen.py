@@ -2,7 +2,8 @@
 """report_gen.py — synthetic gpuio captures with known content, for the
 `gpuio report` tests and benchmark. Records are packed with struct per
 bpf/gpuio_abi.h (the stats record's counter count is read from that header,
-so the generator follows the ABI as it grows).
+so the generator follows the ABI as it grows: the first STAT_FIXED counters
+before the user counters, the ones added since after the fixed part).
 
     report_gen.py gpu-idle OUT [--side SIDE]   VFS + GPU scenario (below); with
                                                --side, the GPU records are the
@@ -44,6 +45,9 @@ def stat_count():
     body = re.search(r"enum gpuio_stat \{(.*?)GPUIO_STAT_MAX", text, re.S).group(1)
     body = re.sub(r"/\*.*?\*/", "", body, flags=re.S)
     return len([x for x in body.split(",") if x.strip()])
+
+
+STAT_FIXED = 13     # GPUIO_STATS_BPF_FIXED: counters before user[] in a stats record
 
 
 def pad8(b):

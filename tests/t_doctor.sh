@@ -2,7 +2,7 @@
 # t_doctor: `gpuio doctor` tells the truth about this machine. Each fact is
 # checked against its own source, not against doctor's other output:
 #   kernel release = uname -r; BTF present = the file exists;
-#   vfs/block/proc/pagecache/io_uring/sched modes = the modes a real `gpuio trace`
+#   vfs/block/proc/pagecache/io_uring/sched/fault modes = the modes a real `gpuio trace`
 #   records in its capture (gpuio info --json), and the refusals it records;
 #   CUDA driver: none loadable here -> "no CUDA driver"; with the stand-in
 #   libcuda.so.1 on LD_LIBRARY_PATH -> the version its cuDriverGetVersion

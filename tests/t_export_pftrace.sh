@@ -8,7 +8,8 @@
 # SEQ_NEEDS_INCREMENTAL_STATE after, every iid interned before use.
 #
 # Captures: gen_capture's basic, flows (fan-out flows, lanes, io_uring,
-# every call shape), hostile (invalid UTF-8, control bytes) and truncate;
+# every call shape), hostile (invalid UTF-8, control bytes), truncate and
+# faults (page_fault slices, their flows, the fault counts in the info);
 # with root, real traces made here: forked workers and threads
 # (fork_workers), known O_DIRECT I/O with block requests and flows
 # (known_io), and fio when installed. .pftrace.gz is the same bytes gzipped.
@@ -31,7 +32,7 @@ both() {  # both NAME CAPTURE: export to JSON and protobuf, compare
   tp_check "$TMP/$1.json"
 }
 
-for m in basic flows hostile truncate; do
+for m in basic flows hostile truncate faults; do
   "$GEN" $m "$TMP/$m.gpuio" > "$TMP/$m.manifest" || fail "gen_capture $m failed"
   both "$m" "$TMP/$m.gpuio" 2> "$TMP/$m.err"
 done

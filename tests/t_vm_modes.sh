@@ -10,7 +10,8 @@
 #    a. the real gpuio: must say GPUIO-VM-RESULT: PASS, with probe_modes and
 #       every gpuio check (vfs-fentry, vfs-kprobe, vfs-syscall,
 #       vfs-tracepoint, modes-agree, sockets-fentry, sockets-kprobe,
-#       sockets-syscall, attach-fentry, attach-zombie) PASS;
+#       sockets-syscall, attach-fentry, attach-zombie, fault-mmap: the fault
+#       layer in its tp_btf:vma mode, 6.1 having no filemap events) PASS;
 #    b. the broken gpuio with --break (probe_modes expects a wrong count):
 #       must FAIL, on exactly probe_modes (its fentry count), gpuio-vfs-fentry
 #       (w.dat read_bytes one byte per vfs_read too many), gpuio-modes-agree
@@ -46,7 +47,7 @@ cat "$TMP/pass.out"
 grep -qx 'GPUIO-VM-RESULT: PASS' "$TMP/pass.out" || fail "exit 0 without a PASS verdict"
 for c in probe_modes gpuio-vfs-fentry gpuio-vfs-kprobe gpuio-vfs-syscall gpuio-vfs-tracepoint \
          gpuio-modes-agree gpuio-sockets-fentry gpuio-sockets-kprobe gpuio-sockets-syscall \
-         gpuio-attach-fentry gpuio-attach-zombie; do
+         gpuio-attach-fentry gpuio-attach-zombie gpuio-fault-mmap; do
   grep -q "^  PASS $c " "$TMP/pass.out" || fail "boot a: check $c did not PASS (skipped or missing)"
 done
 

@@ -4,7 +4,9 @@
  * programs attached exactly where gpuio's syscall path attaches, doing only
  * gpuio's TGID filter (hash map lookup) and nothing else.  The cost of
  * tests/bench/empty_run is what any BPF tracer at this hook must pay; gpuio's
- * added cost is reported as a multiple of it.
+ * added cost is reported as a multiple of it. bench_fault is the same filter
+ * on the fault layer's hook (exceptions:page_fault_user), loaded instead of
+ * the syscall pair by `empty_run -f` (tests/bench/faults.sh).
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -38,6 +40,12 @@ int BPF_PROG(bench_sys_enter, struct pt_regs *regs, long id)
 
 SEC("tp_btf/sys_exit")
 int BPF_PROG(bench_sys_exit, struct pt_regs *regs, long ret)
+{
+	return filter();
+}
+
+SEC("?tp_btf/page_fault_user")
+int BPF_PROG(bench_fault, unsigned long address, struct pt_regs *regs, unsigned long error_code)
 {
 	return filter();
 }

@@ -4,8 +4,9 @@
  *
  * Completion runs in IRQ/kworker context, so attribution is taken at bio
  * submission (block_bio_queue), where the submitter is current: the traced
- * thread itself (with its in-flight VFS call, for flow arrows), or — for a
- * flusher writing back pages — the traced process that dirtied the file.
+ * thread itself (with its in-flight VFS call or page fault, for flow
+ * arrows), or — for a flusher writing back pages — the traced process that
+ * dirtied the file.
  * The file comes from the first page of the bio (page->mapping->host).
  */
 #ifndef GPUIO_BLOCK_BPF_H
@@ -56,6 +57,16 @@ static __always_inline void owner_current(struct bio_owner *o, __u64 pid_tgid)
 		    (cs->ftype == GPUIO_FT_REG || cs->ftype == GPUIO_FT_BLK)) {
 			o->ino = cs->ino;
 			o->file_dev = cs->dev;
+		}
+	} else if (cs && cs->fault.ts) {
+		/* a page fault's readahead: flows from the fault like a read's */
+		__u64 ino = 0;
+		__u32 dev = 0;
+
+		fault_bio_owner(cs, &o->seq, &ino, &dev);
+		if (!o->ino && ino && !(o->attr & GPUIO_BA_BDEV_PAGE)) {
+			o->ino = ino;
+			o->file_dev = dev;
 		}
 	}
 }

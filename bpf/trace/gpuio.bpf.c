@@ -10,6 +10,7 @@
 #include "trace/vfs_syscall.bpf.h"
 #include "trace/vfs_func.bpf.h"
 #include "trace/iouring.bpf.h"
+#include "trace/fault.bpf.h"
 #include "trace/pagecache.bpf.h"
 #include "trace/block.bpf.h"
 #include "trace/cuda.bpf.h"

@@ -4,12 +4,14 @@
  *
  * mm_filemap_add_to_page_cache fires in the reader's context (sync and async
  * readahead both run there), so the pages it adds are charged to the thread's
- * in-flight call. writeback_dirty_folio fires in the dirtier's context: the
- * flusher's later block requests are attributed to that process.
+ * in-flight call, or to its page fault on a file mapping (fault.bpf.h).
+ * writeback_dirty_folio fires in the dirtier's context: the flusher's later
+ * block requests are attributed to that process.
  */
 #ifndef GPUIO_PAGECACHE_BPF_H
 #define GPUIO_PAGECACHE_BPF_H
 #include "trace/vfs.bpf.h"
+#include "trace/fault.bpf.h"
 #include "lib/core_fixes.bpf.h"
 
 struct owner { __u32 pid, tid; };
@@ -28,8 +30,14 @@ static __always_inline int on_page_cache_add(struct folio *folio)
 
 	/* task storage first: cheaper than the TGID hash for untraced tasks */
 	cs = call_state_get(false);
-	if (!cs || cs->call == GPUIO_CALL_NONE)
+	if (!cs)
 		return 0;
+	if (cs->call == GPUIO_CALL_NONE) {
+		/* no call: maybe a page fault on a file mapping is reading it */
+		if (cs->fault.ts)
+			fault_page_added(cs, folio);
+		return 0;
+	}
 	/* only the call's own file: not directory or metadata pages it pulled in */
 	if (BPF_CORE_READ(folio, mapping, host, i_ino) != cs->ino)
 		return 0;

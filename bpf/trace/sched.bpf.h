@@ -141,6 +141,8 @@ static __always_inline int on_switch(bool preempt, struct task_struct *prev,
 	nt = nt && npid != 0;
 	if (!pt && !nt)
 		return 0;
+	if (nt)
+		fault_switch_in(next, btf);
 	e = sched_reserve(GPUIO_SCHED_SWITCH, ptgid, ppid);
 	if (!e)
 		return 0;

@@ -22,6 +22,29 @@
  */
 enum { ACC_PROBE, ACC_CAST, ACC_BTF };
 
+/*
+ * A page fault of the thread on a file mapping, in flight until the task's
+ * fault counters move (fault.bpf.h). Apart from the call fields: a fault is
+ * settled lazily, after the thread may have begun a call.
+ */
+struct fault_state {
+	__u64 ts;            /* entry; 0: none in flight */
+	__u64 end;           /* the last moment seen inside it */
+	__u64 addr;          /* the faulting address */
+	__u64 ino;           /* its file, 0: not known (yet): anonymous memory */
+	__s64 off;           /* file offset of the faulting page */
+	__s64 lo;            /* lowest file offset it brought in, -1 none */
+	__u64 maj, min;      /* the task's maj_flt, min_flt at entry */
+	__u64 nvcsw;         /* its voluntary switches at entry: sleeps, not preemptions */
+	__u32 dev;
+	__u32 seq;           /* from the thread's call numbers */
+	__u32 pages;         /* pages it added to the page cache */
+	__u8 ftype;
+	__u8 slept;
+	__u8 write;
+	__u8 exec;           /* an instruction fetch */
+};
+
 /* In-flight call of one thread. */
 struct call_state {
 	__u64 ts;
@@ -53,6 +76,7 @@ struct call_state {
 	__u8 sk_ok;
 	__u64 sk_file, sk_ino;
 	__u64 mmsg;          /* recvmmsg/sendmmsg: the user's mmsghdr array */
+	struct fault_state fault;
 };
 
 struct {

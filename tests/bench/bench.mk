@@ -2,7 +2,12 @@
 # tests/bench/run.sh builds these itself (`make bench-progs`) after
 # `make all`, so the top-level `bench:` recipe needs no change.
 
-BENCH_PROGS := $(BUILD)/bench/empty_run $(BUILD)/tests/preadloop $(BUILD)/tests/sock_pingpong
+BENCH_PROGS := $(BUILD)/bench/empty_run $(BUILD)/tests/preadloop $(BUILD)/tests/sock_pingpong \
+               $(BUILD)/bench/fault_bench
+
+$(BUILD)/bench/fault_bench: tests/bench/fault_bench.c
+	@mkdir -p $(BUILD)/bench
+	$(CC) -O2 -g -Wall -D_GNU_SOURCE -o $@ $<
 
 $(BUILD)/bench/empty_run: tests/bench/empty_run.c $(BUILD)/bench_empty.skel.h | $(BUILD)/.deps-build
 	@mkdir -p $(BUILD)/bench

@@ -1,8 +1,10 @@
 /*
  * empty_run — run a command under bench_empty.bpf.c (the BPF floor).
  *
- *   empty_run [-v|-vv] -- CMD ARGS...   (-vv adds libbpf debug output)
+ *   empty_run [-v|-vv] [-f] -- CMD ARGS...   (-vv adds libbpf debug output)
  *
+ * -f: the empty program on the fault layer's hook (page_fault_user) instead
+ * of the syscall pair.
  * Forks; the child blocks on a pipe while the parent loads and attaches the
  * empty tp_btf/sys_enter + sys_exit programs and puts the child's pid in the
  * TGID map; then the child is released and execs CMD.  Exits with CMD's
@@ -21,6 +23,7 @@
 #include "bench_empty.skel.h"
 
 static int verbose;
+static int faults;               /* -f: the page-fault hook, not the syscalls */
 
 static int print_libbpf(enum libbpf_print_level lvl, const char *fmt, va_list ap)
 {
@@ -41,6 +44,8 @@ int main(int argc, char **argv)
 			verbose++;
 		else if (!strcmp(argv[i], "-vv"))
 			verbose += 2;
+		else if (!strcmp(argv[i], "-f"))
+			faults = 1;
 		else if (!strcmp(argv[i], "--")) {
 			i++;
 			break;
@@ -48,7 +53,7 @@ int main(int argc, char **argv)
 			break;
 	}
 	if (i >= argc) {
-		fprintf(stderr, "usage: empty_run [-v] -- CMD ARGS...\n");
+		fprintf(stderr, "usage: empty_run [-v] [-f] -- CMD ARGS...\n");
 		return 2;
 	}
 	libbpf_set_print(print_libbpf);
@@ -74,7 +79,16 @@ int main(int argc, char **argv)
 	}
 	close(pfd[0]);
 
-	skel = bench_empty_bpf__open_and_load();
+	skel = bench_empty_bpf__open();
+	if (skel && faults) {
+		bpf_program__set_autoload(skel->progs.bench_sys_enter, false);
+		bpf_program__set_autoload(skel->progs.bench_sys_exit, false);
+		bpf_program__set_autoload(skel->progs.bench_fault, true);
+	}
+	if (skel && bench_empty_bpf__load(skel)) {
+		bench_empty_bpf__destroy(skel);
+		skel = NULL;
+	}
 	if (!skel) {
 		fprintf(stderr, "empty_run: cannot load bench_empty: %s\n", strerror(errno));
 		goto fail;

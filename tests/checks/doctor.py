@@ -22,7 +22,7 @@ def machine(docf, textf, infof):
     btf = os.path.exists("/sys/kernel/btf/vmlinux")
     check((d["kernel"]["btf"]["status"] == "ok") == btf, f"BTF ok == /sys/kernel/btf/vmlinux exists ({btf})")
     modes = info["modes"]
-    for layer in ("vfs", "block", "proc", "pagecache", "io_uring", "sched"):
+    for layer in ("vfs", "block", "proc", "pagecache", "io_uring", "sched", "fault"):
         check(d["attach"][layer]["value"] == modes[layer],
               f'{layer}: doctor {d["attach"][layer]["value"]} == trace {modes[layer]}')
     # the refusals a real trace recorded are the ones doctor gives for vfs

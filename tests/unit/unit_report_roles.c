@@ -126,6 +126,7 @@ static void decisions(void)
 				      .synced = true };
 	struct rpt_role_facts pipe = { .rbytes = 100, .special = true };
 	struct rpt_role_facts none = { 0 };
+	struct rpt_role_facts executed = { .exec_mapped = true };
 
 	CHECK(role("/data/train/shard-0001.tar", ro) == RPT_ROLE_DATA, "read only: data");
 	CHECK(role("/usr/lib/python3.11/os.py", ro) == RPT_ROLE_CODE, "stdlib: code");
@@ -153,6 +154,8 @@ static void decisions(void)
 	CHECK(role("/dev/shm/imagenet/shard-0001.tar", ro) == RPT_ROLE_DATA,
 	      "data staged in /dev/shm: data");
 	CHECK(role("/data/opened-only.bin", none) == RPT_ROLE_DATA, "opened, mapped: data");
+	CHECK(role("/work/build/tests/demo_loader", executed) == RPT_ROLE_CODE,
+	      "an executable run from anywhere (instruction fetches faulted on it): code");
 }
 
 static int pcmp(const char *a, const char *b)

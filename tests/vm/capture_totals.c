@@ -16,6 +16,7 @@
  *
  *   capture PATH records=N truncated=BYTES
  *   header vfs_mode=M block_mode=M proc_mode=M pagecache_mode=M iouring_mode=M
+ *          fault_mode=M
  *   detail TEXT                                   (why better modes were refused)
  *   stats final=0|1 rb_drop_vfs=N ... drops=N path_unresolved=N   (last STATS)
  *   file PATH read_ops=N read_bytes=N write_ops=N write_bytes=N opens=N
@@ -154,6 +155,7 @@ static const char *const call_name[NCALL] = {
 	[GPUIO_CALL_RECVFROM] = "recvfrom", [GPUIO_CALL_SENDTO] = "sendto",
 	[GPUIO_CALL_RECVMSG] = "recvmsg", [GPUIO_CALL_SENDMSG] = "sendmsg",
 	[GPUIO_CALL_RECVMMSG] = "recvmmsg", [GPUIO_CALL_SENDMMSG] = "sendmmsg",
+	[GPUIO_CALL_PAGE_FAULT] = "page_fault",
 };
 
 static int is_read(unsigned c)
@@ -433,22 +435,26 @@ int main(int argc, char **argv)
 	print_escaped(argv[1]);
 	printf(" records=%llu truncated=%llu\n", (unsigned long long)records,
 	       (unsigned long long)gpuio_cap_reader__truncated(r));
-	printf("header vfs_mode=%s block_mode=%s proc_mode=%s pagecache_mode=%s iouring_mode=%s\n",
+	printf("header vfs_mode=%s block_mode=%s proc_mode=%s pagecache_mode=%s iouring_mode=%s"
+	       " fault_mode=%s\n",
 	       h->vfs_mode[0] ? h->vfs_mode : "-", h->block_mode[0] ? h->block_mode : "-",
 	       h->proc_mode[0] ? h->proc_mode : "-",
 	       h->pagecache_mode[0] ? h->pagecache_mode : "-",
-	       h->iouring_mode[0] ? h->iouring_mode : "-");
+	       h->iouring_mode[0] ? h->iouring_mode : "-",
+	       h->fault_mode[0] ? h->fault_mode : "-");
 	printf("detail %s\n", h->modes_detail);
 	if (have_stats) {
 		static const char *const names[GPUIO_STAT_MAX] = {
 			"rb_drop_vfs", "rb_drop_block", "rb_drop_path", "rb_drop_proc",
 			"map_full_pid", "map_full_rq", "map_full_task", "path_trunc",
 			"events_vfs", "events_block", "rb_drop_cuda", "cuda_too_deep",
-			"rb_drop_sched", "rb_drop_sock",
+			"rb_drop_sched", "rb_drop_sock", "rb_drop_wait", "rb_drop_fault", "map_full_fault",
+			"fault_no_vma",
 		};
 		uint64_t drops = 0;
 
 		printf("stats final=%u", last.final);
+		/* counters past the record's fixed part: gpuio_stats__get */
 		for (int i = 0; i < GPUIO_STAT_MAX; i++)
 			printf(" %s=%llu", names[i] ? names[i] : "?",
 			       (unsigned long long)gpuio_stats__bpf(&last, (unsigned)i));

@@ -12,7 +12,7 @@
 # GPUIO_VM_VERBOSE, PATH=/bin.  Binaries: busybox applets, probe_modes,
 # capture_totals, bench_hooks, gpuio (build/gpuio-static, or the broken-fentry
 # build in initramfs-broken.cpio; absent with VM_GPUIO=0), and the tests/progs
-# workloads in VM_PROGS (known_io, uring_rw, preadloop).  Keep workloads
+# workloads in VM_PROGS (known_io, uring_rw, preadloop, mmap_touch).  Keep workloads
 # small: TCG runs 10-50x slower than the host.
 
 check_btf() {
@@ -148,7 +148,7 @@ gpuio_vfs_mode() {
   if [ "${m%%:*}" != fentry ] && [ "$m" != kprobe ] && grep -qE 'vfs=fentry|vfs mode fentry|vfs fentry' "$log"; then
     echo "gpuio[$m]: fentry was tried or used with --vfs-mode=$m MISMATCH"; bad=1
   fi
-  for l in block pagecache iouring; do
+  for l in block pagecache iouring fault; do
     v=$(field "$hdr" ${l}_mode)
     if [ -n "$v" ] && [ "$v" != off ]; then echo "gpuio[$m]: ${l}_mode=$v ok"
     else echo "gpuio[$m]: ${l}_mode=${v:-none} (layer off) MISMATCH"; bad=1; fi
@@ -280,6 +280,39 @@ gpuio_sockets() {
 check gpuio-sockets-fentry  gpuio_sockets fentry
 check gpuio-sockets-kprobe  gpuio_sockets kprobe
 check gpuio-sockets-syscall gpuio_sockets syscall
+# The fault layer on the stock kernel: 6.1 has no filemap events (6.11+), so
+# each fault's mapping is looked up at its entry (tp_btf:vma). Two cold files
+# read only through mappings by mmap_touch: m.dat MADV_RANDOM (no readahead:
+# one major fault per page, each a page_fault of 4 KiB), r.dat with
+# readahead; all their bytes in page_fault calls, the random file's major
+# faults = the program's own majflt, nothing lost.
+gpuio_fault_mmap() {
+  need_bin gpuio capture_totals mmap_touch
+  d=/mnt/vda/fault bad=0
+  rm -rf $d; mkdir -p $d
+  dd if=/dev/urandom of=$d/m.dat bs=4096 count=256 2>/dev/null || fail "dd m.dat"
+  dd if=/dev/urandom of=$d/r.dat bs=4096 count=256 2>/dev/null || fail "dd r.dat"
+  sync; echo 3 >/proc/sys/vm/drop_caches
+  { gpuio trace -v --no-export --capture /tmp/fault.gpuio -- \
+      mmap_touch 1 random:$d/m.dat $d/r.dat </dev/null 2>&1 >/tmp/fault.out
+    echo $? >/tmp/fault.rc; } | cat >/tmp/fault.log
+  grep -a '^gpuio: \(attach modes\|fault mode\)' /tmp/fault.log
+  [ "$(cat /tmp/fault.rc)" = 0 ] || { tail -n 20 /tmp/fault.log; fail "gpuio trace -- mmap_touch failed"; }
+  cat /tmp/fault.out
+  capture_totals /tmp/fault.gpuio >/tmp/fault.tot || fail "capture_totals failed"
+  expect_fields "gpuio[fault]: header" "$(grep '^header ' /tmp/fault.tot)" "fault_mode=tp_btf:vma" || bad=1
+  expect_fields "gpuio[fault]: stats" "$(grep '^stats ' /tmp/fault.tot)" \
+    "final=1 drops=0 rb_drop_fault=0 map_full_fault=0 fault_no_vma=0" || bad=1
+  maj=$(grep m.dat /tmp/fault.out | grep -o '"majflt":[0-9]*' | cut -d: -f2)
+  expect_fields "gpuio[fault]: m.dat" "$(grep "^call $d/m.dat page_fault " /tmp/fault.tot)" \
+    "ops=256 bytes=1048576" || bad=1
+  [ "$maj" = 256 ] && echo "gpuio[fault]: m.dat majflt=$maj ok" ||
+    { echo "gpuio[fault]: m.dat majflt=$maj want 256 MISMATCH"; bad=1; }
+  expect_fields "gpuio[fault]: r.dat" "$(grep "^call $d/r.dat page_fault " /tmp/fault.tot)" \
+    "bytes=1048576" || bad=1
+  [ $bad -eq 0 ] || fail "the fault layer: see MISMATCH lines"
+}
+check gpuio-fault-mmap gpuio_fault_mmap
 
 # gpuio trace -p (attach to a running process) with no --vfs-mode: the
 # ladder's first choice on a stock kernel must be fentry.  known_io has

@@ -172,6 +172,9 @@ const struct gpuio_drop_counter gpuio_drop_counters[] = {
 	{ GPUIO_STAT_RB_DROP_SCHED, "rb_drop_sched" },
 	{ GPUIO_STAT_RB_DROP_SOCK, "rb_drop_sock" },
 	{ GPUIO_STAT_RB_DROP_WAIT, "rb_drop_wait" },
+	{ GPUIO_STAT_RB_DROP_FAULT, "rb_drop_fault" },
+	{ GPUIO_STAT_MAP_FULL_FAULT, "map_full_fault" },
+	{ GPUIO_STAT_FAULT_NO_VMA, "fault_no_vma" },
 };
 const size_t gpuio_ndrop_counters = ARRAY_SIZE(gpuio_drop_counters);
 
@@ -345,6 +348,7 @@ size_t gpuio_rec_min_size(__u16 type)
 	case GPUIO_REC_SCHED:        return sizeof(struct gpuio_sched_event);
 	case GPUIO_REC_WAIT:         return sizeof(struct gpuio_wait_event);
 	case GPUIO_REC_SOCK_PEER:    return sizeof(struct gpuio_sock_peer);
+	case GPUIO_REC_FAULT_COUNT:  return sizeof(struct gpuio_fault_count);
 	default:                return 0;
 	}
 }
@@ -529,14 +533,14 @@ int gpuio_rec__sanitize(unsigned char *rec)
 			p->args_len = (__u32)room;
 		break;
 	}
-	case GPUIO_REC_STATS:
-		if (h->size < sizeof(struct gpuio_stats_event)) {
-			struct gpuio_stats_event st;
+	case GPUIO_REC_STATS: {
+		/* this build's layout, and nbpf: the counters its tracer had */
+		struct gpuio_stats_event st;
 
-			gpuio_stats__from_record(h, &st);
-			memcpy(rec, &st, sizeof(st));
-		}
+		gpuio_stats__from_record(h, &st);
+		memcpy(rec, &st, sizeof(st));
 		break;
+	}
 	case GPUIO_REC_GPU_KERNEL: {
 		struct gpuio_gpu_kernel *k = (void *)rec;
 		size_t room = h->size - offsetof(struct gpuio_gpu_kernel, name);

@@ -53,6 +53,7 @@ struct gpuio_cap_header {
 	char  cmdline[1024];    /* gpuio's own argv, space separated */
 	/* --- added after the first release: shorter headers read as empty --- */
 	char  sched_mode[16];   /* scheduler layer, "" in older captures */
+	char  fault_mode[16];   /* fault layer, "" in older captures */
 };
 /* Header of captures made before sched_mode. */
 #define GPUIO_CAP_HEADER_V1_SIZE 2024u

@@ -161,6 +161,9 @@ static const struct opt trace_opts[] = {
 	OPT_BOOL(0, "no-sched", &cmd.t.no_sched,
 		 "no thread states or wake-ups (the scheduler layer; on by\n"
 		 "default: it says what threads did between their calls)"),
+	OPT_BOOL(0, "no-faults", &cmd.t.no_faults,
+		 "no page faults on file mappings (the fault layer; on by\n"
+		 "default: mmap'ed files read by touching them are I/O too)"),
 	OPT_BOOL(0, "no-cuda-uprobes", &cmd.t.no_cuda_uprobes,
 		 "do not probe CUDA API calls in libcudart / libcuda.so.1"),
 	OPT_BOOL(0, "no-gpu-inject", &cmd.no_gpu_inject,

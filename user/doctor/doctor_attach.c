@@ -77,6 +77,7 @@ void doctor__attach(struct doctor *d)
 	layer(d, "pagecache", l->pagecache_mode, "tp_btf", l->detail);
 	layer(d, "io_uring", l->iouring_mode, "tp_btf", l->detail);
 	layer(d, "sched", l->sched_mode, "tp_btf", l->detail);
+	layer(d, "fault", l->fault_mode, "tp_btf", l->detail);
 	f = doctor__add(d, "attach", "cuda", !strcmp(l->cuda_mode, "uprobe.multi") ? DOCTOR_OK :
 			!strcmp(l->cuda_mode, "off") ? DOCTOR_NO : DOCTOR_WARN, "%s", l->cuda_mode);
 	if (strcmp(l->cuda_mode, "uprobe.multi"))

@@ -59,6 +59,7 @@ bool gpuio_call__is_read(unsigned call)
 	switch (call) {
 	case GPUIO_CALL_READ: case GPUIO_CALL_PREAD64: case GPUIO_CALL_READV:
 	case GPUIO_CALL_PREADV: case GPUIO_CALL_PREADV2: case GPUIO_CALL_URING_READ:
+	case GPUIO_CALL_PAGE_FAULT:     /* mmap'ed data read by touching it */
 		return true;
 	}
 	return false;

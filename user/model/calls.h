@@ -18,7 +18,7 @@ const char *gpuio_call__name(unsigned call);
 /* enum gpuio_call for a name, GPUIO_CALL_NONE when unknown */
 unsigned gpuio_call__from_name(const char *name);
 
-bool gpuio_call__is_read(unsigned call);    /* moves bytes from a file */
+bool gpuio_call__is_read(unsigned call);    /* moves bytes from a file (page faults too) */
 bool gpuio_call__is_write(unsigned call);   /* moves bytes to a file */
 bool gpuio_call__is_open(unsigned call);    /* ret is a new fd */
 bool gpuio_call__moves_bytes(unsigned call);/* ret >= 0 is a byte count */

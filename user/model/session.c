@@ -382,6 +382,8 @@ static void gpu_act_of(const struct gpuio_hdr *h, struct model_gpu_act *a)
 	}
 }
 
+/* A kind this build decodes (numbers given to kinds still to come are unknown). */
+
 /* The tables a record changes (pass 1 and online only). */
 static int note(struct model_session *s, const struct gpuio_hdr *h)
 {
@@ -470,6 +472,8 @@ static int dispatch(const struct gpuio_hdr *h, const struct model_tool *t)
 		return t->gpu_sym ? t->gpu_sym(t->ctx, r) : 0;
 	case GPUIO_REC_SOCK_PEER:
 		return t->sock_peer ? t->sock_peer(t->ctx, r) : 0;
+	case GPUIO_REC_FAULT_COUNT:
+		return t->fault_count ? t->fault_count(t->ctx, r) : 0;
 	default:
 		return 0;
 	}

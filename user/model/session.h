@@ -67,6 +67,7 @@ struct model_tool {
 	int (*gpu_overhead)(void *ctx, const struct gpuio_gpu_overhead *e);
 	int (*gpu_sym)(void *ctx, const struct gpuio_gpu_sym *e);
 	int (*sock_peer)(void *ctx, const struct gpuio_sock_peer *e);
+	int (*fault_count)(void *ctx, const struct gpuio_fault_count *e);   /* cumulative */
 };
 
 /* ---- the session ---- */

@@ -178,6 +178,9 @@ int monitor_recorder__open(const struct monitor_recorder_opts *o, struct monitor
 		return -ENOMEM;
 	}
 	lo.trace_all = true;
+	/* page faults node-wide (a mapping lookup per fault of every process)
+	 * are not for an always-on recorder: gpuio trace -a has them */
+	lo.no_faults = true;
 	lo.self_tgid = (__u32)getpid();
 	lo.ringbuf_bytes = o->ringbuf_bytes;
 	err = gpuio_loader__open(&lo, &r->l);
@@ -401,7 +404,7 @@ static int dump_capture(struct monitor_recorder *r, const char *cap, __u64 t0, _
 	struct gpuio_cap_writer *w = NULL;
 	struct gpuio_cap_header hdr;
 	struct gpuio_stats_event st;
-	__u64 bpf[GPUIO_STAT_MAX];
+	__u64 all[GPUIO_STAT_MAX];
 	int err = -ENOMEM;
 
 	if (!d.tids || !d.files || !d.named)
@@ -419,8 +422,8 @@ static int dump_capture(struct monitor_recorder *r, const char *cap, __u64 t0, _
 	st.hdr.type = GPUIO_REC_STATS;
 	st.hdr.size = sizeof(st);
 	st.hdr.ts = t0;
-	read_stats(r, bpf);
-	gpuio_stats__set_bpf(&st, bpf);
+	read_stats(r, all);
+	gpuio_stats__set_bpf(&st, all);
 	st.records = gpuio_cap_writer__records(w) + 1;
 	st.final = 1;
 	gpuio_cap_writer__append(w, &st, sizeof(st));

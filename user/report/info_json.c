@@ -70,6 +70,8 @@ static void json_header(struct json_writer *w, bool *pfirst, const char *path,
 	jstr(w, &f2, "pagecache", h->pagecache_mode, sizeof(h->pagecache_mode));
 	jstr(w, &f2, "io_uring", h->iouring_mode, sizeof(h->iouring_mode));
 	jstr(w, &f2, "sched", h->sched_mode, sizeof(h->sched_mode));
+	if (h->fault_mode[0])
+		jstr(w, &f2, "fault", h->fault_mode, sizeof(h->fault_mode));
 	json_writer__putc(w, '}');
 	jstr(w, pfirst, "modes_detail", h->modes_detail, sizeof(h->modes_detail));
 	ju64(w, pfirst, "realtime_ns", h->realtime_ns);

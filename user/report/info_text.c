@@ -41,9 +41,12 @@ static void text_header(const char *path, const struct capture_info *in)
 	       h->flags & GPUIO_CAPF_ALL_FDS ? ", all fd types" : "",
 	       h->flags & GPUIO_CAPF_LAUNCH ? ", command launched by gpuio" : "",
 	       h->flags & GPUIO_CAPF_NO_BPF ? ", without BPF (GPU side only)" : "");
-	printf("%-13svfs=%.16s block=%.16s proc=%.16s pagecache=%.16s io_uring=%.16s sched=%.16s\n",
+	printf("%-13svfs=%.16s block=%.16s proc=%.16s pagecache=%.16s io_uring=%.16s sched=%.16s",
 	       "attach modes", h->vfs_mode, h->block_mode, h->proc_mode, h->pagecache_mode,
 	       h->iouring_mode, h->sched_mode[0] ? h->sched_mode : "none");
+	if (h->fault_mode[0])
+		printf(" fault=%.16s", h->fault_mode);
+	putchar('\n');
 	field("mode detail", h->modes_detail, sizeof(h->modes_detail));
 	capture_info__utc(h->realtime_ns, rt, sizeof(rt));
 	printf("%-13sREALTIME %s (%llu ns) = MONOTONIC %llu ns\n", "clock anchor", rt,
@@ -151,6 +154,12 @@ static void text_end(const struct capture_info *in)
 			    gpuio_drop_counter__listed(&gpuio_drop_counters[i], s))
 				printf("%-13ssocket peer records lost %llu\n", "",
 				       (unsigned long long)gpuio_stats__bpf(s, GPUIO_STAT_RB_DROP_SOCK));
+		if (in->hdr->fault_mode[0])     /* counters of the fault layer's builds */
+			printf("%-13spage faults: ring buffer %llu, count map full %llu, mapping "
+			       "not looked up %llu\n", "",
+			       (unsigned long long)gpuio_stats__bpf(s, GPUIO_STAT_RB_DROP_FAULT),
+			       (unsigned long long)gpuio_stats__bpf(s, GPUIO_STAT_MAP_FULL_FAULT),
+			       (unsigned long long)gpuio_stats__bpf(s, GPUIO_STAT_FAULT_NO_VMA));
 		if (!s->final)
 			printf("%-13s(no final stats: capture cut short)\n", "");
 		printf("%-13sblock requests emitted %llu; unresolved paths %llu; "

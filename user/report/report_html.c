@@ -271,6 +271,9 @@ static void summary(FILE *f, const struct rpt_model *m)
 	if (m->pages)
 		fprintf(f, "<tr><th class=l>page cache</th><td class=l>hit ratio %.1f%%</td></tr>",
 			100 * rpt_ratio(m->hit_pages, m->pages));
+	if (m->minor_faults || m->major_faults)
+		fprintf(f, "<tr><th class=l>page faults</th><td class=l>%" PRIu64 " minor, %" PRIu64
+			" major on file mappings</td></tr>", m->minor_faults, m->major_faults);
 	fprintf(f, "<tr><th class=l>attach modes</th><td class=l>vfs=");
 	esc(f, h->vfs_mode, sizeof(h->vfs_mode));
 	fprintf(f, " block=");
@@ -381,7 +384,8 @@ static void files(FILE *f, const struct rpt_model *m, const struct rpt_opts *opt
 		n, m->nfiles, opt->top);
 	fprintf(f, "<table><tr><th class=l>path</th><th class=l>role</th><th>read</th><th>ops</th>"
 		"<th>write</th><th>ops</th><th>time</th><th>mean</th><th>p50</th><th>p99</th>"
-		"<th>cache hit</th><th class=l>pattern</th><th>opens</th></tr>");
+		"<th>cache hit</th><th class=l>pattern</th><th>opens</th>%s</tr>",
+		m->faults ? "<th>minor faults</th><th>major faults</th>" : "");
 	for (size_t k = 0; k < n; k++) {
 		const struct rpt_file *fl = &m->files[idx[k]];
 		uint64_t single;
@@ -401,8 +405,12 @@ static void files(FILE *f, const struct rpt_model *m, const struct rpt_opts *opt
 			fprintf(f, "<td>%.1f%%</td>", 100 * rpt_ratio(fl->hit_pages, fl->pages));
 		else
 			fprintf(f, "<td>-</td>");
-		fprintf(f, "<td class=l>%s</td><td>%" PRIu64 "</td></tr>",
+		fprintf(f, "<td class=l>%s</td><td>%" PRIu64 "</td>",
 			single ? "-" : rpt_pattern_name(p), fl->opens);
+		if (m->faults)
+			fprintf(f, "<td>%" PRIu64 "</td><td>%" PRIu64 "</td>", fl->minor_faults,
+				fl->major_faults);
+		fprintf(f, "</tr>");
 	}
 	fprintf(f, "</table>\n");
 	free(idx);

@@ -184,6 +184,12 @@ static void summary(struct jw *j, const struct rpt_model *m)
 	j_u64(j, "miss_pages", m->miss_pages);
 	j_ratio(j, "hit_ratio", rpt_ratio(m->hit_pages, m->pages));
 	j_close(j, '}');
+	if (m->faults) {                /* captures from before the fault layer: none */
+		j_open(j, "page_faults", '{');
+		j_u64(j, "minor", m->minor_faults);
+		j_u64(j, "major", m->major_faults);
+		j_close(j, '}');
+	}
 	j_open(j, "attach_modes", '{');
 	j_hstr(j, "vfs", h->vfs_mode, sizeof(h->vfs_mode));
 	j_hstr(j, "block", h->block_mode, sizeof(h->block_mode));
@@ -191,6 +197,8 @@ static void summary(struct jw *j, const struct rpt_model *m)
 	j_hstr(j, "pagecache", h->pagecache_mode, sizeof(h->pagecache_mode));
 	j_hstr(j, "io_uring", h->iouring_mode, sizeof(h->iouring_mode));
 	j_hstr(j, "sched", h->sched_mode, sizeof(h->sched_mode));
+	if (h->fault_mode[0])
+		j_hstr(j, "fault", h->fault_mode, sizeof(h->fault_mode));
 	j_close(j, '}');
 	j_bool(j, "drops_known", known);
 	if (known)
@@ -247,6 +255,12 @@ static void files(struct jw *j, const struct rpt_model *m, const struct rpt_opts
 		j_u64(j, "miss_pages", f->miss_pages);
 		j_ratio(j, "hit_ratio", rpt_ratio(f->hit_pages, f->pages));
 		j_close(j, '}');
+		if (m->faults) {
+			j_open(j, "page_faults", '{');
+			j_u64(j, "minor", f->minor_faults);
+			j_u64(j, "major", f->major_faults);
+			j_close(j, '}');
+		}
 		j_u64(j, "direct_read_bytes", f->direct_rbytes);
 		j_u64(j, "extent_bytes", f->extent);
 		if (single)

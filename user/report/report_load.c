@@ -265,7 +265,8 @@ static int file_xfer(struct rpt_model *m, struct rpt_file *f, const struct gpuio
  */
 bool rpt_call_fetches_data(const struct gpuio_vfs_event *e)
 {
-	if (e->ret <= 0)
+	/* a page fault that brought nothing in still waited for a page being read */
+	if (e->ret <= 0 && e->call != GPUIO_CALL_PAGE_FAULT)
 		return false;
 	switch (e->call) {
 	case GPUIO_CALL_PAGE_FAULT:
@@ -356,6 +357,15 @@ static void count_bytes(struct rpt_model *m, struct rpt_thread *t, struct rpt_pr
 	}
 }
 
+/*
+ * Where a transfer's bytes are in the file: a page fault's are the pages it
+ * brought in, from the lowest (offset2), not the one page it touched.
+ */
+static int64_t xfer_offset(const struct gpuio_vfs_event *e)
+{
+	return e->call == GPUIO_CALL_PAGE_FAULT && e->offset2 >= 0 ? e->offset2 : e->offset;
+}
+
 /* A buffered read's pages and page-cache misses (O_DIRECT reads counted apart). */
 static void read_pages(struct rpt_model *m, struct rpt_file *f, const struct gpuio_vfs_event *e,
 		       uint64_t bytes)
@@ -363,16 +373,18 @@ static void read_pages(struct rpt_model *m, struct rpt_file *f, const struct gpu
 	uint64_t *fl = e->fd >= 0 ? kmap__get(&m->fd_map, e->hdr.pid, (uint64_t)e->fd) : NULL;
 	bool direct = fl && *fl ? ((*fl - 1) & KERNEL_O_DIRECT) :
 		      (!fl && f->any_open && f->all_direct_opens);
+	int64_t off = xfer_offset(e);
 	uint64_t pages;
 
-	if (direct) {
+	/* a mapping is always the page cache's */
+	if (direct && e->call != GPUIO_CALL_PAGE_FAULT) {
 		f->direct_rbytes += bytes;
 		return;
 	}
 	/* hits are counted per file at the end: readahead adds pages that later
 	 * calls read, so per-call misses overshoot */
-	if (e->offset >= 0)
-		pages = ((uint64_t)e->offset + bytes - 1) / RPT_PAGE - (uint64_t)e->offset / RPT_PAGE + 1;
+	if (off >= 0)
+		pages = ((uint64_t)off + bytes - 1) / RPT_PAGE - (uint64_t)off / RPT_PAGE + 1;
 	else
 		pages = (bytes + RPT_PAGE - 1) / RPT_PAGE;
 	f->pages += pages;
@@ -468,7 +480,7 @@ static int on_vfs(void *ctx, const struct gpuio_vfs_event *e)
 		return rc;
 	if (f) {
 		if (rd || wr || gpuio_call__two_files(call)) {
-			rc = file_xfer(m, f, e, !wr, e->offset, bytes, e->dur_ns, end);
+			rc = file_xfer(m, f, e, !wr, xfer_offset(e), bytes, e->dur_ns, end);
 			if (rc)
 				return rc;
 		} else {
@@ -482,6 +494,57 @@ static int on_vfs(void *ctx, const struct gpuio_vfs_event *e)
 	}
 	if (f2)
 		return file_xfer(m, f2, e, false, e->offset2, bytes, e->dur_ns, end);
+	return 0;
+}
+
+/*
+ * Page faults of a process on a file, cumulative: what changed since its
+ * last record. A minor fault found its page in the page cache: a hit page
+ * (fault-around maps up to 16 pages per fault, and pages mapped that way
+ * never fault: they are not seen); a major fault's misses come with its
+ * page_fault call.
+ */
+static int on_fault_count(void *ctx, const struct gpuio_fault_count *e)
+{
+	struct rpt_model *m = ctx;
+	struct rpt_fault_last *last;
+	uint64_t *v, dmin, dmaj;
+	struct rpt_file *f;
+	int rc;
+
+	rpt_note_time(m, e->hdr.ts, e->hdr.ts);
+	rc = kmap__upsert(&m->fault_map, (uint64_t)e->hdr.pid << 32 | e->dev, e->ino, &v);
+	if (rc < 0)
+		return rc;
+	if (rc) {
+		if (array_grow((void **)&m->fault_last, &m->cfault_last, m->nfault_last + 1,
+			       sizeof(*m->fault_last)))
+			return -ENOMEM;
+		memset(&m->fault_last[m->nfault_last], 0, sizeof(m->fault_last[0]));
+		*v = m->nfault_last++;
+	}
+	last = &m->fault_last[*v];
+	if (e->flags & GPUIO_FC_EXEC) {         /* a program or a library: its role */
+		rc = file_get(m, e->dev, e->ino, &f);
+		if (rc)
+			return rc;
+		f->exec_mapped = true;
+	}
+	dmin = e->minor > last->minor ? e->minor - last->minor : 0;
+	dmaj = e->major > last->major ? e->major - last->major : 0;
+	last->minor = e->minor > last->minor ? e->minor : last->minor;
+	last->major = e->major > last->major ? e->major : last->major;
+	if (!dmin && !dmaj)
+		return 0;
+	rc = file_get(m, e->dev, e->ino, &f);
+	if (rc)
+		return rc;
+	file_pid(f, e->hdr.pid);
+	f->minor_faults += dmin;
+	f->major_faults += dmaj;
+	f->pages += dmin;
+	m->minor_faults += dmin;
+	m->major_faults += dmaj;
 	return 0;
 }
 
@@ -643,8 +706,9 @@ int rpt_pass1(struct rpt_model *m)
 
 	m->tool = (struct model_tool){
 		.ctx = m, .vfs = on_vfs, .block = on_block, .proc = on_proc, .sched = on_sched,
-		.devname = on_devname, .wait = on_wait,
+		.devname = on_devname, .wait = on_wait, .fault_count = on_fault_count,
 	};
+	m->faults = m->hdr->fault_mode[0] != 0;
 	rpt_gpu_handlers(&m->tool);
 	rc = model_session__run(m->s, tools, 1);
 	if (rc == -EBADMSG) {

@@ -151,6 +151,8 @@ static void rpt_model__free(struct rpt_model *m)
 	free(m->gpus);
 	free(m->gaps);
 	free(m->ckpts);
+	free(m->fault_last);
+	kmap__free(&m->fault_map);
 	kmap__free(&m->file_map);
 	kmap__free(&m->stream_map);
 	kmap__free(&m->fd_map);

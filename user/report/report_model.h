@@ -92,7 +92,9 @@ struct rpt_file {
 	uint64_t rtime, wtime, otime;   /* ns in read / write / other calls */
 	struct rpt_hist lat;            /* read and write calls */
 	struct rpt_hist rlat;           /* read calls only (staging evidence) */
-	uint64_t pages, hit_pages, miss_pages;  /* buffered reads */
+	uint64_t pages, hit_pages, miss_pages;  /* buffered reads (and page faults) */
+	uint64_t minor_faults, major_faults;    /* on its mappings (FAULT_COUNT records) */
+	bool exec_mapped;               /* an instruction fetch faulted on it */
 	uint64_t direct_rbytes;
 	uint64_t extent;                /* largest end offset read or written */
 	uint64_t pat[RPT_PAT_N];        /* transitions between a thread's calls */
@@ -335,6 +337,8 @@ struct rpt_model {
 	uint64_t blk_rbytes, blk_wbytes, blk_rops, blk_wops, blk_reqs;
 	uint64_t pages, hit_pages, miss_pages;
 	uint64_t cupti_dropped, gpu_write_errors;       /* the collectors' (their last counts) */
+	bool faults;                    /* the fault layer's build: fault counts are known */
+	uint64_t minor_faults, major_faults;
 	uint64_t unresolved;            /* files without a path record */
 
 	/* tables */
@@ -345,6 +349,9 @@ struct rpt_model {
 	struct rpt_stream *streams;
 	size_t nstreams, cstreams;
 	struct kmap fd_map;             /* (pid, fd) -> open flags + 1 (0: closed) */
+	struct kmap fault_map;          /* (pid << 32 | dev, ino) -> fault_last[] */
+	struct rpt_fault_last { uint64_t minor, major; } *fault_last;
+	size_t nfault_last, cfault_last;
 	struct kmap thread_map;         /* (pid, tid) -> threads[] */
 	struct kmap thread_files;       /* (threads[], files[]) -> bytes the thread fetched from it */
 	struct rpt_thread *threads;

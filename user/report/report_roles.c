@@ -4,7 +4,8 @@
  * recommendations look at data only and only checkpoints count as such:
  *  - code: interpreter imports and libraries (.py, .pyc, .so, site-packages,
  *    /usr/lib, ...) and system config (/etc): a Python job opens a thousand
- *    of them, small and read once, which are not its dataset;
+ *    of them, small and read once, which are not its dataset; and any file
+ *    an instruction fetch faulted on (a program's executable);
  *  - other: pseudo files (/proc, /sys, /dev, pipes, sockets), logs, stdout
  *    and any written file that is not a checkpoint;
  *  - checkpoint: written, not read back, with a write burst of at least
@@ -172,7 +173,8 @@ enum rpt_role rpt_role_decide(unsigned pc, const struct rpt_role_facts *x)
 {
 	if ((pc & RPT_PATH_PSEUDO) || x->special)
 		return RPT_ROLE_OTHER;
-	if (pc & RPT_PATH_CODE)
+	/* code by its path, or because it was executed (a program, a library) */
+	if ((pc & RPT_PATH_CODE) || x->exec_mapped)
 		return RPT_ROLE_CODE;
 	if (!x->wbytes)
 		/* shared-memory segments in /dev/shm move no bytes through calls */
@@ -227,6 +229,7 @@ static void facts_of(const struct rpt_file *f, struct rpt_role_facts *x)
 	x->synced = f->syncs > 0;
 	x->stdio = f->stdio;
 	x->special = f->special;
+	x->exec_mapped = f->exec_mapped;
 }
 
 /* Written files that could be checkpoints and share a name pattern with

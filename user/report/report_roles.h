@@ -32,6 +32,7 @@ struct rpt_role_facts {
 	bool stdio;             /* written through fd 1 or 2 */
 	bool special;           /* a pipe, socket or character device */
 	bool recurring;         /* other written files share its path pattern */
+	bool exec_mapped;       /* an instruction fetch faulted on it: code */
 };
 
 enum rpt_role rpt_role_decide(unsigned path_class, const struct rpt_role_facts *x);

@@ -122,6 +122,11 @@ static void headlines(const struct rpt_model *m)
 		printf("; from the device: %s\n", B(m->blk_rbytes, b));
 		any = true;
 	}
+	if (m->minor_faults || m->major_faults) {
+		printf("  * page faults on file mappings: %" PRIu64 " minor, %" PRIu64 " major (their "
+		       "bytes and time are in the reads)\n", m->minor_faults, m->major_faults);
+		any = true;
+	}
 	if (m->vfs_wops) {
 		printf("  * writes: %s in %" PRIu64 " calls; to the device: %s\n",
 		       B(m->vfs_wbytes, a), m->vfs_wops, B(m->blk_wbytes, b));
@@ -378,8 +383,11 @@ static void summary(const struct rpt_model *m)
 	else
 		printf("  page cache  no buffered reads\n");
 	printf("  attach      vfs=%.16s block=%.16s proc=%.16s pagecache=%.16s io_uring=%.16s "
-	       "sched=%.16s\n", h->vfs_mode, h->block_mode, h->proc_mode, h->pagecache_mode,
+	       "sched=%.16s", h->vfs_mode, h->block_mode, h->proc_mode, h->pagecache_mode,
 	       h->iouring_mode, h->sched_mode[0] ? h->sched_mode : "none");
+	if (h->fault_mode[0])
+		printf(" fault=%.16s", h->fault_mode);
+	printf("\n");
 	if (rpt_model__dropped(m, &d))
 		printf("  drops       %" PRIu64 " (measured)%s\n", d,
 		       m->f->stats.final ? "" : "; no final stats");
@@ -559,6 +567,9 @@ static void files(const struct rpt_model *m, const struct rpt_opts *opt)
 			printf("; page cache hit %.1f%%", 100 * rpt_ratio(f->hit_pages, f->pages));
 		else if (f->direct_rbytes)
 			printf("; O_DIRECT reads");
+		if (f->minor_faults || f->major_faults)
+			printf("; page faults %" PRIu64 " minor, %" PRIu64 " major", f->minor_faults,
+			       f->major_faults);
 		printf("; sizes ");
 		size_dist(f);
 		printf("\n    pids");

@@ -278,6 +278,13 @@ void tl_model__vfs(struct tl_model *x, const struct gpuio_vfs_event *e, struct t
 	/* a failed open has no file: nothing to name */
 	if (!(is_open && failed && !e->ino && !e->dev))
 		path_arg(x, a, "path", e->dev, e->ino, e->ftype, &x->st.unresolved_paths);
+	if (call == GPUIO_CALL_PAGE_FAULT) {    /* not a call: args of its own */
+		tl_model__fault_args(e, a);
+		ftype_arg(a, "ftype", e->ftype);
+		x->st.vfs++;
+		x->vfs_ordinal++;
+		return;
+	}
 	if (is_open) {
 		if (!failed)
 			tl_arg_s64(a, "fd", e->ret);

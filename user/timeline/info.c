@@ -197,6 +197,8 @@ static void info_header(const struct gpuio_cap_header *h, struct tl_args *a)
 	hdr_str(a, "pagecache_mode", h->pagecache_mode, sizeof(h->pagecache_mode));
 	hdr_str(a, "iouring_mode", h->iouring_mode, sizeof(h->iouring_mode));
 	hdr_str(a, "sched_mode", h->sched_mode, sizeof(h->sched_mode));
+	if (h->fault_mode[0])           /* captures from before the fault layer: none */
+		hdr_str(a, "fault_mode", h->fault_mode, sizeof(h->fault_mode));
 	hdr_str(a, "modes_detail", h->modes_detail, sizeof(h->modes_detail));
 	hdr_str(a, "hostname", h->hostname, sizeof(h->hostname));
 	hdr_str(a, "kernel", h->kernel, sizeof(h->kernel));
@@ -282,6 +284,8 @@ void tl_model__info(struct tl_model *x, struct tl_args *a)
 	tl_arg_u64(a, "flows", x->st.flows);
 	tl_arg_u64(a, "dangling_block_refs", x->st.dangling_flows);
 	tl_arg_us(a, "throughput_bucket_us", (int64_t)x->bucket_ns);
+	/* only captures with fault counts (older ones: as they were) */
+	tl_model__fault_info(x, a);
 	if (tl_model__gpu_any(x))
 		gpu_info_args(x, a);
 	/* merged outputs: where this capture sits on the shared timeline */

@@ -191,11 +191,17 @@ static int on_sched(void *ctx, const struct gpuio_sched_event *e)
 	return err;
 }
 
+static int on_fault_count(void *ctx, const struct gpuio_fault_count *e)
+{
+	return tl_fault_count(ctx, e);
+}
+
 /* The handlers of pass 1 (gpu_load.c has the GPU ones). */
 static void set_tool(struct tl_model *x)
 {
 	x->tool = (struct model_tool){
 		.ctx = x, .vfs = on_vfs, .block = on_block, .proc = on_proc, .sched = on_sched,
+		.fault_count = on_fault_count,
 	};
 	if (!x->online)
 		tl_gpu_handlers(&x->tool);

@@ -263,6 +263,8 @@ void tl_model__free(struct tl_model *x)
 	free(x->blks);
 	free(x->asyncs);
 	free(x->ulanes);
+	free(x->faults);
+	kmap__free(&x->fault_map);
 	kmap__free(&x->proc_map);
 	kmap__free(&x->thread_map);
 	kmap__free(&x->dev_map);

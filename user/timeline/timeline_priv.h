@@ -52,6 +52,12 @@ struct tl_ulane {
 	uint32_t pid, tid, n;
 };
 
+/* Page faults of one process on one file (its latest FAULT_COUNT record). */
+struct tl_fault {
+	uint32_t dev;
+	uint64_t ino, minor, major;
+};
+
 /*
  * GPU records (types 7..15). They arrive in CUPTI buffers, late and out of
  * time order, so pass 1 keeps a compact entry per record (its file offset,
@@ -205,6 +211,9 @@ struct tl_model {
 	size_t nasyncs, casyncs, async_next;
 	struct tl_ulane *ulanes;
 	size_t nulanes, culanes;
+	struct kmap fault_map;  /* (pid << 32 | dev, ino) -> faults[] */
+	struct tl_fault *faults;
+	size_t nfaults, cfaults;
 
 	struct model_tool tool;         /* pass 1's handlers (load.c, gpu_load.c) */
 	uint64_t vfs_ordinal;
@@ -246,6 +255,11 @@ const char *tl_model__thread_name(struct tl_model *m, const struct tl_proc *p,
 /* "sda", or "8:0" for a disk without a DEVNAME record */
 void tl_model__disk_name(const struct tl_model *m, const struct tl_disk *d, char *buf,
 			 size_t len);
+/* faults.c: a page_fault slice's args after its path; the fault counts (pass 1,
+ * cumulative per process), summed per file into the trace info */
+void tl_model__fault_args(const struct gpuio_vfs_event *e, struct tl_args *a);
+int tl_fault_count(struct tl_model *x, const struct gpuio_fault_count *e);
+void tl_model__fault_info(struct tl_model *x, struct tl_args *a);
 /* Online: o->flow_k is 0 (the caller binds flows). */
 void tl_model__block(struct tl_model *m, const struct tl_blk *b, size_t disk,
 		     const char *dname, struct tl_block *o, struct tl_args *a);

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 #include <linux/btf.h>
 #include <bpf/bpf.h>
@@ -44,7 +45,7 @@ struct layer {
 	bool manual;                   /* loaded here, attached by its module (per library) */
 };
 
-enum { L_PROC, L_VFS, L_BLOCK, L_PAGECACHE, L_IOURING, L_SCHED, L_CUDA, L_COUNT };
+enum { L_PROC, L_VFS, L_BLOCK, L_PAGECACHE, L_IOURING, L_SCHED, L_FAULT, L_CUDA, L_COUNT };
 
 #define FN_PROGS(e, x) \
 	"vfs_read_" e, "vfs_read_" x, "vfs_write_" e, "vfs_write_" x, \
@@ -90,6 +91,18 @@ static const struct layer layers[L_COUNT] = {
 	[L_SCHED] = { "sched", true, {
 		{ "tp_btf", NULL, false, { "sched_switch_btf", "sched_waking_btf", "sched_wakeup_new_btf" } },
 		{ "raw_tp", NULL, false, { "sched_switch_raw", "sched_waking_raw", "sched_wakeup_new_raw" } },
+	} },
+	/* page faults on file mappings (--no-faults: off): the filemap events
+	 * (6.11+) name a fault's file, else a lookup at its entry (":vma", costly
+	 * per fault); fault_flush is the iterator that settles the faults still
+	 * open at the end */
+	[L_FAULT] = { "fault", true, {
+		{ "tp_btf", NULL, false, { "fault_user_btf", "fault_fmap_btf", "fault_fpages_btf",
+					   "fault_exit_btf", "fault_flush" } },
+		{ "tp_btf:vma", NULL, false, { "fault_user_vma_btf", "fault_exit_btf", "fault_flush" } },
+		{ "raw_tp", NULL, false, { "fault_user_raw", "fault_fmap_raw", "fault_fpages_raw",
+					   "fault_exit_raw", "fault_flush" } },
+		{ "raw_tp:vma", NULL, false, { "fault_user_vma_raw", "fault_exit_raw", "fault_flush" } },
 	} },
 	/* attached per library file by user/trace/cuda_probes.c (--no-cuda-uprobes: off) */
 	[L_CUDA] = { "cuda", true, {
@@ -266,6 +279,7 @@ static void detach_all(struct gpuio_loader *l)
 	for (int i = 0; i < l->nlinks; i++)
 		bpf_link__destroy(l->links[i]);
 	l->nlinks = 0;
+	l->fault_iter = NULL;
 	gpuio_bpf__destroy(l->skel);
 	l->skel = NULL;
 }
@@ -275,6 +289,7 @@ static int try_load(struct gpuio_loader *l, const struct gpuio_loader_opts *o, i
 		    char *why, size_t whylen)
 {
 	struct bpf_program *prog;
+	struct stat exe;
 	int err, lay;
 
 	l->skel = gpuio_bpf__open();
@@ -287,6 +302,12 @@ static int try_load(struct gpuio_loader *l, const struct gpuio_loader_opts *o, i
 	l->skel->rodata->trace_sockets = o->sockets;
 	l->skel->rodata->self_tgid = o->self_tgid;
 	l->skel->rodata->wakeup_bytes = o->ringbuf_bytes / 16;
+	l->skel->rodata->fault_layer = choice[L_FAULT] < nvariants(&layers[L_FAULT]);
+	/* gpuio's own binary: what a launched command's child faults on before it execs */
+	if (stat("/proc/self/exe", &exe) == 0) {
+		l->skel->rodata->self_exe_ino = exe.st_ino;
+		l->skel->rodata->self_exe_dev = major(exe.st_dev) << 20 | minor(exe.st_dev);
+	}
 	/* make vmbench's cost breakdown only (bpf/trace/common.bpf.h bench_cut) */
 	if (getenv("GPUIO_BENCH_CUT"))
 		l->skel->rodata->bench_cut = (__u32)atoi(getenv("GPUIO_BENCH_CUT"));
@@ -355,6 +376,8 @@ static int try_load(struct gpuio_loader *l, const struct gpuio_loader_opts *o, i
 			}
 			if (l->nlinks < (int)ARRAY_SIZE(l->links))
 				l->links[l->nlinks++] = link;
+			if (prog == l->skel->progs.fault_flush)
+				l->fault_iter = link;
 		}
 	}
 	return 0;
@@ -372,6 +395,14 @@ int gpuio_loader__open(const struct gpuio_loader_opts *o, struct gpuio_loader **
 	libbpf_set_print(libbpf_print);
 	if (o->no_sched)
 		choice[L_SCHED] = nvariants(&layers[L_SCHED]);
+	if (o->no_faults) {
+		choice[L_FAULT] = nvariants(&layers[L_FAULT]);
+	} else if (getenv("GPUIO_FAULT_MODE")) {
+		/* tests and bench: the older kernels' lookup at entry on a new kernel */
+		while (choice[L_FAULT] < nvariants(&layers[L_FAULT]) &&
+		       strcmp(layers[L_FAULT].v[choice[L_FAULT]].mode, getenv("GPUIO_FAULT_MODE")))
+			choice[L_FAULT]++;
+	}
 	if (o->no_cuda_uprobes) {
 		choice[L_CUDA] = nvariants(&layers[L_CUDA]);
 	} else if (getenv("GPUIO_CUDA_UPROBE_MODE")) {
@@ -447,6 +478,7 @@ int gpuio_loader__open(const struct gpuio_loader_opts *o, struct gpuio_loader **
 	MODE(iouring_mode, L_IOURING);
 	MODE(cuda_mode, L_CUDA);
 	MODE(sched_mode, L_SCHED);
+	MODE(fault_mode, L_FAULT);
 #undef MODE
 	if (!l->detail[0])
 		snprintf(l->detail, sizeof(l->detail), "best mode of every layer accepted");
@@ -468,6 +500,7 @@ void gpuio_loader__describe(const struct gpuio_loader *l, struct gpuio_cap_heade
 	snprintf(h->pagecache_mode, sizeof(h->pagecache_mode), "%s", l->pagecache_mode);
 	snprintf(h->iouring_mode, sizeof(h->iouring_mode), "%s", l->iouring_mode);
 	snprintf(h->sched_mode, sizeof(h->sched_mode), "%s", l->sched_mode);
+	snprintf(h->fault_mode, sizeof(h->fault_mode), "%s", l->fault_mode);
 	snprintf(h->modes_detail, sizeof(h->modes_detail), "%s", l->detail);
 }
 
@@ -480,12 +513,34 @@ void gpuio_loader__describe_off(const char *why, struct gpuio_cap_header *h)
 		offsetof(struct gpuio_cap_header, pagecache_mode),
 		offsetof(struct gpuio_cap_header, iouring_mode),
 		offsetof(struct gpuio_cap_header, sched_mode),
+		offsetof(struct gpuio_cap_header, fault_mode),
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(off); i++)
 		snprintf((char *)h + off[i], sizeof(h->vfs_mode), "off");
 	snprintf(h->modes_detail, sizeof(h->modes_detail), "no BPF: %s; GPU from CUPTI only",
 		 why && *why ? why : "--no-bpf");
+}
+
+void gpuio_loader__flush_faults(struct gpuio_loader *l)
+{
+	char buf[64];
+	ssize_t n;
+	int fd;
+
+	if (!l || !l->fault_iter)
+		return;
+	/* each read runs the iterator over more tasks; it writes nothing */
+	fd = bpf_iter_create(bpf_link__fd(l->fault_iter));
+	if (fd < 0) {
+		pr_warn("page faults still open at the end are not recorded: %s", strerror(errno));
+		return;
+	}
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		;
+	if (n < 0)
+		pr_warn("page faults still open at the end: iterator failed: %s", strerror(errno));
+	close(fd);
 }
 
 int gpuio_loader__probe(char *why, size_t len)

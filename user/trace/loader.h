@@ -21,6 +21,7 @@ struct gpuio_loader_opts {
 	const char *vfs_mode;    /* NULL = best; else forced (e.g. "syscall") */
 	bool no_cuda_uprobes;    /* --no-cuda-uprobes: do not load the CUDA API probes */
 	bool no_sched;           /* --no-sched: no thread states or wake-ups */
+	bool no_faults;          /* --no-faults: no page faults on file mappings */
 };
 
 struct gpuio_loader {
@@ -31,10 +32,12 @@ struct gpuio_loader {
 	char pagecache_mode[16];
 	char iouring_mode[16];
 	char sched_mode[16];
+	char fault_mode[16];
 	char cuda_mode[16];      /* "uprobe.multi", "uprobe" (attached per library later) or "off" */
 	char detail[512];        /* why better modes were refused */
 	struct bpf_link *links[64];
 	int nlinks;
+	struct bpf_link *fault_iter;     /* the fault layer's end-of-trace iterator, or NULL */
 };
 
 /* Returns 0 or -errno with a one-line reason already printed. */
@@ -50,6 +53,11 @@ void gpuio_loader__describe_off(const char *why, struct gpuio_cap_header *h);
  * seccomp filter, an unprivileged container) or no bpf() (a sandbox kernel).
  */
 int gpuio_loader__probe(char *why, size_t len);
+/*
+ * The end of a trace: settle the page faults still open in traced threads
+ * (the fault layer's task iterator), so that the last drain takes them.
+ */
+void gpuio_loader__flush_faults(struct gpuio_loader *l);
 /* Names of the VFS modes --vfs-mode accepts, for --help and errors. */
 const char *gpuio_loader__vfs_modes(void);
 

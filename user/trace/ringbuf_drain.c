@@ -11,6 +11,7 @@
 #include "gpuio.skel.h"
 #include "trace/ringbuf_drain.h"
 #include "trace/cuda_probes.h"
+#include "trace/fault_counts.h"
 #include "lib/keyset.h"
 #include "lib/log.h"
 #include "trace/procfs.h"
@@ -26,6 +27,7 @@ struct ringbuf_drain {
 	struct keyset *devs;       /* disks named in the capture */
 	struct keyset *stubs;      /* (pid, launch stub address) named or tried */
 	struct keyset *cgroups;    /* processes whose cgroup (job identity) was read */
+	struct fault_counts *fc;   /* page faults per (process, file), with each snapshot */
 	int ncpus;
 	__u64 *percpu;
 	__u64 vfs, block, cuda, sched;
@@ -56,6 +58,26 @@ static void name_file(struct ringbuf_drain *c, const struct gpuio_hdr *h, int fd
 		return;
 	if (procfs_emit_fd_path(c->w, (pid_t)h->pid, (pid_t)h->tid, fd, dev, ino, h->ts) != 0)
 		c->ustats[GPUIO_USTAT_PATH_UNRESOLVED]++;
+}
+
+/* A file known only by its mapping (read by page faults, never opened by a
+ * traced call, the kernel's walk not done): /proc/PID/maps names it. */
+static void name_mapped(struct ringbuf_drain *c, __u32 pid, __u32 dev, __u64 ino, __u64 ts)
+{
+	if (!pid || (!ino && !dev) || keyset__test_and_add(c->paths, dev, ino))
+		return;
+	if (procfs_emit_mapped_path(c->w, (pid_t)pid, dev, ino, ts) != 0)
+		c->ustats[GPUIO_USTAT_PATH_UNRESOLVED]++;
+}
+
+/* A FAULT_COUNT record (fault_counts.c), and its file's name if none yet. */
+static void append_rec(void *ctx, const void *rec, size_t len)
+{
+	const struct gpuio_fault_count *f = rec;
+	struct ringbuf_drain *c = ctx;
+
+	append(c, rec, len);
+	name_mapped(c, f->hdr.pid, f->dev, f->ino, f->hdr.ts);
 }
 
 static void name_thread(struct ringbuf_drain *c, const struct gpuio_hdr *h)
@@ -103,6 +125,8 @@ static int handle(void *ctx, void *data, size_t size)
 		append(c, data, h->size);
 		name_thread(c, h);
 		name_file(c, h, e->fd, e->dev, e->ino);
+		if (e->call == GPUIO_CALL_PAGE_FAULT)
+			name_mapped(c, h->pid, e->dev, e->ino, h->ts);
 		if (e->fd2 >= 0)
 			name_file(c, h, e->fd2, e->dev2, e->ino2);
 		return 0;
@@ -128,9 +152,8 @@ static int handle(void *ctx, void *data, size_t size)
 		if (b->dev && !keyset__test_and_add(c->devs, b->dev, 0))
 			procfs_emit_devname(c->w, b->dev, h->ts);
 		/* a file read by page faults (mmap, exec) was never opened: /proc maps names it */
-		if (b->ino && h->pid && !keyset__test_and_add(c->paths, b->file_dev, b->ino) &&
-		    procfs_emit_mapped_path(c->w, (pid_t)h->pid, b->file_dev, b->ino, h->ts) != 0)
-			c->ustats[GPUIO_USTAT_PATH_UNRESOLVED]++;
+		if (b->ino)
+			name_mapped(c, h->pid, b->file_dev, b->ino, h->ts);
 		if (h->pid)
 			name_thread(c, h);
 		return 0;
@@ -173,10 +196,12 @@ int ringbuf_drain__new(struct gpuio_loader *l, struct gpuio_cap_writer *w,
 	c->devs = keyset__new(8);
 	c->stubs = keyset__new(12);
 	c->cgroups = keyset__new(12);
+	c->fc = fault_counts__new(strcmp(l->fault_mode, "off") ?
+				  bpf_map__fd(l->skel->maps.fault_counts) : -1);
 	c->rb = ring_buffer__new(bpf_map__fd(l->skel->maps.events), handle, c, NULL);
 	c->epfd = epoll_create1(EPOLL_CLOEXEC);
-	if (!c->percpu || !c->paths || !c->tids || !c->devs || !c->stubs || !c->cgroups || !c->rb ||
-	    c->epfd < 0) {
+	if (!c->percpu || !c->paths || !c->tids || !c->devs || !c->stubs || !c->cgroups || !c->fc ||
+	    !c->rb || c->epfd < 0) {
 		ringbuf_drain__free(c);
 		return -ENOMEM;
 	}
@@ -240,14 +265,17 @@ static void read_stats(struct ringbuf_drain *c, __u64 *out)
 int ringbuf_drain__write_stats(struct ringbuf_drain *c, bool final)
 {
 	struct gpuio_stats_event ev;
-	__u64 bpf[GPUIO_STAT_MAX];
+	__u64 all[GPUIO_STAT_MAX];
 
 	memset(&ev, 0, sizeof(ev));
 	ev.hdr.type = GPUIO_REC_STATS;
 	ev.hdr.size = sizeof(ev);
 	ev.hdr.ts = clock_mono_ns();
-	read_stats(c, bpf);
-	gpuio_stats__set_bpf(&ev, bpf);
+	/* the fault counts go with the snapshot, before it: a final one covers them */
+	if (fault_counts__write(c->fc, ev.hdr.ts, append_rec, c) < 0)
+		c->ustats[GPUIO_USTAT_WRITE_ERRORS]++;
+	read_stats(c, all);
+	gpuio_stats__set_bpf(&ev, all);
 	memcpy(ev.user, c->ustats, sizeof(ev.user));
 	ev.records = gpuio_cap_writer__records(c->w) + 1;
 	ev.final = final;
@@ -296,6 +324,7 @@ void ringbuf_drain__free(struct ringbuf_drain *c)
 	keyset__free(c->devs);
 	keyset__free(c->stubs);
 	keyset__free(c->cgroups);
+	fault_counts__free(c->fc);
 	cuda_probes__sym_cache_free();
 	free(c->percpu);
 	free(c);

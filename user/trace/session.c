@@ -187,6 +187,7 @@ static int setup(struct trace_session *s)
 		.self_tgid = (__u32)getpid(),
 		.ringbuf_bytes = o->ringbuf, .vfs_mode = o->vfs_mode,
 		.no_cuda_uprobes = o->no_cuda_uprobes, .no_sched = o->no_sched,
+		.no_faults = o->no_faults,
 	};
 	struct sigaction sa = { .sa_handler = on_signal };
 	int err;
@@ -205,9 +206,9 @@ static int setup(struct trace_session *s)
 		if (err)
 			return err;
 		pr_debug("attach modes: vfs=%s block=%s proc=%s pagecache=%s io_uring=%s sched=%s "
-			 "cuda=%s", s->l->vfs_mode, s->l->block_mode, s->l->proc_mode,
+			 "fault=%s cuda=%s", s->l->vfs_mode, s->l->block_mode, s->l->proc_mode,
 			 s->l->pagecache_mode, s->l->iouring_mode, s->l->sched_mode,
-			 s->l->cuda_mode);
+			 s->l->fault_mode, s->l->cuda_mode);
 	}
 	if (o->start_at_str) {
 		/* loaded already: at TIME only the attach is left to do */
@@ -462,6 +463,8 @@ static int stop(struct trace_session *s)
 
 	/* stop producing before the last drain so nothing arrives after it */
 	if (s->c) {
+		/* page faults still open (a thread's last): settled into the ring */
+		gpuio_loader__flush_faults(s->l);
 		ringbuf_drain__drain(s->c);
 		ringbuf_drain__totals(s->c, &s->tot);
 	}
@@ -513,6 +516,13 @@ static void say_drops(const struct ringbuf_drain_totals *t)
 		pr_warn("CUDA API calls lost: %llu (ring buffer full), %llu (nested deeper than %d)",
 			(unsigned long long)t->stats[GPUIO_STAT_RB_DROP_CUDA],
 			(unsigned long long)t->stats[GPUIO_STAT_CUDA_DEPTH], CUDA_DEPTH);
+	if (t->stats[GPUIO_STAT_RB_DROP_FAULT] || t->stats[GPUIO_STAT_MAP_FULL_FAULT] ||
+	    t->stats[GPUIO_STAT_FAULT_NO_VMA])
+		pr_warn("page faults on file mappings lost: %llu (ring buffer full), %llu (count map "
+			"full), %llu (mapping not looked up: its mmap lock was busy)",
+			(unsigned long long)t->stats[GPUIO_STAT_RB_DROP_FAULT],
+			(unsigned long long)t->stats[GPUIO_STAT_MAP_FULL_FAULT],
+			(unsigned long long)t->stats[GPUIO_STAT_FAULT_NO_VMA]);
 	if (t->stats[GPUIO_STAT_RB_DROP_SCHED])
 		pr_warn("%llu context switches or wake-ups lost (ring buffer full): thread states "
 			"around them are approximate; try --ringbuf 64M or --no-sched",
