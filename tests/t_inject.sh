@@ -299,8 +299,11 @@ done
 [ $rc -eq 1 ] || fail "E3: the process never went away"
 rc=0; wait "$E" || rc=$?
 [ $rc -eq 0 ] || fail "E3: exit status $rc, expected 0"
-[ "$(wc -l <"$TMP/e3.mark" 2>/dev/null || echo 0)" -eq "$ok" ] ||
-  fail "E3: $ok injections succeeded but the marker has $(wc -l <"$TMP/e3.mark") calls"
+# the last call may have run and the process exited before it returned
+# ("exited during the injection"): then the marker has one call more
+marks=$(wc -l <"$TMP/e3.mark" 2>/dev/null || echo 0)
+[ "$marks" -eq "$ok" ] || { [ "$marks" -eq $((ok + 1)) ] && grep -q "exited during" "$TMP/e3.e"; } ||
+  fail "E3: $ok injections succeeded but the marker has $marks calls ($(cat "$TMP/e3.e"))"
 echo "E ok: exits during injection are clean errors ($ok injections before the exit in E3)"
 
 # ---- F: usage and errors ---------------------------------------------------------

@@ -75,10 +75,17 @@ cold() {  # the filesystem's page cache gone: unmount, mount again
 # the older kernels' lookup at each fault's entry, raw_tp
 for mode in tp_btf tp_btf:vma raw_tp; do
   echo "== fault mode $mode"
-  cold
-  GPUIO_FAULT_MODE=$mode "$GPUIO" trace -q -o "$TMP/run.json" --capture "$TMP/run.gpuio" -- \
-    "$PROG" 2 "random:$MNT/f0" "$MNT/f1" "$MNT/f2" >"$TMP/touch.out" 2>"$TMP/gpuio.err" ||
-    { cat "$TMP/gpuio.err" "$TMP/touch.out"; fail "$mode: gpuio trace -- mmap_touch exited non-zero"; }
+  for try in 1 2; do
+    cold
+    rc=0
+    GPUIO_FAULT_MODE=$mode "$GPUIO" trace -q -o "$TMP/run.json" --capture "$TMP/run.gpuio" -- \
+      "$PROG" 2 "random:$MNT/f0" "$MNT/f1" "$MNT/f2" >"$TMP/touch.out" 2>"$TMP/gpuio.err" || rc=$?
+    # 3: the kernel reclaimed a touched page during the run (mincore's counts
+    # are then no ground truth): once more, said so
+    [ $rc -eq 3 ] && [ $try -eq 1 ] && { echo "   a page was reclaimed during the run; again"; continue; }
+    [ $rc -eq 0 ] || { cat "$TMP/gpuio.err" "$TMP/touch.out"; fail "$mode: gpuio trace -- mmap_touch exited $rc"; }
+    break
+  done
   cat "$TMP/touch.out"
   "$GPUIO" info "$TMP/run.gpuio" | grep -q "fault=$mode\b" || fail "$mode: not the mode the capture says"
   "$GPUIO" report --json --files all "$TMP/run.gpuio" >"$TMP/report.json" || fail "gpuio report failed"

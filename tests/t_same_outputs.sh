@@ -81,4 +81,4 @@ caps=("${keep[@]}")
 echo "${#caps[@]} captures"
 SAME_OUTPUTS_SKIP="$skip_fam" bash "$GPUIO_SRC/tests/same_outputs.sh" \
   "$TMP/ref/build/gpuio" "$GPUIO" "$TMP/cmp" "${caps[@]}" ||
-  fail "outputs differ from the reference build's (${rev:0:12}); if on purpose, say so in $pin"
+  { [ -n "${SAME_OUTPUTS_KEEP:-}" ] && cp -r "$TMP/cmp" "$SAME_OUTPUTS_KEEP"; fail "outputs differ from the reference build's (${rev:0:12}); if on purpose, say so in $pin"; }

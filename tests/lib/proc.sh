@@ -142,7 +142,8 @@ _lib_exit() {
   for ((i = ${#_PROC_PIDS[@]} - 1; i >= 0; i--)); do rev+=("${_PROC_PIDS[i]}"); done
   [ ${#rev[@]} -eq 0 ] || _proc_end "${rev[@]}"
   for ((i = ${#_ON_EXIT[@]} - 1; i >= 0; i--)); do eval "${_ON_EXIT[i]}"; done
-  rm -rf "$TMP"
+  # GPUIO_KEEP_TMP=1 keeps it for a look (its path on stderr)
+  if [ -n "${GPUIO_KEEP_TMP:-}" ]; then echo "kept $TMP" >&2; else rm -rf "$TMP"; fi
   exit "$rc"
 }
 trap _lib_exit EXIT

@@ -173,7 +173,7 @@ int main(int argc, char **argv)
 		       l->pass, l->path, l->mode, l->size, l->pages, l->res0, l->res1, l->majflt,
 		       l->minflt, l->t0, l->t1, getpid(), (long)syscall(SYS_gettid));
 		if (l->res1 != l->pages)
-			return 1;
+			return 3;       /* a page reclaimed during the run: mincore is no ground truth */
 	}
 	return 0;
 }
