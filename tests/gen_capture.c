@@ -1227,12 +1227,16 @@ static void gen_gpubig(unsigned long long n)
  * (having slept since: still data); a helper child's exit wakes the loop
  * later (a join: other sleep). NVTX "train_step" ranges (depth 0) with
  * nested "forward" ones mark four steps; thread 301 has "io_step" ranges.
+ * Thread 302 (PyTorch's autograd thread) launches more kernels than 300,
+ * each inside a busy period: it is the most launching thread, but the launch
+ * that ends every gap is 300's, so each gap is 300's state.
  * nosched: the same without scheduler records. The manifest: every gap's
  * split in ns and every step's wait and rest.
  */
 static void gen_gpuwait(bool nosched)
 {
-	const unsigned P = 300, T1 = 300, T2 = 301, WK = 310, JN = 320, SW = GPUIO_SCHED_SWITCH;
+	const unsigned P = 300, T1 = 300, T2 = 301, T3 = 302, WK = 310, JN = 320;
+	const unsigned SW = GPUIO_SCHED_SWITCH;
 	const unsigned long long MS = 1000000ull, t0 = BASE_NS + 50 * MS, US = 1000ull;
 	static const long long kern[][2] = { { -30, -20 }, { 0, 10 }, { 30, 40 }, { 60, 70 },
 					     { 90, 100 }, { 120, 130 } };
@@ -1240,6 +1244,7 @@ static void gen_gpuwait(bool nosched)
 
 	add_proc(GPUIO_PROC_EXEC, P, T1, BASE_NS, "trainer", 7, "python3\0train.py", 16);
 	add_proc(GPUIO_PROC_THREAD, P, T2, BASE_NS + 10, "pin_memory", 10, NULL, 0);
+	add_proc(GPUIO_PROC_THREAD, P, T3, BASE_NS + 15, "autograd", 8, NULL, 0);
 	add_proc_pp(GPUIO_PROC_EXEC, WK, WK, BASE_NS + 20, "loader", 6, "python3\0train.py", 16, P);
 	add_proc_pp(GPUIO_PROC_EXEC, JN, JN, BASE_NS + 30, "helper", 6, "helper", 6, P);
 	add_path(DEV_DATA, 40, GPUIO_PATH_PROCFS, "/data/shard-0.tar", 17);
@@ -1253,6 +1258,16 @@ static void gen_gpuwait(bool nosched)
 			.end = ks - 490 * US, .name = "cudaLaunchKernel_v7000" });
 		add_kernel(P, ks, t0 + (unsigned long long)(kern[i][1] * (long long)MS), 0, 7, 100 + i,
 			   "train_kernel");
+		/* the backward pass: launched and run inside the busy period */
+		for (unsigned b = 0; b < (i < 2 ? 2u : 1u); b++) {
+			unsigned corr = 300 + 2 * i + b;
+			unsigned long long ls = ks + (1 + 3 * b) * MS;
+
+			add_api(&(struct api_spec){ .pid = P, .tid = T3, .corr = corr,
+				.source = GPUIO_API_RUNTIME, .kind = GPUIO_API_LAUNCH, .ts = ls,
+				.end = ls + 10 * US, .name = "cudaLaunchKernel_v7000" });
+			add_kernel(P, ls + 1 * MS, ls + 3 * MS, 0, 7, corr, "backward_kernel");
+		}
 	}
 	add_api(&(struct api_spec){ .pid = P, .tid = T2, .corr = 99, .source = GPUIO_API_RUNTIME,
 		.kind = GPUIO_API_LAUNCH, .ts = t0 - 40 * MS, .end = t0 - 40 * MS + 10 * US,
@@ -1305,8 +1320,8 @@ static void gen_gpuwait(bool nosched)
 	/* gap starts (ns from t0) and the launcher's split: on_cpu, runnable, file_io,
 	 * gpu_sync, waiting_for_data, other_sleep, no_state (µs) */
 	printf("{\"mode\":\"gpuwait\",\"records\":%llu,\"pid\":%u,\"launcher\":%u,\"t0_ns\":%llu,"
-	       "\"launches\":6,\"sched\":%s,\"gaps\":[", n, P, T1, t0 - BASE_NS,
-	       nosched ? "false" : "true");
+	       "\"launches\":8,\"gap_launcher\":%u,\"sched\":%s,\"gaps\":[", n, P, T3,
+	       t0 - BASE_NS, T1, nosched ? "false" : "true");
 	printf("{\"start_ms\":-20,\"us\":{\"no_state\":20000}},"
 	       "{\"start_ms\":10,\"us\":{\"on_cpu\":4500,\"waiting_for_data\":15500}},"
 	       "{\"start_ms\":40,\"us\":{\"on_cpu\":18000,\"runnable\":2000}},"

@@ -4,7 +4,9 @@
 # waited"; the loop's steps from its NVTX step ranges.
 #
 # gen_capture gpuwait (tests/gen_capture.c) writes a trainer whose thread 300
-# launches six kernels (thread 301 launches once: not the launcher), leaving
+# launches six kernels (thread 301 launches once; 302, like PyTorch's autograd
+# thread, launches eight inside the busy periods: the most, but no gap ends
+# with its launch, so every gap is 300's state), leaving
 # five 20 ms gaps: before the thread's first state (no_state 20 ms); asleep
 # until its DataLoader-like child woke it (waiting_for_data 15.5 ms incl. the
 # 0.5 ms runnable after the wake-up, on_cpu 4.5); on CPU then preempted
@@ -30,7 +32,9 @@ GEN="$GPUIO_TESTS/gen_capture"
 "$GPUIO" report "$TMP/w.gpuio" >"$TMP/w.txt" 2>"$TMP/err" || { cat "$TMP/err"; fail "report failed"; }
 pycheck report_truth.gpu_wait "$TMP/w.manifest" "$TMP/w.json" ||
   fail "launcher states or steps differ from the generator's"
-grep -q "its launching thread (tid 300, 6 launches) during the idle gaps:" "$TMP/w.txt" ||
+grep -q "launcher tid 300: " "$TMP/w.txt" ||
+  { cat "$TMP/w.txt"; fail "the text report's largest gaps do not name the thread that ended them"; }
+grep -q "its launching threads during the idle gaps (each gap: the thread whose launch ended it; tid 302 launched most, 8):" "$TMP/w.txt" ||
   { cat "$TMP/w.txt"; fail "the text report does not name the launching thread"; }
 grep -qE 'waiting_for_data +15\.50 ms +15\.5% of idle' "$TMP/w.txt" ||
   { cat "$TMP/w.txt"; fail "the text report's launcher split"; }

@@ -129,7 +129,8 @@ def gpu_idle(report, variant):
 
 
 def gpu_wait(manifest, report):
-    """t_report_gpu_wait: the launching thread, its state in every GPU gap, the
+    """t_report_gpu_wait: the most launching thread, the thread whose launch
+    ended each GPU gap and its state then, the
     NVTX steps, the loop's time and its wakers equal gen_capture gpuwait's
     manifest, to the ns"""
     m = json.load(open(manifest))
@@ -153,6 +154,9 @@ def gpu_wait(manifest, report):
         if x is None:
             bad.append("no gap at %d ms (report has %s)" % (want["start_ms"], sorted(gaps)))
             continue
+        if x["launcher_tid"] != m["gap_launcher"]:
+            bad.append("gap at %d ms: launcher tid %r, want %d (whose launch ended it, not the "
+                       "most launching thread)" % (want["start_ms"], x["launcher_tid"], m["gap_launcher"]))
         for k in STATES:
             w = want["us"].get(k, 0) * 1000
             total[k] += w
@@ -194,7 +198,7 @@ def gpu_wait_nosched(report):
     r = json.load(open(report))
     g = r["gpu"]
     ln = g["devices"][0]["launcher"]
-    assert ln and ln["tid"] == 300 and ln["idle_by_state_us"] is None, ln
+    assert ln and ln["tid"] == 302 and ln["idle_by_state_us"] is None, ln
     assert g["idle_by_launcher_state_us"] is None
     assert all(x["launcher_state_us"] is None for x in g["largest_gaps"])
     assert r["wait"] is None

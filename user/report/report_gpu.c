@@ -108,6 +108,12 @@ static int on_cuda_api(void *ctx, const struct gpuio_cuda_api *a)
 		if (rc)
 			return rc;
 		t->launches++;
+		/* kept to name, per idle gap, the thread whose launch ended it */
+		if (array_grow((void **)&m->launches, &m->claunches, m->nlaunches + 1,
+			       sizeof(*m->launches)))
+			return -ENOMEM;
+		m->launches[m->nlaunches++] = (struct rpt_gpu_iv){ .s = h->ts, .e = h->ts,
+								   .pid = h->pid, .dev = h->tid };
 		return 0;
 	}
 	if (a->kind != GPUIO_API_SYNC || a->end_ns < h->ts || !h->tid)
@@ -190,11 +196,50 @@ void rpt_gpu_handlers(struct model_tool *t)
 
 /* ---- GPU busy time and idle gaps ---- */
 
+static int by_pid_ts(const void *a, const void *b)
+{
+	const struct rpt_gpu_iv *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->s < y->s ? -1 : x->s > y->s;
+}
+
+/*
+ * Each gap's launcher: the thread of g's process whose launch came last
+ * before the gap ended (the GPU had nothing queued, so that launch fed the
+ * work that ended it: in PyTorch, the main thread's forward pass after a
+ * batch, not the autograd thread that launches the most); else the
+ * process's most launching thread.
+ */
+static void gap_launchers(struct rpt_model *m, struct rpt_gpu *g)
+{
+	for (size_t k = g->gap0; k < g->gap0 + g->ngap; k++) {
+		struct rpt_gap *gp = &m->gaps[k];
+		size_t lo = 0, hi = m->nlaunches;
+
+		/* the first launch after (pid, gp->e - 1) */
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			const struct rpt_gpu_iv *v = &m->launches[mid];
+
+			if (v->pid < g->pid || (v->pid == g->pid && v->s < gp->e))
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		gp->launcher_tid = lo && m->launches[lo - 1].pid == g->pid ?
+				   m->launches[lo - 1].dev : g->launcher_tid;
+	}
+}
+
 int rpt_gpu_build(struct rpt_model *m)
 {
 	size_t i = 0;
 
 	iv_compact(m);
+	if (m->nlaunches)
+		qsort(m->launches, m->nlaunches, sizeof(*m->launches), by_pid_ts);
 	while (i < m->ngpu_ivs) {
 		struct rpt_gpu *g = &m->gpus[*kmap__get(&m->gpu_map, m->gpu_ivs[i].pid,
 							 m->gpu_ivs[i].dev)];
@@ -226,6 +271,7 @@ int rpt_gpu_build(struct rpt_model *m)
 		}
 		g->ngap = m->ngaps - g->gap0;
 		rpt_gpu_launcher(m, g);
+		gap_launchers(m, g);
 		m->gpu_idle_ns += g->idle_ns;
 		m->gpu_busy_ns += g->busy_ns;
 		m->gpu_span_ns += g->last - g->first;
@@ -582,25 +628,48 @@ uint32_t rpt_gpu_launcher(struct rpt_model *m, struct rpt_gpu *g)
 }
 
 /*
- * Each idle gap of g split by its launching thread's state then (tw: that
- * thread's time by enum rpt_tw, normalised, disjoint); what no state covers
+ * The idle gaps that pid/tid launched the end of, split by its state then
+ * (tw: its time by enum rpt_tw, normalised, disjoint); what no state covers
  * (before the thread's first one) is RPT_TW_NOSTATE.
  */
-void rpt_gaps_by_launcher(struct rpt_model *m, struct rpt_gpu *g, const struct rpt_spans *tw)
+void rpt_gaps_by_launcher(struct rpt_model *m, uint32_t pid, uint32_t tid, const struct rpt_spans *tw)
 {
-	for (size_t k = g->gap0; k < g->gap0 + g->ngap; k++) {
+	for (size_t k = 0; k < m->ngaps; k++) {
 		struct rpt_gap *gp = &m->gaps[k];
 		uint64_t len = gp->e - gp->s, in = 0;
 
+		if (gp->launcher_tid != tid || m->gpus[gp->gpu].pid != pid)
+			continue;
 		for (int c = 0; c < RPT_TW_N; c++) {
 			gp->launch_ns[c] = rpt_spans_overlap(&tw[c], gp->s, gp->e);
 			in += gp->launch_ns[c];
 		}
 		gp->launch_ns[RPT_TW_NOSTATE] = len > in ? len - in : 0;
+	}
+	/* thread states, and a GPU whose launches name its launchers */
+	for (size_t g = 0; g < m->ngpus; g++)
+		if (m->gpus[g].launcher_tid)
+			m->launch_states = true;
+}
+
+/* Per GPU and in all, the launchers' states; a gap whose launcher was not
+ * timed has none. */
+void rpt_gaps_launch_totals(struct rpt_model *m)
+{
+	if (!m->launch_states)
+		return;
+	for (size_t k = 0; k < m->ngaps; k++) {
+		struct rpt_gap *gp = &m->gaps[k];
+		struct rpt_gpu *g = &m->gpus[gp->gpu];
+		uint64_t in = 0;
+
+		for (int c = 0; c < RPT_LS_N; c++)
+			in += gp->launch_ns[c];
+		if (!in)
+			gp->launch_ns[RPT_TW_NOSTATE] = gp->e - gp->s;
 		for (int c = 0; c < RPT_LS_N; c++) {
 			g->launch_ns[c] += gp->launch_ns[c];
 			m->launch_ns[c] += gp->launch_ns[c];
 		}
 	}
-	m->launch_states = true;
 }

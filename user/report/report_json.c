@@ -659,10 +659,13 @@ static void gpu(struct jw *j, const struct rpt_model *m)
 		j_at(j, m, "start", gp->s);
 		j_us(j, "dur_us", (int64_t)(gp->e - gp->s));
 		causes(j, "by_cause_us", gp->cause_ns);
-		if (m->gpus[gp->gpu].launcher_tid)
+		if (gp->launcher_tid) {
+			j_u64(j, "launcher_tid", gp->launcher_tid);
 			launch_states(j, m, "launcher_state_us", gp->launch_ns);
-		else
+		} else {
+			j_null(j, "launcher_tid");
 			j_null(j, "launcher_state_us");
+		}
 		j_bool(j, "approximate", gp->approx);
 		j_open(j, "files", '[');
 		for (int k = 0; k < RPT_GAP_FILES && m->top_gap_files[i][k].ns; k++) {

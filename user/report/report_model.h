@@ -216,7 +216,8 @@ struct rpt_gap {
 	struct rpt_seg *segs;
 	bool approx;
 	uint64_t cause_ns[RPT_CAUSE_N];
-	uint64_t launch_ns[RPT_LS_N];   /* the launching thread's state during the gap */
+	uint32_t launcher_tid;          /* launched the work that ended the gap (0: none seen) */
+	uint64_t launch_ns[RPT_LS_N];   /* that thread's state during the gap */
 	int top;                        /* index in top_gaps, -1 */
 };
 
@@ -377,6 +378,8 @@ struct rpt_model {
 	struct kmap gpu_map;            /* (pid, device) -> gpus[] */
 	struct rpt_gpu_iv *syncs;       /* CUDA sync calls (dev = tid) */
 	size_t nsyncs, csyncs;
+	struct rpt_gpu_iv *launches;    /* kernel and graph launches (dev = tid), by pid, ts */
+	size_t nlaunches, claunches;
 	struct rpt_gpu *gpus;
 	size_t ngpus, cgpus;
 	struct rpt_gap *gaps;

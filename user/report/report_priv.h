@@ -58,7 +58,8 @@ void rpt_nvtx_free(struct rpt_model *m);
 /* report_gpu.c: the GPUs' launching threads, and their state during the idle
  * gaps (tw: the thread's time by enum rpt_tw, normalised spans) */
 uint32_t rpt_gpu_launcher(struct rpt_model *m, struct rpt_gpu *g);
-void rpt_gaps_by_launcher(struct rpt_model *m, struct rpt_gpu *g, const struct rpt_spans *tw);
+void rpt_gaps_by_launcher(struct rpt_model *m, uint32_t pid, uint32_t tid, const struct rpt_spans *tw);
+void rpt_gaps_launch_totals(struct rpt_model *m);
 
 /* report_blocked.c: what each sleep was in (WAIT records) */
 int rpt_waits_add(struct rpt_model *m, const struct gpuio_wait_event *e);      /* pass 1 */

@@ -155,10 +155,11 @@ static void gpu_evidence(const struct rpt_model *m, const struct rpt_wait *w, st
 	if (!m->launch_states)
 		return;
 	for (size_t i = 0; i < m->ngpus; i++)
-		if (m->gpus[i].launcher_tid == w->tid) {
-			data += m->gpus[i].launch_ns[RPT_TW_DATA];
+		if (m->gpus[i].pid == w->pid)
 			idle += m->gpus[i].idle_ns;
-		}
+	for (size_t k = 0; k < m->ngaps; k++)
+		if (m->gaps[k].launcher_tid == w->tid && m->gpus[m->gaps[k].gpu].pid == w->pid)
+			data += m->gaps[k].launch_ns[RPT_TW_DATA];
 	if (!data)
 		return;
 	rpt_fmt_dur(data, a, sizeof(a));

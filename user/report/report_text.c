@@ -160,7 +160,8 @@ static void launcher_lines(const struct rpt_model *m, const struct rpt_gpu *g)
 
 	if (!g->launcher_tid)
 		return;
-	printf("    its launching thread (tid %u, %" PRIu64 " launches) during the idle gaps:%s\n",
+	printf("    its launching threads during the idle gaps (each gap: the thread whose launch "
+	       "ended it; tid %u launched most, %" PRIu64 "):%s\n",
 	       g->launcher_tid, g->launcher_launches,
 	       m->launch_states ? "" :
 	       m->hdr->flags & GPUIO_CAPF_NO_BPF ? " no thread states (traced without BPF)" :
@@ -171,7 +172,7 @@ static void launcher_lines(const struct rpt_model *m, const struct rpt_gpu *g)
 		if (g->launch_ns[k])
 			printf("      %-40s %12s  %5.1f%% of idle\n", rpt_ls_name(k), D(g->launch_ns[k], a),
 			       pct(g->launch_ns[k], g->idle_ns));
-	if (m->wait && m->wait->tid == g->launcher_tid && g->launch_ns[RPT_TW_DATA])
+	if (g->launch_ns[RPT_TW_DATA])
 		printf("      (waiting_for_data: the loop's waits; who woke it is under WHY THE LOOP WAITED)\n");
 }
 
@@ -456,9 +457,9 @@ static void gpu(const struct rpt_model *m)
 					first = false;
 				}
 			printf("\n");
-			if (m->launch_states && m->gpus[gp->gpu].launcher_tid) {
+			if (m->launch_states && gp->launcher_tid) {
 				first = true;
-				printf("      launcher tid %u: ", m->gpus[gp->gpu].launcher_tid);
+				printf("      launcher tid %u: ", gp->launcher_tid);
 				for (int k = 0; k < RPT_LS_N; k++)
 					if (gp->launch_ns[k]) {
 						printf("%s%s %s", first ? "" : ", ", rpt_ls_name(k),

@@ -583,9 +583,13 @@ static int loops_to_time(struct wait_ctx *c)
 		w->span_e = c->v.a[t->i1 - 1].end;
 	}
 	c->nloops = c->ntt;
+	/* the threads that launched the work ending an idle gap, the most launching first */
 	for (size_t g = 0; g < m->ngpus; g++)
 		if (m->gpus[g].launcher_tid)
 			timed_add(c, m->gpus[g].pid, m->gpus[g].launcher_tid);
+	for (size_t k = 0; k < m->ngaps; k++)
+		if (m->gaps[k].launcher_tid)
+			timed_add(c, m->gpus[m->gaps[k].gpu].pid, m->gaps[k].launcher_tid);
 	m->wait = m->loops[0];
 	return 0;
 }
@@ -764,10 +768,7 @@ static int finish_timed(struct wait_ctx *c, struct thread_time *t)
 	struct rpt_wait *w = t->w;
 	int rc;
 
-	for (size_t g = 0; g < m->ngpus; g++)
-		if (m->gpus[g].launcher_tid && t->tid == m->gpus[g].launcher_tid &&
-		    t->pid == m->gpus[g].pid)
-			rpt_gaps_by_launcher(m, &m->gpus[g], t->tw);
+	rpt_gaps_by_launcher(m, t->pid, t->tid, t->tw);
 	if (!w)
 		return 0;
 	for (int k = 0; k < RPT_TW_N; k++)
@@ -870,6 +871,7 @@ int rpt_wait_build(struct rpt_model *m)
 	for (size_t k = 0; k < c->ntt; k++)
 		if ((rc = thread_time(c, &c->tt[k])) || (rc = finish_timed(c, &c->tt[k])))
 			goto out;
+	rpt_gaps_launch_totals(m);
 	for (size_t k = 0; k < c->npr; k++)
 		if ((rc = producer_activity(c, &c->pr[k])))
 			goto out;
