@@ -352,11 +352,23 @@ def check_loop(J, loops, p, lo, hi, label, waits=True):
             J(abs(tot - span) <= 0.001 * len(lu) + 1, f"{label}: loop_us sums to {tot:.3f} us, span {span:.3f} us")
     wf = J.get(lp, "loop_us.waiting_for_data", label, base) if waits else None
     if wf is not None:
+        # The report's runnable-after-data starts at the waker's wake-up
+        # (sched_waking); schedstat's run_delay at the enqueue, which a remote
+        # wake-up reaches later (an IPI; tens of us in a VM under load). So
+        # the program's sleep lies between the report's sleep and its sleep
+        # plus that runnable time: near the low end, unless the loop is
+        # woken thousands of times on busy CPUs (a fast rank on 2 cores:
+        # trace 0.318 s runnable inside next(), schedstat 0.184 s, 3871 wakes;
+        # bpftrace sched_waking -> sched_wakeup of python3 during this test:
+        # mean 10.9 us, 29% of wakes 16-64 us).
         want = own_asleep_waits(p, lo, hi)
-        got = (wf - (lp.get("data_then_runnable_us") or 0)) / 1e6
-        J(within(got, want), "%s: asleep waiting for data %.3f s (waiting_for_data less data_then_runnable), "
-          "the program asleep inside next() %.3f s (%.3f s in all) (%+.1f%%; tolerance 10%% + 20 ms)"
-          % (label, got, want, own_waits(p, lo, hi), 100 * (got - want) / want if want else 0))
+        dtr = (lp.get("data_then_runnable_us") or 0) / 1e6
+        got = wf / 1e6 - dtr
+        ok = within(got, want) or (got - TOL_ABS <= want <= (got + dtr) * (1 + TOL_REL) + TOL_ABS)
+        J(ok, "%s: asleep waiting for data %.3f s (waiting_for_data less data_then_runnable %.3f s), "
+          "the program asleep inside next() %.3f s (%.3f s in all) (%+.1f%%; tolerance 10%% + 20 ms, "
+          "or between the two)"
+          % (label, got, dtr, want, own_waits(p, lo, hi), 100 * (got - want) / want if want else 0))
     wk = J.get(lp, "wakers", label, base)
     if isinstance(wk, list):
         for j, w in enumerate(wk):
