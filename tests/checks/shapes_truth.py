@@ -547,6 +547,9 @@ def _report(J, shape, p, r, lo, hi):
     elif shape == "remote":
         _waker_pids(J, lp, base, shape, p["worker_pids"], "process", "its workers are")
         _meanwhile(J, lp, base, shape, "network")
+        # its workers read no data file, only their code: no file named as its data
+        df = lp.get("data_files")
+        J(df in ("", None), f"remote: data_files {df!r}, want none (the workers read only code)")
         peers = J.get(lp, "peers", shape, base)
         if isinstance(peers, list):
             want_peer = "127.0.0.1:%d" % p["port"]

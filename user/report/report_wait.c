@@ -926,7 +926,9 @@ static void wait_name(struct rpt_model *m, struct rpt_wait *w)
 	{
 		size_t all = w->nfiles;
 
-		w->nfiles = nd ? nd : all;      /* the glob looks at these */
+		/* the glob looks at the data files only: a remote loader's workers
+		 * read nothing but their code (no glob, not the code's path) */
+		w->nfiles = nd;
 		files_glob(m, w);
 		w->nfiles = all;
 	}
