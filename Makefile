@@ -126,6 +126,7 @@ bench:
 	@tests/bench/monitor_run.sh
 	@tests/bench/sched.sh | tee $(BUILD)/bench/sched.md
 	@tests/bench/sockets.sh | tee $(BUILD)/bench/sockets.md
+	@tests/bench/bystander.sh | tee $(BUILD)/bench/bystander.md
 	@tests/bench/faults.sh | tee $(BUILD)/bench/faults.md
 	@tests/bench/cupti.sh | tee $(BUILD)/bench/cupti.md
 	@tests/bench/cuda_uprobes.sh | tee $(BUILD)/bench/cuda_uprobes.md

@@ -4,6 +4,7 @@
 #include <string.h>
 #include "cmd/commands.h"
 #include "lib/units.h"
+#include "trace/link_reaper.h"
 
 
 static const struct {
@@ -39,6 +40,9 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
+	/* gpuio's own child that closes a finished trace's links (trace/link_reaper.c) */
+	if (argc == 1 && argv[0] && !strcmp(argv[0], LINK_REAPER_ARGV0))
+		return link_reaper__main();
 	if (argc < 2) {
 		usage(stderr);
 		return GPUIO_EXIT_USAGE;

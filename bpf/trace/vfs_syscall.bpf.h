@@ -234,4 +234,65 @@ int vfs_sys_exit_tp(struct trace_event_raw_sys_exit *ctx)
 	return 0;
 }
 
+/*
+ * Per-syscall tracepoints (syscalls:sys_enter_read, ...): attached only to
+ * the calls gpuio decodes (user/trace/loader.c), so a process's other
+ * syscalls run no program at all: a bystander pays the kernel's syscall
+ * tracing path and its per-syscall bitmap test, not a BPF program. The
+ * record is the syscall's number, then only its own arguments: one read of
+ * six (the decoder uses the ones its call has), not ctx loads past the end
+ * of a short record, which the attach would refuse.
+ */
+struct sysc_enter_rec {
+	__u64 ent;
+	int nr;
+	__u64 args[6];
+};
+
+struct sysc_exit_rec {
+	__u64 ent;
+	int nr;
+	long ret;
+};
+
+static __always_inline int sysc_enter(struct sysc_enter_rec *ctx, const int acc)
+{
+	struct call_state *cs;
+	__u64 a[6];
+
+	if (!(cs = current_traced()))
+		return 0;
+	if (bpf_probe_read_kernel(a, sizeof(a), (void *)ctx + offsetof(struct sysc_enter_rec, args)))
+		return 0;
+	sys_enter_decode(cs, ctx->nr, a, acc);
+	return 0;
+}
+
+SEC("?tracepoint/syscalls/sys_enter_read")
+int vfs_sysc_enter(struct sysc_enter_rec *ctx)
+{
+	return sysc_enter(ctx, ACC_CAST);
+}
+
+SEC("?tracepoint/syscalls/sys_exit_read")
+int vfs_sysc_exit(struct sysc_exit_rec *ctx)
+{
+	vfs_end(ctx->ret, 0, ACC_CAST);
+	return 0;
+}
+
+/* the same before bpf_rdonly_cast (6.2) */
+SEC("?tracepoint/syscalls/sys_enter_read")
+int vfs_sysc_enter_probe(struct sysc_enter_rec *ctx)
+{
+	return sysc_enter(ctx, ACC_PROBE);
+}
+
+SEC("?tracepoint/syscalls/sys_exit_read")
+int vfs_sysc_exit_probe(struct sysc_exit_rec *ctx)
+{
+	vfs_end(ctx->ret, 0, ACC_PROBE);
+	return 0;
+}
+
 #endif

@@ -3,7 +3,11 @@
 # `make all`, so the top-level `bench:` recipe needs no change.
 
 BENCH_PROGS := $(BUILD)/bench/empty_run $(BUILD)/tests/preadloop $(BUILD)/tests/sock_pingpong \
-               $(BUILD)/bench/fault_bench
+               $(BUILD)/bench/fault_bench $(BUILD)/bench/bystander_loop
+
+$(BUILD)/bench/bystander_loop: tests/bench/bystander_loop.c
+	@mkdir -p $(BUILD)/bench
+	$(CC) -O2 -g -Wall -o $@ $<
 
 $(BUILD)/bench/fault_bench: tests/bench/fault_bench.c
 	@mkdir -p $(BUILD)/bench

@@ -9,7 +9,7 @@
 #   base            untraced
 #   empty:HOOK      bench_hooks HOOK (tests/vm/bench_hooks.bpf.c): an empty
 #                   pair on the hook, TGID lookup only; HOOK = fentry, kprobe,
-#                   tp_btf, raw_tp
+#                   tp_btf, raw_tp, tp_syscall (syscalls:sys_enter/exit_pread64)
 #   gpuio:MODE      gpuio trace --vfs-mode=MODE (fentry, kprobe, syscall)
 #   cutN:MODE       the same with the VFS path stopped after stage N (one
 #                   round: the cost breakdown, see bench-modes.sh)
@@ -37,7 +37,7 @@ vmbench() {
   while [ $r -le "$rounds" ]; do
     out=$(preadloop $f "$calls") || fail "preadloop failed"
     echo "VMBENCH round=$r setup=base $(echo "$out" | grep -o 'ns_per_call=[0-9]*')"
-    for h in fentry kprobe tp_btf raw_tp; do
+    for h in fentry kprobe tp_btf raw_tp tp_syscall; do
       out=$(bench_hooks $h -- preadloop $f "$calls" 2>/tmp/bh.err) || { cat /tmp/bh.err; fail "bench_hooks $h failed"; }
       echo "VMBENCH round=$r setup=empty:$h $(echo "$out" | grep -o 'ns_per_call=[0-9]*') $(grep -o 'hits=[0-9]*' /tmp/bh.err)"
     done

@@ -53,6 +53,12 @@ int BPF_PROG(e_tpbtf_enter, struct pt_regs *regs, long id) { return filter(); }
 SEC("?tp_btf/sys_exit")
 int BPF_PROG(e_tpbtf_exit, struct pt_regs *regs, long ret) { return filter(); }
 
+/* gpuio's per-syscall mode: the pread64 pair only (the workload's call) */
+SEC("?tracepoint/syscalls/sys_enter_pread64")
+int e_tpsc_enter(void *ctx) { return filter(); }
+SEC("?tracepoint/syscalls/sys_exit_pread64")
+int e_tpsc_exit(void *ctx) { return filter(); }
+
 SEC("?raw_tp/sys_enter")
 int BPF_PROG(e_rawtp_enter, struct pt_regs *regs, long id) { return filter(); }
 SEC("?raw_tp/sys_exit")

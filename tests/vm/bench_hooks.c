@@ -2,7 +2,7 @@
  * bench_hooks — run a command under one pair of empty BPF programs
  * (tests/vm/bench_hooks.bpf.c), the floor `make vmbench` compares gpuio with.
  *
- *   bench_hooks [-v] MODE -- CMD [ARGS...]     MODE: fentry kprobe tp_btf raw_tp
+ *   bench_hooks [-v] MODE -- CMD [ARGS...]     MODE: fentry kprobe tp_btf raw_tp tp_syscall
  *
  * Forks; the child waits on a pipe while the parent loads and attaches the
  * MODE pair and puts the child's pid in the TGID map; then the child execs
@@ -42,7 +42,7 @@ int main(int argc, char **argv)
 	if (i < argc && !strcmp(argv[i], "-v"))
 		verbose = 1, i++;
 	if (argc - i < 3 || strcmp(argv[i + 1], "--")) {
-		fprintf(stderr, "usage: bench_hooks [-v] fentry|kprobe|tp_btf|raw_tp -- CMD [ARGS...]\n");
+		fprintf(stderr, "usage: bench_hooks [-v] fentry|kprobe|tp_btf|raw_tp|tp_syscall -- CMD [ARGS...]\n");
 		return 2;
 	}
 	mode = argv[i];
@@ -61,6 +61,8 @@ int main(int argc, char **argv)
 		p1 = skel->progs.e_tpbtf_enter, p2 = skel->progs.e_tpbtf_exit;
 	else if (!strcmp(mode, "raw_tp"))
 		p1 = skel->progs.e_rawtp_enter, p2 = skel->progs.e_rawtp_exit;
+	else if (!strcmp(mode, "tp_syscall"))
+		p1 = skel->progs.e_tpsc_enter, p2 = skel->progs.e_tpsc_exit;
 	else {
 		fprintf(stderr, "bench_hooks: unknown mode %s\n", mode);
 		return 2;

@@ -119,6 +119,7 @@ gpuio_vfs_mode() {
     fentry)  want_mode=fentry ;;
     kprobe)  want_mode=kprobe ;;
     syscall) want_mode='sys:raw_tp|sys:tp_btf' ;;
+    per_syscall) want_mode='sys:per_syscall|sys:per_syscall:probe' ;;
     *)       want_mode=$m ;;
   esac
   rm -rf "$d"; mkdir -p "$d"
@@ -215,23 +216,24 @@ gpuio_vfs_mode() {
 check gpuio-vfs-fentry     gpuio_vfs_mode fentry
 check gpuio-vfs-kprobe     gpuio_vfs_mode kprobe
 check gpuio-vfs-syscall    gpuio_vfs_mode syscall
+check gpuio-vfs-per-syscall gpuio_vfs_mode per_syscall
 # the ladder's last rung (classic raw_syscalls tracepoints, needs tracefs)
 check gpuio-vfs-tracepoint gpuio_vfs_mode sys:tracepoint
 
-# The four modes give the same per-file totals: every field of the `file`
+# The five modes give the same per-file totals: every field of the `file`
 # lines of the workloads' files but blk_* (request splits vary, and block
 # attribution does not depend on the VFS mode) and miss_pages (an open that
 # creates a file may read a metadata block, depending on the fs state; the
 # read_/write_ split is compared).  The per-call split differs by design: the
 # function hooks see vfs_read/vfs_readv, not pread64/preadv/preadv2.
 gpuio_modes_agree() {
-  for m in fentry kprobe syscall sys_tracepoint; do
+  for m in fentry kprobe syscall sys_tracepoint per_syscall; do
     [ -s /tmp/$m.tot ] || skip "no totals from --vfs-mode=$m (its check did not run)"
     grep "^file /mnt/vda/$m/" /tmp/$m.tot | sed "s|/mnt/vda/$m/||" | sed 's/ blk_[a-z_]*=[0-9]*//g; s/ miss_pages=[0-9]*//' > /tmp/$m.files
   done
   cat /tmp/syscall.files
   ok=0
-  for m in fentry kprobe sys_tracepoint; do
+  for m in fentry kprobe sys_tracepoint per_syscall; do
     if cmp -s /tmp/$m.files /tmp/syscall.files; then
       echo "modes agree: $m = syscall"
     else

@@ -155,8 +155,10 @@ static const struct opt trace_opts[] = {
 		 "unix sockets' calls with their peer addresses)"),
 	/* a string, not a choice: the loader also takes exact modes (sys:raw_tp) */
 	OPT_STRING(0, "vfs-mode", &cmd.t.vfs_mode, "MODE",
-		   "force the VFS attach mode: fentry, kprobe, syscall, or\n"
-		   "one exact mode: sys:tp_btf, sys:raw_tp, sys:tracepoint\n"
+		   "force the VFS attach mode: fentry, kprobe, syscall,\n"
+		   "per_syscall (other processes' syscalls run nothing), or\n"
+		   "one exact mode: sys:tp_btf, sys:raw_tp, sys:tracepoint,\n"
+		   "sys:per_syscall, sys:per_syscall:probe\n"
 		   "(default: best available)"),
 	OPT_BOOL(0, "no-sched", &cmd.t.no_sched,
 		 "no thread states or wake-ups (the scheduler layer; on by\n"

@@ -24,12 +24,14 @@
 #include "capture/capture.h"
 #include "cuda/cuda_lib.h"
 #include "trace/loader.h"
+#include "trace/link_reaper.h"
 #include "lib/log.h"
 #include "lib/units.h"
 
-#define MAX_PROGS 32
+#define MAX_PROGS 64
 
-/* A program name prefixed "?func:" loads only where the kernel has func. */
+/* A program name prefixed "?func:" loads only where the kernel has func;
+ * "@tracepoint:" attaches it to syscalls:tracepoint, where that exists. */
 struct variant {
 	const char *mode;              /* as reported, e.g. "sys:tp_btf" */
 	const char *family;            /* as forced by --vfs-mode */
@@ -41,7 +43,7 @@ struct variant {
 struct layer {
 	const char *name;
 	bool optional;                 /* the trace goes on without it */
-	struct variant v[6];
+	struct variant v[8];
 	bool manual;                   /* loaded here, attached by its module (per library) */
 };
 
@@ -62,6 +64,20 @@ enum { L_PROC, L_VFS, L_BLOCK, L_PAGECACHE, L_IOURING, L_SCHED, L_FAULT, L_CUDA,
 	"?__sys_recvmmsg:vfs_sock_recvmmsg_" e, "?__sys_recvmmsg:vfs_sock_recvmmsg_" x, \
 	"?__sys_sendmmsg:vfs_sock_sendmmsg_" e, "?__sys_sendmmsg:vfs_sock_sendmmsg_" x
 
+/* the syscalls sys_enter_decode knows (bpf/trace/vfs_syscall.bpf.h), each
+ * with its own tracepoints: other syscalls run nothing */
+#define SYSC(e, x, name) "@sys_enter_" name ":" e, "@sys_exit_" name ":" x
+#define SYSC_PROGS(e, x) \
+	SYSC(e, x, "read"), SYSC(e, x, "write"), SYSC(e, x, "open"), SYSC(e, x, "close"), \
+	SYSC(e, x, "pread64"), SYSC(e, x, "pwrite64"), SYSC(e, x, "readv"), SYSC(e, x, "writev"), \
+	SYSC(e, x, "sendfile64"), SYSC(e, x, "fsync"), SYSC(e, x, "fdatasync"), \
+	SYSC(e, x, "ftruncate"), SYSC(e, x, "creat"), SYSC(e, x, "openat"), SYSC(e, x, "splice"), \
+	SYSC(e, x, "sync_file_range"), SYSC(e, x, "fallocate"), SYSC(e, x, "preadv"), \
+	SYSC(e, x, "pwritev"), SYSC(e, x, "copy_file_range"), SYSC(e, x, "preadv2"), \
+	SYSC(e, x, "pwritev2"), SYSC(e, x, "openat2"), \
+	SYSC(e, x, "sendto"), SYSC(e, x, "recvfrom"), SYSC(e, x, "sendmsg"), SYSC(e, x, "recvmsg"), \
+	SYSC(e, x, "recvmmsg"), SYSC(e, x, "sendmmsg")
+
 static const struct layer layers[L_COUNT] = {
 	[L_PROC] = { "proc", false, {
 		{ "tp_btf", NULL, false, { "proc_fork_btf", "proc_exec_btf", "proc_exit_btf", "proc_free_btf", "proc_rename_btf" } },
@@ -73,6 +89,11 @@ static const struct layer layers[L_COUNT] = {
 		{ "sys:tp_btf", "syscall", false, { "vfs_sys_enter_btf", "vfs_sys_exit_btf" } },
 		{ "sys:raw_tp", "syscall", false, { "vfs_sys_enter_raw", "vfs_sys_exit_raw" } },
 		{ "sys:tracepoint", "syscall", true, { "vfs_sys_enter_tp", "vfs_sys_exit_tp" } },
+		/* by --vfs-mode only: nothing for other processes' syscalls, but
+		 * 58 links whose detach the kernel serialises (link_reaper.c) */
+		{ "sys:per_syscall", "per_syscall", true, { SYSC_PROGS("vfs_sysc_enter", "vfs_sysc_exit") } },
+		{ "sys:per_syscall:probe", "per_syscall", true,
+		  { SYSC_PROGS("vfs_sysc_enter_probe", "vfs_sysc_exit_probe") } },
 	} },
 	[L_BLOCK] = { "block", true, {
 		{ "tp_btf", NULL, false, { "blk_bio_queue_btf", "blk_rq_insert_btf", "blk_rq_issue_btf", "blk_rq_complete_btf" } },
@@ -118,10 +139,33 @@ static const char *prog_name(const char *entry)
 {
 	const char *c;
 
-	if (entry[0] != '?')
+	if (entry[0] != '?' && entry[0] != '@')
 		return entry;
 	c = strchr(entry, ':');
 	return c ? c + 1 : entry + 1;
+}
+
+/* An "@tracepoint:prog" entry's tracepoint, into buf (false: not one). */
+static bool syscall_tp(const char *entry, char *buf, size_t len)
+{
+	const char *c = strchr(entry, ':');
+
+	if (entry[0] != '@' || !c || (size_t)(c - entry - 1) >= len)
+		return false;
+	snprintf(buf, len, "%.*s", (int)(c - entry - 1), entry + 1);
+	return true;
+}
+
+/* Does syscalls:name exist (an architecture may lack a call: open, creat)? */
+static bool tracefs_has_syscall(const char *name)
+{
+	char path[160];
+
+	snprintf(path, sizeof(path), "/sys/kernel/tracing/events/syscalls/%s", name);
+	if (access(path, F_OK) == 0)
+		return true;
+	snprintf(path, sizeof(path), "/sys/kernel/debug/tracing/events/syscalls/%s", name);
+	return access(path, F_OK) == 0;
 }
 
 /* Is an optional entry's kernel function present (in vmlinux BTF)? */
@@ -131,6 +175,9 @@ static bool prog_available(const char *entry)
 	char func[64];
 	const char *c;
 
+	if (entry[0] == '@')
+		return syscall_tp(entry, func, sizeof(func)) &&
+		       tracefs_has_syscall(func);
 	if (entry[0] != '?')
 		return true;
 	c = strchr(entry, ':');
@@ -151,21 +198,26 @@ static bool prog_available(const char *entry)
  */
 static bool prog_wanted(const struct gpuio_loader_opts *o, const char *entry)
 {
+	char tp[64];
+
 	if (!strncmp(prog_name(entry), "vfs_sock_", 9) && !o->sockets && !o->all_fds)
+		return false;
+	if (syscall_tp(entry, tp, sizeof(tp)) && (strstr(tp, "send") || strstr(tp, "recv")) &&
+	    !strstr(tp, "sendfile") && !o->sockets && !o->all_fds)
 		return false;
 	return prog_available(entry);
 }
 
 const char *gpuio_loader__vfs_modes(void)
 {
-	return "fentry, kprobe, syscall";
+	return "fentry, kprobe, syscall, per_syscall";
 }
 
 static int nvariants(const struct layer *ly)
 {
 	int n = 0;
 
-	while (n < 6 && ly->v[n].mode)
+	while (n < (int)ARRAY_SIZE(ly->v) && ly->v[n].mode)
 		n++;
 	return n;
 }
@@ -285,11 +337,12 @@ static void detach_all(struct gpuio_loader *l)
 }
 
 /* One attempt with the current choices. Returns 0, or the failing layer + 1. */
-static int try_load(struct gpuio_loader *l, const struct gpuio_loader_opts *o, int *choice,
-		    char *why, size_t whylen)
+static int try_load_unlocked(struct gpuio_loader *l, const struct gpuio_loader_opts *o, int *choice,
+			     char *why, size_t whylen)
 {
 	struct bpf_program *prog;
 	struct stat exe;
+	char tp[64];
 	int err, lay;
 
 	l->skel = gpuio_bpf__open();
@@ -368,7 +421,10 @@ static int try_load(struct gpuio_loader *l, const struct gpuio_loader_opts *o, i
 			if (!prog_wanted(o, v->progs[p]))
 				continue;
 			prog = bpf_object__find_program_by_name(l->skel->obj, prog_name(v->progs[p]));
-			link = bpf_program__attach(prog);
+			if (syscall_tp(v->progs[p], tp, sizeof(tp)))
+				link = bpf_program__attach_tracepoint(prog, "syscalls", tp);
+			else
+				link = bpf_program__attach(prog);
 			if (!link) {
 				snprintf(why, whylen, "attach %s: %s", prog_name(v->progs[p]),
 					 strerror(errno));
@@ -381,6 +437,18 @@ static int try_load(struct gpuio_loader *l, const struct gpuio_loader_opts *o, i
 		}
 	}
 	return 0;
+}
+
+/* The same, while no link reaper closes a link (they would take turns with
+ * every attach: seconds, after another gpuio has just ended). */
+static int try_load(struct gpuio_loader *l, const struct gpuio_loader_opts *o, int *choice,
+		    char *why, size_t whylen)
+{
+	int lk = link_reaper__lock();
+	int rc = try_load_unlocked(l, o, choice, why, whylen);
+
+	link_reaper__unlock(lk);
+	return rc;
 }
 
 int gpuio_loader__open(const struct gpuio_loader_opts *o, struct gpuio_loader **out)
@@ -488,8 +556,12 @@ int gpuio_loader__open(const struct gpuio_loader_opts *o, struct gpuio_loader **
 
 void gpuio_loader__destroy(struct gpuio_loader *l)
 {
-	if (l)
-		detach_all(l);
+	if (!l)
+		return;
+	/* many tracepoint links (the per-syscall mode): a child closes them */
+	if (l->nlinks >= 16 && !getenv("GPUIO_SYNC_DETACH"))
+		link_reaper__take(l->links, l->nlinks);
+	detach_all(l);
 }
 
 void gpuio_loader__describe(const struct gpuio_loader *l, struct gpuio_cap_header *h)

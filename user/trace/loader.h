@@ -35,7 +35,7 @@ struct gpuio_loader {
 	char fault_mode[16];
 	char cuda_mode[16];      /* "uprobe.multi", "uprobe" (attached per library later) or "off" */
 	char detail[512];        /* why better modes were refused */
-	struct bpf_link *links[64];
+	struct bpf_link *links[128];
 	int nlinks;
 	struct bpf_link *fault_iter;     /* the fault layer's end-of-trace iterator, or NULL */
 };

@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * link_reaper.c — closing a tracepoint's BPF link waits for a tasks-trace
+ * RCU grace period inside the kernel's bpf_event_mutex (6.x: 80-120 ms each
+ * on the development VM), one link after another: the 58 links of the
+ * per-syscall VFS mode would hold gpuio's exit for about 5 s. A child takes
+ * the links over and closes them; gpuio's own closes then drop references
+ * and it exits at once. Until the child is done the programs stay attached
+ * (they only act for the traced processes, and what they emit nobody reads).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/file.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <bpf/libbpf.h>
+#include "trace/link_reaper.h"
+
+#define REAPER_MAX 256
+
+
+static bool kept(const int *fds, int n, int fd)
+{
+	for (int i = 0; i < n; i++)
+		if (fds[i] == fd)
+			return true;
+	return false;
+}
+
+/* In the child: async-signal-safe calls only (the parent may have threads). */
+static void reap(const int *fds, int n)
+{
+	struct rlimit rl;
+	int maxfd = 0, last = 1024;
+
+	char *const argv[] = { (char *)LINK_REAPER_ARGV0, NULL }, *const envp[] = { NULL };
+
+	/* out of the terminal's process group: a second Ctrl-C is the user's
+	 * word to gpuio, not to this */
+	setsid();
+	for (int i = 0; i < n; i++)
+		if (fds[i] > maxfd)
+			maxfd = fds[i];
+	/* everything else goes now: a pipe held open would keep a reader waiting */
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < 1u << 20)
+		last = (int)rl.rlim_cur;
+	for (int fd = 0; fd <= maxfd; fd++)
+		if (!kept(fds, n, fd))
+			close(fd);
+#ifdef SYS_close_range
+	if (syscall(SYS_close_range, maxfd + 1, ~0U, 0) != 0)
+#endif
+		for (int fd = maxfd + 1; fd < last; fd++)
+			close(fd);
+	/* gpuio again, under its own name (ps, pgrep -f: not gpuio's command
+	 * line), holding only the links: link_reaper__main() closes them */
+	for (int i = 0; i < n; i++)
+		fcntl(fds[i], F_SETFD, 0);
+	execve("/proc/self/exe", argv, envp);
+	for (int i = 0; i < n; i++)
+		close(fds[i]);
+	_exit(0);
+}
+
+#define LOCK_PATH "/run/lock/gpuio-attach.lock"
+#define LOCK_PATH2 "/tmp/.gpuio-attach.lock"
+
+int link_reaper__lock(void)
+{
+	int fd = open(LOCK_PATH, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+
+	if (fd < 0)
+		fd = open(LOCK_PATH2, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		return -1;
+	while (flock(fd, LOCK_EX) < 0 && errno == EINTR)
+		;
+	return fd;
+}
+
+void link_reaper__unlock(int fd)
+{
+	if (fd >= 0)
+		close(fd);      /* releases the flock */
+}
+
+int link_reaper__main(void)
+{
+	struct rlimit rl;
+	int last = 1024;
+
+	prctl(PR_SET_NAME, LINK_REAPER_ARGV0, 0, 0, 0);
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < 1u << 20)
+		last = (int)rl.rlim_cur;
+	/* one link at a time, never while a gpuio attaches */
+	for (int fd = 3; fd < last; fd++) {
+		struct stat st;
+		int lk;
+
+		if (fstat(fd, &st) != 0)
+			continue;
+		lk = link_reaper__lock();
+		close(fd);
+		link_reaper__unlock(lk);
+		usleep(20000);  /* a gpuio waiting to attach gets the lock first */
+	}
+	return 0;
+}
+
+bool link_reaper__take(struct bpf_link *const *links, int n)
+{
+	int fds[REAPER_MAX], nfds = 0, st = 0;
+	pid_t pid;
+
+	for (int i = 0; i < n && nfds < REAPER_MAX; i++)
+		if (links[i] && bpf_link__fd(links[i]) >= 0)
+			fds[nfds++] = bpf_link__fd(links[i]);
+	if (!nfds)
+		return false;
+	/* twice, so that no zombie waits on a parent that lives on (the monitor) */
+	pid = fork();
+	if (pid < 0)
+		return false;
+	if (pid == 0) {
+		pid_t g = fork();
+
+		if (g == 0)
+			reap(fds, nfds);
+		_exit(g < 0 ? 1 : 0);
+	}
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
