@@ -20,7 +20,10 @@ for t in "${tests[@]}"; do
   case $rc in
     0)  pass=$((pass+1)); echo "PASS $name (${dt}s)" ;;
     77) skip=$((skip+1)); echo "SKIP $name: $(grep -m1 -i 'skip' "$log" || tail -n1 "$log")" ;;
-    *)  fail=$((fail+1)); failed+=("$name"); echo "FAIL $name (rc=$rc, ${dt}s)"; sed 's/^/    /' "$log" | tail -n 40 ;;
+    *)  fail=$((fail+1)); failed+=("$name"); echo "FAIL $name (rc=$rc, ${dt}s)"
+        # the failed checks wherever they are, then the end of the log
+        grep -E '^(FAIL|not ok)|^ *FAIL ' "$log" | head -n 20 | sed 's/^/  ! /'
+        sed 's/^/    /' "$log" | tail -n 40 ;;
   esac
   rm -f "$log"
 done
