@@ -19,15 +19,15 @@ PROG="$GPUIO_TESTS/sc_all"
 
 bad=0
 # default: the best mode here; then the syscall modes by name:
-# sys:per_syscall (--vfs-mode only: a tracepoint pair per decoded call) and
+# per_syscall (--vfs-mode only: a tracepoint pair per decoded call) and
 # sys:tp_btf (one pair on every syscall), where the kernel has them
-for mode in default all-fds sys:per_syscall sys:tp_btf; do
+for mode in default all-fds per_syscall sys:tp_btf; do
   d="$TMP/${mode//:/_}"
   mkdir -p "$d/files"
   opt=() cm=default
   case $mode in
     all-fds) opt=(--all-fds) cm=all-fds ;;
-    sys:*)   opt=(--vfs-mode="$mode") ;;
+    sys:*|per_syscall) opt=(--vfs-mode="$mode") ;;
   esac
   if ! "$GPUIO" trace -q "${opt[@]}" -o "$d/run.json" -- "$PROG" "$d/files" >"$d/expect.jsonl" 2>"$d/gpuio.err"; then
     if [ "$cm" = default ] && [ "$mode" != default ] && grep -q "is not available on this kernel" "$d/gpuio.err"; then
@@ -37,7 +37,12 @@ for mode in default all-fds sys:per_syscall sys:tp_btf; do
     cat "$d/gpuio.err"; fail "$mode: gpuio trace (or sc_all) exited non-zero"
   fi
   check_struct "$d/run.json"
-  echo "$mode: $(grep -o '"vfs_mode":"[^"]*"' "$d/run.json" | head -n1)"
+  vm=$(grep -o '"vfs_mode":"[^"]*"' "$d/run.json" | head -n1)
+  echo "$mode: $vm"
+  case $mode in
+    per_syscall) [[ $vm == *'"sys:each'* ]] || fail "per_syscall: traced in $vm, not sys:each" ;;
+    sys:*) [[ $vm == *"\"$mode\""* ]] || fail "$mode: traced in $vm" ;;
+  esac
   pycheck syscalls.sc_all "$d/run.json" "$d/expect.jsonl" "$cm" && rc=0 || rc=$?
   [ "$rc" -eq 0 ] || { echo "FAIL: $mode: trace does not match what sc_all did"; bad=1; }
 done

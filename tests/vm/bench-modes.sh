@@ -86,7 +86,7 @@ grep -o 'VMBENCH .*' "$out" | awk -v unit="$unit" '
       g = "gpuio:" ms[k]
       if (!(g in seen)) continue
       h = ms[k]
-      if (h == "syscall") h = (mode[g] ~ /^sys:per_syscall/) ? "tp_syscall" : (mode[g] == "sys:tp_btf") ? "tp_btf" : "raw_tp"
+      if (h == "syscall") h = (mode[g] ~ /^sys:each/) ? "tp_syscall" : (mode[g] == "sys:tp_btf") ? "tp_btf" : "raw_tp"
       e = "empty:" h
       ea = m[e] - b; ga = m[g] - b
       r = (ea > 0) ? sprintf("%.1f", ga / ea) : "n/a"
@@ -101,7 +101,7 @@ grep -o 'VMBENCH .*' "$out" | awk -v unit="$unit" '
         printf "| %s |", st[c + 1]
         for (k = 1; k <= 3; k++) {
           h = ms[k]; g = "gpuio:" h
-          if (h == "syscall") h = (mode[g] ~ /^sys:per_syscall/) ? "tp_syscall" : (mode[g] == "sys:tp_btf") ? "tp_btf" : "raw_tp"
+          if (h == "syscall") h = (mode[g] ~ /^sys:each/) ? "tp_syscall" : (mode[g] == "sys:tp_btf") ? "tp_btf" : "raw_tp"
           prev = (c == 0) ? b : (c == 1) ? m["empty:" h] : m["cut" (c - 1) ":" ms[k]]
           cur = (c == 0) ? m["empty:" h] : (c == 7) ? m[g] : m["cut" c ":" ms[k]]
           printf " %.0f |", cur - prev

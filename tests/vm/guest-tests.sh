@@ -119,7 +119,7 @@ gpuio_vfs_mode() {
     fentry)  want_mode=fentry ;;
     kprobe)  want_mode=kprobe ;;
     syscall) want_mode='sys:raw_tp|sys:tp_btf' ;;
-    per_syscall) want_mode='sys:per_syscall|sys:per_syscall:probe' ;;
+    per_syscall) want_mode='sys:each|sys:each:probe' ;;
     *)       want_mode=$m ;;
   esac
   rm -rf "$d"; mkdir -p "$d"

@@ -158,7 +158,7 @@ static const struct opt trace_opts[] = {
 		   "force the VFS attach mode: fentry, kprobe, syscall,\n"
 		   "per_syscall (other processes' syscalls run nothing), or\n"
 		   "one exact mode: sys:tp_btf, sys:raw_tp, sys:tracepoint,\n"
-		   "sys:per_syscall, sys:per_syscall:probe\n"
+		   "sys:each, sys:each:probe\n"
 		   "(default: best available)"),
 	OPT_BOOL(0, "no-sched", &cmd.t.no_sched,
 		 "no thread states or wake-ups (the scheduler layer; on by\n"

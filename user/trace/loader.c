@@ -91,8 +91,8 @@ static const struct layer layers[L_COUNT] = {
 		{ "sys:tracepoint", "syscall", true, { "vfs_sys_enter_tp", "vfs_sys_exit_tp" } },
 		/* by --vfs-mode only: nothing for other processes' syscalls, but
 		 * 58 links whose detach the kernel serialises (link_reaper.c) */
-		{ "sys:per_syscall", "per_syscall", true, { SYSC_PROGS("vfs_sysc_enter", "vfs_sysc_exit") } },
-		{ "sys:per_syscall:probe", "per_syscall", true,
+		{ "sys:each", "per_syscall", true, { SYSC_PROGS("vfs_sysc_enter", "vfs_sysc_exit") } },
+		{ "sys:each:probe", "per_syscall", true,
 		  { SYSC_PROGS("vfs_sysc_enter_probe", "vfs_sysc_exit_probe") } },
 	} },
 	[L_BLOCK] = { "block", true, {
