@@ -54,13 +54,59 @@ struct {
 #define STAT_MAP stats
 #include "lib/stat.bpf.h"
 
+/*
+ * The same set as a bitmap over tgids, for the filter every program runs
+ * first (every context switch and wake-up of the node asks it): an array
+ * lookup is inlined into a bounds check and an index, a hash lookup hashes
+ * the key and walks a bucket. Bits are set and cleared atomically, here and
+ * by gpuio through its mmap of the array (user/trace/loader.c); the hash
+ * stays the set gpuio iterates. 2^16 words: pid_max's 64-bit limit, 2^22.
+ */
+#define TRACED_BITS_WORDS (1u << 16)
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, TRACED_BITS_WORDS);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__type(key, __u32);
+	__type(value, __u64);
+} traced_bits SEC(".maps");
+
 static __always_inline bool tgid_traced(__u32 tgid)
 {
+	__u32 w = tgid >> 6;
+	__u64 *v;
+
 	if (tgid == self_tgid)
 		return false;
 	if (trace_all)
 		return true;
-	return bpf_map_lookup_elem(&traced, &tgid) != NULL;
+	v = bpf_map_lookup_elem(&traced_bits, &w);
+	return v && (*v >> (tgid & 63)) & 1;
+}
+
+/* In the kernel (fork, free): the hash first, the bit after it, cleared first. */
+static __always_inline int traced_add_tgid(__u32 tgid)
+{
+	__u32 w = tgid >> 6;
+	__u8 one = 1;
+	__u64 *v;
+
+	if (bpf_map_update_elem(&traced, &tgid, &one, BPF_ANY) != 0)
+		return -1;
+	v = bpf_map_lookup_elem(&traced_bits, &w);
+	if (v)
+		__sync_fetch_and_or(v, 1ull << (tgid & 63));
+	return 0;
+}
+
+static __always_inline void traced_del_tgid(__u32 tgid)
+{
+	__u32 w = tgid >> 6;
+	__u64 *v = bpf_map_lookup_elem(&traced_bits, &w);
+
+	if (v)
+		__sync_fetch_and_and(v, ~(1ull << (tgid & 63)));
+	bpf_map_delete_elem(&traced, &tgid);
 }
 
 /*

@@ -31,12 +31,10 @@ static __always_inline int on_fork(struct task_struct *parent, struct task_struc
 	__u32 ctgid = BPF_CORE_READ(child, tgid);
 	__u32 cpid = BPF_CORE_READ(child, pid);
 	struct gpuio_proc_event *e;
-	__u8 one = 1;
 
 	if (!tgid_traced(ptgid))
 		return 0;
-	if (ctgid != ptgid && !trace_all &&
-	    bpf_map_update_elem(&traced, &ctgid, &one, BPF_ANY) != 0) {
+	if (ctgid != ptgid && !trace_all && traced_add_tgid(ctgid) != 0) {
 		/* the child will run untraced: say so, never silently */
 		stat_inc(GPUIO_STAT_MAP_FULL_PID);
 		return 0;
@@ -109,7 +107,7 @@ static __always_inline int on_free(struct task_struct *task)
 
 	if (trace_all || BPF_CORE_READ(task, pid) != tgid)
 		return 0;
-	bpf_map_delete_elem(&traced, &tgid);
+	traced_del_tgid(tgid);
 	return 0;
 }
 

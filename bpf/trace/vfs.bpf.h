@@ -421,11 +421,12 @@ static __always_inline struct call_state *current_traced(void)
 {
 	struct call_state *cs;
 
+	/* the bitmap first: an untraced caller leaves after an inlined lookup */
+	if (!tgid_traced(bpf_get_current_pid_tgid() >> 32))
+		return NULL;
 	cs = bpf_task_storage_get(&calls, bpf_get_current_task_btf(), NULL, 0);
 	if (cs && cs->traced)
 		return cs;
-	if (!tgid_traced(bpf_get_current_pid_tgid() >> 32))
-		return NULL;
 	cs = call_state_get(true);
 	if (cs)
 		cs->traced = 1;
@@ -525,6 +526,9 @@ static __always_inline void vfs_end(long ret, __u8 hook, const int acc)
 	__u64 now, id_tgid;
 	__u16 call;
 
+	/* every exit of a hooked call comes here, a bystander's too: the bitmap first */
+	if (!tgid_traced(bpf_get_current_pid_tgid() >> 32))
+		return;
 	cs = call_state_get(false);
 	if (!cs || cs->call == GPUIO_CALL_NONE || cs->hook != hook)
 		return;

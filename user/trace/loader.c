@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -336,6 +337,9 @@ static void detach_all(struct gpuio_loader *l)
 	l->skel = NULL;
 }
 
+/* bpf/trace/common.bpf.h's traced_bits: one bit per tgid up to 2^22 */
+#define TRACED_BITS_BYTES ((size_t)(1u << 16) * sizeof(unsigned long long))
+
 /* One attempt with the current choices. Returns 0, or the failing layer + 1. */
 static int try_load_unlocked(struct gpuio_loader *l, const struct gpuio_loader_opts *o, int *choice,
 			     char *why, size_t whylen)
@@ -550,14 +554,44 @@ int gpuio_loader__open(const struct gpuio_loader_opts *o, struct gpuio_loader **
 #undef MODE
 	if (!l->detail[0])
 		snprintf(l->detail, sizeof(l->detail), "best mode of every layer accepted");
+	/* the programs' traced-tgid bitmap: set and cleared here with atomics */
+	l->traced_bits = mmap(NULL, TRACED_BITS_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED,
+			      bpf_map__fd(l->skel->maps.traced_bits), 0);
+	if (l->traced_bits == MAP_FAILED) {
+		pr_err("cannot map the traced set: %s", strerror(errno));
+		l->traced_bits = NULL;
+		detach_all(l);
+		return -EPERM;
+	}
 	*out = l;
 	return 0;
+}
+
+int gpuio_loader__traced_add(struct gpuio_loader *l, unsigned int tgid)
+{
+	__u8 one = 1;
+
+	if (bpf_map_update_elem(bpf_map__fd(l->skel->maps.traced), &tgid, &one, BPF_ANY) != 0)
+		return -errno;
+	if (l->traced_bits && tgid < (1u << 22))
+		__atomic_fetch_or(&l->traced_bits[tgid >> 6], 1ull << (tgid & 63), __ATOMIC_SEQ_CST);
+	return 0;
+}
+
+void gpuio_loader__traced_del(struct gpuio_loader *l, unsigned int tgid)
+{
+	if (l->traced_bits && tgid < (1u << 22))
+		__atomic_fetch_and(&l->traced_bits[tgid >> 6], ~(1ull << (tgid & 63)), __ATOMIC_SEQ_CST);
+	bpf_map_delete_elem(bpf_map__fd(l->skel->maps.traced), &tgid);
 }
 
 void gpuio_loader__destroy(struct gpuio_loader *l)
 {
 	if (!l)
 		return;
+	if (l->traced_bits)
+		munmap(l->traced_bits, TRACED_BITS_BYTES);
+	l->traced_bits = NULL;
 	/* many tracepoint links (the per-syscall mode): a child closes them */
 	if (l->nlinks >= 16 && !getenv("GPUIO_SYNC_DETACH"))
 		link_reaper__take(l->links, l->nlinks);

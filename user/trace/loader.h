@@ -38,11 +38,17 @@ struct gpuio_loader {
 	struct bpf_link *links[128];
 	int nlinks;
 	struct bpf_link *fault_iter;     /* the fault layer's end-of-trace iterator, or NULL */
+	unsigned long long *traced_bits; /* the BPF side's traced-tgid bitmap, mmapped */
 };
 
 /* Returns 0 or -errno with a one-line reason already printed. */
 int gpuio_loader__open(const struct gpuio_loader_opts *opts, struct gpuio_loader **out);
 void gpuio_loader__destroy(struct gpuio_loader *l);
+
+/* The traced set: tgid in (0, or -errno) or out, both the map gpuio iterates
+ * and the bitmap the programs test. */
+int gpuio_loader__traced_add(struct gpuio_loader *l, unsigned int tgid);
+void gpuio_loader__traced_del(struct gpuio_loader *l, unsigned int tgid);
 /* Write the attach mode of each layer, and why better ones were refused, into a capture header. */
 void gpuio_loader__describe(const struct gpuio_loader *l, struct gpuio_cap_header *h);
 /* A header for a trace without BPF: every layer "off", why in the detail. */

@@ -239,8 +239,7 @@ static int setup(struct trace_session *s)
 
 static int traced_add(struct trace_session *s, pid_t pid)
 {
-	__u32 key = (__u32)pid;
-	__u8 one = 1;
+	int err;
 
 	if (!s->l) {
 		/* no BPF: the GPU watch follows it and its descendants through /proc */
@@ -250,9 +249,10 @@ static int traced_add(struct trace_session *s, pid_t pid)
 		}
 		return 0;
 	}
-	if (bpf_map_update_elem(bpf_map__fd(s->l->skel->maps.traced), &key, &one, BPF_ANY) != 0) {
-		pr_err("cannot add pid %d to the traced set: %s", pid, strerror(errno));
-		return -errno;
+	err = gpuio_loader__traced_add(s->l, (__u32)pid);
+	if (err) {
+		pr_err("cannot add pid %d to the traced set: %s", pid, strerror(-err));
+		return err;
 	}
 	return 0;
 }
@@ -260,7 +260,6 @@ static int traced_add(struct trace_session *s, pid_t pid)
 /* Put tgid in the traced set and describe it in the capture. */
 static int add_target(struct trace_session *s, pid_t tgid, bool is_root_target)
 {
-	__u32 key = (__u32)tgid;
 	int err = traced_add(s, tgid);
 
 	if (err)
@@ -270,7 +269,7 @@ static int add_target(struct trace_session *s, pid_t tgid, bool is_root_target)
 	    procfs_emit_process(s->w, tgid, s->o->all_fds, clock_mono_ns(),
 				s->c ? ringbuf_drain__named(s->c) : NULL) < 0) {
 		if (s->l)
-			bpf_map_delete_elem(bpf_map__fd(s->l->skel->maps.traced), &key);
+			gpuio_loader__traced_del(s->l, (__u32)tgid);
 		if (is_root_target) {
 			pr_err("process %d exited before gpuio could attach", tgid);
 			return -ESRCH;
