@@ -42,7 +42,9 @@ pycheck reader_log.attach_mid_run "$TMP/a.json" "$TMP/a.log" "$TMP/data/input.bi
   fail "A: attach mid-run"
 
 # ---- B: the target exits while traced ----------------------------------
-spawn -C "$TMP/cwd" reader "$PROG" ../data/input.bin "$TMP/b.log" 2000 300
+# 300 reads 5 ms apart: ~1.4 s left after the first 20 for gpuio to attach
+# (2 ms apart left 0.56 s, which a loaded machine's attach overran)
+spawn -C "$TMP/cwd" reader "$PROG" ../data/input.bin "$TMP/b.log" 5000 300
 RPID=$SPAWNED
 wait_lines "$TMP/b.log" 20
 SECONDS=0
@@ -51,6 +53,7 @@ timeout 20 "$GPUIO" trace -p "$RPID" -d 15s -o "$TMP/b.json" 2>"$TMP/b.err" \
 cat "$TMP/b.err"
 [ "$SECONDS" -lt 10 ] || fail "B: gpuio did not end when its target exited (${SECONDS}s)"
 grep -q "all traced processes exited" "$TMP/b.err" || fail "B: no 'all traced processes exited' message"
+grep -q ") for 15s; Ctrl-C to stop" "$TMP/b.err" || fail "B: the tracing line does not say -d 15s"
 wait "$RPID" || fail "B: attach_reader failed"
 [ "$(wc -l <"$TMP/b.log")" -eq 300 ] || fail "B: attach_reader did not do its 300 reads"
 [ -s "$TMP/b.gpuio" ] || fail "B: no capture $TMP/b.gpuio"

@@ -576,6 +576,22 @@ static void session_free(struct trace_session *s)
 	keyset__free(s->gpu_renamed);
 }
 
+/* -d as the user would write it: 2s, 500ms, 5m, 1h (else seconds, 3 decimals) */
+static void duration_text(uint64_t ns, char *b, size_t n)
+{
+	static const struct { uint64_t ns; const char *unit; } u[] = {
+		{ 3600000000000ull, "h" }, { 60000000000ull, "m" }, { 1000000000ull, "s" },
+		{ 1000000ull, "ms" },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(u); i++)
+		if (ns % u[i].ns == 0) {
+			snprintf(b, n, "%llu%s", (unsigned long long)(ns / u[i].ns), u[i].unit);
+			return;
+		}
+	snprintf(b, n, "%.3fs", (double)ns / 1e9);
+}
+
 int trace_session__run(const struct trace_opts *o, const struct trace_hooks *h,
 		       struct trace_result *r)
 {
@@ -607,10 +623,15 @@ int trace_session__run(const struct trace_opts *o, const struct trace_hooks *h,
 	/* the targets' descendants too, and from now on every tick */
 	gpu_watch__scan(s.gw);
 	gpuio_cap_writer__flush(s.w);
-	if (gpuio_log_verbosity >= GPUIO_LOG_INFO)
+	if (gpuio_log_verbosity >= GPUIO_LOG_INFO) {
+		char d[32] = "";
+
+		if (o->duration_ns)
+			duration_text(o->duration_ns, d, sizeof(d));
 		pr_info("tracing %s (vfs: %s, block: %s)%s%s; Ctrl-C to stop", s.hdr.target,
 			s.l ? s.l->vfs_mode : "off", s.l ? s.l->block_mode : "off",
-			o->duration_ns ? " for " : "", o->duration_ns ? o->duration_str : "");
+			o->duration_ns ? " for " : "", d);
+	}
 	loop(&s);
 	err = stop(&s);
 	r->why_end = s.why_end;

@@ -33,7 +33,6 @@ struct trace_opts {
 	bool no_bpf;             /* --no-bpf, or BPF refused here: the GPU side alone */
 	const char *no_bpf_why;  /* with no_bpf: why, for the user and the capture */
 	__u64 duration_ns;
-	const char *duration_str;
 	size_t ringbuf;
 	char **cmd;
 	const char *start_at_str; /* --start-at: load, then attach at start_at (start_at.c) */
