@@ -76,18 +76,6 @@ def own_asleep_waits(prog, lo, hi):
     return t / 1e9
 
 
-def edge_waits(prog, lo, hi):
-    """the waits of the steps the window [lo, hi] cuts (an attach, a stop), s:
-    own_asleep_waits splits their CPU and run delay in proportion to the
-    part inside, so the truth itself is uncertain by up to these"""
-    t = 0
-    for st in prog["steps"]:
-        a, b = st["t0_mono_ns"], st["t1_mono_ns"]
-        if (a < lo < b) or (a < hi < b):
-            t += b - a
-    return t / 1e9
-
-
 def own_span(prog, lo, hi):
     """the program's loop (first t0 .. last t2) inside [lo, hi], s"""
     return clip([(prog["loop_start_mono_ns"], prog["loop_end_mono_ns"])], lo, hi) / 1e9
@@ -376,13 +364,11 @@ def check_loop(J, loops, p, lo, hi, label, waits=True):
         want = own_asleep_waits(p, lo, hi)
         dtr = (lp.get("data_then_runnable_us") or 0) / 1e6
         got = wf / 1e6 - dtr
-        edge = edge_waits(p, lo, hi)
-        ok = within(got, want) or (got - TOL_ABS <= want <= (got + dtr) * (1 + TOL_REL) + TOL_ABS) or \
-            abs(got - want) <= TOL_REL * want + TOL_ABS + edge
+        ok = within(got, want) or (got - TOL_ABS <= want <= (got + dtr) * (1 + TOL_REL) + TOL_ABS)
         J(ok, "%s: asleep waiting for data %.3f s (waiting_for_data less data_then_runnable %.3f s), "
           "the program asleep inside next() %.3f s (%.3f s in all) (%+.1f%%; tolerance 10%% + 20 ms, "
-          "or between the two, or + %.3f s of the steps the window cuts)"
-          % (label, got, dtr, want, own_waits(p, lo, hi), 100 * (got - want) / want if want else 0, edge))
+          "or between the two)"
+          % (label, got, dtr, want, own_waits(p, lo, hi), 100 * (got - want) / want if want else 0))
     wk = J.get(lp, "wakers", label, base)
     if isinstance(wk, list):
         for j, w in enumerate(wk):
