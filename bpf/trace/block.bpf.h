@@ -163,7 +163,7 @@ static __always_inline struct rq_state *rq_track(struct request *rq, __u64 now, 
 		st.o = *o;
 		bpf_map_delete_elem(&bios, &bio);
 	} else if (!bio_attribute((struct bio *)bio, BPF_CORE_READ(rq, cmd_flags), &st.o)) {
-		/* a split bio never passed block_bio_queue: decide here the same way */
+		/* a bio no hook saw (e.g. a clone): decide here the same way */
 		return NULL;
 	}
 	st.insert_ns = now;
@@ -265,6 +265,13 @@ out:
 SEC("?tp_btf/block_bio_queue")
 int BPF_PROG(blk_bio_queue_btf, struct bio *bio)
 { return on_bio_queue(bio); }
+/* A bio split at the device's limits (blk_mq_submit_bio): the front part is a
+ * new bio that never passes block_bio_queue. Owned here, in the submitter's
+ * context: its request may be issued later by kblockd (the device was busy),
+ * where nobody is current to own it. */
+SEC("?tp_btf/block_split")
+int BPF_PROG(blk_split_btf, struct bio *bio, unsigned int new_sector)
+{ return on_bio_queue(bio); }
 SEC("?tp_btf/block_rq_insert")
 int BPF_PROG(blk_rq_insert_btf, struct request *rq)
 { return on_rq_insert(rq); }
@@ -277,6 +284,9 @@ int BPF_PROG(blk_rq_complete_btf, struct request *rq, int error, unsigned int nr
 
 SEC("?raw_tp/block_bio_queue")
 int BPF_PROG(blk_bio_queue_raw, struct bio *bio)
+{ return on_bio_queue(bio); }
+SEC("?raw_tp/block_split")
+int BPF_PROG(blk_split_raw, struct bio *bio, unsigned int new_sector)
 { return on_bio_queue(bio); }
 SEC("?raw_tp/block_rq_insert")
 int BPF_PROG(blk_rq_insert_raw, struct request *rq)

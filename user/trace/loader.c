@@ -97,8 +97,8 @@ static const struct layer layers[L_COUNT] = {
 		  { SYSC_PROGS("vfs_sysc_enter_probe", "vfs_sysc_exit_probe") } },
 	} },
 	[L_BLOCK] = { "block", true, {
-		{ "tp_btf", NULL, false, { "blk_bio_queue_btf", "blk_rq_insert_btf", "blk_rq_issue_btf", "blk_rq_complete_btf" } },
-		{ "raw_tp", NULL, false, { "blk_bio_queue_raw", "blk_rq_insert_raw", "blk_rq_issue_raw", "blk_rq_complete_raw" } },
+		{ "tp_btf", NULL, false, { "blk_bio_queue_btf", "blk_split_btf", "blk_rq_insert_btf", "blk_rq_issue_btf", "blk_rq_complete_btf" } },
+		{ "raw_tp", NULL, false, { "blk_bio_queue_raw", "blk_split_raw", "blk_rq_insert_raw", "blk_rq_issue_raw", "blk_rq_complete_raw" } },
 	} },
 	[L_PAGECACHE] = { "pagecache", true, {
 		{ "tp_btf", NULL, false, { "pc_add_btf", "pc_dirty_btf" } },
