@@ -7,7 +7,9 @@ usage: compare_exports.py [--stream|--machines] TRACE.json[.gz] TRACE.pftrace[.g
 --stream: the protobuf was written live (gpuio trace --stream): disk lanes
 are compared as "a lane of this disk" (the stream assigns them as requests
 complete), counters are not compared (100 ms buckets there), its flows must
-be a subset of the JSON's, and the info's throughput_bucket_us may differ.
+be a subset of the JSON's, the info's throughput_bucket_us may differ, and
+the report's findings (steps and GPU idle-gap tracks) are left out: a live
+stream has none, `gpuio convert` of its capture draws them.
 
 --machines: a `gpuio merge` of several hosts: the protobuf has one Perfetto
 machine per host with the hosts' own pids and names, the JSON moves host i's
@@ -89,12 +91,17 @@ def streamish(c):
     def info(args):
         return tuple(kv for kv in args if kv[0] != "throughput_bucket_us")
 
+    def finding(track):
+        return isinstance(track, tuple) and track and isinstance(track[-1], str) and \
+            track[-1].startswith(("steps · ", "idle gaps · "))
+
     out = {"tracks": Counter(), "slices": Counter(), "flows": Counter(),
            "counters": Counter(), "instants": Counter()}
     for k, n in c["tracks"].items():
-        out["tracks"][lane(k)] += 0 if lane(k) != k else n
+        out["tracks"][lane(k)] += 0 if lane(k) != k or finding(k) else n
     for k, n in c["slices"].items():
-        out["slices"][(lane(k[0]),) + k[1:]] += n
+        if k[1] not in ("gpuio_step", "gpuio_gap"):
+            out["slices"][(lane(k[0]),) + k[1:]] += n
     for (a, b), n in c["flows"].items():
         out["flows"][((lane(a[0]),) + a[1:], (lane(b[0]),) + b[1:])] += n
     for k, n in c["instants"].items():

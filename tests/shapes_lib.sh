@@ -52,7 +52,8 @@
 #                        checker, Perfetto's importer) and the counts
 #                        `gpuio convert` said it wrote
 #   shape_report SHAPE BASE   `gpuio report --json` into BASE.report.json,
-#                        then shapes_truth.report: its status is the verdict
+#                        then shapes_truth.report, and findings_truth.report
+#                        (the exports draw its steps and GPU gaps): the verdict
 #   shape_own SHAPE BASE      the program's own numbers against the scenario
 #
 # Sizes are variables (set them before calling; defaults below); every run
@@ -325,5 +326,8 @@ shape_exports() {
 shape_report() {
   "$GPUIO" report --json "$2.gpuio" >"$2.report.json" 2>"$2.report.err" ||
     { cat "$2.report.err"; fail "$1: gpuio report --json $2.gpuio failed"; }
-  pycheck shapes_truth.report "$1" "$2.json" "$2.report.json" "$2.info.json"
+  pycheck shapes_truth.report "$1" "$2.json" "$2.report.json" "$2.info.json" || return 1
+  # the exports (shape_exports) draw the report's steps and GPU gaps
+  [ ! -f "$2.trace.json" ] ||
+    pycheck findings_truth.report "$2.report.json" "$2.trace.json" "$2.trace.pftrace"
 }

@@ -22,7 +22,8 @@
 # waits cost the GPU (15.5 ms, 16% of its idle). Every number is checked to the ns
 # against the generator's manifest; then the same capture without scheduler
 # records: the launcher is still named, its states are null and said to be
-# missing, steps fall back to none (no thread states, no loop).
+# missing, steps fall back to none (no thread states, no loop). Both exports
+# draw the same steps and GPU idle gaps (tests/checks/findings_truth.py).
 source "$(dirname "$0")/lib.sh"
 GEN="$GPUIO_TESTS/gen_capture"
 [ -x "$GEN" ] || fail "missing $GEN (run: make test-progs)"
@@ -40,6 +41,19 @@ grep -qE 'waiting_for_data +15\.50 ms +15\.5% of idle' "$TMP/w.txt" ||
   { cat "$TMP/w.txt"; fail "the text report's launcher split"; }
 grep -q 'STEPS (4: the loop'"'"'s NVTX range "train_step"' "$TMP/w.txt" ||
   { cat "$TMP/w.txt"; fail "the text report's steps are not the NVTX ranges"; }
+
+# the same answer on the timeline: both exports draw the steps and the GPU
+# idle gaps with the generator's numbers (and the report's), and import
+for ext in json pftrace; do
+  "$GPUIO" convert -q "$TMP/w.gpuio" -o "$TMP/w.trace.$ext" || fail "convert to .$ext failed"
+  check_struct "$TMP/w.trace.$ext"
+done
+pycheck findings_truth.gen "$TMP/w.manifest" "$TMP/w.trace.json" "$TMP/w.trace.pftrace" ||
+  fail "the exports' steps or GPU idle slices differ from the generator's"
+pycheck findings_truth.report "$TMP/w.json" "$TMP/w.trace.json" "$TMP/w.trace.pftrace" ||
+  fail "the exports' steps or GPU idle slices differ from the report's JSON"
+"$GPUIO" convert -q --no-findings "$TMP/w.gpuio" -o "$TMP/w.none.json" || fail "convert --no-findings failed"
+! grep -q '"gpuio_step"\|"gpuio_gap"' "$TMP/w.none.json" || fail "--no-findings still drew findings"
 
 # without thread states: named, not explained, and said so
 "$GEN" gpuwait "$TMP/n.gpuio" nosched >/dev/null || fail "gen_capture gpuwait nosched failed"

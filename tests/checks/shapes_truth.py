@@ -586,7 +586,8 @@ def _report(J, shape, p, r, lo, hi):
 
 
 # ---- exports
-WROTE = re.compile(r"wrote (\S+): (\d+) (events|packets) \((\d+) vfs, (\d+) block, (\d+) flows\)")
+WROTE = re.compile(r"wrote (\S+): (\d+) (events|packets) \((\d+) vfs, (\d+) block, (\d+) flows"
+                   r"(?:, (\d+) loop steps, (\d+) GPU idle gaps)?\)")
 
 
 def export_counts(log, trace):
@@ -600,8 +601,9 @@ def export_counts(log, trace):
     check = Checks("[%s] " % os.path.basename(trace))
     if not check(len(m) == 1, "convert said what it wrote"):
         return 1
-    _, n, unit, vfs, blk, flows = m[0].groups()
+    _, n, unit, vfs, blk, flows, steps, gaps = m[0].groups()
     n, vfs, blk, flows = int(n), int(vfs), int(blk), int(flows)
+    steps, gaps = int(steps or 0), int(gaps or 0)
     ev = ct.load(trace)
     if trace.endswith((".pftrace", ".pftrace.gz")):
         got_n = len(pf.split_packets(pf.read_raw(trace))[0])
@@ -618,6 +620,10 @@ def export_counts(log, trace):
     check(got_blk == blk == info.get("block_requests"),
           f"{blk} block said, {got_blk} block slices, info {info.get('block_requests')}")
     check(got_flows == flows == info.get("flows"), f"{flows} flows said, {got_flows} in the file, info {info.get('flows')}")
+    got_steps = sum(1 for e in ev if e.get("ph") == "X" and e.get("cat") == "gpuio_step")
+    got_gaps = sum(1 for e in ev if e.get("ph") == "X" and e.get("cat") == "gpuio_gap")
+    check(got_steps == steps and got_gaps == gaps,
+          f"{steps} loop steps and {gaps} GPU idle gaps said, {got_steps} and {got_gaps} in the file")
     return check.status()
 
 

@@ -15,12 +15,16 @@
 
 static const char *conv_output;
 static bool conv_quiet;
+static bool conv_no_findings;
 
 static const struct opt convert_opts[] = {
 	OPT_GROUP("options:"),
 	OPT_STRING('o', "output", &conv_output, "FILE",
 		   ".json or .pftrace, + .gz for gzip (default: CAPTURE with\n"
 		   ".gpuio replaced by .json); - writes plain JSON to stdout"),
+	OPT_BOOL(0, "no-findings", &conv_no_findings,
+		 "leave out the report's findings (the loops' steps and the GPU\n"
+		 "idle gaps as tracks): the export skips the report's pass"),
 	OPT_BOOL('q', "quiet", &conv_quiet, "print errors only"),
 	OPT_END(),
 };
@@ -53,6 +57,7 @@ int cmd_convert(int argc, char **argv)
 
 	conv_output = NULL;
 	conv_quiet = false;
+	conv_no_findings = false;
 	optind = opt_parse(&convert_page, argc, argv, NULL);
 	if (optind == OPT_HELP)
 		return GPUIO_EXIT_OK;
@@ -89,6 +94,7 @@ int cmd_convert(int argc, char **argv)
 
 	/* root under sudo: the file belongs to whoever ran sudo */
 	gpuio_sudo_ids(&eo.owner_uid, &eo.owner_gid);
+	eo.no_findings = conv_no_findings;
 	err = gpuio_export(capture, output, &eo, &st);
 	if (err) {
 		free(derived);
@@ -101,11 +107,17 @@ int cmd_convert(int argc, char **argv)
 			snprintf(drops, sizeof(drops), "%llu dropped", (unsigned long long)st.walk.dropped);
 		else
 			snprintf(drops, sizeof(drops), "drops unknown (no stats record)");
-		pr_info("wrote %s: %llu %s (%llu vfs, %llu block, %llu flows), "
+		char found[96] = "";
+
+		if (st.walk.steps || st.walk.gaps)
+			snprintf(found, sizeof(found), ", %llu loop steps, %llu GPU idle gaps",
+				 (unsigned long long)st.walk.steps, (unsigned long long)st.walk.gaps);
+		pr_info("wrote %s: %llu %s (%llu vfs, %llu block, %llu flows%s), "
 			"%llu unresolved paths, %s%s", output, (unsigned long long)st.walk.events,
 			gpuio_export__is_pftrace_name(output) ? "packets" : "events",
 			(unsigned long long)st.walk.vfs, (unsigned long long)st.walk.block,
-			(unsigned long long)st.walk.flows, (unsigned long long)st.walk.unresolved_paths,
+			(unsigned long long)st.walk.flows, found,
+			(unsigned long long)st.walk.unresolved_paths,
 			drops, st.walk.capture_complete ? "" : "; the capture is incomplete");
 	}
 	free(derived);

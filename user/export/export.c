@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "export/export.h"
+#include "export/findings_src.h"
 #include "export/formats.h"
 #include "lib/log.h"
 #include "lib/parse.h"
@@ -43,11 +44,14 @@ int gpuio_export_models(struct tl_model *const *models, int n, const char *out_p
 int gpuio_export(const char *capture_path, const char *out_path,
 		 const struct gpuio_export_opts *opts, struct gpuio_export_stats *st)
 {
+	struct export_findings *fx = NULL;
 	struct tl_model *m;
 	uint64_t bytes = 0, events = 0;
 	int err;
 
 	err = tl_model__load(capture_path, NULL, &m);
+	if (!err && !(opts && opts->no_findings))
+		fx = export_findings__attach(m, capture_path);
 	if (!err)
 		err = gpuio_export_models(&m, 1, out_path, opts, &events, &bytes);
 	if (!err && st) {
@@ -58,5 +62,6 @@ int gpuio_export(const char *capture_path, const char *out_path,
 		st->output_bytes = bytes;
 	}
 	tl_model__free(m);
+	export_findings__free(fx);
 	return err;
 }

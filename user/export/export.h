@@ -21,6 +21,8 @@ struct gpuio_export_opts {
 	/* chown the output to these when owner_uid != (uid_t)-1 (sudo's caller) */
 	uid_t owner_uid;
 	gid_t owner_gid;
+	/* leave out the report's findings (steps, GPU idle gaps: export/findings_src.c) */
+	bool no_findings;
 };
 
 /* What an export wrote: what the walk counted, and the bytes. */

@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "export/export.h"
+#include "export/findings_src.h"
 #include "lib/log.h"
 #include "lib/units.h"
 
@@ -68,6 +69,7 @@ int gpuio_merge(char *const *caps, int n, const char *output, const struct gpuio
 	struct tl_model *m[GPUIO_MERGE_MAX] = { 0 };
 	struct tl_remap *rm[GPUIO_MERGE_MAX];
 	char *prefix[GPUIO_MERGE_MAX] = { 0 };
+	struct export_findings *fx[GPUIO_MERGE_MAX] = { 0 };
 	uint32_t disks = 0, lanes = 0, gpus = 0, gtids = 0, glanes = 0;
 	int64_t d0 = 0, boot[GPUIO_MERGE_MAX];
 	bool machines = gpuio_export__is_pftrace_name(output);
@@ -102,6 +104,8 @@ int gpuio_merge(char *const *caps, int n, const char *output, const struct gpuio
 		err = tl_model__load(caps[i], &map, &m[i]);
 		if (err)
 			goto out;
+		if (!(eo && eo->no_findings))
+			fx[i] = export_findings__attach(m[i], caps[i]);
 		tl_model__extent(m[i], &ext);
 		disks += ext.disks;
 		lanes += ext.uring_lanes;
@@ -143,6 +147,7 @@ int gpuio_merge(char *const *caps, int n, const char *output, const struct gpuio
 out:
 	for (int i = 0; i < n; i++) {
 		tl_model__free(m[i]);
+		export_findings__free(fx[i]);
 		free(prefix[i]);
 	}
 	return err;

@@ -23,6 +23,12 @@ struct rpt_model *rpt_model__open(const char *path, const struct rpt_opts *opt,
 				  char *err, size_t len);
 void rpt_model__close(struct rpt_model *m);
 
+/* The findings the exports draw (model/findings.h): each loop's steps, the
+ * GPU idle gaps of f->gap_min_ns or more and the largest f->gap_top (set
+ * them first). 0 or -ENOMEM (f is then empty). */
+struct findings;
+int rpt_findings__build(const struct rpt_model *m, struct findings *f);
+
 /* Renderers: stdout, or the file out. Return 0 or -errno. */
 int rpt_text__print(const struct rpt_model *m, const struct rpt_opts *opt);
 int rpt_json__write(struct rpt_model *const *models, int n, const struct rpt_opts *opt);

@@ -412,6 +412,12 @@ static void loop(struct jw *j, const struct rpt_model *m, const struct rpt_wait 
 		j_us(j, "start_us", rpt_ts_rel_ns(m, w->steps[i].s));
 		j_us(j, "wait_us", (int64_t)w->steps[i].wait_ns);
 		j_us(j, "rest_us", (int64_t)w->steps[i].compute_ns);
+		j_cstr(j, "cause", rpt_tw_cause(w->steps[i].ns));
+		j_open(j, "time_us", '{');
+		for (int k = 0; k < RPT_TW_N; k++)
+			if (w->steps[i].ns[k])
+				j_us(j, rpt_tw_names[k], (int64_t)w->steps[i].ns[k]);
+		j_close(j, '}');
 		j_close(j, '}');
 	}
 	j_close(j, ']');

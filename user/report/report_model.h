@@ -289,6 +289,7 @@ struct rpt_waitrec {            /* a WAIT record, as the report keeps it */
 };
 struct rpt_step {               /* an NVTX step range, or from one wait for data to the next */
 	uint64_t s, wait_ns, compute_ns;
+	uint64_t ns[RPT_TW_N];          /* the loop thread's time by kind inside the step */
 };
 struct rpt_nvtx {               /* an NVTX range of a thread */
 	uint64_t s, e;
@@ -434,6 +435,8 @@ const char *rpt_wait__thread(const struct rpt_model *m, const struct rpt_wait *w
 size_t rpt_straggler(const struct rpt_model *m, size_t i);
 /* Its largest share of time that is not on a CPU: an rpt_tw_names[] name. */
 const char *rpt_wait__cause(const struct rpt_wait *w);
+/* The same of any time by kind (a step's) */
+const char *rpt_tw_cause(const uint64_t ns[RPT_TW_N]);
 
 /* Dropped events of any kind (BPF, capture writes, CUPTI); false: unknown */
 bool rpt_model__dropped(const struct rpt_model *m, uint64_t *n);

@@ -781,6 +781,14 @@ static int finish_timed(struct wait_ctx *c, struct thread_time *t)
 	rc = rpt_nvtx_steps(m, w, &t->tw[RPT_TW_DATA]);
 	if (rc == 0)
 		rc = build_steps(w, &t->win);
+	/* each step's time by kind, as the loop's totals are counted */
+	for (size_t i = 0; i < w->nsteps; i++) {
+		struct rpt_step *st = &w->steps[i];
+		uint64_t e = st->s + st->wait_ns + st->compute_ns;
+
+		for (int k = 0; k < RPT_TW_N; k++)
+			st->ns[k] = rpt_spans_overlap(&t->tw[k], st->s, e);
+	}
 	w->gaps = m->sched->gaps;
 	return rc > 0 ? 0 : rc;
 }
@@ -985,14 +993,19 @@ const char *rpt_wait__thread(const struct rpt_model *m, const struct rpt_wait *w
 	return i ? m->threads[*i].comm : "";
 }
 
-const char *rpt_wait__cause(const struct rpt_wait *w)
+const char *rpt_tw_cause(const uint64_t ns[RPT_TW_N])
 {
 	int best = -1;
 
 	for (int k = 0; k < RPT_TW_N; k++)
-		if (k != RPT_TW_CPU && w->ns[k] && (best < 0 || w->ns[k] > w->ns[best]))
+		if (k != RPT_TW_CPU && ns[k] && (best < 0 || ns[k] > ns[best]))
 			best = k;
 	return best < 0 ? "on_cpu" : rpt_tw_names[best];
+}
+
+const char *rpt_wait__cause(const struct rpt_wait *w)
+{
+	return rpt_tw_cause(w->ns);
 }
 
 /* "from 4 process(es)", "from 2 thread(s) of its process", or both */

@@ -48,6 +48,7 @@ struct tl_stats {
 	__u64 unresolved_paths; /* VFS calls whose file had no PATH record */
 	__u64 unresolved_block_paths; /* block requests naming an unnamed inode */
 	__u64 processes, threads, disks, lanes;
+	__u64 steps, gaps;      /* the report's findings drawn: step slices, GPU idle gaps */
 	__u64 truncated_bytes;  /* bytes of a partial record at the end (cut short) */
 	bool capture_complete;  /* final STATS record present and nothing cut */
 	bool drops_known;       /* a STATS record was present */
@@ -65,6 +66,8 @@ struct tl_stats {
 #define TL_GPU_PID_BASE    0x60000000u
 #define TL_GPU_TID_BASE    0x70000000u
 #define TL_GHOST_TID_BASE  0x30000000u
+/* the report's findings' tracks (steps, GPU idle gaps): + host << 12 + track */
+#define TL_FIND_TID_BASE   0x78000000u
 /* a thread's state lane (JSON): this + its output tid */
 #define TL_STATE_TID_BASE  0x10000000u
 #define TL_PROC_NAME_MAX   200
@@ -142,6 +145,9 @@ const char *tl_model__error(const struct tl_model *m);
 const char *tl_model__capture_path(const struct tl_model *m);
 const struct gpuio_cap_header *tl_model__header(const struct tl_model *m);
 const struct tl_stats *tl_model__stats(const struct tl_model *m);
+/* Does the capture hold what the report's findings come from (thread
+ * states, or GPU activity)? */
+bool tl_model__has_findings_input(const struct tl_model *m);
 /* Where this capture sits in a merge (gpuio merge sets prefix and ts_base after load). */
 struct tl_remap *tl_model__remap(struct tl_model *m);
 void tl_model__extent(const struct tl_model *m, struct tl_extent *e);
@@ -240,6 +246,11 @@ struct tl_gslice {
 	uint32_t flow_k;        /* the k-th arrow in (an activity), 0 none */
 	uint64_t fkey;          /* flow key: output pid << 32 | correlation */
 };
+
+/* The report's findings to draw as tracks (model/findings.h); f must outlive
+ * the walk. Without: no findings tracks. */
+struct findings;
+void tl_model__set_findings(struct tl_model *m, const struct findings *f);
 
 /* Args of the "gpuio trace info" instant (fills the stats' capture_complete etc). */
 void tl_model__info(struct tl_model *m, struct tl_args *a);

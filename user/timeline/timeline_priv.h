@@ -223,6 +223,7 @@ struct tl_model {
 	uint64_t t0, bucket_ns;
 	size_t nbuckets;
 	struct tl_stats st;
+	const struct findings *findings;        /* the report's, drawn by findings.c (or NULL) */
 };
 
 
@@ -324,6 +325,9 @@ void tl_arg_null(struct tl_args *a, const char *k);
 void tl_arg_str(struct tl_args *a, const char *k, const char *s, size_t len, bool intern);
 void tl_arg_copy(struct tl_args *a, const char *k, const char *s, bool intern);
 void tl_args_reset(struct tl_args *a);
+/* findings.c: the report's findings' tracks and slices, into the walk's sink */
+struct tl_sink;
+int tl_walk_findings(struct tl_sink *s, struct tl_model *m);
 int tl_note_thread(struct tl_model *x, uint32_t pid, uint32_t tid, struct tl_thread **out);
 extern const char *const tl_memcpy_kind_names[11];
 extern const char *const tl_memcpy_slice_names[11];

@@ -238,6 +238,9 @@ int tl_model__walk(struct tl_sink *s, struct tl_model *m)
 	err = walk_gpus(s, m);
 	if (err)
 		return tl_model__said(m, err);
+	err = tl_walk_findings(s, m);
+	if (err)
+		return err;
 	walk_info(s, m);
 	m->st.events = s->ops->events(s) - start;
 	return s->ops->error(s);
