@@ -4,7 +4,8 @@
 --
 -- Load it into Perfetto's trace_processor, then query the gpuio_* views:
 --
---   trace_processor_shell -q gpuio.sql -q ... run.pftrace      (statements of a file)
+--   cat gpuio.sql my_query.sql > q.sql
+--   trace_processor_shell -q q.sql run.pftrace                 (every result as CSV)
 --   trace_processor_shell query -i -f gpuio.sql run.pftrace    (then an interactive shell)
 --   trace_processor_shell --add-sql-package /usr/share/gpuio run.pftrace
 --       > INCLUDE PERFETTO MODULE gpuio.gpuio;                  (as a module)
