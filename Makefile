@@ -90,18 +90,22 @@ man: $(BUILD)/man/.stamp
 
 # `make uninstall` removes exactly what `make install` puts in place: binary,
 # CUPTI collector and its lib/gpuio directory (cupti/cupti.mk), systemd unit
-# (not enabled), man pages. Standard directories (bin, man1...) stay.
+# (not enabled), man pages, the PerfettoSQL views share/gpuio/gpuio.sql
+# (docs/sql.md) and their directory. Standard directories (bin, man1...) stay.
 install: $(BUILD)/gpuio $(BUILD)/man/.stamp
 	install -D -m 0755 $(BUILD)/gpuio $(DESTDIR)$(PREFIX)/bin/gpuio
 	install -d $(DESTDIR)$(SYSTEMD_UNIT_DIR)
 	sed 's|@BINDIR@|$(PREFIX)/bin|' scripts/gpuio-monitor.service > $(DESTDIR)$(SYSTEMD_UNIT_DIR)/gpuio-monitor.service
 	install -d $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 0644 $(patsubst %,$(BUILD)/man/%.1,$(MAN_PAGES)) $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -D -m 0644 user/export/sql/gpuio.sql $(DESTDIR)$(PREFIX)/share/gpuio/gpuio.sql
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/gpuio
 	rm -f $(DESTDIR)$(SYSTEMD_UNIT_DIR)/gpuio-monitor.service
 	rm -f $(patsubst %,$(DESTDIR)$(PREFIX)/share/man/man1/%.1,$(MAN_PAGES))
+	rm -f $(DESTDIR)$(PREFIX)/share/gpuio/gpuio.sql
+	-rmdir $(DESTDIR)$(PREFIX)/share/gpuio 2>/dev/null
 
 # The one test command (README, .ci/run): installs what is missing, builds, runs all.
 check test:

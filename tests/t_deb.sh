@@ -5,7 +5,8 @@
 #  - /usr/bin/gpuio --version is the package's version; `gpuio doctor` runs;
 #  - the installed binary traces a known workload (tests/progs/known_io: its
 #    files and bytes are in the trace);
-#  - the man pages render; the monitor's unit is in /lib/systemd/system and
+#  - the man pages render; the PerfettoSQL views are in /usr/share/gpuio;
+#    the monitor's unit is in /lib/systemd/system and
 #    not enabled;
 #  - dpkg -P removes every file dpkg -L listed.
 source "$(dirname "$0")/lib.sh"
@@ -25,7 +26,7 @@ VERSION=$(dpkg-deb -f "$DEB" Version)
 dpkg -i "$DEB" > "$TMP/dpkg.out" 2>&1 || { cat "$TMP/dpkg.out"; fail "dpkg -i failed"; }
 dpkg -L gpuio > "$TMP/files"
 for f in /usr/bin/gpuio /lib/systemd/system/gpuio-monitor.service /usr/share/man/man1/gpuio-trace.1.gz \
-         /usr/share/man/man1/gpuio-monitor.1.gz /usr/share/doc/gpuio/copyright; do
+         /usr/share/man/man1/gpuio-monitor.1.gz /usr/share/doc/gpuio/copyright /usr/share/gpuio/gpuio.sql; do
   grep -qxF "$f" "$TMP/files" || fail "the package has no $f"
 done
 [ "$(/usr/bin/gpuio --version)" = "gpuio $VERSION" ] || fail "installed gpuio --version: $(/usr/bin/gpuio --version), package $VERSION"

@@ -9,6 +9,8 @@
 #    beside the binary), whose status record lands in the capture; with that
 #    file removed, no collector runs (so it was that file);
 #  - every man page renders with man -l (NAME and DESCRIPTION sections);
+#  - the PerfettoSQL views (share/gpuio/gpuio.sql) are installed and load
+#    in trace_processor as the module gpuio.gpuio (where it is present);
 #  - make uninstall leaves no file under the DESTDIR.
 source "$(dirname "$0")/lib.sh"
 need_root
@@ -29,6 +31,21 @@ pycheck io_truth.known_io_writes "$TMP/k.json" "$TMP/w" ||
 tp_check "$TMP/k.pftrace"
 "$BIN" report "$TMP/k.gpuio" > "$TMP/k.report" || fail "installed report failed"
 grep -q "$TMP/w" "$TMP/k.report" || fail "the report does not name the workload's files"
+
+# the PerfettoSQL views, installed where docs/sql.md says, load as a module
+SQL="$ROOT$PREFIX/share/gpuio/gpuio.sql"
+[ -f "$SQL" ] || fail "no $SQL"
+cmp -s "$SQL" "$GPUIO_SRC/user/export/sql/gpuio.sql" || fail "$SQL is not user/export/sql/gpuio.sql"
+if TP=$(tp_path); then
+  printf '%s\n' "INCLUDE PERFETTO MODULE gpuio.gpuio;" \
+    "select count(*) as n, sum(bytes) as b from gpuio_file_calls where path = '$TMP/w/w.dat' and call = 'write';" > "$TMP/sql.q"
+  "$TP" --add-sql-package "$ROOT$PREFIX/share/gpuio" -q "$TMP/sql.q" "$TMP/k.pftrace" > "$TMP/sql.out" 2> "$TMP/sql.err" ||
+    { cat "$TMP/sql.err"; fail "the installed gpuio.sql does not load as module gpuio.gpuio"; }
+  grep -qx '16,65536' "$TMP/sql.out" || { cat "$TMP/sql.out"; fail "installed views: w.dat writes are not known_io's 16 x 4096"; }
+  echo "installed gpuio.sql: module gpuio.gpuio, w.dat writes 16 x 4096"
+else
+  tp_note "the installed gpuio.sql"
+fi
 
 # the GPU launch path, the installed collector
 LIB="$ROOT$PREFIX/lib/gpuio/libgpuio-cupti.so"
