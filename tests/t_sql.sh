@@ -119,6 +119,11 @@ grep -q '^FAIL ' "$TMP/bad.out" || { cat "$TMP/bad.out"; fail "bad manifest: no 
 "$GPUIO" convert -q "$TMP/w.gpuio" -o "$TMP/w.pftrace" || fail "convert gpuwait"
 q "$TMP/w.pftrace" "$TMP/doc/gaps.sql" "$TMP/w.q3"
 pycheck sql_truth.doc_gaps_gpuwait "$TMP/w.manifest" "$TMP/w.q3" || fail "docs/sql.md's query 3 on gpuwait"
+# the report's answer drawn by the export: gpuio_loop_steps, gpuio_gap_causes
+qs "$TMP/w.pftrace" "SELECT loop, step, tid, ts, dur, wait_us, rest_us, cause, on_cpu_us, waiting_for_data_us FROM gpuio_loop_steps ORDER BY ts;" "$TMP/w.steps"
+qs "$TMP/w.pftrace" "SELECT ts, dur, pid, launcher_tid, source, cause, us FROM gpuio_gap_causes ORDER BY ts, source, cause;" "$TMP/w.causes"
+pycheck sql_truth.gen_findings "$TMP/w.manifest" "$TMP/w.steps" "$TMP/w.causes" ||
+  fail "gpuio_loop_steps / gpuio_gap_causes differ from the generator"
 
 # ---- page faults: gen_capture faults ----
 "$GEN" faults "$TMP/f.gpuio" > "$TMP/f.manifest" || fail "gen_capture faults failed"

@@ -94,7 +94,7 @@ def report(report_json, *traces):
                 a = s["args"]
                 same = (s["t0"] == truth.to_mono_ns(inf, w["start_us"]) and _ns(a["wait_us"]) == _ns(w["wait_us"]) and
                         _ns(a["rest_us"]) == _ns(w["rest_us"]) and s["d"] == _ns(w["wait_us"]) + _ns(w["rest_us"]) and
-                        a["cause"] == w["cause"] and _ns_dict(a["time_us"]) == _ns_dict(w["time_us"]) and
+                        a["cause"] == w["cause"] and a["tid"] == l["tid"] and _ns_dict(a["time_us"]) == _ns_dict(w["time_us"]) and
                         a.get("data_files", "") == (l["data_files"] or ""))
                 if not same:
                     bad.append(f"loop {i} step {k + 1}: {s['name']} {a} vs report {w}")

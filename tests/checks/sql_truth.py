@@ -193,6 +193,29 @@ def doc_gaps_gpuwait(manifest, q_csv):
     return ck.status()
 
 
+def gen_findings(manifest, steps_csv, causes_csv):
+    """gpuio_loop_steps and gpuio_gap_causes on gen_capture gpuwait: its four
+    NVTX steps (start, wait, rest; step 1's wait is waiting_for_data) and, per
+    gap, the launching thread's state as generated (µs)"""
+    m = load_json(manifest)
+    steps, causes = read_rows(steps_csv), read_rows(causes_csv)
+    ck = Checks()
+    ck(len(steps) == len(m["steps"]), "%d steps, generated %d" % (len(steps), len(m["steps"])))
+    t0 = min((int(r["ts"]) for r in causes), default=0) + 20 * 10**6   # the first gap: 20 ms before t0
+    for i, (r, w) in enumerate(zip(steps, m["steps"])):
+        ck(r["loop"] == 0 and r["step"] == i + 1 and r["tid"] == m["pid"] and
+           int(r["ts"]) - t0 == w["start_ms"] * 10**6 and int(r["dur"]) == (w["wait_us"] + w["rest_us"]) * 1000 and
+           r["wait_us"] == w["wait_us"] and r["rest_us"] == w["rest_us"] and
+           r["waiting_for_data_us"] == w["wait_us"],
+           "step %d at %d ms: wait %d µs, rest %d µs: %s" % (i + 1, w["start_ms"], w["wait_us"], w["rest_us"], r))
+    for g in m["gaps"]:
+        at = t0 + g["start_ms"] * 10**6
+        got = {r["cause"]: r["us"] for r in causes if int(r["ts"]) == at and r["source"] == "launcher" and r["us"]}
+        ck(got == g["us"] and all(r["launcher_tid"] == m["gap_launcher"] for r in causes if int(r["ts"]) == at),
+           "gap at %d ms: the launcher's states %s, generated %s" % (g["start_ms"], got, g["us"]))
+    return ck.status()
+
+
 def gen_faults(manifest, q_csv):
     """gen_capture faults: gpuio_page_faults has every generated fault with
     its args (readahead_offset -1 = none = NULL) and block request count"""

@@ -50,11 +50,12 @@ static void ns_dict(struct tl_args *a, const char *key, const char *const *names
 		}
 }
 
-static void step_args(struct tl_args *a, const struct finding_track *t,
+static void step_args(struct tl_args *a, const struct tl_model *m, const struct finding_track *t,
 		      const struct finding_slice *v)
 {
 	tl_args_reset(a);
 	tl_arg_u64(a, "loop", t->loop);
+	tl_arg_u64(a, "tid", tl_pid_(m, t->tid));      /* the loop thread */
 	tl_arg_u64(a, "step", v->index);
 	tl_arg_us(a, "wait_us", (int64_t)v->wait_ns);
 	tl_arg_us(a, "rest_us", (int64_t)v->rest_ns);
@@ -125,7 +126,7 @@ static void one_track(struct tl_sink *s, struct tl_model *m, size_t i, struct tl
 			snprintf(o->namebuf, sizeof(o->namebuf), "step %u", v->index);
 			o->name = o->namebuf;
 			o->track = TL_GS_HOSTLANE;
-			step_args(&s->args, t, v);
+			step_args(&s->args, m, t, v);
 			m->st.steps++;
 		} else {
 			o->cat = "gpuio_gap";

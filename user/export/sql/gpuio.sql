@@ -545,15 +545,117 @@ LEFT JOIN process p ON p.upid = t.upid
 LEFT JOIN thread wt ON wt.utid = st.waker_utid;
 
 -- ===========================================================================
--- LOOP STEPS AND GPU-GAP CAUSES — reserved.
+-- THE REPORT'S ANSWER: LOOP STEPS AND GPU-GAP CAUSES
 --
--- The exports are gaining per-loop "steps" tracks and GPU-idle-gap slices
--- that carry gpuio report's causes (work in progress on another branch).
--- Their views go here once those tracks and slices exist, over the names
--- the exporter gives them (docs/export-schema.md):
---
---   gpuio_loop_steps    one row per step of a loop (its wait and its rest)
---   gpuio_gap_causes    one row per GPU idle gap slice and cause
---
--- Not defined yet: nothing in a current export to read them from.
+-- `gpuio convert` draws what `gpuio report` found (docs/export-schema.md,
+-- "Findings"): per training loop a "steps · loop N · THREAD TID" track in the
+-- loop's process, a slice per step (category gpuio_step); per GPU and process
+-- an "idle gaps · pid P" track under the GPU, a slice per idle gap of 1 ms or
+-- more and the report's ten largest (category gpuio_gap).
 -- ===========================================================================
+
+-- One row per step of a loop: its wait for data, the rest, the largest cause
+-- and the loop thread's time by kind inside the step (µs; 0: none).
+CREATE OR REPLACE PERFETTO VIEW gpuio_loop_steps(
+  id JOINID(slice.id),
+  ts TIMESTAMP,
+  dur DURATION,
+  loop LONG,
+  step LONG,
+  pid LONG,
+  tid LONG,
+  thread_name STRING,
+  process_name STRING,
+  wait_us DOUBLE,
+  rest_us DOUBLE,
+  cause STRING,
+  data_files STRING,
+  peers STRING,
+  on_cpu_us DOUBLE,
+  runnable_us DOUBLE,
+  file_io_us DOUBLE,
+  page_fault_us DOUBLE,
+  socket_us DOUBLE,
+  pipe_us DOUBLE,
+  gpu_sync_us DOUBLE,
+  waiting_for_data_us DOUBLE,
+  futex_us DOUBLE,
+  poll_us DOUBLE,
+  child_us DOUBLE,
+  sleep_us DOUBLE,
+  other_sleep_us DOUBLE
+) AS
+SELECT s.id, s.ts, s.dur,
+       extract_arg(s.arg_set_id, 'debug.loop') AS loop,
+       extract_arg(s.arg_set_id, 'debug.step') AS step,
+       p.pid,
+       extract_arg(s.arg_set_id, 'debug.tid') AS tid,
+       (SELECT t.name FROM thread t
+        WHERE t.tid = extract_arg(s.arg_set_id, 'debug.tid') AND t.upid IS p.upid) AS thread_name,
+       p.name AS process_name,
+       extract_arg(s.arg_set_id, 'debug.wait_us') AS wait_us,
+       extract_arg(s.arg_set_id, 'debug.rest_us') AS rest_us,
+       extract_arg(s.arg_set_id, 'debug.cause') AS cause,
+       extract_arg(s.arg_set_id, 'debug.data_files') AS data_files,
+       extract_arg(s.arg_set_id, 'debug.peers') AS peers,
+       COALESCE(extract_arg(s.arg_set_id, 'debug.time_us.on_cpu'), 0) AS on_cpu_us,
+       COALESCE(extract_arg(s.arg_set_id, 'debug.time_us.runnable'), 0) AS runnable_us,
+       COALESCE(extract_arg(s.arg_set_id, 'debug.time_us.file_io'), 0) AS file_io_us,
+       COALESCE(extract_arg(s.arg_set_id, 'debug.time_us.page_fault'), 0) AS page_fault_us,
+       COALESCE(extract_arg(s.arg_set_id, 'debug.time_us.socket'), 0) AS socket_us,
+       COALESCE(extract_arg(s.arg_set_id, 'debug.time_us.pipe'), 0) AS pipe_us,
+       COALESCE(extract_arg(s.arg_set_id, 'debug.time_us.gpu_sync'), 0) AS gpu_sync_us,
+       COALESCE(extract_arg(s.arg_set_id, 'debug.time_us.waiting_for_data'), 0) AS waiting_for_data_us,
+       COALESCE(extract_arg(s.arg_set_id, 'debug.time_us.futex'), 0) AS futex_us,
+       COALESCE(extract_arg(s.arg_set_id, 'debug.time_us.poll'), 0) AS poll_us,
+       COALESCE(extract_arg(s.arg_set_id, 'debug.time_us.child'), 0) AS child_us,
+       COALESCE(extract_arg(s.arg_set_id, 'debug.time_us.sleep'), 0) AS sleep_us,
+       COALESCE(extract_arg(s.arg_set_id, 'debug.time_us.other_sleep'), 0) AS other_sleep_us
+FROM slice s
+LEFT JOIN process_track pt ON pt.id = s.track_id
+LEFT JOIN process p ON p.upid = pt.upid
+WHERE s.category = 'gpuio_step';
+
+-- One row per GPU idle gap slice: its cause (the launching thread's largest
+-- state, else what the host did meanwhile), the launcher.
+CREATE OR REPLACE PERFETTO VIEW gpuio_gap_findings(
+  id JOINID(slice.id),
+  ts TIMESTAMP,
+  dur DURATION,
+  gpu STRING,
+  pid LONG,
+  launcher_tid LONG,
+  cause STRING
+) AS
+SELECT s.id, s.ts, s.dur,
+       (SELECT g.name FROM track g WHERE g.id = t.parent_id) AS gpu,
+       extract_arg(s.arg_set_id, 'debug.pid') AS pid,
+       extract_arg(s.arg_set_id, 'debug.launcher_tid') AS launcher_tid,
+       extract_arg(s.arg_set_id, 'debug.cause') AS cause
+FROM slice s
+LEFT JOIN track t ON t.id = s.track_id
+WHERE s.category = 'gpuio_gap';
+
+-- One row per GPU idle gap slice and cause: source 'host' (by_cause_us:
+-- file reads, writes, other file calls, CUDA syncs, other), 'launcher' (the
+-- launching thread's state during the gap: on_cpu, waiting_for_data, ...).
+CREATE OR REPLACE PERFETTO VIEW gpuio_gap_causes(
+  id JOINID(slice.id),
+  ts TIMESTAMP,
+  dur DURATION,
+  gpu STRING,
+  pid LONG,
+  launcher_tid LONG,
+  source STRING,
+  cause STRING,
+  us DOUBLE
+) AS
+SELECT f.id, f.ts, f.dur, f.gpu, f.pid, f.launcher_tid,
+       CASE WHEN a.key GLOB 'debug.by_cause_us.*' THEN 'host' ELSE 'launcher' END AS source,
+       CASE WHEN a.key GLOB 'debug.by_cause_us.*' THEN substr(a.key, 19)
+            ELSE substr(a.key, 25) END AS cause,
+       a.real_value AS us
+FROM gpuio_gap_findings f
+JOIN slice s ON s.id = f.id
+JOIN args a ON a.arg_set_id = s.arg_set_id
+WHERE a.key GLOB 'debug.by_cause_us.*' OR a.key GLOB 'debug.launcher_state_us.*';
