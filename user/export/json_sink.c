@@ -409,7 +409,8 @@ static const struct tl_sink_ops json_ops = {
 };
 
 int json_sink__export(struct tl_model *const *models, int n, const char *out_path,
-		      const struct gpuio_export_opts *opts, uint64_t *events, uint64_t *bytes)
+		      const struct gpuio_export_opts *opts, const struct gpuio_export_extra *extra,
+		      uint64_t *events, uint64_t *bytes)
 {
 	const char *caps[64];
 	struct exp_output out;
@@ -436,6 +437,8 @@ int json_sink__export(struct tl_model *const *models, int n, const char *out_pat
 	for (int i = 0; i < n && !err; i++) {
 		err = tl_model__walk(&x.s, models[i]);
 	}
+	for (size_t k = 0; extra && k < extra->n && !err; k++)
+		err = gpuio_export_extra__walk(extra, k, &x.s);
 	json_writer__puts(x.w, "\n]\n");
 	if (bytes)
 		*bytes = json_writer__bytes(x.w);

@@ -296,8 +296,11 @@ int pftrace_sink__machine(struct pftrace *p, const struct gpuio_cap_header *h, u
 }
 
 int pftrace_sink__export(struct tl_model *const *models, int n, const char *out_path,
-			 const struct gpuio_export_opts *opts, uint64_t *events, uint64_t *bytes)
+			 const struct gpuio_export_opts *opts,
+			 const struct gpuio_export_extra *extra, uint64_t *events,
+			 uint64_t *bytes)
 {
+	struct tl_model *machine = n ? models[n - 1] : NULL;
 	bool to_stdout = !strcmp(out_path, "-");
 	const char *caps[64];
 	struct exp_output out;
@@ -333,6 +336,17 @@ int pftrace_sink__export(struct tl_model *const *models, int n, const char *out_
 		err = machine_of(x.p, models[i]);
 		if (!err)
 			err = tl_model__walk(&x.s, models[i]);
+	}
+	/* the profiler's traces, each on its capture's machine */
+	for (size_t k = 0; extra && k < extra->n && !err; k++) {
+		struct tl_model *m = gpuio_export_extra__model(extra, k);
+
+		if (m != machine) {
+			err = machine_of(x.p, m);
+			machine = m;
+		}
+		if (!err)
+			err = gpuio_export_extra__walk(extra, k, &x.s);
 	}
 	if (!err)
 		err = pftrace__detach(x.p);
