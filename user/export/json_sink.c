@@ -327,6 +327,11 @@ static void j_gpu(struct tl_sink *s, uint32_t pid, const char *name, size_t len,
 	j_process(s, pid, name, len, sort, NULL);
 }
 
+static void j_group(struct tl_sink *s, uint32_t pid, const char *name, size_t len, uint64_t sort)
+{
+	j_process(s, pid, name, len, sort, NULL);
+}
+
 static void j_gslice(struct tl_sink *s, const struct tl_gslice *o)
 {
 	struct jexp *x = jexp_of(s);
@@ -402,6 +407,7 @@ static const struct tl_sink_ops json_ops = {
 	.gpu = j_gpu,
 	.gpu_lane = j_thread,
 	.gslice = j_gslice,
+	.group = j_group,
 	.gpu_counter = j_gpu_counter,
 	.info = j_info,
 	.error = j_error,

@@ -22,8 +22,8 @@
  * The score is piecewise constant in D; a sweep over its breakpoints (the
  * long busy intervals first, under a budget) finds the best offsets, for
  * every thread of the capture; the best thread and the middle of its best
- * run win. The error bound is half the run's width plus the trace's
- * rounding. It refuses when fewer than KIN_MIN_FITS intervals fit, or when
+ * run win. The error bound is half the run's width plus the slack the
+ * intervals were shrunk by and the trace's rounding. It refuses when fewer than KIN_MIN_FITS intervals fit, or when
  * another offset scores as well.
  */
 #include <errno.h>
@@ -556,7 +556,10 @@ static int align_events(const struct kin_trace *t, const struct cap_data *c, str
 		return -EINVAL;
 	}
 	a->offset = best.lo + (best.hi - best.lo) / 2;
-	a->err_ns = (best.hi - best.lo + 1) / 2 + t->quantum_ns;
+	/* half the best run, plus the slack the intervals were shrunk by and the
+	 * trace's rounding: the best run can be narrower than every offset that
+	 * nothing contradicts */
+	a->err_ns = (best.hi - best.lo + 1) / 2 + slack + t->quantum_ns;
 	a->how = "events";
 	a->pid = (uint32_t)(best.key >> 32);
 	a->tid = (uint32_t)best.key;

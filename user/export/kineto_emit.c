@@ -270,6 +270,41 @@ static void arg_s64(struct tl_args *a, const char *key, int64_t v)
 	a->a[a->n++] = (struct tl_arg){ .key = key, .type = TLA_S64, .v.s = v };
 }
 
+/*
+ * An array or object as compact JSON text (no whitespace outside strings:
+ * "[[16,64],[64,16]]", however the trace indented it), in a's scratch; cut
+ * at KIN_ARG_TEXT_MAX or the scratch's end. Its length; *out the text.
+ */
+static size_t compact(struct tl_args *a, const char *txt, size_t len, const char **out)
+{
+	size_t room = sizeof(a->scratch) - a->used, n = 0;
+	char *o = a->scratch + a->used;
+	bool in_str = false, esc = false;
+
+	if (room > KIN_ARG_TEXT_MAX)
+		room = KIN_ARG_TEXT_MAX;
+	for (size_t i = 0; i < len && n < room; i++) {
+		char c = txt[i];
+
+		if (in_str) {
+			if (esc)
+				esc = false;
+			else if (c == '\\')
+				esc = true;
+			else if (c == '"')
+				in_str = false;
+		} else if (c == '"') {
+			in_str = true;
+		} else if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+			continue;
+		}
+		o[n++] = c;
+	}
+	*out = o;
+	a->used += n;
+	return n;
+}
+
 static void fill_args(struct emit *x, const struct kin_event *e, struct tl_args *a)
 {
 	const struct json_doc *d = x->o->t->doc;
@@ -322,7 +357,8 @@ static void fill_args(struct emit *x, const struct kin_event *e, struct tl_args 
 			break;
 		default:
 			txt = json_node__text(d, m, &len);
-			arg_str(a, key, txt, len > KIN_ARG_TEXT_MAX ? KIN_ARG_TEXT_MAX : len);
+			len = compact(a, txt, len, &txt);
+			arg_str(a, key, txt, len);
 			break;
 		}
 	}
@@ -333,10 +369,12 @@ static size_t group_name(const struct emit *x, const struct kgroup *g, char *buf
 	const char *kind = g->kind == KIN_GPU ? "GPU " : "pid ";
 	int n;
 
+	const char *prefix = tl_model__remap(x->o->m)->prefix;
+
 	if (g->pid_str)
-		n = snprintf(buf, len, "PyTorch profiler: %s", g->pid_str);
+		n = snprintf(buf, len, "%sPyTorch profiler: %s", prefix, g->pid_str);
 	else
-		n = snprintf(buf, len, "PyTorch profiler: %s%lld", kind, (long long)g->pid);
+		n = snprintf(buf, len, "%sPyTorch profiler: %s%lld", prefix, kind, (long long)g->pid);
 	if (x->o->index)
 		n += snprintf(buf + n, len - (size_t)n, " (trace %u)", x->o->index + 1);
 	return (size_t)n < len ? (size_t)n : len - 1;
@@ -398,8 +436,8 @@ int kin_overlay__emit(struct kin_overlay *o, struct tl_sink *s, struct kin_ids *
 			continue;
 		}
 		g->out_pid = ids->pid++;
-		s->ops->process(s, g->out_pid, name, group_name(&x, g, name, sizeof(name)),
-				KIN_PROC_ORDER + (g->out_pid - KIN_PID_BASE), NULL);
+		s->ops->group(s, g->out_pid, name, group_name(&x, g, name, sizeof(name)),
+			      KIN_PROC_ORDER + (g->out_pid - KIN_PID_BASE));
 	}
 	for (size_t i = 0; i < x.ntr; i++) {
 		struct ktrack *tr = &x.tr[i];
@@ -407,9 +445,10 @@ int kin_overlay__emit(struct kin_overlay *o, struct tl_sink *s, struct kin_ids *
 		tr->tid0 = ids->tid;
 		ids->tid += tr->nlanes;
 		for (uint32_t l = 0; l < tr->nlanes; l++)
-			s->ops->proc_lane(s, x.g[tr->group].out_pid, tr->tid0 + l, name,
-					  lane_name(&x, tr, l, name, sizeof(name)),
-					  KIN_LANE_ORDER + (tr->tid0 + l - KIN_TID_BASE));
+			(x.g[tr->group].real ? s->ops->proc_lane : s->ops->gpu_lane)(
+				s, x.g[tr->group].out_pid, tr->tid0 + l, name,
+				lane_name(&x, tr, l, name, sizeof(name)),
+				KIN_LANE_ORDER + (tr->tid0 + l - KIN_TID_BASE));
 	}
 	g = malloc(sizeof(*g));
 	if (!g)
@@ -419,14 +458,14 @@ int kin_overlay__emit(struct kin_overlay *o, struct tl_sink *s, struct kin_ids *
 		const struct ktrack *tr = &x.tr[x.track_of[idx[i]]];
 		int64_t ts = e->ts + o->a.offset;
 
-		memset(g, 0, offsetof(struct tl_gslice, namebuf));
+		memset(g, 0, sizeof(*g));
 		g->cat = "pytorch";
 		g->name = e->name;
 		g->ts = ts > 0 ? (uint64_t)ts : 0;
 		g->dur = e->dur;
 		g->pid = x.g[tr->group].out_pid;
 		g->tid = tr->tid0 + x.lane_of[idx[i]];
-		g->track = TL_GS_HOSTLANE;
+		g->track = x.g[tr->group].real ? TL_GS_HOSTLANE : TL_GS_GPULANE;
 		fill_args(&x, e, &s->args);
 		s->ops->gslice(s, g);
 		wrote++;

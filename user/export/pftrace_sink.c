@@ -183,6 +183,12 @@ static void p_gpu(struct tl_sink *s, uint32_t pid, const char *name, size_t len,
 	pftrace__counter_track(p, UUID(s, (uint64_t)pid << 1, PFT_COUNTER), gpu, cname, "fraction");
 }
 
+/* a group of tracks that is no process: a top-level track, its lanes as a GPU's */
+static void p_group(struct tl_sink *s, uint32_t pid, const char *name, size_t len, uint64_t sort)
+{
+	pftrace__track(pexp_of(s)->p, UUID(s, pid, PFT_DISK), 0, name, len, true, -1);
+}
+
 static void p_gpu_lane(struct tl_sink *s, uint32_t pid, uint32_t tid, const char *name,
 		       size_t len, uint64_t sort)
 {
@@ -259,6 +265,7 @@ static const struct tl_sink_ops pftrace_ops = {
 	.gpu = p_gpu,
 	.gpu_lane = p_gpu_lane,
 	.gslice = p_gslice,
+	.group = p_group,
 	.gpu_counter = p_gpu_counter,
 	.info = p_info,
 	.error = p_error,
