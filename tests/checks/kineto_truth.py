@@ -59,7 +59,7 @@ def torch(merged, trace, truth_path, stderr):
     pt = _load(merged)
     want = _slices_in(trace)
     assert len(pt) == len(want), ("profiler events in the output", len(pt), "in the trace", len(want))
-    worst = 0
+    worst = None
     for i, (a, b) in enumerate(truth["blocks"]):
         s = [e for e in pt if e["name"] == "known_block_%d" % i]
         assert len(s) == 1, ("known_block_%d" % i, len(s))
@@ -72,7 +72,7 @@ def torch(merged, trace, truth_path, stderr):
             ("known_block_%d [%d, %d] does not hold the program's [%d, %d] within ±%d ns"
              % (i, start, end, a, b, err))
         assert start >= a - 1000000 and end <= b + 1000000, ("known_block_%d far from the truth" % i)
-        worst = max(worst, start - a, b - end)
+        worst = max(x for x in (worst, start - a, b - end) if x is not None)
     print("kineto_truth: %d profiler events; %d known blocks hold the program's own times "
           "(aligned through %d intervals, error ±%.3f µs; worst edge %+.3f µs)"
           % (len(pt), len(truth["blocks"]), used, err_us, worst / 1000))
