@@ -18,6 +18,18 @@
 
 
 static const char *merge_output;
+static char *merge_pytorch[GPUIO_MERGE_PYTORCH_MAX];
+static int merge_npytorch;
+
+static int on_pytorch(const struct opt *opt, const char *arg, void *ctx)
+{
+	if (merge_npytorch >= GPUIO_MERGE_PYTORCH_MAX) {
+		pr_err("merge: at most %d --pytorch traces", GPUIO_MERGE_PYTORCH_MAX);
+		return -1;
+	}
+	merge_pytorch[merge_npytorch++] = (char *)arg;
+	return 0;
+}
 
 static int on_quiet(const struct opt *opt, const char *arg, void *ctx)
 {
@@ -29,13 +41,16 @@ static int on_quiet(const struct opt *opt, const char *arg, void *ctx)
 static const struct opt merge_opts[] = {
 	OPT_GROUP("options:"),
 	OPT_STRING('o', "output", &merge_output, "FILE", ".pftrace or .json, + .gz for gzip (required)"),
+	OPT_CALL(0, "pytorch", "TRACE",
+		 "a PyTorch profiler trace (.json[.gz]) of the same run, on the "
+		 "timeline (repeatable; below)", on_pytorch),
 	OPT_CALL('q', "quiet", NULL, "print errors only", on_quiet),
 	OPT_END(),
 };
 
 static const struct opt_cmd merge_page = {
 	.name = "merge",
-	.usage = "usage: gpuio merge CAPTURE CAPTURE... -o OUTPUT",
+	.usage = "usage: gpuio merge CAPTURE... [--pytorch TRACE]... -o OUTPUT",
 	.about =
 "Put several hosts' captures (.gpuio) on one timeline, clocks aligned through\n"
 "each capture's REALTIME/MONOTONIC pair. In a .pftrace each host is a machine\n"
@@ -45,8 +60,22 @@ static const struct opt_cmd merge_page = {
 	.opts = merge_opts,
 	.after =
 "Start the traces together with `gpuio trace --start-at HH:MM:SS` on every host.\n\n"
-"example:\n"
-"  gpuio merge node1.gpuio node2.gpuio -o job.pftrace\n",
+"--pytorch puts a PyTorch profiler trace (prof.export_chrome_trace(), or the\n"
+"file Kineto's tensorboard handler writes) on the timeline of the capture that\n"
+"traced its process. CPU ops, python functions and user annotations\n"
+"(record_function) of a thread gpuio traced go on a track \"PyTorch · tid T\" in\n"
+"that process, beside the thread's own; GPU kernels, copies and memsets on a\n"
+"process \"PyTorch profiler: GPU D\" with a track per stream; everything else in\n"
+"\"PyTorch profiler: pid P\". Category \"pytorch\", the profiler's args kept\n"
+"(category, shapes, ...). Clocks: PyTorch 2.x writes REALTIME times\n"
+"(baseTimeNanoseconds): converted through the capture's REALTIME/MONOTONIC\n"
+"anchor. torch 1.13 writes µs since the profile began: aligned through\n"
+"events both saw (no op starts or ends while gpuio saw the thread off its CPU\n"
+"or in a system call), the offset and its error bound printed; the merge is\n"
+"refused when no offset fits clearly (trace without --no-sched).\n\n"
+"examples:\n"
+"  gpuio merge node1.gpuio node2.gpuio -o job.pftrace\n"
+"  gpuio merge run.gpuio --pytorch prof.json -o run.pftrace\n",
 };
 
 /* "host: " for capture i; "host#i: " when another capture names the same host */
@@ -55,9 +84,10 @@ int cmd_merge(int argc, char **argv)
 	struct gpuio_export_opts eo = { .owner_uid = (uid_t)-1, .owner_gid = (gid_t)-1 };
 	const char *output;
 	int optind, n, err;
-	uint64_t events = 0;
+	uint64_t events = 0, pt_events = 0;
 
 	merge_output = NULL;
+	merge_npytorch = 0;
 	optind = opt_parse(&merge_page, argc, argv, NULL);
 	if (optind == OPT_HELP)
 		return GPUIO_EXIT_OK;
@@ -79,10 +109,22 @@ int cmd_merge(int argc, char **argv)
 	}
 	gpuio_sudo_ids(&eo.owner_uid, &eo.owner_gid);
 
-	err = gpuio_merge(&argv[optind], n, output, &eo, &events);
+	if (!merge_npytorch) {
+		err = gpuio_merge(&argv[optind], n, output, &eo, &events);
+		if (err)
+			return GPUIO_EXIT_ERROR;
+		pr_info("wrote %s: %d captures, %llu %s", output, n, (unsigned long long)events,
+			gpuio_export__is_pftrace_name(output) ? "packets" : "events");
+		return GPUIO_EXIT_OK;
+	}
+	err = gpuio_merge_pytorch(&argv[optind], n, merge_pytorch, merge_npytorch, output, &eo,
+				  &events, &pt_events);
 	if (err)
 		return GPUIO_EXIT_ERROR;
-	pr_info("wrote %s: %d captures, %llu %s", output, n, (unsigned long long)events,
+	pr_info("wrote %s: %d capture%s and %d PyTorch profiler trace%s (%llu profiler events), "
+		"%llu %s", output, n, n == 1 ? "" : "s", merge_npytorch,
+		merge_npytorch == 1 ? "" : "s", (unsigned long long)pt_events,
+		(unsigned long long)events,
 		gpuio_export__is_pftrace_name(output) ? "packets" : "events");
 	return GPUIO_EXIT_OK;
 }

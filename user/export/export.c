@@ -10,6 +10,7 @@
 #include "export/export.h"
 #include "export/findings_src.h"
 #include "export/formats.h"
+#include "export/kineto.h"
 #include "lib/log.h"
 #include "lib/parse.h"
 
@@ -33,12 +34,46 @@ bool gpuio_export__is_output_name(const char *name)
 	return gpuio_export__is_json_name(name) || gpuio_export__is_pftrace_name(name);
 }
 
+int gpuio_export_models_ex(struct tl_model *const *models, int n, const char *out_path,
+			   const struct gpuio_export_opts *opts, struct gpuio_export_extra *extra,
+			   uint64_t *events, uint64_t *bytes)
+{
+	if (gpuio_export__is_pftrace_name(out_path))
+		return pftrace_sink__export(models, n, out_path, opts, extra, events, bytes);
+	return json_sink__export(models, n, out_path, opts, extra, events, bytes);
+}
+
 int gpuio_export_models(struct tl_model *const *models, int n, const char *out_path,
 			const struct gpuio_export_opts *opts, uint64_t *events, uint64_t *bytes)
 {
-	if (gpuio_export__is_pftrace_name(out_path))
-		return pftrace_sink__export(models, n, out_path, opts, events, bytes);
-	return json_sink__export(models, n, out_path, opts, events, bytes);
+	return gpuio_export_models_ex(models, n, out_path, opts, NULL, events, bytes);
+}
+
+int gpuio_export_extra__walk(const struct gpuio_export_extra *x, size_t k, struct tl_sink *s)
+{
+	struct gpuio_export_extra *w = (struct gpuio_export_extra *)x;
+	struct kin_ids ids;
+	int rc;
+
+	if (!x || k >= x->n)
+		return 1;
+	/* every trace's synthetic ids after the previous ones' */
+	if (k == 0) {
+		w->next_pid = KIN_PID_BASE;
+		w->next_tid = KIN_TID_BASE;
+		w->events = 0;
+	}
+	ids.pid = w->next_pid;
+	ids.tid = w->next_tid;
+	rc = kin_overlay__emit(&x->ov[k], s, &ids, &w->events);
+	w->next_pid = ids.pid;
+	w->next_tid = ids.tid;
+	return rc;
+}
+
+struct tl_model *gpuio_export_extra__model(const struct gpuio_export_extra *x, size_t k)
+{
+	return x && k < x->n ? x->ov[k].m : NULL;
 }
 
 int gpuio_export(const char *capture_path, const char *out_path,

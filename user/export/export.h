@@ -47,6 +47,18 @@ int gpuio_export(const char *capture_path, const char *out_path,
  */
 int gpuio_export_models(struct tl_model *const *models, int n, const char *out_path,
 			const struct gpuio_export_opts *opts, uint64_t *events, uint64_t *bytes);
+/* PyTorch profiler traces placed on the captures' timeline (export/kineto.h). */
+struct kin_overlay;
+struct gpuio_export_extra {
+	struct kin_overlay *ov;
+	size_t n;
+	uint64_t events;        /* the profiler's events written (set by the export) */
+	uint32_t next_pid, next_tid;    /* the export's, between pieces */
+};
+/* The same, with extra (may be NULL) after the captures. */
+int gpuio_export_models_ex(struct tl_model *const *models, int n, const char *out_path,
+			   const struct gpuio_export_opts *opts, struct gpuio_export_extra *extra,
+			   uint64_t *events, uint64_t *bytes);
 
 /* At most this many captures in a merge (pid offsets stay below the synthetic ranges). */
 #define GPUIO_MERGE_MAX 50
@@ -57,6 +69,17 @@ int gpuio_export_models(struct tl_model *const *models, int n, const char *out_p
  */
 int gpuio_merge(char *const *caps, int n, const char *output, const struct gpuio_export_opts *eo,
 		uint64_t *events);
+/* At most this many PyTorch profiler traces in a merge. */
+#define GPUIO_MERGE_PYTORCH_MAX 16
+/*
+ * The same, with PyTorch profiler traces (Kineto's Chrome JSON) on the
+ * captures' timeline (export/kineto.h: each goes with the capture that ran
+ * its process, its clock aligned and the error printed). *pt_events: the
+ * profiler's events written.
+ */
+int gpuio_merge_pytorch(char *const *caps, int n, char *const *traces, int ntraces,
+			const char *output, const struct gpuio_export_opts *eo, uint64_t *events,
+			uint64_t *pt_events);
 
 /* true when name ends in ".gz" (gzip output) */
 bool gpuio_export__is_gz(const char *name);

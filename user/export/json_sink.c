@@ -327,6 +327,11 @@ static void j_gpu(struct tl_sink *s, uint32_t pid, const char *name, size_t len,
 	j_process(s, pid, name, len, sort, NULL);
 }
 
+static void j_group(struct tl_sink *s, uint32_t pid, const char *name, size_t len, uint64_t sort)
+{
+	j_process(s, pid, name, len, sort, NULL);
+}
+
 static void j_gslice(struct tl_sink *s, const struct tl_gslice *o)
 {
 	struct jexp *x = jexp_of(s);
@@ -402,6 +407,7 @@ static const struct tl_sink_ops json_ops = {
 	.gpu = j_gpu,
 	.gpu_lane = j_thread,
 	.gslice = j_gslice,
+	.group = j_group,
 	.gpu_counter = j_gpu_counter,
 	.info = j_info,
 	.error = j_error,
@@ -409,7 +415,8 @@ static const struct tl_sink_ops json_ops = {
 };
 
 int json_sink__export(struct tl_model *const *models, int n, const char *out_path,
-		      const struct gpuio_export_opts *opts, uint64_t *events, uint64_t *bytes)
+		      const struct gpuio_export_opts *opts, const struct gpuio_export_extra *extra,
+		      uint64_t *events, uint64_t *bytes)
 {
 	const char *caps[64];
 	struct exp_output out;
@@ -436,6 +443,8 @@ int json_sink__export(struct tl_model *const *models, int n, const char *out_pat
 	for (int i = 0; i < n && !err; i++) {
 		err = tl_model__walk(&x.s, models[i]);
 	}
+	for (size_t k = 0; extra && k < extra->n && !err; k++)
+		err = gpuio_export_extra__walk(extra, k, &x.s);
 	json_writer__puts(x.w, "\n]\n");
 	if (bytes)
 		*bytes = json_writer__bytes(x.w);

@@ -27,6 +27,7 @@
 #include <string.h>
 #include "export/export.h"
 #include "export/findings_src.h"
+#include "export/kineto.h"
 #include "lib/log.h"
 #include "lib/units.h"
 
@@ -63,9 +64,37 @@ static int boot_wall(const char *path, int64_t *out)
 	return 0;
 }
 
+/* The capture trace t goes with: the one that traced its process (absolute
+ * traces name it), else the first. */
+static int capture_of(const struct kin_trace *t, struct tl_model *const *m, int n)
+{
+	char buf[TL_PROC_NAME_BUF];
+
+	for (size_t i = 0; t->absolute && i < t->n; i++) {
+		const struct kin_event *e = &t->ev[i];
+
+		if (e->kind != KIN_CPU || e->pid_str || e->pid <= 0 || e->pid >= UINT32_MAX)
+			continue;
+		for (int k = 0; k < n; k++)
+			if (tl_model__proc_name_of(m[k], (uint32_t)e->pid, buf, sizeof(buf)))
+				return k;
+		break;
+	}
+	return 0;
+}
+
 int gpuio_merge(char *const *caps, int n, const char *output, const struct gpuio_export_opts *eo,
 		uint64_t *events)
 {
+	return gpuio_merge_pytorch(caps, n, NULL, 0, output, eo, events, NULL);
+}
+
+int gpuio_merge_pytorch(char *const *caps, int n, char *const *traces, int ntraces,
+			const char *output, const struct gpuio_export_opts *eo, uint64_t *events,
+			uint64_t *pt_events)
+{
+	struct kin_overlay ov[GPUIO_MERGE_PYTORCH_MAX] = { 0 };
+	struct gpuio_export_extra extra = { .ov = ov, .n = 0 };
 	struct tl_model *m[GPUIO_MERGE_MAX] = { 0 };
 	struct tl_remap *rm[GPUIO_MERGE_MAX];
 	char *prefix[GPUIO_MERGE_MAX] = { 0 };
@@ -76,8 +105,16 @@ int gpuio_merge(char *const *caps, int n, const char *output, const struct gpuio
 	uint64_t bytes = 0;
 	int err = -EINVAL;
 
-	if (n < 1 || n > GPUIO_MERGE_MAX)
+	if (n < 1 || n > GPUIO_MERGE_MAX || ntraces < 0 || ntraces > GPUIO_MERGE_PYTORCH_MAX)
 		return -EINVAL;
+	/* the profiler's traces first: a bad one fails before the long part */
+	for (int k = 0; k < ntraces; k++) {
+		err = kin_trace__load(traces[k], &ov[k].t);
+		if (err)
+			goto out;
+		ov[k].index = (uint32_t)k;
+		extra.n++;
+	}
 	/* the reference clock: the host that booted first (by its wall clock),
 	 * so every host's events land at or after its MONOTONIC 0 */
 	for (int i = 0; i < n; i++) {
@@ -143,8 +180,26 @@ int gpuio_merge(char *const *caps, int n, const char *output, const struct gpuio
 				(double)rm[i]->ts_shift / NS_PER_SEC_F, (long long)rm[i]->ts_shift,
 				rm[i]->ts_shift == 0 ? " (the reference clock)" : "");
 	}
-	err = gpuio_export_models(m, n, output, eo, events, &bytes);
+	/* each profiler trace on its capture's clock; JSON ts 0 before its first event */
+	for (size_t k = 0; k < extra.n; k++) {
+		int c = capture_of(ov[k].t, m, n);
+
+		ov[k].m = m[c];
+		err = kin_align(ov[k].t, caps[c], &ov[k].a, &ov[k].th);
+		if (err)
+			goto out;
+		if (kin_overlay__first(&ov[k]) < rm[0]->ts_base)
+			for (int i = 0; i < n; i++)
+				rm[i]->ts_base = kin_overlay__first(&ov[k]);
+	}
+	err = gpuio_export_models_ex(m, n, output, eo, extra.n ? &extra : NULL, events, &bytes);
+	if (!err && pt_events)
+		*pt_events = extra.events;
 out:
+	for (int k = 0; k < ntraces; k++) {
+		kin_trace__free(ov[k].t);
+		free(ov[k].th.ids);
+	}
 	for (int i = 0; i < n; i++) {
 		tl_model__free(m[i]);
 		export_findings__free(fx[i]);

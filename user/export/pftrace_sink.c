@@ -183,6 +183,12 @@ static void p_gpu(struct tl_sink *s, uint32_t pid, const char *name, size_t len,
 	pftrace__counter_track(p, UUID(s, (uint64_t)pid << 1, PFT_COUNTER), gpu, cname, "fraction");
 }
 
+/* a group of tracks that is no process: a top-level track, its lanes as a GPU's */
+static void p_group(struct tl_sink *s, uint32_t pid, const char *name, size_t len, uint64_t sort)
+{
+	pftrace__track(pexp_of(s)->p, UUID(s, pid, PFT_DISK), 0, name, len, true, -1);
+}
+
 static void p_gpu_lane(struct tl_sink *s, uint32_t pid, uint32_t tid, const char *name,
 		       size_t len, uint64_t sort)
 {
@@ -259,6 +265,7 @@ static const struct tl_sink_ops pftrace_ops = {
 	.gpu = p_gpu,
 	.gpu_lane = p_gpu_lane,
 	.gslice = p_gslice,
+	.group = p_group,
 	.gpu_counter = p_gpu_counter,
 	.info = p_info,
 	.error = p_error,
@@ -296,8 +303,11 @@ int pftrace_sink__machine(struct pftrace *p, const struct gpuio_cap_header *h, u
 }
 
 int pftrace_sink__export(struct tl_model *const *models, int n, const char *out_path,
-			 const struct gpuio_export_opts *opts, uint64_t *events, uint64_t *bytes)
+			 const struct gpuio_export_opts *opts,
+			 const struct gpuio_export_extra *extra, uint64_t *events,
+			 uint64_t *bytes)
 {
+	struct tl_model *machine = n ? models[n - 1] : NULL;
 	bool to_stdout = !strcmp(out_path, "-");
 	const char *caps[64];
 	struct exp_output out;
@@ -333,6 +343,17 @@ int pftrace_sink__export(struct tl_model *const *models, int n, const char *out_
 		err = machine_of(x.p, models[i]);
 		if (!err)
 			err = tl_model__walk(&x.s, models[i]);
+	}
+	/* the profiler's traces, each on its capture's machine */
+	for (size_t k = 0; extra && k < extra->n && !err; k++) {
+		struct tl_model *m = gpuio_export_extra__model(extra, k);
+
+		if (m != machine) {
+			err = machine_of(x.p, m);
+			machine = m;
+		}
+		if (!err)
+			err = gpuio_export_extra__walk(extra, k, &x.s);
 	}
 	if (!err)
 		err = pftrace__detach(x.p);

@@ -62,6 +62,10 @@ struct tl_sink_ops {
 	void (*gslice)(struct tl_sink *s, const struct tl_gslice *o);
 	void (*gpu_counter)(struct tl_sink *s, uint32_t pid, const char *gname, uint64_t t,
 			    double v);
+	/* a group of tracks that is no process (a PyTorch profiler's GPU): JSON a
+	 * pseudo-process, .pftrace a top-level track; its lanes are gpu_lane()s
+	 * and their slices TL_GS_GPULANE gslices. NULL: the sink has none. */
+	void (*group)(struct tl_sink *s, uint32_t pid, const char *name, size_t len, uint64_t sort);
 	/* the "gpuio trace info" instant of one capture, on its own track */
 	void (*info)(struct tl_sink *s, uint32_t pid, const char *name, size_t len, uint64_t sort);
 	int (*error)(const struct tl_sink *s);
