@@ -22,7 +22,9 @@ Shapes (sample files are DIR/sample-%05d.bin, made by
 
   rank      one rank of a multi-rank job, as torchrun (torch.distributed.run)
             starts one loop per GPU: RANK, LOCAL_RANK, WORLD_SIZE from the
-            environment (no process group is made: the ranks share nothing).
+            environment (no process group is made: the ranks share nothing,
+            unless --allreduce: a gloo process group, and an all_reduce of
+            one tensor after each step, in which faster ranks wait).
             A DataLoader with --workers worker processes (2) over the rank's
             own files DIR/rank-RANK/sample-*.bin (--files of them, repeated
             as needed); each sample: open, os.read() in 1 MiB reads, close,
@@ -75,6 +77,9 @@ Options (all shapes but launch):
     --prefetch-factor P  DataLoader prefetch_factor (default 2)
     --cpu-us N[,N...]    per-sample CPU in the worker after the read (rank:
                          one value per rank, the last one repeated)
+    --allreduce          rank: a gloo all_reduce after each step (MASTER_ADDR/
+                         PORT from the environment); each step's "ar0/ar1_mono_ns"
+    --steps N            stop after N steps (ranks in a collective: all the same)
     --sleep-us N[,N...]  then a sleep of N us (rank: one value per rank): a
                          slow source without CPU (ranks of different speeds
                          on a machine with fewer cores than processes)
@@ -444,6 +449,15 @@ def run_loader(args, torch, ds, loop, seconds=None, pin=None):
             if t is not None:
                 extra["pin_thread_tid"], extra["pin_thread_name"] = t.native_id, t.name
         del batch
+        if args.allreduce:
+            # the step's collective: the faster ranks wait in it for the slowest
+            import torch.distributed as dist
+            a0, c0 = mono_ns(), time.thread_time_ns()
+            dist.all_reduce(torch.ones(1))
+            st["ar0_mono_ns"], st["ar1_mono_ns"] = a0, mono_ns()
+            st["ar_cpu_ns"] = time.thread_time_ns() - c0
+        if args.steps and len(loop.steps) >= args.steps:
+            break
         if seconds is not None and st["t2_mono_ns"] - loop.start_mono >= seconds * 1e9:
             break
     loop.finish()
@@ -596,6 +610,9 @@ def run(args):
         extra["sleep_us"] = sleep_us
         data = os.path.join(args.data, "rank-%d" % rank)
         args.out = args.out.format(rank=rank) if args.out else None
+        if args.allreduce:
+            import torch.distributed as dist
+            dist.init_process_group("gloo")     # env://: MASTER_ADDR/PORT, RANK, WORLD_SIZE
         args.ready = args.ready.format(rank=rank) if args.ready else None
     else:
         cpu_us = cpu[0]
@@ -611,7 +628,7 @@ def run(args):
     err = None
     pin = None
     if args.shape in ("rank", "loader", "noworkers"):
-        length = 1 << 30 if args.seconds else None
+        length = 1 << 30 if args.seconds or args.steps else None
         ds = FileSamples(paths, iters, state_dir, length, sleep_us / 1e6)
         if args.shape == "noworkers":
             global WORKER
@@ -662,6 +679,9 @@ def run(args):
         more, err = run_threads(args, torch, loop, iters)
         extra.update(more)
 
+    if args.allreduce:
+        import torch.distributed as dist
+        dist.destroy_process_group()
     out = {"program": "torch_shapes", "shape": args.shape, "format": 1, "argv": sys.argv[1:],
            "config": {"data": os.path.abspath(data) if data else None, "files": args.files,
                       "batch": args.batch, "workers": args.workers, "prefetch_factor": args.prefetch_factor,
@@ -719,6 +739,8 @@ def main():
     ap.add_argument("--objects", type=int, default=0)
     ap.add_argument("--pin-memory", action="store_true")
     ap.add_argument("--ready")
+    ap.add_argument("--allreduce", action="store_true")
+    ap.add_argument("--steps", type=int)
     ap.add_argument("--ns-per-iter", type=float)
     ap.add_argument("--out")
     args = ap.parse_args()

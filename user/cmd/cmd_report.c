@@ -25,6 +25,7 @@
 static struct rpt_opts ropt;
 static const char *html_out;
 static bool json_out;
+static bool hosts_out;
 
 /* --files / --top: a count, or "all" */
 static int on_count(const struct opt *opt, const char *arg, void *ctx)
@@ -49,6 +50,11 @@ static const struct opt report_opts[] = {
 		 "the same content as JSON on stdout (an array for several captures)"),
 	OPT_STRING(0, "html", &html_out, "FILE",
 		   "a self-contained HTML page with charts (no network needed)"),
+	OPT_BOOL(0, "hosts", &hosts_out,
+		 "the captures are one job's hosts (or its ranks, traced apart):\n"
+		 "first which loop waited the largest share of its run (the\n"
+		 "straggler), its cause, and what the other hosts' loops did\n"
+		 "during its waits; then each capture's report"),
 	OPT_CALL(0, "files", "N|all", "files per ranking (time, bytes, ops); default 10", on_count),
 	OPT_CALL(0, "top", "N", "same as --files N; also limits the thread table", on_count),
 	OPT_END(),
@@ -68,7 +74,12 @@ static const struct opt_cmd report_page = {
 "Timestamps are µs after the capture's monotonic anchor (the ts of the\n"
 "JSON/Perfetto exports) and UTC.\n",
 	.opts = report_opts,
-	.after = "A DIR stands for the *.gpuio captures in it, reported one after the other.\n",
+	.after = "A DIR stands for the *.gpuio captures in it, reported one after the other.\n"
+"With --hosts, the --json output is an object: across_hosts, then reports[].\n\n"
+"examples:\n"
+"  gpuio report run.gpuio\n"
+"  gpuio report --json run.gpuio | jq .loops[0].loop_us\n"
+"  gpuio report --hosts node1.gpuio node2.gpuio\n",
 };
 
 static int cmp_str(const void *a, const void *b)
@@ -133,6 +144,7 @@ int cmd_report(int argc, char **argv)
 	ropt = (struct rpt_opts){ .top = 10 };
 	html_out = NULL;
 	json_out = false;
+	hosts_out = false;
 	first = opt_parse(&report_page, argc, argv, NULL);
 	if (first == OPT_HELP)
 		return GPUIO_EXIT_OK;
@@ -143,6 +155,10 @@ int cmd_report(int argc, char **argv)
 	json = json_out;
 	if (first >= argc) {
 		pr_err("report: which capture? (usage: gpuio report CAPTURE [--json | --html FILE])");
+		return GPUIO_EXIT_USAGE;
+	}
+	if (hosts_out && html) {
+		pr_err("report: --hosts and --html are exclusive (the page is one capture's)");
 		return GPUIO_EXIT_USAGE;
 	}
 	if (json && html) {
@@ -178,6 +194,24 @@ int cmd_report(int argc, char **argv)
 	}
 	if (!nmodels)
 		goto cleanup;
+	if (hosts_out) {
+		struct rpt_hosts *h = rpt_hosts__build(models, nmodels);
+
+		if (!h) {
+			pr_err("report: out of memory");
+			ret = GPUIO_EXIT_ERROR;
+			goto cleanup;
+		}
+		if (nmodels < 2)
+			pr_warn("report: --hosts with one capture: nothing to compare it with");
+		if (json ? rpt_json__write_hosts(h, &opt) : rpt_text__print_hosts(h)) {
+			pr_err("report: cannot write to stdout");
+			ret = GPUIO_EXIT_ERROR;
+		}
+		rpt_hosts__free(h);
+		if (json)
+			goto cleanup;
+	}
 	if (json) {
 		if (rpt_json__write(models, nmodels, &opt)) {
 			pr_err("report: cannot write to stdout");

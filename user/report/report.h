@@ -29,6 +29,14 @@ void rpt_model__close(struct rpt_model *m);
 struct findings;
 int rpt_findings__build(const struct rpt_model *m, struct findings *f);
 
+/* Several captures of one job (its hosts, or ranks traced apart): the
+ * straggler, its cause, what the others did meanwhile. NULL: no memory. */
+struct rpt_hosts;
+struct rpt_hosts *rpt_hosts__build(struct rpt_model *const *models, int n);
+void rpt_hosts__free(struct rpt_hosts *j);
+int rpt_text__print_hosts(const struct rpt_hosts *j);
+int rpt_json__write_hosts(const struct rpt_hosts *j, const struct rpt_opts *opt);
+
 /* Renderers: stdout, or the file out. Return 0 or -errno. */
 int rpt_text__print(const struct rpt_model *m, const struct rpt_opts *opt);
 int rpt_json__write(struct rpt_model *const *models, int n, const struct rpt_opts *opt);

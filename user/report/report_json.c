@@ -800,3 +800,82 @@ int rpt_json__write(struct rpt_model *const *models, int n, const struct rpt_opt
 	json_writer__putc(j.w, '\n');
 	return json_writer__close(j.w);
 }
+
+static void hosts_loop(struct jw *j, const struct rpt_hosts *h, int i, size_t l)
+{
+	const struct rpt_model *m = h->h[i].m;
+	const struct rpt_wait *w = m->loops[l];
+
+	j_open(j, NULL, '{');
+	j_u64(j, "pid", w->pid);
+	j_u64(j, "tid", w->tid);
+	j_cstr(j, "thread", rpt_wait__thread(m, w));
+	j_us(j, "span_us", (int64_t)rpt_wait__span(w));
+	j_us(j, "waiting_for_data_us", (int64_t)w->ns[RPT_TW_DATA]);
+	j_f(j, "waited_pct", 100.0 * rpt_hosts__waited(w));
+	j_cstr(j, "cause", rpt_wait__cause(w));
+	if (h->straggler >= 0 && i != h->straggler) {
+		j_open(j, "meanwhile_us", '{');
+		for (int k = 0; k < RPT_TW_N; k++)
+			j_us(j, rpt_tw_names[k], (int64_t)h->h[i].meanwhile[l][k]);
+		j_close(j, '}');
+		j_cstr(j, "meanwhile_busy_with", rpt_hosts__busy_with(h->h[i].meanwhile[l]));
+	} else {
+		j_null(j, "meanwhile_us");
+		j_null(j, "meanwhile_busy_with");
+	}
+	j_close(j, '}');
+}
+
+/* {"across_hosts": {...}, "reports": [each capture's report]} */
+int rpt_json__write_hosts(const struct rpt_hosts *h, const struct rpt_opts *opt)
+{
+	struct jw j = { .first = { true } };
+	int err;
+
+	fflush(stdout);
+	err = json_writer__new(STDOUT_FILENO, false, false, &j.w);
+	if (err)
+		return err;
+	j_open(&j, NULL, '{');
+	j_open(&j, "across_hosts", '{');
+	if (h->straggler >= 0) {
+		const struct rpt_hosts_host *s = &h->h[h->straggler];
+		const struct rpt_wait *w = s->m->loops[h->loop];
+
+		j_open(&j, "straggler", '{');
+		j_u64(&j, "host", (uint64_t)h->straggler);
+		j_cstr(&j, "label", s->label);
+		j_cstr(&j, "capture", s->m->path);
+		j_u64(&j, "pid", w->pid);
+		j_u64(&j, "tid", w->tid);
+		j_f(&j, "waited_pct", 100.0 * rpt_hosts__waited(w));
+		j_cstr(&j, "cause", rpt_wait__cause(w));
+		j_us(&j, "waits_us", (int64_t)h->window_ns);
+		j_close(&j, '}');
+	} else {
+		j_null(&j, "straggler");
+	}
+	j_open(&j, "hosts", '[');
+	for (int i = 0; i < h->n; i++) {
+		j_open(&j, NULL, '{');
+		j_cstr(&j, "label", h->h[i].label);
+		j_hstr(&j, "hostname", h->h[i].m->hdr->hostname, sizeof(h->h[i].m->hdr->hostname));
+		j_cstr(&j, "capture", h->h[i].m->path);
+		j_f(&j, "clock_shift_s", (double)h->h[i].shift / 1e9);
+		j_open(&j, "loops", '[');
+		for (size_t l = 0; l < h->h[i].m->nloops; l++)
+			hosts_loop(&j, h, i, l);
+		j_close(&j, ']');
+		j_close(&j, '}');
+	}
+	j_close(&j, ']');
+	j_close(&j, '}');
+	j_open(&j, "reports", '[');
+	for (int i = 0; i < h->n; i++)
+		one(&j, h->h[i].m, opt);
+	j_close(&j, ']');
+	j_close(&j, '}');
+	json_writer__putc(j.w, '\n');
+	return json_writer__close(j.w);
+}

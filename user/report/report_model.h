@@ -296,6 +296,13 @@ struct rpt_nvtx {               /* an NVTX range of a thread */
 	uint32_t pid, tid, name;        /* name: nvtx_names[] */
 	uint32_t depth;
 };
+/* [s, e) spans of time (report_spans.c) */
+struct rpt_span { uint64_t s, e; };
+struct rpt_spans {
+	struct rpt_span *a;
+	size_t n, cap;
+};
+
 struct rpt_wait {                /* one training loop */
 	uint32_t pid, tid;              /* the loop thread */
 	uint32_t index;                 /* in m->loops */
@@ -322,6 +329,9 @@ struct rpt_wait {                /* one training loop */
 	size_t nsteps, csteps;
 	const char *step_range;         /* steps are this NVTX range of the loop; NULL: from its waits */
 	uint64_t gaps;                  /* unrecorded switches (sched_gaps) */
+	/* kept for the job's view across hosts (report_hosts.c) */
+	struct rpt_spans win;           /* its waits for data */
+	struct rpt_spans tw[RPT_TW_N];  /* its time by kind */
 };
 
 struct rpt_model {
@@ -437,6 +447,23 @@ size_t rpt_straggler(const struct rpt_model *m, size_t i);
 const char *rpt_wait__cause(const struct rpt_wait *w);
 /* The same of any time by kind (a step's) */
 const char *rpt_tw_cause(const uint64_t ns[RPT_TW_N]);
+
+/* Several captures of one job (report_hosts.c) */
+struct rpt_hosts_host {
+	const struct rpt_model *m;
+	char label[80];                 /* its host name (#i when two share one) */
+	int64_t shift;                  /* + its clock = the first capture's */
+	uint64_t (*meanwhile)[RPT_TW_N]; /* per loop: its time by kind in the straggler's waits */
+};
+struct rpt_hosts {
+	int n;
+	struct rpt_hosts_host *h;
+	int straggler;                  /* host index, -1: no loop anywhere */
+	size_t loop;                    /* its loop that waited the largest share */
+	uint64_t window_ns;             /* that loop's waits for data */
+};
+double rpt_hosts__waited(const struct rpt_wait *w);          /* share of its run */
+const char *rpt_hosts__busy_with(const uint64_t ns[RPT_TW_N]);
 
 /* Dropped events of any kind (BPF, capture writes, CUPTI); false: unknown */
 bool rpt_model__dropped(const struct rpt_model *m, uint64_t *n);

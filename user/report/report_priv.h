@@ -39,12 +39,7 @@ bool rpt_call_fetches_data(const struct gpuio_vfs_event *e);    /* report_load.c
 
 void rpt_gpu_handlers(struct model_tool *t);     /* report_gpu.c: pass 1's GPU handlers */
 
-/* report_spans.c: [s, e) spans of time */
-struct rpt_span { uint64_t s, e; };
-struct rpt_spans {
-	struct rpt_span *a;
-	size_t n, cap;
-};
+/* report_spans.c: [s, e) spans of time (struct rpt_spans: report_model.h) */
 int rpt_spans_add(struct rpt_spans *v, uint64_t s, uint64_t e);   /* empty ones ignored */
 void rpt_spans_norm(struct rpt_spans *v);                         /* sort, merge overlaps */
 uint64_t rpt_spans_overlap(const struct rpt_spans *v, uint64_t s, uint64_t e); /* normalised v */

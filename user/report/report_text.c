@@ -755,3 +755,79 @@ int rpt_text__print(const struct rpt_model *m, const struct rpt_opts *opt)
 	rpt_net__text(m, opt->top);      /* only where sockets were named */
 	return fflush(stdout) ? -errno : 0;
 }
+
+/* The largest kinds of ns (up to 3) as "futex 1.20 s, on_cpu 0.10 s". */
+static void kinds(const uint64_t *ns, char *buf, size_t len)
+{
+	bool used[RPT_TW_N] = { false };
+	size_t at = 0;
+	char a[32];
+
+	buf[0] = 0;
+	for (int r = 0; r < 3; r++) {
+		int best = -1;
+
+		for (int k = 0; k < RPT_TW_N; k++)
+			if (!used[k] && ns[k] && (best < 0 || ns[k] > ns[best]))
+				best = k;
+		if (best < 0 || at >= len)
+			break;
+		used[best] = true;
+		at += (size_t)snprintf(buf + at, len - at, "%s%s %s", r ? ", " : "",
+				       rpt_tw_names[best], D(ns[best], a));
+	}
+	if (!buf[0])
+		snprintf(buf, len, "no thread states there");
+}
+
+int rpt_text__print_hosts(const struct rpt_hosts *j)
+{
+	const struct rpt_hosts_host *s;
+	const struct rpt_wait *sw;
+	char a[32], b[32], k[256];
+
+	printf("ACROSS HOSTS (%d captures of one job; clocks met through their anchors)\n", j->n);
+	if (j->straggler < 0) {
+		printf("  no training loop in any capture (thread states needed: --no-sched was off?)\n\n");
+		return ferror(stdout) ? -EIO : 0;
+	}
+	s = &j->h[j->straggler];
+	sw = s->m->loops[j->loop];
+	printf("  straggler: %s (%s), loop pid %u tid %u (%s): waited for data %.1f%% of its run "
+	       "(%s), its largest cause %s\n", s->label, s->m->path, sw->pid, sw->tid,
+	       rpt_wait__thread(s->m, sw), 100.0 * rpt_hosts__waited(sw), D(sw->ns[RPT_TW_DATA], a),
+	       rpt_wait__cause(sw));
+	printf("  meanwhile, during its %s of waits, the other hosts' loops:\n", D(j->window_ns, b));
+	for (int i = 0; i < j->n; i++) {
+		const struct rpt_model *m = j->h[i].m;
+
+		if (i == j->straggler)
+			continue;
+		if (!m->nloops)
+			printf("    %-20.20s no loop found\n", j->h[i].label);
+		for (size_t l = 0; l < m->nloops; l++) {
+			const char *busy = rpt_hosts__busy_with(j->h[i].meanwhile[l]);
+			bool coll = !strcmp(busy, "futex") || !strcmp(busy, "socket") || !strcmp(busy, "poll");
+
+			kinds(j->h[i].meanwhile[l], k, sizeof(k));
+			printf("    %-20.20s pid %-7u tid %-7u %s -> %s%s\n", j->h[i].label, m->loops[l]->pid,
+			       m->loops[l]->tid, k, busy,
+			       coll ? " (how a collective such as all_reduce waits for the straggler)" : "");
+		}
+	}
+	printf("  every loop:\n  %-20s %-8s %-8s %-16s %12s %7s  %s\n", "host", "pid", "tid", "thread",
+	       "data wait", "of run", "its largest cause");
+	for (int i = 0; i < j->n; i++) {
+		const struct rpt_model *m = j->h[i].m;
+
+		for (size_t l = 0; l < m->nloops; l++) {
+			const struct rpt_wait *w = m->loops[l];
+
+			printf("  %-20.20s %-8u %-8u %-16.16s %12s %6.1f%%  %s\n", j->h[i].label, w->pid,
+			       w->tid, rpt_wait__thread(m, w), D(w->ns[RPT_TW_DATA], a),
+			       pct(w->ns[RPT_TW_DATA], rpt_wait__span(w)), rpt_wait__cause(w));
+		}
+	}
+	printf("\n");
+	return ferror(stdout) ? -EIO : 0;
+}

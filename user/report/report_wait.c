@@ -793,6 +793,24 @@ static int finish_timed(struct wait_ctx *c, struct thread_time *t)
 	return rc > 0 ? 0 : rc;
 }
 
+/* Each loop keeps its waits and time by kind (the job's view across hosts,
+ * report_hosts.c), once the producers no longer need them. */
+static void keep_spans(struct wait_ctx *c)
+{
+	for (size_t k = 0; k < c->ntt; k++) {
+		struct thread_time *t = &c->tt[k];
+
+		if (!t->w)
+			continue;
+		t->w->win = t->win;
+		t->win = (struct rpt_spans){ 0 };
+		for (int f = 0; f < RPT_TW_N; f++) {
+			t->w->tw[f] = t->tw[f];
+			t->tw[f] = (struct rpt_spans){ 0 };
+		}
+	}
+}
+
 static void ctx_free(struct wait_ctx *c)
 {
 	for (size_t k = 0; k < c->npr; k++)
@@ -883,6 +901,7 @@ int rpt_wait_build(struct rpt_model *m)
 	for (size_t k = 0; k < c->npr; k++)
 		if ((rc = producer_activity(c, &c->pr[k])))
 			goto out;
+	keep_spans(c);
 	rc = stragglers(m);
 out:
 	rpt_loops_free(ls);
@@ -953,6 +972,9 @@ void rpt_wait_free(struct rpt_model *m)
 	for (size_t i = 0; i < m->nloops; i++) {
 		free(m->loops[i]->files);
 		free(m->loops[i]->steps);
+		free(m->loops[i]->win.a);
+		for (int k = 0; k < RPT_TW_N; k++)
+			free(m->loops[i]->tw[k].a);
 		free(m->loops[i]);
 	}
 	free(m->loops);
