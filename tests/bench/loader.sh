@@ -11,17 +11,22 @@
 #      `import torch` and the workers' start excluded).
 #
 # Setups run interleaved round by round (untraced, traced, traced --no-sched,
-# untraced, …) so drift hits all alike; the median per setup is reported,
-# with the slowdown against untraced. A benchmark: nothing is asserted;
-# what cannot run says "n/a (why)". Markdown on stdout, progress on stderr.
-# Knobs: BENCH_LOADER_RUNS (5), BENCH_TORCH_FILES (5000).
+# untraced, …) so drift hits all alike. Each round gives a paired slowdown
+# (1 - traced / untraced of that round); the median slowdown is reported
+# with a distribution-free ~95% confidence interval (order statistics of the
+# rounds' slowdowns), so a run says whether it can tell 2%. Where it cannot,
+# the kernel's own accounting says where the time goes: bpf_stats per
+# program, sampled while the last traced round runs, as a share of the
+# loader's wall time. A benchmark: nothing is asserted; what cannot run
+# says "n/a (why)". Markdown on stdout, progress on stderr.
+# Knobs: BENCH_LOADER_RUNS (11), BENCH_TORCH_FILES (5000).
 set -uo pipefail
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 GPUIO=${GPUIO:-$SRC/build/gpuio}
 DEMO=$SRC/build/tests/demo_loader
 TORCH_PY=/usr/bin/python3
 TORCH_PROG=$SRC/tests/progs/torch_loader.py
-RUNS=${BENCH_LOADER_RUNS:-5}
+RUNS=${BENCH_LOADER_RUNS:-11}
 NFILES=${BENCH_TORCH_FILES:-5000}
 
 say() { echo "bench: loader: $*" >&2; }
@@ -34,7 +39,35 @@ T=$(mktemp -d /var/tmp/gpuio-loader.XXXXXX) || exit 0
 chmod 0755 "$T"
 # gpuio runs a launched command as $SUDO_USER: let it write its output here
 [ -n "${SUDO_USER:-}" ] && chown "$SUDO_USER" "$T" 2>/dev/null
-trap 'rm -rf "$T"' EXIT
+STATS=""
+if command -v bpftool >/dev/null && [ -w /proc/sys/kernel/bpf_stats_enabled ]; then
+  STATS=$(cat /proc/sys/kernel/bpf_stats_enabled)
+  echo 1 >/proc/sys/kernel/bpf_stats_enabled
+fi
+trap 'rm -rf "$T"; [ -z "$STATS" ] || echo "$STATS" >/proc/sys/kernel/bpf_stats_enabled' EXIT
+
+# sampled CMD...: run CMD (a gpuio trace) with the kernel's per-program run
+# time sampled every 0.2 s while it runs (the last sample: $T/progs.last)
+sampled() {
+  local pid t0 t1
+  rm -f "$T/progs.last"
+  t0=$(date +%s%N)
+  "$@" &
+  pid=$!
+  if [ -n "$STATS" ]; then
+    while kill -0 $pid 2>/dev/null; do
+      bpftool -j prog show >"$T/progs.tmp" 2>/dev/null && mv "$T/progs.tmp" "$T/progs.last"
+      # gpuio's own CPU (utime + stime, its threads, not its children)
+      awk '{ print $14 + $15 }' "/proc/$pid/stat" >"$T/self.tmp" 2>/dev/null && mv "$T/self.tmp" "$T/self.last"
+      sleep 0.2
+    done
+  fi
+  wait $pid
+  local rc=$?
+  t1=$(date +%s%N)
+  echo $(((t1 - t0) / 1000)) >"$T/wall_us"
+  return $rc
+}
 
 # run_setup NAME CMD...: the loader's samples/s, traced per NAME
 run_setup() {
@@ -43,6 +76,8 @@ run_setup() {
   case $name in
     untraced) "$@" ;;
     traced) "$GPUIO" trace -q --no-export --capture "$T/c.gpuio" -- "$@" ;;
+    # an extra traced run, not in the rounds: the sampling costs the loader
+    sampled) sampled "$GPUIO" trace -q --no-export --capture "$T/c.gpuio" -- "$@" ;;
     no-sched) "$GPUIO" trace -q --no-sched --no-export --capture "$T/c.gpuio" -- "$@" ;;
   esac
 }
@@ -57,26 +92,71 @@ table() {
       say "$title: round $r, $s"
       v=$(run_setup "$s" "$@" 2>"$T/err" | $extract)
       [ -n "$v" ] || v=$($extract <"$T/err")
-      vals[$s]="${vals[$s]:-} ${v:-}"
+      vals[$s]="${vals[$s]:-} ${v:-n/a}"
     done
   done
-  local base
-  base=$(median ${vals[untraced]})
+  if [ -n "$STATS" ]; then
+    say "$title: one more traced run, its BPF programs' run time sampled"
+    run_setup sampled "$@" >/dev/null 2>&1
+  fi
   echo "### $title"
   echo
-  echo "| setup | samples/s (median) | runs | slowdown |"
-  echo "|---|---:|---|---:|"
-  for s in $setups; do
-    local m label
-    m=$(median ${vals[$s]})
-    case $s in
-      untraced) label="untraced" ;;
-      traced) label="gpuio trace (all layers)" ;;
-      no-sched) label="gpuio trace --no-sched" ;;
-    esac
-    echo "| $label | $m |${vals[$s]} | $(awk -v b="$base" -v m="$m" 'BEGIN { if (b + 0 > 0 && m + 0 > 0) printf "%+.1f %%", (b - m) * 100 / b; else print "—" }') |"
-  done
+  # per round: the setup's rate and its slowdown against that round's untraced
+  python3 - "$RUNS" "${vals[untraced]}" "${vals[traced]}" "${vals[no-sched]}" <<'PY'
+import math, statistics, sys
+n = int(sys.argv[1])
+cols = [[float(x) if x not in ("", "n/a") else None for x in a.split()] for a in sys.argv[2:5]]
+names = ["untraced", "gpuio trace (all layers)", "gpuio trace --no-sched"]
+
+def ci(xs):
+    """~95% distribution-free interval of the median: order statistics"""
+    xs = sorted(xs)
+    k = max(1, int(math.floor((len(xs) - 1.96 * math.sqrt(len(xs))) / 2)))
+    return (xs[k - 1], xs[len(xs) - k]) if len(xs) >= 6 else (None, None)
+
+print("| setup | samples/s (median) | slowdown, median of the rounds' pairs | ~95% CI of it | rounds | resolves 2%? |")
+print("|---|---:|---:|---|---:|---|")
+base = cols[0]
+for name, col in zip(names, cols):
+    rates = [v for v in col if v]
+    med = statistics.median(rates) if rates else None
+    if col is base:
+        print("| %s | %s | — | — | %d | — |" % (name, "%.1f" % med if med else "n/a", len(rates)))
+        continue
+    sl = [100.0 * (b - v) / b for b, v in zip(base, col) if b and v]
+    if not sl:
+        print("| %s | n/a | n/a | | 0 | |" % name)
+        continue
+    lo, hi = ci(sl)
+    res = "n/a (too few rounds)" if lo is None else ("yes" if hi - lo <= 4.0 else "no: the interval is %.1f points wide" % (hi - lo))
+    print("| %s | %.1f | %+.1f %% | %s | %d | %s |" % (name, med, statistics.median(sl),
+          "[%+.1f, %+.1f] %%" % (lo, hi) if lo is not None else "n/a", len(sl), res))
+PY
   echo
+  # where the time goes: the kernel's run time of gpuio's programs in the last
+  # run (after the rounds), against that run's wall time (one CPU = 100%)
+  if [ -n "$STATS" ] && [ -s "$T/progs.last" ]; then
+    python3 - "$T/progs.last" "$(cat "$T/wall_us")" "$(cat "$T/self.last" 2>/dev/null)" "$(getconf CLK_TCK)" <<'PY'
+import json, sys
+progs = [p for p in json.load(open(sys.argv[1])) if p.get("run_cnt")]
+wall_ns = int(sys.argv[2]) * 1000
+self_ns = int(sys.argv[3]) * 1e9 / int(sys.argv[4]) if sys.argv[3] else None
+ours = [p for p in progs if p.get("name", "").startswith(("sched_", "vfs_", "proc_", "fault_", "blk_", "pc_", "uring_"))]
+tot = sum(p.get("run_time_ns", 0) for p in ours)
+print("bpf_stats of one more traced run (sampled every 0.2 s; the last sample, of %.2f s of wall): "
+      "gpuio's programs ran %.1f ms, %.2f%% of one CPU over the run:" % (wall_ns / 1e9, tot / 1e6, 100.0 * tot / wall_ns))
+if self_ns is not None:
+    print("gpuio's own process (draining the ring buffer, writing the capture) used %.1f ms of CPU, %.2f%% of "
+          "one CPU (utime + stime, its last sample)." % (self_ns / 1e6, 100.0 * self_ns / wall_ns))
+print()
+print("| program | runs | ns per run | ms | share of the run's wall (one CPU) |")
+print("|---|---:|---:|---:|---:|")
+for p in sorted(ours, key=lambda p: -p.get("run_time_ns", 0))[:10]:
+    t = p.get("run_time_ns", 0)
+    print("| %s | %d | %.0f | %.1f | %.2f%% |" % (p["name"], p["run_cnt"], t / p["run_cnt"], t / 1e6, 100.0 * t / wall_ns))
+PY
+    echo
+  fi
 }
 
 demo_rate() { grep -o 'samples_per_s=[0-9.]*' | cut -d= -f2; }
