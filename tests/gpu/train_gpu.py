@@ -114,6 +114,12 @@ def run(a):
     loader = DataLoader(Files(), batch_size=a.batch, shuffle=True, num_workers=a.workers,
                         pin_memory=gpu, worker_init_fn=worker_init_fn if a.workers else None)
     steps = []
+    prof = None
+    if a.profile:
+        from torch.profiler import profile, ProfilerActivity
+        acts = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if gpu else [])
+        prof = profile(activities=acts)
+        prof.__enter__()
     loop0 = time.perf_counter()
     for epoch in range(a.epochs):
         it = iter(loader)
@@ -141,6 +147,9 @@ def run(a):
     loop_s = time.perf_counter() - loop0
     if gpu:
         torch.cuda.synchronize()
+    if prof is not None:
+        prof.__exit__(None, None, None)
+        prof.export_chrome_trace(a.profile)
     warm = steps[5:] if len(steps) > 10 else steps
     workers = sorted(int(n.split("-")[1]) for n in os.listdir(WORKER_DIR))
     out = {
@@ -178,6 +187,8 @@ def main():
     p.add_argument("--cpu-us", type=int, default=0)
     p.add_argument("--device", default="cuda", help="cuda (default), or cpu to try it without a GPU")
     p.add_argument("--out")
+    p.add_argument("--profile", help="also profile the loop with torch.profiler (CPU and CUDA) and "
+                   "write its Chrome trace here (for gpuio merge --pytorch)")
     a = p.parse_args()
     if a.create:
         return create(a)

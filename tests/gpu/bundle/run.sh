@@ -11,7 +11,8 @@
 #   3. a PyTorch training loop (train_gpu.py: DataLoader workers reading
 #      files, pin_memory, NVTX step ranges) untraced, traced with BPF, traced
 #      --no-bpf; `gpuio report` on each capture, against the loop's own
-#      timings
+#      timings; with BPF, once more under torch.profiler, its trace merged
+#      onto the capture's timeline (`gpuio merge --pytorch`)
 #   4. OUTDIR/summary.txt (tests/gpu/bundle/summarize.py) and at most 7 more
 #      files: doctor.json, gpucheck-traces.tar.gz, train-bpf.gpuio.gz,
 #      train-nobpf.gpuio.gz, train-report.txt, train-nobpf-report.txt,
@@ -113,6 +114,20 @@ for m in "${tmodes[@]}"; do
   timeout "$(limit 90)" "$G" report "$L/train-$m.gpuio" > "$L/train-$m.report.txt" 2>> "$L/train-$m.log"
   tail -n 3 "$L/train-$m.log"
 done
+# the PyTorch profiler's own trace of a traced run, merged onto gpuio's
+# timeline (gpuio merge --pytorch: torch 2.x writes an absolute time base)
+if [ "$mode" = full ]; then
+  say "train: traced and profiled (torch.profiler), then merged"
+  timeout "$(limit 120)" "$G" trace --no-export --capture "$L/train-prof.gpuio" -- \
+    "${TRAIN[@]}" --profile "$L/train-prof.torch.json" --out "$L/train-prof.json" > "$L/train-prof.log" 2>&1
+  echo "rc $?" >> "$L/train-prof.log"
+  timeout "$(limit 90)" "$G" merge "$L/train-prof.gpuio" --pytorch "$L/train-prof.torch.json" \
+    -o "$L/train-prof.merged.pftrace" > "$L/merge-prof.log" 2>&1
+  echo "rc $?" >> "$L/merge-prof.log"
+  tail -n 4 "$L/merge-prof.log"
+  gzip -c "$L/train-prof.torch.json" > "$O/train-prof.torch.json.gz" 2>/dev/null
+  [ -f "$L/train-prof.gpuio" ] && gzip -c "$L/train-prof.gpuio" > "$O/train-prof.gpuio.gz"
+fi
 rm -rf "$DATA"
 
 # ---- 4. the summary and what comes back ----

@@ -14,6 +14,8 @@ LOGDIR holds:
   train-{bpf,nobpf}.json           the same, traced; .log: gpuio's stderr, "rc N"
   train-{bpf,nobpf}.report.json    gpuio report --json on the capture
   train-{bpf,nobpf}.info.json      gpuio info --json on the capture
+  merge-prof.log                   gpuio merge --pytorch of a traced run that also ran
+                                   torch.profiler (full mode): its alignment line
 DOCTOR_JSON defaults to LOGDIR/../doctor.json.
 
 Checks (each PASS or FAIL with its numbers):
@@ -217,6 +219,8 @@ def main(argv):
         s.check("train untraced", False, "no result (train-plain.log)")
     for m in modes:
         train(s, logdir, m, plain)
+    if mode == "full":
+        merge_prof(s, logdir)
     failed = [n for n, ok in s.checks if not ok]
     s.say()
     s.say("RESULT: %s (%d of %d checks failed%s)" % (
@@ -224,6 +228,18 @@ def main(argv):
         ": " + ", ".join(failed) if failed else ""))
     print("\n".join(s.lines))
     return 1 if failed else 0
+
+
+def merge_prof(s, logdir):
+    """gpuio merge --pytorch of the profiled run: aligned, written"""
+    log = read(os.path.join(logdir, "merge-prof.log"))
+    if log is None:
+        s.say("merge pytorch: not run (logs of a bundle before it)")
+        return
+    aligned = [l for l in log.splitlines() if "--pytorch" in l and "offset" in l]
+    wrote = [l for l in log.splitlines() if "PyTorch profiler trace" in l and "wrote" in l]
+    s.check("merge pytorch", rc_of(log) == 0 and bool(aligned) and bool(wrote),
+            "rc %s; %s" % (rc_of(log), (aligned or ["no alignment line"])[0].split("gpuio: ")[-1]))
 
 
 if __name__ == "__main__":
