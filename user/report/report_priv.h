@@ -45,7 +45,10 @@ void rpt_spans_norm(struct rpt_spans *v);                         /* sort, merge
 uint64_t rpt_spans_overlap(const struct rpt_spans *v, uint64_t s, uint64_t e); /* normalised v */
 int rpt_spans_minus(const struct rpt_spans *v, uint64_t s, uint64_t e, struct rpt_spans *out);
 
-/* report_steps.c: NVTX ranges (pass 1), the steps they mark (rpt_wait_build) */
+/* report_steps.c: NVTX ranges (pass 1), the steps they mark (rpt_wait_build),
+ * else the steps of the loop's waits for data; each step's time by kind */
+int rpt_wait_steps(struct rpt_wait *w, const struct rpt_spans *win);
+void rpt_steps_time(struct rpt_wait *w, const struct rpt_spans tw[RPT_TW_N]);
 int rpt_nvtx_add(struct rpt_model *m, const struct gpuio_nvtx_range *r);
 int rpt_nvtx_steps(struct rpt_model *m, struct rpt_wait *w, const struct rpt_spans *data);
 void rpt_nvtx_free(struct rpt_model *m);
@@ -103,6 +106,7 @@ void rpt_loops_free(struct rpt_loopset *ls);
 
 /* report_wait.c: after pass 1 (a pass of its own over the VFS calls) */
 int rpt_wait_build(struct rpt_model *m);
+/* report_loop_view.c */
 void rpt_wait_name(struct rpt_model *m);        /* after rpt_name_files */
 void rpt_wait_free(struct rpt_model *m);
 

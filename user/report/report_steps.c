@@ -5,6 +5,8 @@
  * thread's steps (the most frequent name among its outermost ranges that
  * recur). Each such range is a step: its wait for data is the loop's
  * waiting-for-data time inside it (report_wait.c), the rest is the step's.
+ * Without them, steps from the loop's waits for data; each step's time by
+ * kind.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -12,6 +14,7 @@
 #include "report/report_priv.h"
 
 #define NVTX_NAMES_MAX 4096      /* distinct names kept; later ones share the last */
+#define STEP_MERGE_NS  2000000ull /* waits closer than this are one wait */
 
 static uint32_t name_of(struct rpt_model *m, const char *name, size_t len)
 {
@@ -146,4 +149,48 @@ void rpt_nvtx_free(struct rpt_model *m)
 	m->nvtx = NULL;
 	m->nvtx_names = NULL;
 	m->nnvtx = m->cnvtx = m->nnvtx_names = m->cnvtx_names = 0;
+}
+
+/* Steps from the loop's waits for data (no NVTX step range): waits closer
+ * than STEP_MERGE_NS merged (one fetch of a batch), a step from one wait's
+ * start to the next's. */
+int rpt_wait_steps(struct rpt_wait *w, const struct rpt_spans *win)
+{
+	struct rpt_spans ep = { 0 };
+	int rc = 0;
+
+	for (size_t i = 0; i < win->n && !rc; i++) {
+		if (ep.n && win->a[i].s - ep.a[ep.n - 1].e < STEP_MERGE_NS)
+			ep.a[ep.n - 1].e = win->a[i].e;
+		else
+			rc = rpt_spans_add(&ep, win->a[i].s, win->a[i].e);
+	}
+	for (size_t i = 0; i < ep.n && !rc; i++) {
+		struct rpt_step *s;
+		uint64_t end = i + 1 < ep.n ? ep.a[i + 1].s : w->span_e;
+
+		if (array_grow((void **)&w->steps, &w->csteps, w->nsteps + 1, sizeof(*w->steps))) {
+			rc = -ENOMEM;
+			break;
+		}
+		s = &w->steps[w->nsteps++];
+		s->s = ep.a[i].s;
+		s->wait_ns = ep.a[i].e - ep.a[i].s;
+		s->compute_ns = end > ep.a[i].e ? end - ep.a[i].e : 0;
+	}
+	free(ep.a);
+	return rc;
+}
+
+
+/* Each step's time by kind, as the loop's totals are counted (tw: its spans). */
+void rpt_steps_time(struct rpt_wait *w, const struct rpt_spans tw[RPT_TW_N])
+{
+	for (size_t i = 0; i < w->nsteps; i++) {
+		struct rpt_step *st = &w->steps[i];
+		uint64_t e = st->s + st->wait_ns + st->compute_ns;
+
+		for (int k = 0; k < RPT_TW_N; k++)
+			st->ns[k] = rpt_spans_overlap(&tw[k], st->s, e);
+	}
 }
