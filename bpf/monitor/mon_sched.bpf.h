@@ -29,13 +29,18 @@
  * file_io or page_fault, ended by a wake-up from one of the sleeper's data
  * producers, is a wait for data, and so is the runnable time right after
  * it. A producer is a thread of a descendant process (up to 4 generations:
- * DataLoader workers, their feeder threads) or another thread of the same
- * process that has read a regular file (mon_task.reader) or was itself
- * woken by a producer (a pin-memory thread); never a waker that is exiting
- * (a child's exit waking its parent is a join). A thread with at least
- * MON_LOOP_MIN_WAKES such wake-ups is a loop: its time (MON_LW_TOTAL) and
- * its waits by cause (data, or the sleep's kind) are folded into the loop
- * counters from its start. Known misses: a wake-up from an interrupt that
+ * DataLoader workers, their feeder threads) or a thread of the same
+ * process, not its main thread, that has read a regular file
+ * (mon_task.reader: reader threads of a prefetcher); never a waker that is
+ * exiting (a child's exit waking its parent is a join). A thread with at
+ * least MON_LOOP_MIN_WAKES such wake-ups, that ended fewer than half as many
+ * sleeps of others as their producer (not a relay), is a loop: its time
+ * (MON_LW_TOTAL) and its waits by cause (data, or the sleep's kind) are
+ * folded into the loop counters from its start. Not followed: a relay
+ * thread between the workers and the loop (PyTorch's pin-memory thread) is
+ * the loop then (its waits for the workers stand for the loop's), and a
+ * main thread that reads files does not feed the process's other threads
+ * (multiprocessing feeder threads are woken by it). Known misses: a wake-up from an interrupt that
  * lands on a producer (a timer ending a timed sleep) is taken for the
  * producer's (the per-CPU preempt count is not readable here).
  *
@@ -62,9 +67,9 @@ struct mon_sched {
 	__u8 st;                 /* MS_* */
 	__u8 kind;               /* MON_TS_FILE..MON_TS_OTHER while asleep */
 	__u8 data;               /* runnable after a producer's wake-up */
-	__u8 fed;                /* has been woken by a producer (is one for its process) */
+	__u8 pad1;
 	__u32 data_wakes;        /* sleeps ended by a producer (loop at MON_LOOP_MIN_WAKES) */
-	__u32 pad;
+	__u32 given;             /* sleeps of others it ended as their producer (a relay) */
 	__u64 ts;                /* when st began */
 	__u64 start_ns;          /* group leader's start_time */
 	__u64 s[MON_SCHED_N];    /* accumulated (this thread) */
@@ -81,9 +86,9 @@ struct {
 /* raw_tp may not use a map holding a bpf_spin_lock: the same layout with a pad */
 struct mon_sched_raw {
 	__u32 lock_pad;
-	__u8 st, kind, data, fed;
+	__u8 st, kind, data, pad1;
 	__u32 data_wakes;
-	__u32 pad;
+	__u32 given;
 	__u64 ts;
 	__u64 start_ns;
 	__u64 s[MON_SCHED_N];
@@ -179,7 +184,7 @@ static __always_inline void sched_fold(struct mon_sched *ms, struct task_struct 
 	__u32 k = 0, n = MON_TS_N;
 	void *zero;
 
-	if (ms->data_wakes >= MON_LOOP_MIN_WAKES)
+	if (ms->data_wakes >= MON_LOOP_MIN_WAKES && ms->given * 2 < ms->data_wakes)
 		n = MON_SCHED_N;
 	if (ms->s[MON_TS_CPU] == ms->r[MON_TS_CPU] && ms->s[MON_TS_RUNNABLE] == ms->r[MON_TS_RUNNABLE] &&
 	    ms->s[MON_TS_N + MON_LW_TOTAL] == ms->r[MON_TS_N + MON_LW_TOTAL])
@@ -233,11 +238,12 @@ static __always_inline __u32 sleep_kind(__u32 state, const bool fast)
 #if defined(__TARGET_ARCH_x86)
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
-	long nr = BPF_CORE_READ(regs, orig_ax);
+	long nr = fast ? regs->orig_ax : BPF_CORE_READ(regs, orig_ax);
+	long ax = fast ? regs->ax : BPF_CORE_READ(regs, ax);
 	struct mon_fid id;
 	struct mon_task *t;
 
-	if ((long)BPF_CORE_READ(regs, ax) != -38 /* -ENOSYS */ || nr < 0)
+	if (ax != -38 /* -ENOSYS */ || nr < 0)
 		/* not in a syscall: a page fault (signal stops and the freezer aside) */
 		return (state & (TASK_INTERRUPTIBLE_ | TASK_UNINTERRUPTIBLE_)) ? MON_TS_FAULT : MON_TS_OTHER;
 	switch (nr) {
@@ -246,7 +252,7 @@ static __always_inline __u32 sleep_kind(__u32 state, const bool fast)
 		t = bpf_task_storage_get(fast ? (void *)&mon_task : (void *)&mon_task_raw, task, NULL, 0);
 		if (t && t->pending)
 			return MON_TS_FILE;
-		fd_ident((int)BPF_CORE_READ(regs, di), &id, fast);
+		fd_ident((int)(fast ? regs->di : BPF_CORE_READ(regs, di)), &id, fast);
 		if (id.ok)
 			return MON_TS_FILE;
 		return id.mode == 0140000 /* S_IFSOCK */ ? MON_TS_NET : MON_TS_OTHER;
@@ -320,8 +326,9 @@ static __always_inline int on_sched_switch(bool preempt, struct task_struct *pre
 	return 0;
 }
 
-/* Is the running task (the waker) one of p's data producers? */
-static __always_inline bool waker_feeds(struct task_struct *p, const bool fast)
+/* Is the running task (the waker) one of p's data producers? 0: no, 1: a
+ * thread of p's process, 2: a thread of a descendant process. */
+static __always_inline int waker_feeds(struct task_struct *p, const bool fast)
 {
 	struct task_struct *cur = bpf_get_current_task_btf();
 	__u32 ptgid = fast ? p->tgid : BPF_CORE_READ(p, tgid);
@@ -330,48 +337,54 @@ static __always_inline bool waker_feeds(struct task_struct *p, const bool fast)
 
 	if (!cpid || cpid == (fast ? p->pid : BPF_CORE_READ(p, pid)) ||
 	    (cur->flags & (PF_EXITING_ | PF_KTHREAD_)))
-		return false;
-	if (ctgid == ptgid) {            /* a thread of its own process */
-		struct mon_task *t = bpf_task_storage_get(fast ? (void *)&mon_task : (void *)&mon_task_raw,
-							   cur, NULL, 0);
-		struct mon_sched *ws;
+		return 0;
+	if (ctgid == ptgid) {            /* a reader thread of its own process */
+		struct mon_task *t;
 
-		if (t && t->reader)
-			return true;
-		ws = sched_of(cur, false, fast);
-		return ws && ws->fed;
+		if (cpid == ctgid)       /* the main thread: a loop, not a reader thread */
+			return 0;
+		t = bpf_task_storage_get(fast ? (void *)&mon_task : (void *)&mon_task_raw, cur, NULL, 0);
+		return t && t->reader;
 	}
 	a = cur;
-	for (int i = 0; i < 4; i++) {    /* a descendant process */
-		a = BPF_CORE_READ(a, real_parent);
+	for (int i = 0; i < 4; i++) {    /* a descendant process (tp_btf: plain loads) */
+		__u32 t;
+
+		a = fast ? a->real_parent : BPF_CORE_READ(a, real_parent);
 		if (!a)
-			return false;
-		__u32 t = BPF_CORE_READ(a, tgid);
+			return 0;
+		t = fast ? a->tgid : BPF_CORE_READ(a, tgid);
 		if (t == ptgid)
-			return true;
+			return 2;
 		if (t <= 1)
-			return false;
+			return 0;
 	}
-	return false;
+	return 0;
 }
 
 static __always_inline int on_sched_waking(struct task_struct *p, const bool fast)
 {
-	struct mon_sched *ms = sched_of(p, false, fast);
+	struct mon_sched *ms, *ws;
 	__u64 now, d;
 	__u32 kind;
+	int by;
 
+	if ((fast ? p->flags : BPF_CORE_READ(p, flags)) & PF_KTHREAD_)
+		return 0;
+	ms = sched_of(p, false, fast);
 	if (!ms || ms->st != MS_SLEEP)
 		return 0;
 	now = bpf_ktime_get_ns();
 	d = now - ms->ts;
 	kind = ms->kind;
 	ms->data = 0;
-	if (kind != MON_TS_FILE && kind != MON_TS_FAULT && waker_feeds(p, fast)) {
+	if (kind != MON_TS_FILE && kind != MON_TS_FAULT && (by = waker_feeds(p, fast))) {
 		sched_add(ms, kind, MON_LW_DATA, d);
 		ms->data = 1;
-		ms->fed = 1;
 		ms->data_wakes++;
+		ws = sched_of(bpf_get_current_task_btf(), false, fast);
+		if (ws)
+			ws->given++;
 	} else {
 		sched_add(ms, kind, (int)kind - 1, d);
 	}
