@@ -128,6 +128,7 @@ bench:
 	@tests/bench/collector.sh | tee $(BUILD)/bench/collector.md
 	@tests/bench/loader.sh | tee $(BUILD)/bench/loader.md
 	@tests/bench/monitor_run.sh
+	@tests/bench/monitor_sched.sh | tee $(BUILD)/bench/monitor_sched.md
 	@tests/bench/sched.sh | tee $(BUILD)/bench/sched.md
 	@tests/bench/sockets.sh | tee $(BUILD)/bench/sockets.md
 	@tests/bench/bystander.sh | tee $(BUILD)/bench/bystander.md

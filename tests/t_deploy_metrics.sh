@@ -11,7 +11,8 @@
 #  (c) a live monitor (--window 0, stand-in NVML with one GPU process,
 #      --cuda-uprobes with a stand-in libcuda) while dd writes and reads
 #      (buffered, cache-dropped, O_DIRECT) an ext4 loop image from a Slurm
-#      step's and a Kubernetes container's cgroup: every family referenced is
+#      step's and a Kubernetes container's cgroup, each then a shell loop
+#      waiting on its children's output (the loop series): every family referenced is
 #      on /metrics (I/O families with samples), and every label selected or
 #      grouped by is on a series of a family that expression reads. The
 #      recorder's families (--window > 0, the default) come from a second,
@@ -66,11 +67,14 @@ LD_LIBRARY_PATH="$FAKE_NVML" FAKE_NVML_FILE="$TMP/nvml.txt" \
 
 # each job: buffered write + fsync (VFS writes, dirtied pages, block writes),
 # drop the file from the page cache (iflag=nocache count=0), a buffered read
-# (page-cache misses), an O_DIRECT read (block reads)
+# (page-cache misses), an O_DIRECT read (block reads); then a loop for the
+# thread-time series: the shell reads each $(...) child's output, 8 sleeps
+# ended by a descendant's write (a loop waiting for data)
 IO='dd if=/dev/zero of="$1" bs=64k count=64 conv=fsync status=none &&
     dd if="$1" iflag=nocache count=0 status=none &&
     dd if="$1" of=/dev/null bs=64k status=none &&
-    dd if="$1" of=/dev/null bs=64k iflag=direct status=none'
+    dd if="$1" of=/dev/null bs=64k iflag=direct status=none &&
+    for i in 1 2 3 4 5 6 7 8; do x=$(sleep 0.05; echo "$i"); done'
 for j in slurm:"$SLURM" kube:"$KUBE"; do
   start_in_cgroup "$CGV2/${j#*:}" sh -c "$IO" sh "$TMP/mnt/${j%%:*}"
   wait "$CGPID" || fail "dd in ${j#*:}"

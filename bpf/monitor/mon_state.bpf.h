@@ -94,6 +94,7 @@ struct mon_task {
 	__u8 dir;
 	__u8 direct;
 	__u8 init;
+	__u8 reader;             /* has read a regular file (a data producer) */
 	__u64 acc_cgid;          /* the key s accumulates for */
 	__u32 acc_dev;
 	__u8 acc_on;
@@ -122,8 +123,9 @@ struct mon_task_raw {
 	__u8 dir;
 	__u8 direct;
 	__u8 init;
+	__u8 reader;
 };
-_Static_assert(__builtin_offsetof(struct mon_task_raw, init) == __builtin_offsetof(struct mon_task, init),
+_Static_assert(__builtin_offsetof(struct mon_task_raw, reader) == __builtin_offsetof(struct mon_task, reader),
 	       "mon_task_raw is the head of mon_task");
 
 struct {

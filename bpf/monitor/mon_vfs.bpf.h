@@ -31,7 +31,7 @@ static __always_inline int nr_dir(long nr)
 	return -1;
 }
 
-struct mon_fid { __u64 ino; __u32 dev; __u32 flags; bool ok; };
+struct mon_fid { __u64 ino; __u32 dev; __u32 flags; __u32 mode; bool ok; };
 
 /* The file behind fd: wanted only if a regular file or a block device. */
 static __always_inline void fd_ident(int fd, struct mon_fid *out, const bool fast)
@@ -44,6 +44,7 @@ static __always_inline void fd_ident(int fd, struct mon_fid *out, const bool fas
 	umode_t mode;
 
 	out->ok = false;
+	out->mode = 0;
 	if (fd < 0)
 		return;
 	if (fast) {
@@ -87,6 +88,7 @@ static __always_inline void fd_ident(int fd, struct mon_fid *out, const bool fas
 		out->flags = BPF_CORE_READ(fp, f_flags);
 	}
 	mode &= S_IFMT_;
+	out->mode = mode;
 	out->ok = mode == S_IFREG_ || mode == S_IFBLK_;
 }
 
@@ -217,6 +219,8 @@ static __always_inline void sys_exit(long ret, const bool fast)
 	lat = bpf_ktime_get_ns() - t->ts;
 	bytes = ret;
 	dir = t->dir & 1;
+	if (dir == MON_READ && bytes)
+		t->reader = 1;      /* a data producer, for the thread-time waits (mon_sched.bpf.h) */
 	slot = hist_slot(lat);
 	cgid = mon_cgroup_id();
 

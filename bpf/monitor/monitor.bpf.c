@@ -16,6 +16,9 @@
  *                        pages a buffered read added (its cache misses)
  *   writeback_dirty_folio
  *                        pages dirtied per cgroup
+ *   sched_switch/sched_waking
+ *                        thread time by state per process, and the waits
+ *                        of the threads recognised as loops (mon_sched.bpf.h)
  *   sched_process_exit/exec
  *                        a process is gone (userspace folds and deletes its
  *                        entry) / renamed (its comm in the entry)
@@ -43,6 +46,7 @@
 #include "monitor/mon_vfs.bpf.h"
 #include "monitor/mon_cache.bpf.h"
 #include "monitor/mon_block.bpf.h"
+#include "monitor/mon_sched.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual MIT/GPL";
 
@@ -59,6 +63,8 @@ static __always_inline int on_exit(struct task_struct *task, const bool fast)
 		if (t)
 			acc_fold(t, task, BPF_CORE_READ(task, tgid));
 	}
+	if (sched_on)
+		sched_exit(task, fast);
 
 	/* signal->live reaches 0 when the last thread of the group exits */
 	if (BPF_CORE_READ(task, signal, live.counter) != 0 ||
@@ -84,6 +90,16 @@ static __always_inline int on_exec(struct task_struct *task)
 	pv = proc_get(&pk, false);
 	if (pv)
 		proc_fill_comm(pv, task);
+	if (sched_on) {
+		struct mon_sched_val *sv = bpf_map_lookup_elem(&mon_sched_proc, &pk);
+
+		if (sv) {
+			struct task_struct *leader = BPF_CORE_READ(task, group_leader);
+
+			BPF_CORE_READ_STR_INTO(&sv->comm, leader, comm);
+			sv->comm_ts = bpf_ktime_get_ns();
+		}
+	}
 	return 0;
 }
 
@@ -113,5 +129,11 @@ int mon_iter_task(struct bpf_iter__task *ctx)
 	t = bpf_task_storage_get(&mon_task, task, NULL, 0);
 	if (t)
 		acc_fold(t, task, task->tgid);
+	if (sched_on) {
+		struct mon_sched *ms = bpf_task_storage_get(&mon_sched, task, NULL, 0);
+
+		if (ms)
+			sched_fold(ms, task, true);
+	}
 	return 0;
 }

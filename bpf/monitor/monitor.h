@@ -90,6 +90,8 @@ enum mon_stat {
 	MON_STAT_EXIT_NEW,
 	MON_STAT_CUDA_NEW,       /* CUDA process entries created (monitor_cuda.bpf.c) */
 	MON_STAT_CUDA_FAIL,      /* CUDA call not counted: entry could not be created */
+	MON_STAT_SCHED_NEW,      /* thread-time process entries created (mon_sched.bpf.h) */
+	MON_STAT_SCHED_FAIL,     /* thread time not counted: entry could not be created */
 	MON_STAT_MAX
 };
 
@@ -108,6 +110,42 @@ struct mon_cuda_val {
 	__u64 calls[MON_CUDA_NAPI][MON_CUDA_KINDS];
 	__u64 comm_ts;           /* set when comm was filled */
 	char comm[16];           /* process (group leader) name */
+};
+
+/*
+ * Thread time per process incarnation (bpf/monitor/mon_sched.bpf.h), keyed
+ * like mon_proc: nanoseconds by thread state (every thread of the process,
+ * summed) and, for the threads recognised as loops, their time and their
+ * waits by cause. A sleep's state is what the thread was blocked in when it
+ * went to sleep (MON_TS_FILE..MON_TS_OTHER, in this order so that a sleep
+ * kind k is loop-wait cause k - 1).
+ */
+enum mon_ts {
+	MON_TS_CPU = 0,          /* on a CPU */
+	MON_TS_RUNNABLE,         /* woken or preempted, waiting for a CPU */
+	MON_TS_FILE,             /* asleep in its own file syscall */
+	MON_TS_FAULT,            /* asleep in a page fault (outside any syscall) */
+	MON_TS_NET,              /* asleep in a socket syscall (or read/write on a socket) */
+	MON_TS_OTHER,            /* any other sleep: futex, poll, pipe, timers, ... */
+	MON_TS_N
+};
+enum mon_lw {
+	MON_LW_DATA = 0,         /* asleep until a data producer woke it, and runnable right after */
+	MON_LW_FILE,
+	MON_LW_FAULT,
+	MON_LW_NET,
+	MON_LW_OTHER,
+	MON_LW_TOTAL,            /* every ns of the loop thread: the denominator */
+	MON_LW_N
+};
+#define MON_SCHED_N (MON_TS_N + MON_LW_N)
+/* a thread is a loop once this many of its sleeps were ended by a producer */
+#define MON_LOOP_MIN_WAKES 3
+
+struct mon_sched_val {
+	__u64 ns[MON_SCHED_N];   /* MON_TS_*, then MON_TS_N + MON_LW_* */
+	__u64 comm_ts;
+	char comm[16];
 };
 
 #define MON_CUDA_SPAN_BITS 30    /* below/above in the cookie: up to 1 GiB each */

@@ -89,14 +89,16 @@ def rules_vs_metrics(main_txt, rec_txt, rules_f, dash_f, dash_rules_f):
     # labels Prometheus itself puts on scraped series: never on /metrics
     TARGET_LABELS = {"instance", "job", "__name__"}
     # families that must have samples, not only a # TYPE line: the I/O this test did
-    NEED_SAMPLES = re.compile(r"gpuio_(cgroup|process|device)_(vfs|pagecache|block|bytes|ops|service|queue|writeback|dirtied)")
+    NEED_SAMPLES = re.compile(r"gpuio_(cgroup|process|device)_(vfs|pagecache|block|bytes|ops|service|queue|writeback|dirtied)"
+                              r"|gpuio_(process_)?(thread|loop)_")
     # what the brief asks the rules and panels to show: guards the extractor itself
     MUST_REFERENCE = {"gpuio_cgroup_vfs_bytes_total", "gpuio_cgroup_vfs_latency_seconds",
                       "gpuio_cgroup_pagecache_read_bytes_total", "gpuio_cgroup_pagecache_miss_bytes_total",
                       "gpuio_device_bytes_total", "gpuio_device_service_seconds",
                       "gpuio_gpu_process_sm_utilization_ratio", "gpuio_gpu_process_memory_bytes",
                       "gpuio_cgroup_cuda_calls_total", "gpuio_monitor_map_full_total",
-                      "gpuio_monitor_map_evictions_total", "gpuio_recorder_lost_total"}
+                      "gpuio_monitor_map_evictions_total", "gpuio_recorder_lost_total",
+                      "gpuio_thread_seconds_total", "gpuio_loop_wait_seconds_total", "gpuio_loop_seconds_total"}
     bad = []
 
     def load(txt):

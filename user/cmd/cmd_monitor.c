@@ -122,6 +122,10 @@ static const struct opt monitor_opts[] = {
 		 "every job would pay a uprobe trap (~1-3 us on bare metal)", on_cuda_uprobes),
 	OPT_CALL(0, "no-cuda-uprobes", NULL, "the default (kept for old command lines)",
 		 on_cuda_uprobes),
+	OPT_BOOL(0, "no-thread-time", &mo.no_thread_time,
+		 "leave out the thread-time series (gpuio_thread_seconds_total,\n"
+		 "gpuio_loop_wait_seconds_total...): no program on sched_switch\n"
+		 "and sched_waking"),
 	OPT_STRING(0, "run-dir", &mo.run_dir, "DIR",
 		   "lock, pid and dump-status files (default /run/gpuio)"),
 	OPT_STRING(0, "log-file", &mo.log_file, "FILE",

@@ -201,6 +201,13 @@ int monitor_agg__new(struct monitor_loader *l, struct monitor_names *names,
 		monitor_agg__free(a);
 		return -ENOMEM;
 	}
+	if (l->fd_sched >= 0 &&
+	    (!(a->sched_keys = calloc(l->max_procs + 1, sizeof(struct mon_proc_key))) ||
+	     htab_init(&a->ssrcs, l->max_procs * 2, sizeof(struct sched_src), sizeof(struct mon_proc_key)) ||
+	     htab_init(&a->scgs, l->max_cgroups, sizeof(struct sched_cg), sizeof(__u64)))) {
+		monitor_agg__free(a);
+		return -ENOMEM;
+	}
 	*out = a;
 	return 0;
 }
@@ -217,6 +224,9 @@ void monitor_agg__free(struct monitor_agg *a)
 		htab_fini(&a->csrcs);
 		htab_fini(&a->ccgs);
 	}
+	htab_fini(&a->ssrcs);
+	htab_fini(&a->scgs);
+	free(a->sched_keys);
 	free(a->cuda_keys);
 	free(a->vbuf);
 	free(a->keys);

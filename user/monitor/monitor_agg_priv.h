@@ -37,7 +37,8 @@ void mon_htab_del(struct mon_htab *t, void *e);
 #define NCV (sizeof(struct mon_cg_val) / sizeof(__u64))
 #define NPV 8    /* the leading counters of struct mon_proc_val */
 #define NCU (MON_CUDA_NAPI * MON_CUDA_KINDS)   /* struct mon_cuda_val's calls */
-#define NGV (NPV + NCU)  /* a process group: I/O counters, then CUDA calls */
+#define NSC MON_SCHED_N  /* struct mon_sched_val's ns: thread states, then loop counters */
+#define NGV (NPV + NCU + NSC)  /* a process group: I/O counters, CUDA calls, thread time */
 
 struct mon_cg_series {
 	struct mon_cg_key key;
@@ -83,6 +84,22 @@ struct cuda_cg {
 	bool labeled;
 };
 
+/* A mon_sched_proc entry (thread time, bpf/monitor/mon_sched.bpf.h). */
+struct sched_src {
+	struct mon_proc_key key;
+	__u64 last[NSC];
+	__u32 gen;
+};
+
+/* Thread time per cgroup (summed from the process entries' deltas). */
+struct sched_cg {
+	__u64 cgid;
+	__u64 tot[NSC];
+	__u64 active_ns;
+	double score;
+	bool labeled;
+};
+
 struct monitor_agg {
 	pthread_mutex_t lock;
 	struct monitor_loader *l;
@@ -103,6 +120,12 @@ struct monitor_agg {
 	__u64 ccg_other[NCU];
 	unsigned ccg_labeled;
 	__u64 cuda_entries, cuda_deleted;
+	/* thread time (l->fd_sched; -1: --no-thread-time) */
+	void *sched_keys;
+	struct mon_htab ssrcs, scgs;
+	__u64 scg_other[NSC];
+	unsigned scg_labeled;
+	__u64 sched_entries, sched_deleted;
 	__u32 gen;
 	unsigned cg_labeled, grp_labeled;   /* labelled series, per table */
 	__u64 cg_entries, proc_entries, dev_entries, exited_entries;

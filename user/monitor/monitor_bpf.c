@@ -20,7 +20,9 @@
 static const char *const progs[] = {
 	"mon_sys_enter", "mon_sys_exit", "mon_bio_queue", "mon_rq_insert", "mon_rq_issue",
 	"mon_rq_complete", "mon_cache_add", "mon_dirty", "mon_exit", "mon_exec",
+	"mon_switch", "mon_waking",      /* last: thread time (--no-thread-time leaves them out) */
 };
+#define NSCHED 2
 #define NPROGS (ARRAY_SIZE(progs))
 
 static void detach(struct monitor_loader *m)
@@ -38,6 +40,7 @@ static void detach(struct monitor_loader *m)
 static int try_variant(struct monitor_loader *m, const struct monitor_loader_opts *o,
 		       const char *suffix, bool void_cast, char *why, size_t whylen)
 {
+	size_t nprogs = o->no_thread_time ? NPROGS - NSCHED : NPROGS;
 	char name[64];
 	int err;
 
@@ -48,13 +51,15 @@ static int try_variant(struct monitor_loader *m, const struct monitor_loader_opt
 	}
 	m->skel->rodata->void_cast = void_cast;
 	m->skel->rodata->mon_cg_ssid = o->cg_ssid;
+	m->skel->rodata->sched_on = !o->no_thread_time;
+	bpf_map__set_max_entries(m->skel->maps.mon_sched_proc, o->max_procs);
 	bpf_map__set_max_entries(m->skel->maps.mon_cg, o->max_cgroups);
 	bpf_map__set_max_entries(m->skel->maps.mon_proc, o->max_procs);
 	bpf_map__set_max_entries(m->skel->maps.mon_exited, o->max_procs);
 	bpf_map__set_max_entries(m->skel->maps.mon_dev, o->max_devs);
 	bpf_map__set_max_entries(m->skel->maps.mon_rqs, o->max_rqs);
 	bpf_map__set_max_entries(m->skel->maps.mon_bios, o->max_rqs);
-	for (size_t i = 0; i < NPROGS; i++) {
+	for (size_t i = 0; i < nprogs; i++) {
 		struct bpf_program *p;
 
 		snprintf(name, sizeof(name), "%s_%s", progs[i], suffix);
@@ -74,7 +79,7 @@ static int try_variant(struct monitor_loader *m, const struct monitor_loader_opt
 		snprintf(why, whylen, "%s programs refused by the kernel: %s", suffix, strerror(-err));
 		return err;
 	}
-	for (size_t i = 0; i < NPROGS; i++) {
+	for (size_t i = 0; i < nprogs; i++) {
 		struct bpf_program *p;
 		struct bpf_link *link;
 
@@ -137,6 +142,7 @@ int monitor_loader__open(const struct monitor_loader_opts *o, struct monitor_loa
 	m->fd_dev = bpf_map__fd(m->skel->maps.mon_dev);
 	m->fd_exited = bpf_map__fd(m->skel->maps.mon_exited);
 	m->fd_stats = bpf_map__fd(m->skel->maps.mon_stats);
+	m->fd_sched = o->no_thread_time ? -1 : bpf_map__fd(m->skel->maps.mon_sched_proc);
 	m->max_cgroups = o->max_cgroups;
 	m->max_procs = o->max_procs;
 	m->max_exited = o->max_procs;

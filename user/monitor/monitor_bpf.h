@@ -5,6 +5,7 @@
  */
 #ifndef GPUIO_MONITOR_BPF_H
 #define GPUIO_MONITOR_BPF_H
+#include <stdbool.h>
 #include <linux/types.h>
 
 struct monitor_bpf;      /* the skeleton (monitor.skel.h) */
@@ -16,6 +17,7 @@ struct monitor_loader_opts {
 	__u32 max_devs;
 	__u32 max_rqs;           /* block requests in flight */
 	int cg_ssid;             /* series by this v1 controller's cgroups; -1: cgroup v2 */
+	bool no_thread_time;     /* leave sched_switch/sched_waking out (no thread-time series) */
 };
 
 struct monitor_loader {
@@ -26,6 +28,7 @@ struct monitor_loader {
 	char mode[16];           /* "tp_btf" or "raw_tp" */
 	char detail[256];        /* why tp_btf was refused, if it was */
 	int fd_cg, fd_proc, fd_dev, fd_exited, fd_stats;
+	int fd_sched;            /* mon_sched_proc (thread time); -1: --no-thread-time */
 	__u32 max_cgroups, max_procs, max_devs, max_rqs, max_exited;
 };
 

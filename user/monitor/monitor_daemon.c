@@ -170,8 +170,9 @@ static void self_metrics(struct mon_buf *b, void *ctx)
 	}
 	mon_buf__printf(b, "# HELP gpuio_monitor_info The monitor's configuration.\n"
 			"# TYPE gpuio_monitor_info gauge\n"
-			"gpuio_monitor_info{version=\"%s\",bpf_mode=\"%s\",recorder=\"%s\",cuda_uprobes=\"%s\"} 1\n",
-			GPUIO_VERSION, d->ml->mode, d->rec ? "on" : "off", monitor_cuda__mode(d->cuda));
+			"gpuio_monitor_info{version=\"%s\",bpf_mode=\"%s\",recorder=\"%s\",cuda_uprobes=\"%s\",thread_time=\"%s\"} 1\n",
+			GPUIO_VERSION, d->ml->mode, d->rec ? "on" : "off", monitor_cuda__mode(d->cuda),
+			d->ml->fd_sched >= 0 ? "on" : "off");
 	mon_buf__printf(b, "# HELP gpuio_monitor_resident_bytes The daemon's resident memory.\n"
 			"# TYPE gpuio_monitor_resident_bytes gauge\ngpuio_monitor_resident_bytes %ld\n",
 			rss * sysconf(_SC_PAGESIZE));
@@ -248,6 +249,7 @@ static int daemon_setup(struct daemon_ctx *d, int argc, char **argv)
 	mo.max_devs = 256;
 	mo.max_rqs = 16384;
 	mo.cg_ssid = -1;
+	mo.no_thread_time = o->no_thread_time;
 	if (o->cgroups && strcmp(o->cgroups, "v2")) {
 		mo.cg_ssid = monitor_names__v1_ssid(o->cgroups);
 		if (mo.cg_ssid < 0) {
@@ -319,8 +321,9 @@ static int daemon_serve(struct daemon_ctx *d)
 	signal(SIGPIPE, SIG_IGN);
 	if (http_metrics__start(o->listen, render, d, &d->http))
 		return -1;
-	pr_info("monitor: serving http://%s/metrics (aggregation: %s%s%s); flight recorder: %s; "
+	pr_info("monitor: serving http://%s/metrics (aggregation: %s%s%s); thread time: %s; flight recorder: %s; "
 		"CUDA call counts: %s", o->listen, d->ml->mode, d->ml->detail[0] ? "; " : "", d->ml->detail,
+		o->no_thread_time ? "off (--no-thread-time)" : "on",
 		d->rec ? "on" : "off (--window 0)", d->cuda ? monitor_cuda__mode(d->cuda) :
 		o->cuda_uprobes ? "off" : "off (--cuda-uprobes counts them)");
 	if (d->rec)

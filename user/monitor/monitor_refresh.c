@@ -323,6 +323,91 @@ static void refresh_cuda(struct monitor_agg *a, __u64 now)
 	}
 }
 
+/* Thread time per process (mon_sched_proc): into the (cgroup, comm) groups
+ * after the I/O counters and CUDA calls, and per cgroup; exited processes
+ * folded and deleted. Ranked by CPU time and waits for data (us), not by
+ * sleep: a node's idle daemons do not take the labelled slots. */
+static void refresh_sched(struct monitor_agg *a, __u64 now)
+{
+	struct mon_proc_key key, next, *prev = NULL, *del = a->sched_keys;
+	struct mon_sched_val v;
+	size_t ndel = 0;
+
+	if (a->l->fd_sched < 0)
+		return;
+	a->sched_entries = 0;
+	while (bpf_map_get_next_key(a->l->fd_sched, prev, &next) == 0) {
+		struct mon_exit_key ek = { .tgid = next.tgid, .start_ns = next.start_ns };
+		struct mon_group_key gk = { 0 };
+		struct sched_src *src;
+		struct sched_cg *c;
+		__u64 d[NSC];
+		double score;
+		bool any = false;
+
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(a->l->fd_sched, &key, &v) != 0)
+			continue;
+		a->sched_entries++;
+		snprintf(gk.comm, sizeof(gk.comm), "%.15s", v.comm);   /* zeros after the NUL */
+		gk.cgid = key.cgid;
+		src = mon_htab_find(&a->ssrcs, &key);
+		if (!src)
+			src = mon_htab_add(&a->ssrcs, &key);
+		for (int i = 0; i < NSC; i++) {
+			__u64 last = src ? src->last[i] : 0;
+
+			d[i] = v.ns[i] >= last ? v.ns[i] - last : v.ns[i];
+			any |= d[i] != 0;
+			if (src)
+				src->last[i] = v.ns[i];
+		}
+		if (src)
+			src->gen = a->gen;
+		else
+			a->untracked++;
+		if (any) {
+			score = (double)(d[MON_TS_CPU] + d[MON_TS_N + MON_LW_DATA]) / 1e3;
+			group_add(a, &gk, d, NPV + NCU, NSC, score, now);
+			c = mon_htab_find(&a->scgs, &key.cgid);
+			if (!c && !(c = mon_htab_add(&a->scgs, &key.cgid)) &&
+			    evict_idle(&a->scgs, offsetof(struct sched_cg, active_ns), offsetof(struct sched_cg, labeled)))
+				c = mon_htab_add(&a->scgs, &key.cgid);
+			if (c && !c->active_ns && !c->labeled && a->scg_labeled < a->o.top_cgroups) {
+				c->labeled = true;
+				a->scg_labeled++;
+			}
+			for (int i = 0; i < NSC; i++) {
+				if (c)
+					c->tot[i] += d[i];
+				if (!c || !c->labeled)
+					a->scg_other[i] += d[i];
+			}
+			if (c) {
+				c->score += score;
+				c->active_ns = now;
+			}
+		}
+		if (mon_htab_find(&a->exited, &ek) && ndel < a->l->max_procs)
+			del[ndel++] = key;
+	}
+	for (size_t i = 0; i < ndel; i++) {
+		struct sched_src *src = mon_htab_find(&a->ssrcs, &del[i]);
+
+		if (bpf_map_delete_elem(a->l->fd_sched, &del[i]) == 0)
+			a->sched_deleted++;
+		if (src)
+			mon_htab_del(&a->ssrcs, src);
+	}
+	for (size_t i = 0; i < a->ssrcs.cap; i++) {
+		struct sched_src *s = mon_htab_ent(&a->ssrcs, i);
+
+		if (a->ssrcs.live[i] && s->gen != a->gen)
+			mon_htab_del(&a->ssrcs, s);
+	}
+}
+
 /* Exited processes are forgotten once every table has folded them. */
 static void drop_exited(struct monitor_agg *a)
 {
@@ -408,7 +493,12 @@ void monitor_refresh_locked(struct monitor_agg *a)
 	read_exited(a);
 	refresh_procs(a, now);
 	refresh_cuda(a, now);
+	refresh_sched(a, now);
 	drop_exited(a);
+	if (a->l->fd_sched >= 0)
+		a->scg_labeled = relabel(&a->scgs, a->o.top_cgroups, offsetof(struct sched_cg, score),
+			offsetof(struct sched_cg, active_ns), offsetof(struct sched_cg, labeled),
+			now, a->o.retire_ns);
 	if (a->fd_cuda >= 0)
 		a->ccg_labeled = relabel(&a->ccgs, a->o.top_cgroups, offsetof(struct cuda_cg, score),
 			offsetof(struct cuda_cg, active_ns), offsetof(struct cuda_cg, labeled),

@@ -264,6 +264,72 @@ static void render_cuda(struct monitor_agg *a, struct mon_buf *b, struct mon_buf
 	}
 }
 
+static const char *const ts_name[MON_TS_N] = {
+	"on_cpu", "runnable", "file_io", "page_fault", "network", "other_sleep",
+};
+static const char *const lw_name[MON_LW_TOTAL] = { "data", "file_io", "page_fault", "network", "other" };
+
+/* The thread-time samples of one series: ns (NSC counters) under labels l. */
+static void sched_samples(struct mon_buf *b, const char *pre, const char *what, const char *labels,
+			  const __u64 *ns)
+{
+	__u64 any = 0;
+
+	if (!strcmp(what, "thread")) {
+		for (int i = 0; i < MON_TS_N; i++)
+			any |= ns[i];
+		for (int i = 0; any && i < MON_TS_N; i++)
+			mon_buf__printf(b, "%sthread_seconds_total{%s,state=\"%s\"} %.9f\n", pre, labels,
+					ts_name[i], ns[i] / NS_PER_SEC_F);
+	} else if (ns[MON_TS_N + MON_LW_TOTAL]) {
+		if (!strcmp(what, "loop"))
+			mon_buf__printf(b, "%sloop_seconds_total{%s} %.9f\n", pre, labels,
+					ns[MON_TS_N + MON_LW_TOTAL] / NS_PER_SEC_F);
+		else
+			for (int i = 0; i < MON_LW_TOTAL; i++)
+				mon_buf__printf(b, "%sloop_wait_seconds_total{%s,cause=\"%s\"} %.9f\n", pre,
+						labels, lw_name[i], ns[MON_TS_N + i] / NS_PER_SEC_F);
+	}
+}
+
+/* Thread time and loop waits, per cgroup (gpuio_thread_seconds_total...)
+ * and per process group (gpuio_process_thread_seconds_total...). */
+static void render_sched(struct monitor_agg *a, struct mon_buf *b, struct mon_buf *l)
+{
+	static const struct { const char *what, *name, *type, *help; } fam[] = {
+		{ "thread", "thread_seconds_total", "counter",
+		  "Time of the threads of a cgroup's processes by state: on_cpu, runnable (waiting for a CPU), or asleep in file_io (file syscalls), page_fault, network (socket calls), other_sleep (futex, poll, pipes, timers...)." },
+		{ "wait", "loop_wait_seconds_total", "counter",
+		  "Sleep of the threads recognised as loops (woken by a data producer at least 3 times) by cause: data (asleep until a producer - a descendant process or a file-reading thread of its own - woke it, and runnable right after), file_io, page_fault, network, other." },
+		{ "loop", "loop_seconds_total", "counter",
+		  "All the time of the threads recognised as loops (the denominator of their waits)." },
+	};
+	char name[96];
+
+	if (a->l->fd_sched < 0)
+		return;
+	for (size_t f = 0; f < ARRAY_SIZE(fam); f++) {
+		snprintf(name, sizeof(name), "gpuio_%s", fam[f].name);
+		family(b, name, fam[f].type, fam[f].help);
+		for (size_t i = 0; i <= a->scgs.cap; i++) {
+			const struct sched_cg *c = i < a->scgs.cap ? mon_htab_ent(&a->scgs, i) : NULL;
+
+			if (c && (!a->scgs.live[i] || !c->labeled))
+				continue;
+			l->len = 0;
+			cgroup_labels(a, !c, c ? c->cgid : 0, l);
+			sched_samples(b, "gpuio_", fam[f].what, l->p, c ? c->tot : a->scg_other);
+		}
+	}
+	for (size_t f = 0; f < ARRAY_SIZE(fam); f++) {
+		snprintf(name, sizeof(name), "gpuio_process_%s", fam[f].name);
+		family(b, name, fam[f].type, "The same by cgroup and process name (top-K; the rest is comm=\"other\").");
+		FOR_GRP(a, l, v, {
+			sched_samples(b, "gpuio_process_", fam[f].what, l->p, v + NPV + NCU);
+		});
+	}
+}
+
 static void render_devs(struct monitor_agg *a, struct mon_buf *b, struct mon_buf *l)
 {
 	struct mon_dev_val *vals;
@@ -373,9 +439,9 @@ static void render_health(struct monitor_agg *a, struct mon_buf *b)
 		{ "cgroup_map", NULL }, { "proc_map", NULL }, { "dev_map", NULL },
 	};
 	struct monitor_agg_health h;
-	struct { const char *map; __u64 entries, cap, created, failed, evicted; } m[5];
-	int nm = a->fd_cuda >= 0 ? 5 : 4;
-	static const int full_maps[] = { 0, 1, 2, 4 }, evict_maps[] = { 0, 1, 4 };
+	struct { const char *map; __u64 entries, cap, created, failed, evicted; } m[6];
+	int nm = 4, nfull = 3, nevict = 2;
+	int full_maps[5] = { 0, 1, 2 }, evict_maps[4] = { 0, 1 };
 
 	(void)fails;
 	health_locked(a, &h);
@@ -387,11 +453,19 @@ static void render_health(struct monitor_agg *a, struct mon_buf *b)
 			       stat_sum(a, MON_STAT_DEV_FAIL), 0 };
 	m[3] = (typeof(m[0])){ "exited", h.exited_entries, a->l->max_exited, stat_sum(a, MON_STAT_EXIT_NEW),
 			       0, 0 };
-	if (nm == 5) {
+	if (a->fd_cuda >= 0) {
 		__u64 cnew = stat_sum(a, MON_STAT_CUDA_NEW), gone = a->cuda_entries + a->cuda_deleted;
 
-		m[4] = (typeof(m[0])){ "cuda_process", a->cuda_entries, a->max_cuda, cnew,
+		m[nm] = (typeof(m[0])){ "cuda_process", a->cuda_entries, a->max_cuda, cnew,
 				       stat_sum(a, MON_STAT_CUDA_FAIL), cnew > gone ? cnew - gone : 0 };
+		full_maps[nfull++] = evict_maps[nevict++] = nm++;
+	}
+	if (a->l->fd_sched >= 0) {
+		__u64 snew = stat_sum(a, MON_STAT_SCHED_NEW), gone = a->sched_entries + a->sched_deleted;
+
+		m[nm] = (typeof(m[0])){ "sched_process", a->sched_entries, a->l->max_procs, snew,
+				       stat_sum(a, MON_STAT_SCHED_FAIL), snew > gone ? snew - gone : 0 };
+		full_maps[nfull++] = evict_maps[nevict++] = nm++;
 	}
 	family(b, "gpuio_monitor_map_entries", "gauge", "Entries in the monitor's BPF maps (at the last refresh).");
 	for (int i = 0; i < nm; i++)
@@ -407,7 +481,7 @@ static void render_health(struct monitor_agg *a, struct mon_buf *b)
 				(unsigned long long)m[i].created);
 	family(b, "gpuio_monitor_map_full_total", "counter",
 	       "Entries that could not be created (map full): their events were not counted.");
-	for (int j = 0; j < (nm == 5 ? 4 : 3); j++)
+	for (int j = 0; j < nfull; j++)
 		mon_buf__printf(b, "gpuio_monitor_map_full_total{map=\"%s\"} %llu\n", m[full_maps[j]].map,
 				(unsigned long long)m[full_maps[j]].failed);
 	mon_buf__printf(b, "gpuio_monitor_map_full_total{map=\"request\"} %llu\n",
@@ -418,7 +492,7 @@ static void render_health(struct monitor_agg *a, struct mon_buf *b)
 			(unsigned long long)stat_sum(a, MON_STAT_TASK_FAIL));
 	family(b, "gpuio_monitor_map_evictions_total", "counter",
 	       "LRU evictions (entries created, neither present nor deleted by the daemon): counts since the previous refresh lost.");
-	for (int j = 0; j < (nm == 5 ? 3 : 2); j++)
+	for (int j = 0; j < nevict; j++)
 		mon_buf__printf(b, "gpuio_monitor_map_evictions_total{map=\"%s\"} %llu\n", m[evict_maps[j]].map,
 				(unsigned long long)m[evict_maps[j]].evicted);
 	family(b, "gpuio_monitor_processes_folded_total", "counter",
@@ -428,6 +502,8 @@ static void render_health(struct monitor_agg *a, struct mon_buf *b)
 	mon_buf__printf(b, "gpuio_monitor_series{kind=\"cgroup\"} %llu\n", (unsigned long long)h.cg_series);
 	mon_buf__printf(b, "gpuio_monitor_series{kind=\"process_group\"} %llu\n", (unsigned long long)h.groups);
 	mon_buf__printf(b, "gpuio_monitor_series{kind=\"process\"} %llu\n", (unsigned long long)h.sources);
+	if (a->l->fd_sched >= 0)
+		mon_buf__printf(b, "gpuio_monitor_series{kind=\"sched_cgroup\"} %llu\n", (unsigned long long)a->scgs.n);
 	mon_buf__printf(b, "gpuio_monitor_series{kind=\"untracked\"} %llu\n", (unsigned long long)a->untracked);
 }
 
@@ -441,6 +517,7 @@ void monitor_agg__render(struct monitor_agg *a, struct mon_buf *b)
 	render_cgroups(a, b, &l);
 	render_procs(a, b, &l);
 	render_cuda(a, b, &l);
+	render_sched(a, b, &l);
 	render_devs(a, b, &l);
 	render_health(a, b);
 	for (int i = 0; i < a->nextra; i++)
