@@ -448,15 +448,16 @@ void stream_emit_info(struct gpuio_stream *s)
 void stream_emit_sched(struct gpuio_stream *s, const struct gpuio_sched_event *r)
 {
 	struct sched_ent e;
+	struct sched_gap g;
 	struct tl_sched o;
 
 	sched_ent__from(r, &e);
-	sched_chain__step(&s->chain, &e);
+	sched_chain__step(&s->chain, &e, &g);
 	if (e.kind != GPUIO_SCHED_SWITCH || (e.flags & GPUIO_SF_PREV_TRACED))
 		need_thread(s, e.pid, e.tid);
 	if (e.kind == GPUIO_SCHED_SWITCH && (e.flags & GPUIO_SF_NEXT_TRACED))
 		need_thread(s, e.opid, e.otid);
-	tl_model__sched(s->m, &e, r->comm, &o);
+	tl_model__sched(s->m, &e, &g, r->comm, &o);
 	pftrace__sched(s->p, &o);
 	s->st.sched++;
 }

@@ -63,8 +63,10 @@ void sched_ent__from(const struct gpuio_sched_event *e, struct sched_ent *s)
 	s->tid = e->hdr.tid;
 	s->opid = e->other_pid;
 	s->otid = e->other_tid;
-	s->state = e->prev_state;
-	s->waker_seq = e->waker_seq;
+	if (e->kind == GPUIO_SCHED_SWITCH)
+		s->state = e->prev_state;
+	else
+		s->waker_seq = e->waker_seq;
 	s->cpu = (uint16_t)e->hdr.cpu;
 	s->target_cpu = (uint16_t)e->target_cpu;
 	s->prio = (int16_t)e->prio;
@@ -81,7 +83,6 @@ int sched_tab__add(struct sched_tab *t, const struct gpuio_sched_event *e)
 		return -ENOMEM;
 	s = &t->ev[t->n];
 	sched_ent__from(e, s);
-	s->ord = (uint32_t)t->n;
 	err = name_of(t, e->kind == GPUIO_SCHED_SWITCH && !(e->flags & GPUIO_SF_NEXT_TRACED) ?
 		      e->other_tid : e->kind == GPUIO_SCHED_SWITCH ? e->hdr.tid : e->other_tid,
 		      e->comm, &s->comm);
@@ -92,13 +93,16 @@ int sched_tab__add(struct sched_tab *t, const struct gpuio_sched_event *e)
 	return 0;
 }
 
+/* sorting an index of the table: by time, then capture order (the index) */
+static const struct sched_ent *sort_ev;
+
 static int by_ts(const void *a, const void *b)
 {
-	const struct sched_ent *x = a, *y = b;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
 
-	if (x->ts != y->ts)
-		return x->ts < y->ts ? -1 : 1;
-	return x->ord < y->ord ? -1 : x->ord > y->ord;  /* stable: capture order */
+	if (sort_ev[x].ts != sort_ev[y].ts)
+		return sort_ev[x].ts < sort_ev[y].ts ? -1 : 1;
+	return x < y ? -1 : x > y;  /* stable: capture order */
 }
 
 /*
@@ -130,7 +134,8 @@ static uint64_t on_cpu(struct sched_chain *c, uint32_t pid, uint32_t tid, uint64
 }
 
 /* next comes on CPU k: if the chain still has it on another CPU, it left that one unseen */
-static void left_unseen(struct sched_chain *c, struct sched_ent *e, uint32_t k)
+static void left_unseen(struct sched_chain *c, const struct sched_ent *e, uint32_t k,
+			struct sched_gap *g)
 {
 	uint64_t was = on_cpu(c, e->opid, e->otid, k + 1), at;
 	uint32_t j = (uint32_t)(was - 1);
@@ -140,25 +145,23 @@ static void left_unseen(struct sched_chain *c, struct sched_ent *e, uint32_t k)
 		return;
 	c->gaps++;
 	at = e->ts - 1 > c->cur_ts[j] ? e->ts - 1 : e->ts;
-	e->left_at = at;
-	e->left_cpu = (uint16_t)j;
+	g->left_at = at;
+	g->left_cpu = (uint16_t)j;
 	c->cur[j] = c->cur_pid[j] = 0;
 	c->cur_ts[j] = at;
 }
 
-void sched_chain__step(struct sched_chain *c, struct sched_ent *e)
+bool sched_chain__step(struct sched_chain *c, const struct sched_ent *e, struct sched_gap *g)
 {
 	uint32_t k = e->cpu % SCHED_CHAIN_CPUS;
 	bool pt = e->flags & GPUIO_SF_PREV_TRACED;
 	uint32_t prev = pt ? e->tid : 0;
 	uint64_t at, plast = 0;
 
-	e->bridge_at = e->left_at = 0;
-	e->bridge_from = e->bridge_from_pid = 0;
-	e->left_cpu = 0;
+	memset(g, 0, sizeof(*g));
 	if (e->kind != GPUIO_SCHED_SWITCH) {
 		last_of(c, e->pid, e->tid, e->ts);
-		return;
+		return false;
 	}
 	if (pt) {
 		plast = last_of(c, e->pid, e->tid, e->ts);
@@ -167,11 +170,11 @@ void sched_chain__step(struct sched_chain *c, struct sched_ent *e)
 	if (c->known[k] && c->cur[k] != prev) {
 		c->gaps++;
 		at = (c->cur_ts[k] > plast ? c->cur_ts[k] : plast) + 1;
-		e->bridge_at = at < e->ts ? at : e->ts;
-		e->bridge_from = c->cur[k];
-		e->bridge_from_pid = c->cur_pid[k];
-		if (e->bridge_from)
-			on_cpu(c, e->bridge_from_pid, e->bridge_from, 0);
+		g->bridge_at = at < e->ts ? at : e->ts;
+		g->bridge_from = c->cur[k];
+		g->bridge_from_pid = c->cur_pid[k];
+		if (g->bridge_from)
+			on_cpu(c, g->bridge_from_pid, g->bridge_from, 0);
 	}
 	c->cur[k] = (e->flags & GPUIO_SF_NEXT_TRACED) ? e->otid : 0;
 	c->cur_pid[k] = (e->flags & GPUIO_SF_NEXT_TRACED) ? e->opid : 0;
@@ -179,8 +182,9 @@ void sched_chain__step(struct sched_chain *c, struct sched_ent *e)
 	c->known[k] = true;
 	if (e->flags & GPUIO_SF_NEXT_TRACED) {
 		last_of(c, e->opid, e->otid, e->ts);
-		left_unseen(c, e, k);
+		left_unseen(c, e, k, g);
 	}
+	return g->bridge_at || g->left_at;
 }
 
 void sched_chain__free(struct sched_chain *c)
@@ -189,31 +193,102 @@ void sched_chain__free(struct sched_chain *c)
 	kmap__free(&c->on);
 }
 
-static void count_gaps(struct sched_tab *t)
+/* The chain's breaks, into the side table (in index order). */
+static int find_gaps(struct sched_tab *t)
 {
 	struct sched_chain *c = calloc(1, sizeof(*c));
+	int rc = 0;
 
 	t->gaps = 0;
+	t->ngap = 0;
 	if (!c)
-		return;
-	for (size_t i = 0; i < t->n; i++)
-		sched_chain__step(c, &t->ev[i]);
+		return -ENOMEM;
+	for (size_t i = 0; i < t->n && !rc; i++) {
+		struct sched_gap g;
+
+		if (!sched_chain__step(c, &t->ev[i], &g))
+			continue;
+		if (array_grow((void **)&t->gap, &t->cgap, t->ngap + 1, sizeof(*t->gap))) {
+			rc = -ENOMEM;
+			break;
+		}
+		t->gap[t->ngap].i = i;
+		t->gap[t->ngap++].g = g;
+	}
 	t->gaps = c->gaps;
 	sched_chain__free(c);
 	free(c);
+	return rc;
 }
 
-void sched_tab__sort(struct sched_tab *t)
+/*
+ * Sort an index (4 bytes an entry, not a copy of the table: qsort's merge
+ * sort would allocate one), then move the entries into its order, cycle by
+ * cycle, in place.
+ */
+static int sort_by_index(struct sched_tab *t)
+{
+	uint32_t *ix;
+
+	if (t->n > UINT32_MAX)
+		return -E2BIG;
+	ix = malloc(t->n * sizeof(*ix));
+	if (!ix)
+		return -ENOMEM;
+	for (size_t i = 0; i < t->n; i++)
+		ix[i] = (uint32_t)i;
+	sort_ev = t->ev;
+	qsort(ix, t->n, sizeof(*ix), by_ts);
+	sort_ev = NULL;
+	/* ev[i] takes ev[ix[i]]; a done slot gets ix[i] = i */
+	for (size_t i = 0; i < t->n; i++) {
+		struct sched_ent tmp;
+		size_t j = i;
+
+		if (ix[i] == i)
+			continue;
+		tmp = t->ev[i];
+		while (ix[j] != i) {
+			size_t k = ix[j];
+
+			t->ev[j] = t->ev[k];
+			ix[j] = (uint32_t)j;
+			j = k;
+		}
+		t->ev[j] = tmp;
+		ix[j] = (uint32_t)j;
+	}
+	free(ix);
+	return 0;
+}
+
+int sched_tab__sort(struct sched_tab *t)
 {
 	/* capture order is nearly time order (one ring buffer): check first */
 	bool in_order = true;
+	int rc;
 
 	for (size_t i = 1; i < t->n && in_order; i++)
 		in_order = t->ev[i - 1].ts <= t->ev[i].ts;
-	if (!in_order)
-		qsort(t->ev, t->n, sizeof(*t->ev), by_ts);
+	if (!in_order && (rc = sort_by_index(t)))
+		return rc;
 	t->sorted = true;
-	count_gaps(t);
+	return find_gaps(t);
+}
+
+const struct sched_gap *sched_tab__gap(const struct sched_tab *t, size_t i)
+{
+	size_t lo = 0, hi = t->ngap;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->gap[mid].i < i)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < t->ngap && t->gap[lo].i == i ? &t->gap[lo].g : NULL;
 }
 
 const char *sched_tab__comm(const struct sched_tab *t, uint32_t comm)
@@ -224,6 +299,7 @@ const char *sched_tab__comm(const struct sched_tab *t, uint32_t comm)
 void sched_tab__free(struct sched_tab *t)
 {
 	free(t->ev);
+	free(t->gap);
 	free(t->names);
 	kmap__free(&t->name_map);
 	memset(t, 0, sizeof(*t));
@@ -346,36 +422,36 @@ static void set_state(struct tcur *c, uint8_t state, uint64_t ts, const struct t
 		c->wake = *woke;
 }
 
-static int on_switch(struct walk *w, const struct sched_ent *e)
+static int on_switch(struct walk *w, const struct sched_ent *e, const struct sched_gap *g)
 {
 	struct tcur *c;
 	int rc;
 
-	if (e->bridge_at) {
+	if (g && g->bridge_at) {
 		/* the switch-in the trace missed (sched_chain): from leaves, prev comes on */
-		if (e->bridge_from) {
-			c = cur_get(w, e->bridge_from_pid, e->bridge_from);
+		if (g->bridge_from) {
+			c = cur_get(w, g->bridge_from_pid, g->bridge_from);
 			if (!c)
 				return -ENOMEM;
 			/* only if it is still on this CPU: a thread seen coming on another
 			 * CPU since left this one unseen, and its state is already newer */
-			if (c->state == TS_RUNNING && c->cpu == e->cpu && c->since < e->bridge_at) {
-				if ((rc = close_iv(w, c, e->bridge_at, NULL)))
+			if (c->state == TS_RUNNING && c->cpu == e->cpu && c->since < g->bridge_at) {
+				if ((rc = close_iv(w, c, g->bridge_at, NULL)))
 					return rc;
-				set_state(c, TS_RUNNABLE, e->bridge_at, NULL);
+				set_state(c, TS_RUNNABLE, g->bridge_at, NULL);
 			}
 		}
 		if (e->flags & GPUIO_SF_PREV_TRACED) {
 			c = cur_get(w, e->pid, e->tid);
 			if (!c)
 				return -ENOMEM;
-			if (c->state != ST_NONE && c->since >= e->bridge_at)
+			if (c->state != ST_NONE && c->since >= g->bridge_at)
 				goto switched;  /* a state never starts before the one it ends */
-			if ((rc = close_iv(w, c, e->bridge_at, NULL)))
+			if ((rc = close_iv(w, c, g->bridge_at, NULL)))
 				return rc;
-			set_state(c, TS_RUNNING, e->bridge_at, NULL);
+			set_state(c, TS_RUNNING, g->bridge_at, NULL);
 			c->cpu = e->cpu;
-			c->run_start = e->bridge_at;
+			c->run_start = g->bridge_at;
 			c->assumed = true;
 		}
 	}
@@ -407,11 +483,11 @@ switched:
 		c = cur_get(w, e->opid, e->otid);
 		if (!c)
 			return -ENOMEM;
-		if (e->left_at && c->state == TS_RUNNING && c->since < e->left_at) {
+		if (g && g->left_at && c->state == TS_RUNNING && c->since < g->left_at) {
 			/* it left its other CPU unseen (sched_chain): runnable until now */
-			if ((rc = close_iv(w, c, e->left_at, NULL)))
+			if ((rc = close_iv(w, c, g->left_at, NULL)))
 				return rc;
-			set_state(c, TS_RUNNABLE, e->left_at, NULL);
+			set_state(c, TS_RUNNABLE, g->left_at, NULL);
 		}
 		if ((rc = close_iv(w, c, e->ts, NULL)))
 			return rc;
@@ -461,12 +537,16 @@ static int on_wake(struct walk *w, const struct sched_ent *e)
 int sched_tab__states(const struct sched_tab *t, uint64_t end_ts, tstate_fn fn, void *ctx)
 {
 	struct walk w = { .fn = fn, .ctx = ctx };
+	size_t gi = 0;
 	int rc = 0;
 
 	for (size_t i = 0; i < t->n && !rc; i++) {
 		const struct sched_ent *e = &t->ev[i];
+		const struct sched_gap *g = NULL;
 
-		rc = e->kind == GPUIO_SCHED_SWITCH ? on_switch(&w, e) : on_wake(&w, e);
+		if (gi < t->ngap && t->gap[gi].i == i)
+			g = &t->gap[gi++].g;
+		rc = e->kind == GPUIO_SCHED_SWITCH ? on_switch(&w, e, g) : on_wake(&w, e);
 	}
 	for (size_t i = 0; i < w.n && !rc; i++)
 		rc = close_iv(&w, &w.th[i], end_ts, NULL);

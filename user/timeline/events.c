@@ -439,8 +439,8 @@ static const char *sched_comm(struct tl_model *m, uint32_t pid, uint32_t tid, co
 	return comm;
 }
 
-void tl_model__sched(struct tl_model *m, const struct sched_ent *e, const char *comm,
-		      struct tl_sched *o)
+void tl_model__sched(struct tl_model *m, const struct sched_ent *e, const struct sched_gap *g,
+		     const char *comm, struct tl_sched *o)
 {
 	bool sw = e->kind == GPUIO_SCHED_SWITCH;
 
@@ -458,13 +458,13 @@ void tl_model__sched(struct tl_model *m, const struct sched_ent *e, const char *
 	o->comm = sched_comm(m, e->pid, e->tid, comm, !sw || o->prev_traced, o->buf[0]);
 	o->ocomm = sched_comm(m, e->opid, e->otid, comm,
 			      sw ? o->next_traced : (e->flags & GPUIO_SF_WAKER_TRACED), o->buf[1]);
-	if (e->bridge_at) {
-		o->bridge_at = tl_ts(m, e->bridge_at);
-		o->bridge_from = e->bridge_from ? tl_pid(m, e->bridge_from) : 0;
-		o->bridge_comm = sched_comm(m, e->bridge_from_pid, e->bridge_from, "", true, o->buf[2]);
+	if (g && g->bridge_at) {
+		o->bridge_at = tl_ts(m, g->bridge_at);
+		o->bridge_from = g->bridge_from ? tl_pid(m, g->bridge_from) : 0;
+		o->bridge_comm = sched_comm(m, g->bridge_from_pid, g->bridge_from, "", true, o->buf[2]);
 	}
-	if (e->left_at) {
-		o->left_at = tl_ts(m, e->left_at);
-		o->left_cpu = e->left_cpu;
+	if (g && g->left_at) {
+		o->left_at = tl_ts(m, g->left_at);
+		o->left_cpu = g->left_cpu;
 	}
 }
