@@ -94,35 +94,46 @@ static bool woken_new(const struct sched_tab *t, uint32_t tid, uint64_t ts)
 	return false;
 }
 
+/* Does thread state i (v sorted) need the sleep before it (its first, a wake-up)? */
+static bool needs_sleep(const struct sched_tab *t, const struct rpt_ivs *v, size_t i,
+			uint64_t start)
+{
+	const struct tstate_iv *iv = &v->a[i];
+	bool first = !i || v->a[i - 1].tid != iv->tid;
+
+	return first && iv->woken && iv->state == TS_RUNNABLE && iv->ts > start &&
+	       !woken_new(t, iv->tid, iv->ts);
+}
+
+/* In place: the sleeps are counted, the array grown once and the states
+ * moved up from the end (no second copy of every state). */
 static int asleep_at_start(const struct sched_tab *t, struct rpt_ivs *v)
 {
 	uint64_t start = t->n ? t->ev[0].ts : 0;
-	struct rpt_ivs out = { 0 };
+	size_t add = 0, j;
 
-	for (size_t i = 0; i < v->n; i++) {
-		const struct tstate_iv *iv = &v->a[i];
-		bool first = !i || v->a[i - 1].tid != iv->tid;
+	for (size_t i = 0; i < v->n; i++)
+		add += needs_sleep(t, v, i, start);
+	if (!add)
+		return 0;
+	if (array_grow((void **)&v->a, &v->cap, v->n + add, sizeof(*v->a)))
+		return -ENOMEM;
+	j = v->n + add;
+	for (size_t i = v->n; i-- > 0;) {
+		struct tstate_iv iv = v->a[i];
+		bool need = needs_sleep(t, v, i, start);
 
-		if (first && iv->woken && iv->state == TS_RUNNABLE && iv->ts > start &&
-		    !woken_new(t, iv->tid, iv->ts)) {
-			struct tstate_iv sl = *iv;
-
-			sl.ts = start;
-			sl.end = iv->ts;
-			sl.state = TS_SLEEPING;
-			sl.raw_state = 0;
-			if (collect(&out, &sl))
-				goto nomem;
+		v->a[--j] = iv;
+		if (need) {
+			iv.end = iv.ts;
+			iv.ts = start;
+			iv.state = TS_SLEEPING;
+			iv.raw_state = 0;
+			v->a[--j] = iv;
 		}
-		if (collect(&out, iv))
-			goto nomem;
 	}
-	free(v->a);
-	*v = out;
+	v->n += add;
 	return 0;
-nomem:
-	free(out.a);
-	return -ENOMEM;
 }
 
 static int by_thread_ts(const void *a, const void *b)
