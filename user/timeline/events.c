@@ -339,7 +339,7 @@ void tl_model__vfs(struct tl_model *x, const struct gpuio_vfs_event *e, struct t
 void tl_model__block(struct tl_model *x, const struct tl_blk *b, size_t disk,
 		      const char *dname, struct tl_block *o, struct tl_args *a)
 {
-	uint64_t *fv = b->seq && !x->online ? kmap__get(&x->flow_map, b->tid, b->seq) : NULL;
+	uint64_t *fv = b->seq && !x->online ? tl_flow_get(x, b->tid, b->seq) : NULL;
 	char buf[96];
 
 	tl_args_reset(a);

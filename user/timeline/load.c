@@ -111,7 +111,6 @@ static int on_block(void *ctx, const struct gpuio_block_event *b)
 	struct tl_model *x = ctx;
 	struct tl_disk *d = dev_get(x, b->dev);
 	struct tl_blk *e;
-	uint64_t *v;
 
 	if (!d)
 		return -ENOMEM;
@@ -125,12 +124,12 @@ static int on_block(void *ctx, const struct gpuio_block_event *b)
 	e = &x->blks[x->nblks++];
 	tl_blk_from_record(e, b);
 	e->dev_idx = (uint32_t)(d - x->devs);
-	if (b->vfs_seq) {
-		if (kmap__upsert(&x->flow_map, b->hdr.tid, b->vfs_seq, &v) < 0)
+	if (b->vfs_seq) {       /* counted per key once pass 1 is over (tl_flows_index) */
+		if (array_grow((void **)&x->flows, &x->cflows, x->nflows + 1, sizeof(*x->flows)))
 			return -ENOMEM;
-		*v |= FLOW_REFERENCED;
-		if (FLOW_COUNT(*v) < 0x3fffffffu)
-			*v += FLOW_COUNT_ONE;
+		x->flows[x->nflows].tid = b->hdr.tid;
+		x->flows[x->nflows].seq = b->vfs_seq;
+		x->flows[x->nflows++].v = 0;
 	}
 	return 0;
 }

@@ -34,29 +34,57 @@ static int cmp_thread(const void *pa, const void *pb)
 	return a->tid < b->tid ? -1 : a->tid > b->tid;
 }
 
+static int by_flow_key(const void *a, const void *b)
+{
+	const struct tl_flow *x = a, *y = b;
+
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
 /*
- * flow_map is large (a key per request) and probed for every call: a call no
- * request names is answered from a bitmap of 16 bits per key that stays in
- * cache instead of a cache miss in the map.
+ * The calls block requests name, one entry a key: pass 1 appended one per
+ * request; sorted, the repeats of a key are counted into its first
+ * (FLOW_COUNT, at most 0x3fffffff as ever) and the rest dropped. The table
+ * is probed for every call: a call no request names is answered from a
+ * bitmap of 16 bits per key that stays in cache instead of a binary search.
  */
 static int build_flow_filter(struct tl_model *x)
 {
-	size_t bits = 64;
+	size_t bits = 64, n = 0;
 
-	while (bits < x->flow_map.n * 16)
+	if (x->nflows > 1)
+		qsort(x->flows, x->nflows, sizeof(*x->flows), by_flow_key);
+	for (size_t i = 0; i < x->nflows; i++) {
+		if (n && x->flows[n - 1].tid == x->flows[i].tid &&
+		    x->flows[n - 1].seq == x->flows[i].seq) {
+			if (FLOW_COUNT(x->flows[n - 1].v) < 0x3fffffffu)
+				x->flows[n - 1].v += FLOW_COUNT_ONE;
+			continue;
+		}
+		x->flows[n] = x->flows[i];
+		x->flows[n++].v = FLOW_REFERENCED | FLOW_COUNT_ONE;
+	}
+	x->nflows = n;
+	if (n && n < x->cflows) {
+		struct tl_flow *f = realloc(x->flows, n * sizeof(*f));
+
+		if (f) {
+			x->flows = f;
+			x->cflows = n;
+		}
+	}
+	while (bits < x->nflows * 16)
 		bits *= 2;
 	x->flow_bits = calloc(bits / 64, sizeof(uint64_t));
 	if (!x->flow_bits)
 		return -ENOMEM;
 	x->flow_mask = bits - 1;
-	for (size_t i = 0; i < x->flow_map.cap; i++) {
-		const struct kslot *s = &x->flow_map.slots[i];
+	for (size_t i = 0; i < x->nflows; i++) {
+		uint64_t h = kmap__hash(x->flows[i].tid, x->flows[i].seq) >> 20 & x->flow_mask;
 
-		if (s->used) {
-			uint64_t h = kmap__hash(s->a, s->b) >> 20 & x->flow_mask;
-
-			x->flow_bits[h / 64] |= 1ull << (h % 64);
-		}
+		x->flow_bits[h / 64] |= 1ull << (h % 64);
 	}
 	return 0;
 }
@@ -64,10 +92,21 @@ static int build_flow_filter(struct tl_model *x)
 uint64_t *tl_flow_get(const struct tl_model *x, uint32_t tid, uint32_t seq)
 {
 	uint64_t h = kmap__hash(tid, seq) >> 20 & x->flow_mask;
+	size_t lo = 0, hi = x->nflows;
 
 	if (!(x->flow_bits[h / 64] & (1ull << (h % 64))))
 		return NULL;
-	return kmap__get(&x->flow_map, tid, seq);
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct tl_flow *f = &x->flows[mid];
+
+		if (f->tid < tid || (f->tid == tid && f->seq < seq))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < x->nflows && x->flows[lo].tid == tid && x->flows[lo].seq == seq ?
+	       &x->flows[lo].v : NULL;
 }
 
 static int sort_tasks(struct tl_model *x)
@@ -268,7 +307,9 @@ void tl_model__free(struct tl_model *x)
 	kmap__free(&x->proc_map);
 	kmap__free(&x->thread_map);
 	kmap__free(&x->dev_map);
-	kmap__free(&x->flow_map);
+	free(x->flows);
+	x->flows = NULL;
+	x->nflows = x->cflows = 0;
 	free(x->flow_bits);
 	x->flow_bits = NULL;
 	tl_gpu_free(&x->gpu);

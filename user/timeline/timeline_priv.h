@@ -173,7 +173,14 @@ struct tl_gpu {
 	uint64_t overlap_slices;/* host slices moved to an overlap lane */
 };
 
-/* flow_map values: low bits flags, bits 2..31 requests naming the call (pass
+/* A VFS call that block requests name, 16 bytes (a hash map's slot took 32,
+ * and it kept twice as many slots as keys). */
+struct tl_flow {
+	uint32_t tid, seq;
+	uint64_t v;             /* FLOW_* */
+};
+
+/* flow values: low bits flags, bits 2..31 requests naming the call (pass
  * 1), bits 32..63 requests bound so far (output) */
 #define FLOW_REFERENCED 0x1
 #define FLOW_VFS_SEEN   0x2
@@ -201,9 +208,10 @@ struct tl_model {
 	size_t ndevs, cdevs;
 	uint32_t *disk_order;   /* devs[] indices of disks with requests, by dev */
 	size_t ndisks;
-	struct kmap flow_map;   /* (tid, seq) -> FLOW_* */
+	struct tl_flow *flows;  /* (tid, seq) -> FLOW_*: appended by pass 1, then sorted by */
+	size_t nflows, cflows;  /* key with one entry a key (tl_flow_get) */
 	uint64_t seen_threads[64]; /* (pid << 32 | tid) + 1 of threads noted */
-	uint64_t *flow_bits;    /* a one-hash filter over flow_map's keys: most */
+	uint64_t *flow_bits;    /* a one-hash filter over the flows' keys: most */
 	uint64_t flow_mask;     /* calls are named by no request: skip the map */
 	struct tl_blk *blks;
 	size_t nblks, cblks;
