@@ -3,7 +3,8 @@
  * unit_sched_tab — the switch and wake-up table (model/sched_tab.c): records
  * added out of time order come back sorted by time, ties in capture order
  * (the index sort and its in-place permutation), with every field intact;
- * the chain's breaks land in the side table at the entries they belong to.
+ * the chain's breaks land in the side table at the entries they belong to;
+ * threads are named by number, once each.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -40,7 +41,7 @@ int main(void)
 	const struct sched_gap *g;
 	size_t bad = 0;
 
-	CHECK(sizeof(struct sched_ent) == 40, "sched_ent is %zu bytes", sizeof(struct sched_ent));
+	CHECK(sizeof(struct sched_ent) == 32, "sched_ent is %zu bytes", sizeof(struct sched_ent));
 	/* out of order, many ties: ts = (i * 7919) % 1000; tid = i (capture order) */
 	srand(3);
 	for (unsigned i = 0; i < N; i++) {
@@ -51,20 +52,22 @@ int main(void)
 	for (size_t i = 1; i < t.n; i++) {
 		const struct sched_ent *a = &t.ev[i - 1], *b = &t.ev[i];
 
-		if (a->ts > b->ts || (a->ts == b->ts && a->tid >= b->tid))
+		if (a->ts > b->ts || (a->ts == b->ts && sched_tid(&t, a) >= sched_tid(&t, b)))
 			bad++;
 	}
 	CHECK(bad == 0, "%zu entries out of (time, capture) order", bad);
 	bad = 0;
 	for (size_t i = 0; i < t.n; i++) {
 		const struct sched_ent *a = &t.ev[i];
+		uint32_t tid = sched_tid(&t, a);
 
-		if (a->ts != 1000 + ((a->tid - 1) * 7919ull) % 1000 || a->waker_seq != a->tid + 7 ||
-		    a->cpu != (a->tid - 1) % 8 || a->prio != 120 || a->kind != GPUIO_SCHED_WAKE ||
+		if (a->ts != 1000 + ((tid - 1) * 7919ull) % 1000 || a->waker_seq != tid + 7 ||
+		    sched_pid(&t, a) != tid || a->cpu != (tid - 1) % 8 || a->prio != 120 || a->kind != GPUIO_SCHED_WAKE ||
 		    strcmp(sched_tab__comm(&t, a->comm), "x"))
 			bad++;
 	}
 	CHECK(bad == 0, "%zu entries changed by the sort", bad);
+	CHECK(t.nkeys == N + 1, "%zu thread keys for %d threads and the interrupt", t.nkeys, N);
 	CHECK(t.ngap == 0 && t.gaps == 0, "wake-ups make no break: %zu", t.ngap);
 	sched_tab__free(&t);
 

@@ -55,14 +55,35 @@ static int name_of(struct sched_tab *t, uint32_t tid, const char *comm, uint32_t
 	return 0;
 }
 
-void sched_ent__from(const struct gpuio_sched_event *e, struct sched_ent *s)
+/* The number of (pid, tid) in t, added when new; -ENOMEM. */
+static int64_t key_of(struct sched_tab *t, uint32_t pid, uint32_t tid)
 {
+	uint64_t *v;
+	int rc = kmap__upsert(&t->key_map, pid, tid, &v);
+
+	if (rc < 0)
+		return rc;
+	if (rc) {
+		if (t->nkeys >= UINT32_MAX ||
+		    array_grow((void **)&t->keys, &t->ckeys, t->nkeys + 1, sizeof(*t->keys)))
+			return -ENOMEM;
+		t->keys[t->nkeys].pid = pid;
+		t->keys[t->nkeys].tid = tid;
+		*v = t->nkeys++;
+	}
+	return (int64_t)*v;
+}
+
+int sched_ent__from(struct sched_tab *t, const struct gpuio_sched_event *e, struct sched_ent *s)
+{
+	int64_t th = key_of(t, e->hdr.pid, e->hdr.tid), oth = key_of(t, e->other_pid, e->other_tid);
+
+	if (th < 0 || oth < 0)
+		return -ENOMEM;
 	memset(s, 0, sizeof(*s));
 	s->ts = e->hdr.ts;
-	s->pid = e->hdr.pid;
-	s->tid = e->hdr.tid;
-	s->opid = e->other_pid;
-	s->otid = e->other_tid;
+	s->th = (uint32_t)th;
+	s->oth = (uint32_t)oth;
 	if (e->kind == GPUIO_SCHED_SWITCH)
 		s->state = e->prev_state;
 	else
@@ -72,6 +93,7 @@ void sched_ent__from(const struct gpuio_sched_event *e, struct sched_ent *s)
 	s->prio = (int16_t)e->prio;
 	s->kind = (uint8_t)e->kind;
 	s->flags = (uint8_t)e->flags;
+	return 0;
 }
 
 int sched_tab__add(struct sched_tab *t, const struct gpuio_sched_event *e)
@@ -82,7 +104,8 @@ int sched_tab__add(struct sched_tab *t, const struct gpuio_sched_event *e)
 	if (array_grow((void **)&t->ev, &t->cap, t->n + 1, sizeof(*t->ev)))
 		return -ENOMEM;
 	s = &t->ev[t->n];
-	sched_ent__from(e, s);
+	if ((err = sched_ent__from(t, e, s)))
+		return err;
 	err = name_of(t, e->kind == GPUIO_SCHED_SWITCH && !(e->flags & GPUIO_SF_NEXT_TRACED) ?
 		      e->other_tid : e->kind == GPUIO_SCHED_SWITCH ? e->hdr.tid : e->other_tid,
 		      e->comm, &s->comm);
@@ -134,14 +157,14 @@ static uint64_t on_cpu(struct sched_chain *c, uint32_t pid, uint32_t tid, uint64
 }
 
 /* next comes on CPU k: if the chain still has it on another CPU, it left that one unseen */
-static void left_unseen(struct sched_chain *c, const struct sched_ent *e, uint32_t k,
-			struct sched_gap *g)
+static void left_unseen(struct sched_chain *c, const struct sched_ent *e, uint32_t opid,
+			uint32_t otid, uint32_t k, struct sched_gap *g)
 {
-	uint64_t was = on_cpu(c, e->opid, e->otid, k + 1), at;
+	uint64_t was = on_cpu(c, opid, otid, k + 1), at;
 	uint32_t j = (uint32_t)(was - 1);
 
-	if (!was || j == k || j >= SCHED_CHAIN_CPUS || !c->known[j] || c->cur[j] != e->otid ||
-	    c->cur_pid[j] != e->opid)
+	if (!was || j == k || j >= SCHED_CHAIN_CPUS || !c->known[j] || c->cur[j] != otid ||
+	    c->cur_pid[j] != opid)
 		return;
 	c->gaps++;
 	at = e->ts - 1 > c->cur_ts[j] ? e->ts - 1 : e->ts;
@@ -151,21 +174,24 @@ static void left_unseen(struct sched_chain *c, const struct sched_ent *e, uint32
 	c->cur_ts[j] = at;
 }
 
-bool sched_chain__step(struct sched_chain *c, const struct sched_ent *e, struct sched_gap *g)
+bool sched_chain__step(struct sched_chain *c, const struct sched_tab *t, const struct sched_ent *e,
+		       struct sched_gap *g)
 {
 	uint32_t k = e->cpu % SCHED_CHAIN_CPUS;
 	bool pt = e->flags & GPUIO_SF_PREV_TRACED;
-	uint32_t prev = pt ? e->tid : 0;
+	uint32_t pid = sched_pid(t, e), tid = sched_tid(t, e);
+	uint32_t opid = sched_opid(t, e), otid = sched_otid(t, e);
+	uint32_t prev = pt ? tid : 0;
 	uint64_t at, plast = 0;
 
 	memset(g, 0, sizeof(*g));
 	if (e->kind != GPUIO_SCHED_SWITCH) {
-		last_of(c, e->pid, e->tid, e->ts);
+		last_of(c, pid, tid, e->ts);
 		return false;
 	}
 	if (pt) {
-		plast = last_of(c, e->pid, e->tid, e->ts);
-		on_cpu(c, e->pid, e->tid, 0);
+		plast = last_of(c, pid, tid, e->ts);
+		on_cpu(c, pid, tid, 0);
 	}
 	if (c->known[k] && c->cur[k] != prev) {
 		c->gaps++;
@@ -176,13 +202,13 @@ bool sched_chain__step(struct sched_chain *c, const struct sched_ent *e, struct 
 		if (g->bridge_from)
 			on_cpu(c, g->bridge_from_pid, g->bridge_from, 0);
 	}
-	c->cur[k] = (e->flags & GPUIO_SF_NEXT_TRACED) ? e->otid : 0;
-	c->cur_pid[k] = (e->flags & GPUIO_SF_NEXT_TRACED) ? e->opid : 0;
+	c->cur[k] = (e->flags & GPUIO_SF_NEXT_TRACED) ? otid : 0;
+	c->cur_pid[k] = (e->flags & GPUIO_SF_NEXT_TRACED) ? opid : 0;
 	c->cur_ts[k] = e->ts;
 	c->known[k] = true;
 	if (e->flags & GPUIO_SF_NEXT_TRACED) {
-		last_of(c, e->opid, e->otid, e->ts);
-		left_unseen(c, e, k, g);
+		last_of(c, opid, otid, e->ts);
+		left_unseen(c, e, opid, otid, k, g);
 	}
 	return g->bridge_at || g->left_at;
 }
@@ -206,7 +232,7 @@ static int find_gaps(struct sched_tab *t)
 	for (size_t i = 0; i < t->n && !rc; i++) {
 		struct sched_gap g;
 
-		if (!sched_chain__step(c, &t->ev[i], &g))
+		if (!sched_chain__step(c, t, &t->ev[i], &g))
 			continue;
 		if (array_grow((void **)&t->gap, &t->cgap, t->ngap + 1, sizeof(*t->gap))) {
 			rc = -ENOMEM;
@@ -300,6 +326,8 @@ void sched_tab__free(struct sched_tab *t)
 {
 	free(t->ev);
 	free(t->gap);
+	free(t->keys);
+	kmap__free(&t->key_map);
 	free(t->names);
 	kmap__free(&t->name_map);
 	memset(t, 0, sizeof(*t));
@@ -354,6 +382,7 @@ struct tcur {
 };
 
 struct walk {
+	const struct sched_tab *t;
 	struct kmap map;
 	struct tcur *th;
 	size_t n, cap;
@@ -442,7 +471,7 @@ static int on_switch(struct walk *w, const struct sched_ent *e, const struct sch
 			}
 		}
 		if (e->flags & GPUIO_SF_PREV_TRACED) {
-			c = cur_get(w, e->pid, e->tid);
+			c = cur_get(w, sched_pid(w->t, e), sched_tid(w->t, e));
 			if (!c)
 				return -ENOMEM;
 			if (c->state != ST_NONE && c->since >= g->bridge_at)
@@ -459,7 +488,7 @@ switched:
 	if (e->flags & GPUIO_SF_PREV_TRACED) {
 		enum tstate s = sched_state_after_switch(e);
 
-		c = cur_get(w, e->pid, e->tid);
+		c = cur_get(w, sched_pid(w->t, e), sched_tid(w->t, e));
 		if (!c)
 			return -ENOMEM;
 		if ((rc = close_iv(w, c, e->ts, NULL)))
@@ -480,7 +509,7 @@ switched:
 		c->has_pending = false;
 	}
 	if (e->flags & GPUIO_SF_NEXT_TRACED) {
-		c = cur_get(w, e->opid, e->otid);
+		c = cur_get(w, sched_opid(w->t, e), sched_otid(w->t, e));
 		if (!c)
 			return -ENOMEM;
 		if (g && g->left_at && c->state == TS_RUNNING && c->since < g->left_at) {
@@ -501,7 +530,7 @@ switched:
 
 static int on_wake(struct walk *w, const struct sched_ent *e)
 {
-	struct tcur *c = cur_get(w, e->pid, e->tid);
+	struct tcur *c = cur_get(w, sched_pid(w->t, e), sched_tid(w->t, e));
 	struct tstate_iv woke;
 	int rc;
 
@@ -511,8 +540,8 @@ static int on_wake(struct walk *w, const struct sched_ent *e)
 	woke.ts = e->ts;
 	woke.woken = true;
 	woke.waker_traced = e->flags & GPUIO_SF_WAKER_TRACED;
-	woke.waker_pid = e->opid;
-	woke.waker_tid = e->otid;
+	woke.waker_pid = sched_opid(w->t, e);
+	woke.waker_tid = sched_otid(w->t, e);
 	woke.waker_seq = e->waker_seq;
 	switch (c->state) {
 	case TS_SLEEPING:
@@ -536,7 +565,7 @@ static int on_wake(struct walk *w, const struct sched_ent *e)
 
 int sched_tab__states(const struct sched_tab *t, uint64_t end_ts, tstate_fn fn, void *ctx)
 {
-	struct walk w = { .fn = fn, .ctx = ctx };
+	struct walk w = { .t = t, .fn = fn, .ctx = ctx };
 	size_t gi = 0;
 	int rc = 0;
 

@@ -8,7 +8,7 @@
  * the .pftrace gets the raw events as ftrace sched events and Perfetto
  * derives the same states) and the report (where a thread's time went).
  *
- * Memory: 40 bytes per switch or wake-up of a traced thread.
+ * Memory: 32 bytes per switch or wake-up of a traced thread.
  */
 #ifndef GPUIO_MODEL_SCHED_TAB_H
 #define GPUIO_MODEL_SCHED_TAB_H
@@ -29,10 +29,15 @@ enum tstate {
 };
 extern const char *const tstate_names[TS_N];
 
+/* A (pid, tid) the table names by a number (sched_tab.keys[]). */
+struct sched_key {
+	uint32_t pid, tid;
+};
+
 struct sched_ent {
 	uint64_t ts;
-	uint32_t pid, tid;      /* switch: prev; wake: the woken task */
-	uint32_t opid, otid;    /* switch: next; wake: the waker */
+	uint32_t th;            /* keys[]: switch: prev; wake: the woken task */
+	uint32_t oth;           /* keys[]: switch: next; wake: the waker */
 	union {
 		uint32_t state;     /* switch: prev's raw state (GPUIO ABI) */
 		uint32_t waker_seq; /* wake: the waker's VFS call in flight */
@@ -51,7 +56,7 @@ struct sched_ent {
  * tid; 0: an untraced task) — 0: none; a switch-in of next while the chain
  * still has next on another CPU: it left left_cpu unseen, assumed just
  * before it came on here (left_at, 0: none). Rare: a side table, not a field
- * of every entry (40 bytes each).
+ * of every entry (32 bytes each).
  */
 struct sched_gap {
 	uint64_t bridge_at;
@@ -83,6 +88,9 @@ struct sched_gap_at {
 struct sched_tab {
 	struct sched_ent *ev;
 	size_t n, cap;
+	struct sched_key *keys;     /* the threads entries name (few: one per thread) */
+	size_t nkeys, ckeys;
+	struct kmap key_map;        /* (pid, tid) -> keys[] */
 	struct sched_gap_at *gap;   /* by index; set by sched_tab__sort() */
 	size_t ngap, cgap;
 	char (*names)[16];
@@ -115,12 +123,32 @@ struct sched_chain {
 	uint64_t gaps;
 };
 /* Fills g with e's break (bridge, left) and returns true, or zeroes g and returns false. */
-bool sched_chain__step(struct sched_chain *c, const struct sched_ent *e, struct sched_gap *g);
+bool sched_chain__step(struct sched_chain *c, const struct sched_tab *t, const struct sched_ent *e,
+		       struct sched_gap *g);
 void sched_chain__free(struct sched_chain *c);
 
 int sched_tab__add(struct sched_tab *t, const struct gpuio_sched_event *e);
-/* One record as an entry (no comm index): for users without a table (the stream). */
-void sched_ent__from(const struct gpuio_sched_event *e, struct sched_ent *s);
+/* One record as an entry, its threads named in t, not added to it (no comm
+ * index): for users that keep no table (the stream; t only names threads). */
+int sched_ent__from(struct sched_tab *t, const struct gpuio_sched_event *e, struct sched_ent *s);
+
+/* The threads of an entry: switch prev/next, wake woken/waker. */
+static inline uint32_t sched_pid(const struct sched_tab *t, const struct sched_ent *e)
+{
+	return t->keys[e->th].pid;
+}
+static inline uint32_t sched_tid(const struct sched_tab *t, const struct sched_ent *e)
+{
+	return t->keys[e->th].tid;
+}
+static inline uint32_t sched_opid(const struct sched_tab *t, const struct sched_ent *e)
+{
+	return t->keys[e->oth].pid;
+}
+static inline uint32_t sched_otid(const struct sched_tab *t, const struct sched_ent *e)
+{
+	return t->keys[e->oth].tid;
+}
 /* Sort by time (stable: capture order breaks ties), then find the chain's breaks. */
 int sched_tab__sort(struct sched_tab *t);
 /* The break of entry i (sorted table), NULL when none. */

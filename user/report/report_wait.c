@@ -89,7 +89,7 @@ static bool woken_new(const struct sched_tab *t, uint32_t tid, uint64_t ts)
 			hi = mid;
 	}
 	for (; lo < t->n && t->ev[lo].ts == ts; lo++)
-		if (t->ev[lo].tid == tid && t->ev[lo].kind == GPUIO_SCHED_WAKE_NEW)
+		if (sched_tid(t, &t->ev[lo]) == tid && t->ev[lo].kind == GPUIO_SCHED_WAKE_NEW)
 			return true;
 	return false;
 }
@@ -151,7 +151,8 @@ static uint64_t death_of(const struct sched_tab *t, uint32_t tid)
 	for (size_t i = t->n; i-- > 0;) {
 		const struct sched_ent *e = &t->ev[i];
 
-		if (e->kind == GPUIO_SCHED_SWITCH && e->tid == tid && sched_state_after_switch(e) == TS_N)
+		if (e->kind == GPUIO_SCHED_SWITCH && sched_tid(t, e) == tid &&
+		    sched_state_after_switch(e) == TS_N)
 			return e->ts;
 	}
 	return 0;
@@ -174,7 +175,7 @@ static bool slept_between(const struct sched_tab *t, uint32_t tid, uint64_t a, u
 		const struct sched_ent *e = &t->ev[i];
 
 		if (e->kind == GPUIO_SCHED_SWITCH && (e->flags & GPUIO_SF_PREV_TRACED) &&
-		    e->tid == tid && !(e->flags & GPUIO_SF_PREEMPT))
+		    sched_tid(t, e) == tid && !(e->flags & GPUIO_SF_PREEMPT))
 			return true;
 	}
 	return false;

@@ -439,24 +439,26 @@ static const char *sched_comm(struct tl_model *m, uint32_t pid, uint32_t tid, co
 	return comm;
 }
 
-void tl_model__sched(struct tl_model *m, const struct sched_ent *e, const struct sched_gap *g,
-		     const char *comm, struct tl_sched *o)
+void tl_model__sched(struct tl_model *m, const struct sched_tab *t, const struct sched_ent *e,
+		     const struct sched_gap *g, const char *comm, struct tl_sched *o)
 {
 	bool sw = e->kind == GPUIO_SCHED_SWITCH;
+	uint32_t pid = sched_pid(t, e), tid = sched_tid(t, e);
+	uint32_t opid = sched_opid(t, e), otid = sched_otid(t, e);
 
 	memset(o, 0, offsetof(struct tl_sched, buf));
 	o->ts = tl_ts(m, e->ts);
 	o->cpu = e->cpu;
 	o->kind = e->kind;
-	o->tid = e->tid ? tl_pid(m, e->tid) : 0;
-	o->otid = e->otid ? tl_pid(m, e->otid) : 0;
+	o->tid = tid ? tl_pid(m, tid) : 0;
+	o->otid = otid ? tl_pid(m, otid) : 0;
 	o->prio = e->prio;
 	o->target_cpu = e->target_cpu;
 	o->prev_state = sw ? sched_ftrace_prev_state(e) : 0;
 	o->prev_traced = sw && (e->flags & GPUIO_SF_PREV_TRACED);
 	o->next_traced = sw && (e->flags & GPUIO_SF_NEXT_TRACED);
-	o->comm = sched_comm(m, e->pid, e->tid, comm, !sw || o->prev_traced, o->buf[0]);
-	o->ocomm = sched_comm(m, e->opid, e->otid, comm,
+	o->comm = sched_comm(m, pid, tid, comm, !sw || o->prev_traced, o->buf[0]);
+	o->ocomm = sched_comm(m, opid, otid, comm,
 			      sw ? o->next_traced : (e->flags & GPUIO_SF_WAKER_TRACED), o->buf[1]);
 	if (g && g->bridge_at) {
 		o->bridge_at = tl_ts(m, g->bridge_at);

@@ -119,7 +119,7 @@ static int walk_sched(struct tl_sink *s, struct tl_model *m)
 
 			if (gi < st->ngap && st->gap[gi].i == i)
 				g = &st->gap[gi++].g;
-			tl_model__sched(m, e, g, sched_tab__comm(st, e->comm), &o);
+			tl_model__sched(m, st, e, g, sched_tab__comm(st, e->comm), &o);
 			s->ops->sched(s, &o);
 			if (s->ops->error(s))
 				return s->ops->error(s);
