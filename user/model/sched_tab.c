@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "lib/sort.h"
 #include "model/sched_tab.h"
 
 /* Perfetto's names for the same states (its thread_state table and UI) */
@@ -116,16 +117,13 @@ int sched_tab__add(struct sched_tab *t, const struct gpuio_sched_event *e)
 	return 0;
 }
 
-/* sorting an index of the table: by time, then capture order (the index) */
-static const struct sched_ent *sort_ev;
-
-static int by_ts(const void *a, const void *b)
+/* by time; lib/sort.h keeps capture order among equal times */
+static int by_ts(const void *a, const void *b, void *ctx)
 {
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	const struct sched_ent *x = a, *y = b;
 
-	if (sort_ev[x].ts != sort_ev[y].ts)
-		return sort_ev[x].ts < sort_ev[y].ts ? -1 : 1;
-	return x < y ? -1 : x > y;  /* stable: capture order */
+	(void)ctx;
+	return x->ts < y->ts ? -1 : x->ts > y->ts;
 }
 
 /*
@@ -247,47 +245,6 @@ static int find_gaps(struct sched_tab *t)
 	return rc;
 }
 
-/*
- * Sort an index (4 bytes an entry, not a copy of the table: qsort's merge
- * sort would allocate one), then move the entries into its order, cycle by
- * cycle, in place.
- */
-static int sort_by_index(struct sched_tab *t)
-{
-	uint32_t *ix;
-
-	if (t->n > UINT32_MAX)
-		return -E2BIG;
-	ix = malloc(t->n * sizeof(*ix));
-	if (!ix)
-		return -ENOMEM;
-	for (size_t i = 0; i < t->n; i++)
-		ix[i] = (uint32_t)i;
-	sort_ev = t->ev;
-	qsort(ix, t->n, sizeof(*ix), by_ts);
-	sort_ev = NULL;
-	/* ev[i] takes ev[ix[i]]; a done slot gets ix[i] = i */
-	for (size_t i = 0; i < t->n; i++) {
-		struct sched_ent tmp;
-		size_t j = i;
-
-		if (ix[i] == i)
-			continue;
-		tmp = t->ev[i];
-		while (ix[j] != i) {
-			size_t k = ix[j];
-
-			t->ev[j] = t->ev[k];
-			ix[j] = (uint32_t)j;
-			j = k;
-		}
-		t->ev[j] = tmp;
-		ix[j] = (uint32_t)j;
-	}
-	free(ix);
-	return 0;
-}
-
 int sched_tab__sort(struct sched_tab *t)
 {
 	/* capture order is nearly time order (one ring buffer): check first */
@@ -296,7 +253,7 @@ int sched_tab__sort(struct sched_tab *t)
 
 	for (size_t i = 1; i < t->n && in_order; i++)
 		in_order = t->ev[i - 1].ts <= t->ev[i].ts;
-	if (!in_order && (rc = sort_by_index(t)))
+	if (!in_order && (rc = sort_stable(t->ev, t->n, sizeof(*t->ev), by_ts, NULL)))
 		return rc;
 	t->sorted = true;
 	return find_gaps(t);

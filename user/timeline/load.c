@@ -124,12 +124,22 @@ static int on_block(void *ctx, const struct gpuio_block_event *b)
 	e = &x->blks[x->nblks++];
 	tl_blk_from_record(e, b);
 	e->dev_idx = (uint32_t)(d - x->devs);
-	if (b->vfs_seq) {       /* counted per key once pass 1 is over (tl_flows_index) */
+	if (b->vfs_seq) {
+		/* the requests naming a key, counted in v here while they come one
+		 * after another (a call's requests mostly do), summed over its
+		 * entries once pass 1 is over (build_flow_filter) */
+		struct tl_flow *f = x->nflows ? &x->flows[x->nflows - 1] : NULL;
+
+		if (f && f->tid == b->hdr.tid && f->seq == b->vfs_seq && f->v < 0x3fffffffu) {
+			f->v++;
+			return 0;
+		}
 		if (array_grow((void **)&x->flows, &x->cflows, x->nflows + 1, sizeof(*x->flows)))
 			return -ENOMEM;
-		x->flows[x->nflows].tid = b->hdr.tid;
-		x->flows[x->nflows].seq = b->vfs_seq;
-		x->flows[x->nflows++].v = 0;
+		f = &x->flows[x->nflows++];
+		f->tid = b->hdr.tid;
+		f->seq = b->vfs_seq;
+		f->v = 1;
 	}
 	return 0;
 }

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "lib/sort.h"
 #include "timeline/timeline.h"
 #include "lib/log.h"
 #include "timeline/timeline_priv.h"
@@ -34,37 +35,45 @@ static int cmp_thread(const void *pa, const void *pb)
 	return a->tid < b->tid ? -1 : a->tid > b->tid;
 }
 
-static int by_flow_key(const void *a, const void *b)
+static int by_flow_key(const void *a, const void *b, void *ctx)
 {
 	const struct tl_flow *x = a, *y = b;
 
+	(void)ctx;
 	if (x->tid != y->tid)
 		return x->tid < y->tid ? -1 : 1;
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
 /*
- * The calls block requests name, one entry a key: pass 1 appended one per
- * request; sorted, the repeats of a key are counted into its first
- * (FLOW_COUNT, at most 0x3fffffff as ever) and the rest dropped. The table
- * is probed for every call: a call no request names is answered from a
- * bitmap of 16 bits per key that stays in cache instead of a binary search.
+ * The calls block requests name, one entry a key: pass 1 appended an entry
+ * per run of requests naming the same call (v: how many); sorted, the
+ * entries of a key are summed into its first (FLOW_COUNT, at most
+ * 0x3fffffff as ever) and the rest dropped. The table is probed for every
+ * call: a call no request names is answered from a bitmap of 16 bits per
+ * key that stays in cache instead of a binary search.
  */
 static int build_flow_filter(struct tl_model *x)
 {
 	size_t bits = 64, n = 0;
+	int err = sort_stable(x->flows, x->nflows, sizeof(*x->flows), by_flow_key, NULL);
 
-	if (x->nflows > 1)
-		qsort(x->flows, x->nflows, sizeof(*x->flows), by_flow_key);
+	if (err)
+		return err;
 	for (size_t i = 0; i < x->nflows; i++) {
+		uint64_t k = x->flows[i].v;
+
 		if (n && x->flows[n - 1].tid == x->flows[i].tid &&
 		    x->flows[n - 1].seq == x->flows[i].seq) {
-			if (FLOW_COUNT(x->flows[n - 1].v) < 0x3fffffffu)
-				x->flows[n - 1].v += FLOW_COUNT_ONE;
+			x->flows[n - 1].v += k;
 			continue;
 		}
-		x->flows[n] = x->flows[i];
-		x->flows[n++].v = FLOW_REFERENCED | FLOW_COUNT_ONE;
+		x->flows[n++] = x->flows[i];
+	}
+	for (size_t i = 0; i < n; i++) {
+		uint64_t k = x->flows[i].v < 0x3fffffffu ? x->flows[i].v : 0x3fffffffu;
+
+		x->flows[i].v = FLOW_REFERENCED | k * FLOW_COUNT_ONE;
 	}
 	x->nflows = n;
 	if (n && n < x->cflows) {
