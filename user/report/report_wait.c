@@ -29,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "lib/sort.h"
 #include "model/calls.h"
 #include "model/waits.h"
 #include "report/report_model.h"
@@ -136,25 +137,41 @@ static int asleep_at_start(const struct sched_tab *t, struct rpt_ivs *v)
 	return 0;
 }
 
-static int by_thread_ts(const void *a, const void *b)
+static int by_thread_ts(const void *a, const void *b, void *ctx)
 {
 	const struct tstate_iv *x = a, *y = b;
 
+	(void)ctx;
 	if (x->tid != y->tid)
 		return x->tid < y->tid ? -1 : 1;
 	return x->ts < y->ts ? -1 : x->ts > y->ts;
 }
 
-/* When each thread left its CPU for good (0: not seen). */
-static uint64_t death_of(const struct sched_tab *t, uint32_t tid)
+/*
+ * When each thread left its CPU for good: deaths maps (tid, 0) to the time
+ * of its last switch out as gone + 1, filled by one pass over the table on
+ * first use ((DEATHS_DONE, DEATHS_DONE) marks it done), not a pass per
+ * thread asked about. A thread not in it never died.
+ */
+#define DEATHS_DONE UINT64_MAX
+static int deaths_fill(const struct sched_tab *t, struct kmap *deaths)
 {
-	for (size_t i = t->n; i-- > 0;) {
+	uint64_t *v;
+
+	if (kmap__get(deaths, DEATHS_DONE, DEATHS_DONE))
+		return 0;
+	for (size_t i = 0; i < t->n; i++) {
 		const struct sched_ent *e = &t->ev[i];
 
-		if (e->kind == GPUIO_SCHED_SWITCH && sched_tid(t, e) == tid &&
-		    sched_state_after_switch(e) == TS_N)
-			return e->ts;
+		if (e->kind != GPUIO_SCHED_SWITCH || sched_state_after_switch(e) != TS_N)
+			continue;
+		if (kmap__upsert(deaths, sched_tid(t, e), 0, &v) < 0)
+			return -ENOMEM;
+		*v = e->ts + 1;         /* time order: the last one stays */
 	}
+	if (kmap__upsert(deaths, DEATHS_DONE, DEATHS_DONE, &v) < 0)
+		return -ENOMEM;
+	*v = 1;
 	return 0;
 }
 
@@ -195,16 +212,10 @@ bool rpt_data_waker(const struct sched_tab *t, const struct tstate_iv *iv, uint6
 
 	if (!iv->woken || !iv->waker_traced || !iv->waker_tid || iv->waker_tid == iv->tid)
 		return false;
+	if (deaths_fill(t, deaths) < 0)
+		return true;
 	d = kmap__get(deaths, iv->waker_tid, 0);
-	if (!d) {
-		uint64_t *v;
-
-		if (kmap__upsert(deaths, iv->waker_tid, 0, &v) < 0)
-			return true;
-		*v = death_of(t, iv->waker_tid) + 1;
-		d = v;
-	}
-	if (!(*d > 1 && *d - 1 >= woke &&
+	if (!d || !(*d > 1 && *d - 1 >= woke &&
 	      *d - 1 - woke < (iv->waker_pid == iv->pid ? THREAD_EXIT_WAKE_NS : EXIT_WAKE_NS)))
 		return true;
 	return slept_between(t, iv->waker_tid, woke, *d - 1);
@@ -864,8 +875,9 @@ int rpt_wait_build(struct rpt_model *m)
 		goto out;
 	if (!c->v.n)            /* no thread states: no loop to find */
 		goto out;
-	if (c->v.n > 1)
-		qsort(c->v.a, c->v.n, sizeof(*c->v.a), by_thread_ts);
+	/* stable, as qsort's merge sort was, without its two pointers a state */
+	if ((rc = sort_stable(c->v.a, c->v.n, sizeof(*c->v.a), by_thread_ts, NULL)))
+		goto out;
 	if ((rc = asleep_at_start(m->sched, &c->v)))
 		goto out;
 	if ((rc = rpt_loops_find(m, &c->v, &c->deaths, &ls)))
