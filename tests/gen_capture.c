@@ -46,8 +46,9 @@
  *             daemons (71 threads) on 16 simulated CPUs; a third of the
  *             records switches, wake-ups and WAIT records (states per thread
  *             never overlap), VFS calls on ~3,000 files, block requests with
- *             flows, sleeping page faults, GPU kernels with idle gaps;
- *             for `make bench` (tests/bench/scale.sh)
+ *             flows, sleeping page faults, GPU kernels with idle gaps; a
+ *             wake-up in 500 written after the next scheduler record (as
+ *             the ring buffer does): for `make bench` (tests/bench/scale.sh)
  *   sockets   socket calls of every kind with their SOCK_PEER records: TCP
  *             over IPv4 (3 requests), IPv6, unix by path, abstract, a
  *             socketpair, an unconnected UDP socket, a unix path with
@@ -1899,6 +1900,11 @@ static unsigned sc_fdev(unsigned f)
 	return f < SC_F_FIO ? DEV_NVMEFS : DEV_DATA;
 }
 
+/* a wake-up written after the next switch or wake-up (the ring buffer's
+ * reservation raced its timestamp): capture order is nearly time order */
+static struct gpuio_sched_event sc_held;
+static bool sc_has_held;
+
 static void sc_sched(unsigned kind, unsigned flags, unsigned cpu, const struct sc_thr *a,
 		     const struct sc_thr *o, unsigned long long ts, unsigned prev_state,
 		     unsigned target, const char *ocomm)
@@ -1916,8 +1922,17 @@ static void sc_sched(unsigned kind, unsigned flags, unsigned cpu, const struct s
 	e.target_cpu = target;
 	e.prio = 120;
 	snprintf(e.comm, sizeof(e.comm), "%s", ocomm);
-	append(&e, sizeof(e));
 	sc_nsched++;
+	if (kind == GPUIO_SCHED_WAKE && !sc_has_held && sc_rnd() % 500 == 0) {
+		sc_held = e;
+		sc_has_held = true;
+		return;
+	}
+	append(&e, sizeof(e));
+	if (sc_has_held) {
+		append(&sc_held, sizeof(sc_held));
+		sc_has_held = false;
+	}
 }
 
 static struct gpuio_wait_event sc_wait_pending;
@@ -2357,6 +2372,8 @@ static void gen_scale(unsigned long long n)
 		} else
 			sc_work(t);
 	}
+	if (sc_has_held)
+		append(&sc_held, sizeof(sc_held));
 	sc_stats(sc_now(), 1);
 	n = gpuio_cap_writer__records(W);
 	close_capture();
