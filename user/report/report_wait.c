@@ -274,6 +274,8 @@ struct wait_ctx {
 	struct producer *pr;
 	size_t npr, cpr;
 	struct kmap pr_map;             /* (tid, loop) -> pr[] + 1 */
+	size_t *first;                  /* v's threads: the index of each one's first state */
+	size_t nfirst;
 };
 
 static int file_add(struct rpt_wait *w, uint32_t file, uint64_t bytes, uint64_t ns)
@@ -659,17 +661,35 @@ static void find_wakers(struct wait_ctx *c, struct thread_time *t)
 	}
 }
 
+/* Where each thread's states begin in v (sorted by thread): once, so that a
+ * pass over the threads per loop costs the threads, not every state. */
+static int thread_firsts(struct wait_ctx *c)
+{
+	size_t cap = 0;
+
+	if (c->nfirst || !c->v.n)
+		return 0;
+	for (size_t i = 0; i < c->v.n; i++) {
+		if (i && c->v.a[i].tid == c->v.a[i - 1].tid)
+			continue;
+		if (array_grow((void **)&c->first, &cap, c->nfirst + 1, sizeof(*c->first)))
+			return -ENOMEM;
+		c->first[c->nfirst++] = i;
+	}
+	return 0;
+}
+
 /* The loop's producers that fetch data: worker processes' main threads, fetching threads. */
 static int find_producers(struct wait_ctx *c, size_t l)
 {
 	const struct thread_time *t = &c->tt[l];
 
-	for (size_t i = 0, j; i < c->v.n; i = j) {
-		const struct tstate_iv *iv = &c->v.a[i];
+	if (thread_firsts(c))
+		return -ENOMEM;
+	for (size_t k = 0; k < c->nfirst; k++) {
+		const struct tstate_iv *iv = &c->v.a[c->first[k]];
 		uint64_t *slot;
 
-		for (j = i; j < c->v.n && c->v.a[j].tid == iv->tid; j++)
-			;
 		if (!rpt_loops_feeds(c->ls, t->pid, t->tid, iv->pid, iv->tid) ||
 		    !(rpt_loops_fetcher(c->ls, iv->tid) || (iv->pid != t->pid && iv->tid == iv->pid)))
 			continue;
@@ -824,6 +844,7 @@ static void ctx_free(struct wait_ctx *c)
 	}
 	free(c->v.a);
 	kmap__free(&c->deaths);
+	free(c->first);
 }
 
 static const struct rpt_model *strag_m;
