@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* sort.c — a stable sort through a 32-bit index, applied in place. See sort.h. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,35 @@ static int cmp_index(const void *a, const void *b, void *ctx)
 	return x < y ? -1 : x > y;      /* stable: the earlier first */
 }
 
+/*
+ * Insertion sort while it stays cheap: an array in nearly its order (records
+ * a ring buffer wrote a little out of time order) is sorted in O(n) and
+ * nothing allocated. Gives up (false) once it has stepped over more than
+ * ~8 elements per element; what it sorted by then is a stable partial sort
+ * (equal elements still in their first order), which the index sort finishes.
+ */
+static bool insertion(char *a, size_t n, size_t size,
+		      int (*cmp)(const void *, const void *, void *), void *arg, char *tmp)
+{
+	size_t budget = 8 * n + 64, steps = 0;
+
+	for (size_t i = 1; i < n; i++) {
+		size_t j = i - 1;
+
+		if (cmp(a + j * size, a + i * size, arg) <= 0)
+			continue;
+		while (j > 0 && cmp(a + (j - 1) * size, a + i * size, arg) > 0) {
+			j--;
+			if (++steps > budget)
+				return false;
+		}
+		memcpy(tmp, a + i * size, size);
+		memmove(a + (j + 1) * size, a + j * size, (i - j) * size);
+		memcpy(a + j * size, tmp, size);
+	}
+	return true;
+}
+
 int sort_stable(void *base, size_t n, size_t size,
 		int (*cmp)(const void *, const void *, void *), void *arg)
 {
@@ -35,10 +65,15 @@ int sort_stable(void *base, size_t n, size_t size,
 		return 0;
 	if (n > UINT32_MAX)
 		return -E2BIG;
-	ix = malloc(n * sizeof(*ix));
 	tmp = malloc(size);
-	if (!ix || !tmp) {
-		free(ix);
+	if (!tmp)
+		return -ENOMEM;
+	if (insertion(a, n, size, cmp, arg, tmp)) {
+		free(tmp);
+		return 0;
+	}
+	ix = malloc(n * sizeof(*ix));
+	if (!ix) {
 		free(tmp);
 		return -ENOMEM;
 	}

@@ -13,8 +13,9 @@
 
 /*
  * Sort base[0..n) by cmp (qsort_r's comparator; arg is passed on), equal
- * elements keeping their order, through an index of n 32-bit numbers that
- * is sorted and then applied in place. 0, -ENOMEM, or -E2BIG when n does not
+ * elements keeping their order: an array nearly in order by insertion, in
+ * place and in O(n); any other through an index of n 32-bit numbers that is
+ * sorted and then applied in place. 0, -ENOMEM, or -E2BIG when n does not
  * fit 32 bits.
  */
 int sort_stable(void *base, size_t n, size_t size,
