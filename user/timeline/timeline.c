@@ -50,12 +50,11 @@ static int by_flow_key(const void *a, const void *b, void *ctx)
  * per run of requests naming the same call (v: how many); sorted, the
  * entries of a key are summed into its first (FLOW_COUNT, at most
  * 0x3fffffff as ever) and the rest dropped. The table is probed for every
- * call: a call no request names is answered from a bitmap of 16 bits per
- * key that stays in cache instead of a binary search.
+ * call, in each thread's call order: a cursor per thread (tl_flow_cur).
  */
 static int build_flow_filter(struct tl_model *x)
 {
-	size_t bits = 64, n = 0;
+	size_t n = 0;
 	int err = sort_stable(x->flows, x->nflows, sizeof(*x->flows), by_flow_key, NULL);
 
 	if (err)
@@ -84,38 +83,55 @@ static int build_flow_filter(struct tl_model *x)
 			x->cflows = n;
 		}
 	}
-	while (bits < x->nflows * 16)
-		bits *= 2;
-	x->flow_bits = calloc(bits / 64, sizeof(uint64_t));
-	if (!x->flow_bits)
-		return -ENOMEM;
-	x->flow_mask = bits - 1;
-	for (size_t i = 0; i < x->nflows; i++) {
-		uint64_t h = kmap__hash(x->flows[i].tid, x->flows[i].seq) >> 20 & x->flow_mask;
-
-		x->flow_bits[h / 64] |= 1ull << (h % 64);
-	}
-	return 0;
+	x->flow_cur = calloc(TL_FLOW_CURS, sizeof(*x->flow_cur));
+	return x->flow_cur ? 0 : -ENOMEM;
 }
 
-uint64_t *tl_flow_get(const struct tl_model *x, uint32_t tid, uint32_t seq)
+static bool flow_below(const struct tl_flow *f, uint32_t tid, uint32_t seq)
 {
-	uint64_t h = kmap__hash(tid, seq) >> 20 & x->flow_mask;
-	size_t lo = 0, hi = x->nflows;
+	return f->tid < tid || (f->tid == tid && f->seq < seq);
+}
 
-	if (!(x->flow_bits[h / 64] & (1ull << (h % 64))))
-		return NULL;
+/* The first entry of flows[lo, hi) not below (tid, seq). */
+static size_t flow_lower(const struct tl_model *x, size_t lo, size_t hi, uint32_t tid, uint32_t seq)
+{
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		const struct tl_flow *f = &x->flows[mid];
 
-		if (f->tid < tid || (f->tid == tid && f->seq < seq))
+		if (flow_below(&x->flows[mid], tid, seq))
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo < x->nflows && x->flows[lo].tid == tid && x->flows[lo].seq == seq ?
-	       &x->flows[lo].v : NULL;
+	return lo;
+}
+
+uint64_t *tl_flow_get(const struct tl_model *x, uint32_t tid, uint32_t seq)
+{
+	struct tl_flow_cur *c;
+	size_t i;
+
+	if (!x->nflows || !x->flow_cur)
+		return NULL;
+	c = &x->flow_cur[tid & (TL_FLOW_CURS - 1)];
+	if (c->used && c->tid == tid && seq >= c->seq) {
+		/* forward from the last lookup: a few steps, else a search of the rest */
+		i = c->pos;
+		for (int k = 0; i < x->nflows && flow_below(&x->flows[i], tid, seq); i++)
+			if (++k == 8) {
+				i = flow_lower(x, i, x->nflows, tid, seq);
+				break;
+			}
+	} else if (c->used && c->tid == tid) {
+		i = flow_lower(x, 0, c->pos, tid, seq);
+	} else {
+		i = flow_lower(x, 0, x->nflows, tid, seq);
+	}
+	c->used = true;
+	c->tid = tid;
+	c->seq = seq;
+	c->pos = i;
+	return i < x->nflows && x->flows[i].tid == tid && x->flows[i].seq == seq ? &x->flows[i].v : NULL;
 }
 
 static int sort_tasks(struct tl_model *x)
@@ -319,8 +335,8 @@ void tl_model__free(struct tl_model *x)
 	free(x->flows);
 	x->flows = NULL;
 	x->nflows = x->cflows = 0;
-	free(x->flow_bits);
-	x->flow_bits = NULL;
+	free(x->flow_cur);
+	x->flow_cur = NULL;
 	tl_gpu_free(&x->gpu);
 	free(x);
 }

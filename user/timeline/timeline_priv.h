@@ -180,6 +180,17 @@ struct tl_flow {
 	uint64_t v;             /* FLOW_* */
 };
 
+/* Where tl_flow_get() last looked for a thread's call: flows[pos] is the
+ * first entry not below (tid, seq). A thread's calls come in seq order, so
+ * the next lookup steps forward from there, in cache, instead of a binary
+ * search of the whole table (a cache miss a step once it is large). */
+#define TL_FLOW_CURS 4096
+struct tl_flow_cur {
+	uint32_t tid, seq;
+	size_t pos;             /* 0 with tid 0 and seq 0: unused */
+	bool used;
+};
+
 /* flow values: low bits flags, bits 2..31 requests naming the call (pass
  * 1), bits 32..63 requests bound so far (output) */
 #define FLOW_REFERENCED 0x1
@@ -211,8 +222,7 @@ struct tl_model {
 	struct tl_flow *flows;  /* (tid, seq) -> FLOW_*: appended by pass 1, then sorted by */
 	size_t nflows, cflows;  /* key with one entry a key (tl_flow_get) */
 	uint64_t seen_threads[64]; /* (pid << 32 | tid) + 1 of threads noted */
-	uint64_t *flow_bits;    /* a one-hash filter over the flows' keys: most */
-	uint64_t flow_mask;     /* calls are named by no request: skip the map */
+	struct tl_flow_cur *flow_cur; /* TL_FLOW_CURS cursors into flows, by tid (tl_flow_get) */
 	struct tl_blk *blks;
 	size_t nblks, cblks;
 	struct tl_async *asyncs;
