@@ -136,6 +136,7 @@ bench:
 	@tests/bench/cupti.sh | tee $(BUILD)/bench/cupti.md
 	@tests/bench/cuda_uprobes.sh | tee $(BUILD)/bench/cuda_uprobes.md
 	@tests/bench/report.sh
+	@tests/bench/scale.sh
 	@$(MAKE) --no-print-directory vmbench
 
 # A Debian package (debhelper): build/deb/gpuio_VERSION_ARCH.deb (scripts/deb/).

@@ -41,6 +41,14 @@
  *             calls (default 16; 0: none)
  *   gpubig N  N kernel launches (API call + kernel by correlation, 2 GPUs x 4
  *             streams, kernels in late, reversed buffers) and N VFS reads
+ *   scale N   a whole-node capture (-a) of about N records shaped like a
+ *             real one: a PyTorch-like job (loop + 6 workers), 2 fio jobs, 12
+ *             daemons (71 threads) on 16 simulated CPUs; a third of the
+ *             records switches, wake-ups and WAIT records (states per thread
+ *             never overlap), VFS calls on ~3,000 files, block requests with
+ *             flows, sleeping page faults, GPU kernels with idle gaps; a
+ *             wake-up in 500 written after the next scheduler record (as
+ *             the ring buffer does): for `make bench` (tests/bench/scale.sh)
  *   sockets   socket calls of every kind with their SOCK_PEER records: TCP
  *             over IPv4 (3 requests), IPv6, unix by path, abstract, a
  *             socketpair, an unconnected UDP socket, a unix path with
@@ -1713,6 +1721,669 @@ static void gen_big(unsigned long long n, unsigned long long every)
 	       n * 4096);
 }
 
+/* ---- scale ---- */
+
+/*
+ * A whole-node capture (-a) of about N records, shaped like a real one of a
+ * PyTorch job beside fio and the node's daemons (issue #25's 150 s trace):
+ * a training loop (main thread launching GPU kernels, a pin-memory thread,
+ * an autograd thread) fed by 6 worker processes reading 2,000 shards with
+ * block requests, 2 fio jobs, 12 daemons of 5 threads each; 16 CPUs whose
+ * switches, wake-ups and WAIT records (what each sleep is in) are a third
+ * of the records, simulated so that every thread's states follow each
+ * other without overlap and every CPU's switches chain; VFS calls made
+ * while their thread runs (a call that sleeps ends when it is back on a
+ * CPU), page faults that sleep, FAULT_COUNT and STATS once a second.
+ */
+#define SC_NCPU    16
+#define SC_MAXT    96
+#define SC_NSHARD  2000
+#define SC_NFIO    8
+#define SC_NLIB    600
+#define SC_NETC    400
+#define SC_F_FIO   SC_NSHARD
+#define SC_F_LIB   (SC_F_FIO + SC_NFIO)
+#define SC_F_ETC   (SC_F_LIB + SC_NLIB)
+#define SC_NFILE   (SC_F_ETC + SC_NETC)
+#define SC_NPROC   24
+#define DEV_NVMEFS ((259u << 20) | 1)   /* the data file system, on nvme0n1 */
+
+enum { SC_LOOP, SC_PIN, SC_AUX, SC_WORKER, SC_FIO, SC_BY };
+enum { SC_RUN, SC_RQ, SC_SLEEP };
+enum { SW_NONE, SW_FILE, SW_FAULT };     /* what a sleep ends with */
+
+struct sc_thr {
+	unsigned pid, tid, role, proc, state, cpu, seq, hi;
+	unsigned long long since, last_end, wake_at;
+	unsigned sleep;                 /* SW_*: a call to finish at the switch-in */
+	unsigned call, cfile, cseq, nblk;
+	unsigned long long cstart;
+	long long cbytes, coff;
+	unsigned file;                  /* its current file */
+	int fd;
+	long long pos;
+	unsigned nread;                 /* calls on the current file */
+	const char *comm;
+};
+
+static struct sc_thr sc_th[SC_MAXT];
+static unsigned sc_nth;
+static struct sc_thr *sc_cpu[SC_NCPU];
+static struct sc_thr *sc_rq[SC_MAXT + 1];
+static unsigned sc_rq_h, sc_rq_n;
+static struct sc_thr *sc_heap[SC_MAXT];
+static unsigned sc_heap_n;
+static unsigned long long sc_t, sc_rng = 0x9e3779b97f4a7c15ull;
+static unsigned long long sc_nsched, sc_nvfs, sc_nblk, sc_nkern, sc_nfault;
+static unsigned long long sc_sector[2];
+static unsigned long long sc_gpu_end;
+static unsigned sc_corr = 1000;
+static unsigned char sc_path_sent[SC_NFILE];
+static struct { unsigned long long minor, major; bool dirty; } sc_fc[SC_NPROC][SC_NLIB];
+static unsigned sc_proc_pid[SC_NPROC];
+
+static unsigned long long sc_rnd(void)
+{
+	sc_rng ^= sc_rng << 13;
+	sc_rng ^= sc_rng >> 7;
+	sc_rng ^= sc_rng << 17;
+	return sc_rng;
+}
+
+static unsigned long long sc_range(unsigned long long lo, unsigned long long hi)
+{
+	return lo + sc_rnd() % (hi - lo + 1);
+}
+
+static unsigned long long sc_now(void)
+{
+	return ++sc_t;
+}
+
+static void sc_heap_swap(unsigned a, unsigned b)
+{
+	struct sc_thr *x = sc_heap[a];
+
+	sc_heap[a] = sc_heap[b];
+	sc_heap[b] = x;
+	sc_heap[a]->hi = a;
+	sc_heap[b]->hi = b;
+}
+
+static void sc_heap_push(struct sc_thr *t)
+{
+	unsigned i = sc_heap_n++;
+
+	sc_heap[i] = t;
+	t->hi = i;
+	while (i && sc_heap[(i - 1) / 2]->wake_at > sc_heap[i]->wake_at) {
+		sc_heap_swap(i, (i - 1) / 2);
+		i = (i - 1) / 2;
+	}
+}
+
+static struct sc_thr *sc_heap_pop(void)
+{
+	struct sc_thr *top = sc_heap[0];
+	unsigned i = 0;
+
+	sc_heap[0] = sc_heap[--sc_heap_n];
+	sc_heap[0]->hi = 0;
+	for (;;) {
+		unsigned l = 2 * i + 1, r = l + 1, m = i;
+
+		if (l < sc_heap_n && sc_heap[l]->wake_at < sc_heap[m]->wake_at)
+			m = l;
+		if (r < sc_heap_n && sc_heap[r]->wake_at < sc_heap[m]->wake_at)
+			m = r;
+		if (m == i)
+			break;
+		sc_heap_swap(i, m);
+		i = m;
+	}
+	return top;
+}
+
+static void sc_rq_push(struct sc_thr *t)
+{
+	t->state = SC_RQ;
+	sc_rq[(sc_rq_h + sc_rq_n++) % (SC_MAXT + 1)] = t;
+}
+
+static struct sc_thr *sc_rq_pop(void)
+{
+	struct sc_thr *t = sc_rq[sc_rq_h];
+
+	sc_rq_h = (sc_rq_h + 1) % (SC_MAXT + 1);
+	sc_rq_n--;
+	return t;
+}
+
+/* The path of file f: shards as the kernel walks them at open (leaf first),
+ * the rest as /proc/PID/fd named them at attach. */
+static void sc_path(unsigned f, unsigned long long ts)
+{
+	char p[160];
+	int len;
+	unsigned flags = GPUIO_PATH_PROCFS, dev = DEV_DATA;
+
+	if (sc_path_sent[f])
+		return;
+	sc_path_sent[f] = 1;
+	if (f < SC_F_FIO) {
+		len = snprintf(p, sizeof(p), "shard-%05u.tar%ctrain%cimagenet%cdata", f, 0, 0, 0);
+		flags = GPUIO_PATH_COMPONENTS;
+		dev = DEV_NVMEFS;
+	} else if (f < SC_F_LIB)
+		len = snprintf(p, sizeof(p), "/var/tmp/fio/job%u.0.0", f - SC_F_FIO);
+	else if (f < SC_F_ETC)
+		len = snprintf(p, sizeof(p), "/usr/lib/python3/dist-packages/torch/lib/lib%s_%u.so",
+			       f % 3 ? "torch_cuda" : "c10", f - SC_F_LIB);
+	else
+		len = snprintf(p, sizeof(p), "/var/log/daemon/%u/%s.log", (f - SC_F_ETC) / 20,
+			       f % 2 ? "events" : "access");
+	{
+		struct gpuio_path_event e;
+		size_t size = (offsetof(struct gpuio_path_event, data) + (size_t)len + 7) & ~(size_t)7;
+
+		memset(&e, 0, sizeof(e));
+		fill_hdr(&e.hdr, GPUIO_REC_PATH, size, 1, 1, ts);
+		e.ino = 100000 + f;
+		e.dev = dev;
+		e.len = (__u16)len;
+		e.flags = (__u16)flags;
+		memcpy(e.data, p, (size_t)len);
+		append(&e, size);
+	}
+}
+
+static unsigned sc_fdev(unsigned f)
+{
+	return f < SC_F_FIO ? DEV_NVMEFS : DEV_DATA;
+}
+
+/* a wake-up written after the next switch or wake-up (the ring buffer's
+ * reservation raced its timestamp): capture order is nearly time order */
+static struct gpuio_sched_event sc_held;
+static bool sc_has_held;
+
+static void sc_sched(unsigned kind, unsigned flags, unsigned cpu, const struct sc_thr *a,
+		     const struct sc_thr *o, unsigned long long ts, unsigned prev_state,
+		     unsigned target, const char *ocomm)
+{
+	struct gpuio_sched_event e;
+
+	memset(&e, 0, sizeof(e));
+	fill_hdr(&e.hdr, GPUIO_REC_SCHED, sizeof(e), a ? a->pid : 0, a ? a->tid : 0, ts);
+	e.hdr.cpu = cpu;
+	e.kind = kind;
+	e.flags = flags;
+	e.other_pid = o ? o->pid : 0;
+	e.other_tid = o ? o->tid : 0;
+	e.prev_state = prev_state;
+	e.target_cpu = target;
+	e.prio = 120;
+	snprintf(e.comm, sizeof(e.comm), "%s", ocomm);
+	sc_nsched++;
+	if (kind == GPUIO_SCHED_WAKE && !sc_has_held && sc_rnd() % 500 == 0) {
+		sc_held = e;
+		sc_has_held = true;
+		return;
+	}
+	append(&e, sizeof(e));
+	if (sc_has_held) {
+		append(&sc_held, sizeof(sc_held));
+		sc_has_held = false;
+	}
+}
+
+static struct gpuio_wait_event sc_wait_pending;
+
+/* The WAIT record of a thread going to sleep, written by sc_off() right after its switch. */
+static void sc_wait(const struct sc_thr *t, unsigned long long ts, int nr, int fd,
+		    unsigned long long ino, unsigned dev, unsigned ftype, unsigned long long addr)
+{
+	struct gpuio_wait_event w;
+
+	memset(&w, 0, sizeof(w));
+	fill_hdr(&w.hdr, GPUIO_REC_WAIT, sizeof(w), t->pid, t->tid, ts);
+	w.nr = nr;
+	w.fd = fd;
+	w.ino = ino;
+	w.dev = dev;
+	w.ftype = (__u8)ftype;
+	w.addr = addr;
+	sc_wait_pending = w;
+}
+
+static void sc_vfs(struct sc_thr *t, unsigned call, unsigned f, int fd, unsigned long long ts,
+		   unsigned long long dur, long long bytes, long long off, unsigned misses,
+		   unsigned flags, unsigned seq)
+{
+	struct vfs_spec s = {
+		.pid = t->pid, .tid = t->tid, .call = call, .seq = seq, .ftype = GPUIO_FT_REG,
+		.misses = misses, .flags = flags, .ts = ts, .dur = dur,
+		.requested = bytes > 0 ? (unsigned long long)bytes : 0, .ino = 100000 + f,
+		.ret = bytes, .offset = off, .offset2 = -1, .dev = sc_fdev(f), .fd = fd, .fd2 = -1,
+	};
+
+	add_vfs(&s);
+	sc_nvfs++;
+	t->last_end = ts + dur;
+}
+
+static char sc_comm_buf[16];
+
+static const char *sc_idle(unsigned cpu)
+{
+	snprintf(sc_comm_buf, sizeof(sc_comm_buf), "swapper/%u", cpu);
+	return sc_comm_buf;
+}
+
+/* t comes on cpu, from the idle task or from prev (which leaves as its own
+ * switch says: prev_state, preempted). */
+static void sc_on(unsigned cpu, struct sc_thr *t, struct sc_thr *prev, unsigned flags,
+		  unsigned prev_state, unsigned long long ts)
+{
+	sc_sched(GPUIO_SCHED_SWITCH, flags | GPUIO_SF_NEXT_TRACED | (prev ? GPUIO_SF_PREV_TRACED : 0),
+		 cpu, prev, t, ts, prev_state, 0, prev ? prev->comm : t->comm);
+	sc_cpu[cpu] = t;
+	t->state = SC_RUN;
+	t->cpu = cpu;
+	t->since = ts;
+	t->last_end = ts;
+	if (sc_wait_pending.hdr.type) {   /* what prev sleeps in: right after its switch */
+		append(&sc_wait_pending, sizeof(sc_wait_pending));
+		sc_wait_pending.hdr.type = 0;
+		sc_nsched++;
+	}
+	if (t->sleep != SW_NONE) {   /* the call it slept in returns */
+		sc_vfs(t, t->call, t->cfile, t->sleep == SW_FAULT ? -1 : t->fd, t->cstart,
+		       ts + 1 - t->cstart, t->cbytes, t->coff, (unsigned)(t->cbytes / 4096),
+		       t->sleep == SW_FAULT ? GPUIO_PF_MAJOR | GPUIO_PF_SLEPT : 0, t->cseq);
+		t->sleep = SW_NONE;
+	}
+}
+
+/* t leaves cpu: to sleep (prev_state 1 S, 2 D) or preempted; the next in
+ * the run queue comes on, else the idle task. */
+static void sc_off(unsigned cpu, struct sc_thr *t, unsigned prev_state, bool preempt,
+		   unsigned long long ts)
+{
+	unsigned flags = preempt ? GPUIO_SF_PREEMPT : 0;
+
+	if (sc_rq_n) {
+		struct sc_thr *n = sc_rq_pop();
+
+		if (preempt)
+			sc_rq_push(t);
+		sc_on(cpu, n, t, flags, prev_state, ts);
+	} else {
+		sc_sched(GPUIO_SCHED_SWITCH, flags | GPUIO_SF_PREV_TRACED, cpu, t, NULL, ts, prev_state,
+			 0, sc_idle(cpu));
+		if (sc_wait_pending.hdr.type) {
+			append(&sc_wait_pending, sizeof(sc_wait_pending));
+			sc_wait_pending.hdr.type = 0;
+			sc_nsched++;
+		}
+		sc_cpu[cpu] = NULL;
+		if (preempt)
+			sc_rq_push(t);
+	}
+}
+
+static struct sc_thr *sc_running(unsigned role)
+{
+	unsigned c0 = (unsigned)(sc_rnd() % SC_NCPU);
+
+	for (unsigned i = 0; i < SC_NCPU; i++) {
+		struct sc_thr *t = sc_cpu[(c0 + i) % SC_NCPU];
+
+		if (t && (role == ~0u || t->role == role))
+			return t;
+	}
+	return NULL;
+}
+
+static unsigned sc_idle_cpu(unsigned dflt)
+{
+	for (unsigned i = 0; i < SC_NCPU; i++)
+		if (!sc_cpu[i])
+			return i;
+	return dflt;
+}
+
+/* A sleeping thread's wake-up: its block requests complete first (an
+ * interrupt wakes a thread asleep in I/O), a futex by whoever the role says. */
+static void sc_wake(struct sc_thr *t)
+{
+	unsigned long long ts = sc_now();
+	struct sc_thr *w = NULL;
+	unsigned cpu, target;
+
+	if (t->sleep != SW_NONE) {
+		unsigned long long s = t->cstart + 3000, span = ts - 2000 - s;
+		unsigned disk = t->cfile < SC_F_FIO ? 1 : 0;
+
+		for (unsigned k = 0; k < t->nblk; k++) {
+			unsigned long long a = s + span * k / t->nblk, b = s + span * (k + 1) / t->nblk;
+			struct blk_spec r = {
+				.pid = t->pid, .tid = t->tid, .seq = t->cseq,
+				.dev = disk ? DEV_NVME : DEV_SDA, .file_dev = sc_fdev(t->cfile),
+				.bytes = (unsigned)(t->cbytes / t->nblk),
+				.op = t->call == GPUIO_CALL_PWRITE64 ? GPUIO_BLK_WRITE : GPUIO_BLK_READ,
+				.rq_flags = GPUIO_RQ_SYNC, .attr = GPUIO_BA_SUBMITTER,
+				.ts = a, .issue = a + 500, .complete = b, .sector = sc_sector[disk],
+				.ino = 100000 + t->cfile,
+			};
+
+			sc_sector[disk] += r.bytes / 512;
+			add_block(&r);
+			sc_nblk++;
+		}
+	} else if (t->role == SC_LOOP)
+		w = sc_running(SC_WORKER);
+	else if (t->role == SC_PIN || t->role == SC_AUX || t->role == SC_WORKER)
+		w = sc_running(SC_LOOP);
+	if (!w && t->sleep == SW_NONE && sc_rnd() % 2)
+		w = sc_running(~0u);
+	cpu = w ? w->cpu : (unsigned)(sc_rnd() % SC_NCPU);
+	target = sc_idle_cpu(cpu);
+	sc_sched(GPUIO_SCHED_WAKE, w ? GPUIO_SF_WAKER_TRACED : 0, cpu, t, w, ts, 0, target,
+		 w ? w->comm : sc_idle(cpu));
+	sc_rq_push(t);
+}
+
+/* t goes to sleep in a call its role makes. */
+static void sc_block(unsigned cpu, struct sc_thr *t)
+{
+	unsigned long long ts = sc_now(), dur = 1000000;
+	unsigned r = (unsigned)(sc_rnd() % 100), state = 1;
+	int nr = 202, fd = -1;
+	unsigned long long ino = 0, addr = 0;
+	unsigned dev = 0, ftype = 0;
+	bool file = false, fault = false;
+
+	switch (t->role) {
+	case SC_LOOP:
+		file = r >= 92, fault = r >= 88 && r < 92;
+		if (r < 70)
+			addr = 0x7f0000001000ull + t->tid * 64, dur = sc_range(50000, 2000000);
+		else if (r < 88)
+			nr = 7, fd = 9, ftype = GPUIO_FT_FIFO, ino = 900, dur = sc_range(20000, 500000);
+		break;
+	case SC_WORKER:
+		file = r < 70, fault = r >= 70 && r < 78;
+		addr = 0x7f0000002000ull + t->tid * 64;
+		dur = sc_range(100000, 3000000);
+		if (r >= 90)
+			nr = 1, fd = 11, ftype = GPUIO_FT_FIFO, ino = 901;   /* a full pipe */
+		break;
+	case SC_FIO:
+		file = r < 92;
+		addr = 0x7f0000003000ull;
+		dur = sc_range(100000, 1000000);
+		break;
+	case SC_BY:
+		file = r < 8, fault = r == 8;
+		if (r < 40)
+			nr = 232, fd = 4, dur = sc_range(1000000, 40000000);
+		else if (r < 75)
+			addr = 0x7f0000004000ull + t->tid * 64, dur = sc_range(200000, 20000000);
+		else
+			nr = 230, dur = sc_range(1000000, 10000000);
+		break;
+	default:
+		addr = 0x7f0000005000ull + t->tid * 64;
+		dur = sc_range(50000, 3000000);
+		break;
+	}
+	if (file || fault) {
+		state = 2;
+		t->cstart = t->last_end + 100 < ts ? t->last_end + 100 + (ts - t->last_end - 100) / 2 : ts;
+		t->cseq = ++t->seq;
+		dur = sc_range(30000, 1500000);
+		if (fault) {
+			t->sleep = SW_FAULT;
+			t->call = GPUIO_CALL_PAGE_FAULT;
+			t->cfile = SC_F_LIB + (unsigned)(sc_rnd() % SC_NLIB);
+			t->cbytes = 4096 * (long long)sc_range(1, 8);
+			t->coff = 4096 * (long long)(sc_rnd() % 4096);
+			t->nblk = 1;
+			nr = GPUIO_WAIT_NR_NONE, fd = -1, addr = 0;
+			sc_fc[t->proc][t->cfile - SC_F_LIB].major++;
+			sc_fc[t->proc][t->cfile - SC_F_LIB].dirty = true;
+			sc_nfault++;
+		} else {
+			bool wr = t->role == SC_FIO && sc_rnd() % 3 == 0;
+
+			t->sleep = SW_FILE;
+			t->call = wr ? GPUIO_CALL_PWRITE64 : t->role == SC_FIO ? GPUIO_CALL_PREAD64 : GPUIO_CALL_READ;
+			t->cfile = t->file;
+			t->cbytes = t->role == SC_FIO ? 131072 : t->role == SC_BY ? 16384 : 524288;
+			t->coff = t->pos;
+			t->pos += t->cbytes;
+			t->nblk = t->role == SC_BY ? 1 : (unsigned)sc_range(1, 4);
+			nr = wr ? 18 : t->role == SC_FIO ? 17 : 0, fd = t->fd, addr = 0;
+			ino = 100000 + t->file, dev = sc_fdev(t->file), ftype = GPUIO_FT_REG;
+			t->nread++;
+		}
+	}
+	t->state = SC_SLEEP;
+	t->wake_at = ts + dur;
+	sc_heap_push(t);
+	sc_wait(t, ts, nr, fd, ino, dev, ftype, addr);
+	sc_off(cpu, t, state, false, ts);
+}
+
+static const char *const sc_kernels[] = {
+	"sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1",
+	"void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>>",
+	"void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float>>",
+	"nchwToNhwcKernel", "void cudnn::bn_fw_tr_1C11_kernel_NCHW<float, float, 512, true>",
+};
+
+/* t, on a CPU, makes a call that does not sleep (or launches a kernel). */
+static void sc_work(struct sc_thr *t)
+{
+	unsigned long long ts = t->last_end + 200, end = sc_t;
+	unsigned long long dur;
+	unsigned r = (unsigned)(sc_rnd() % 100);
+
+	if (ts + 600 > end)
+		return;
+	dur = sc_range(300, end - ts - 200 < 40000 ? end - ts - 200 : 40000);
+	if (t->role == SC_LOOP && r < 25) {
+		unsigned long long ks, ke;
+
+		add_api(&(struct api_spec){ .pid = t->pid, .tid = t->tid, .corr = ++sc_corr,
+			.source = GPUIO_API_RUNTIME, .kind = GPUIO_API_LAUNCH, .ts = ts, .end = ts + dur,
+			.stream = 7, .name = "cudaLaunchKernel_v7000" });
+		t->last_end = ts + dur;
+		ks = (sc_gpu_end > ts + dur ? sc_gpu_end : ts + dur) + sc_range(2000, 8000);
+		ke = ks + sc_range(20000, 700000);
+		sc_gpu_end = ke;
+		add_kernel(t->pid, ks, ke, 0, 7, sc_corr, sc_kernels[sc_corr % ARRAY_SIZE(sc_kernels)]);
+		sc_nkern++;
+		return;
+	}
+	if (r < 2) {   /* a minor fault: counted, no record */
+		unsigned f = (unsigned)(sc_rnd() % SC_NLIB);
+
+		sc_fc[t->proc][f].minor++;
+		sc_fc[t->proc][f].dirty = true;
+		return;
+	}
+	if (t->nread >= 64 && (t->role == SC_WORKER || t->role == SC_BY)) {
+		/* next file: close this one, open another (its path at the open) */
+		unsigned f = t->role == SC_WORKER ? (unsigned)(sc_rnd() % SC_NSHARD)
+						  : SC_F_ETC + (unsigned)(sc_rnd() % SC_NETC);
+
+		sc_vfs(t, GPUIO_CALL_CLOSE, t->file, t->fd, ts, dur / 4 + 100, 0, -1, 0, 0, ++t->seq);
+		sc_path(f, ts + dur / 4 + 200);
+		t->file = f;
+		t->pos = 0;
+		t->nread = 0;
+		sc_vfs(t, GPUIO_CALL_OPENAT, f, t->fd, ts + dur / 4 + 300, dur / 2 + 100, t->fd, -1, 0,
+		       0, ++t->seq);
+		return;
+	}
+	{
+		unsigned call = t->role == SC_FIO ? (r % 3 ? GPUIO_CALL_PREAD64 : GPUIO_CALL_PWRITE64)
+			      : t->role == SC_BY && r % 2 ? GPUIO_CALL_WRITE : GPUIO_CALL_READ;
+		long long bytes = t->role == SC_BY ? 512 : t->role == SC_FIO ? 131072 : 65536;
+
+		if (t->role == SC_PIN || t->role == SC_AUX || t->role == SC_LOOP) {
+			/* the loop and its threads read what the libraries hold */
+			unsigned f = SC_F_LIB + (unsigned)(t->tid % SC_NLIB);
+
+			sc_vfs(t, GPUIO_CALL_PREAD64, f, 20, ts, dur, 4096, 4096 * (long long)(sc_rnd() % 512),
+			       0, 0, ++t->seq);
+			return;
+		}
+		sc_vfs(t, call, t->file, t->fd, ts, dur, bytes, t->pos, 0, 0, ++t->seq);
+		t->pos += bytes;
+		t->nread++;
+	}
+}
+
+static void sc_stats(unsigned long long ts, int final)
+{
+	unsigned long long bpf[GPUIO_STAT_MAX] = { 0 };
+
+	for (unsigned p = 0; p < SC_NPROC; p++)
+		for (unsigned f = 0; f < SC_NLIB; f++)
+			if (sc_fc[p][f].dirty) {
+				add_fault_count(sc_proc_pid[p], ts, DEV_DATA, 100000 + SC_F_LIB + f,
+						sc_fc[p][f].minor + sc_fc[p][f].major, sc_fc[p][f].major,
+						f < 4 ? GPUIO_FC_EXEC : 0);
+				sc_fc[p][f].dirty = false;
+			}
+	bpf[GPUIO_STAT_EVENTS_BLOCK] = sc_nblk;
+	add_stats(ts, final, bpf);
+}
+
+static struct sc_thr *sc_thread(unsigned pid, unsigned tid, unsigned role, unsigned proc,
+				const char *comm, unsigned file, int fd)
+{
+	struct sc_thr *t = &sc_th[sc_nth++];
+
+	memset(t, 0, sizeof(*t));
+	t->pid = pid, t->tid = tid, t->role = role, t->proc = proc, t->comm = comm;
+	t->file = file, t->fd = fd;
+	t->state = SC_SLEEP;
+	t->wake_at = BASE_NS + sc_range(100000, 10000000);   /* asleep when the trace began */
+	sc_heap_push(t);
+	return t;
+}
+
+static void sc_process(unsigned proc, unsigned pid, unsigned ppid, const char *comm,
+		       const char *args, size_t alen)
+{
+	sc_proc_pid[proc] = pid;
+	add_proc_pp(GPUIO_PROC_ATTACH, pid, pid, BASE_NS, comm, strlen(comm), args, alen, ppid);
+}
+
+static void sc_thread_name(unsigned pid, unsigned tid, const char *comm)
+{
+	add_proc(GPUIO_PROC_NAME, pid, tid, BASE_NS, comm, strlen(comm), NULL, 0);
+}
+
+static void scale_header(struct gpuio_cap_header *h)
+{
+	h->flags = GPUIO_CAPF_ALL | GPUIO_CAPF_SOCKETS;
+	h->ncpus = SC_NCPU;
+	snprintf(h->fault_mode, sizeof(h->fault_mode), "tp_btf");
+	snprintf(h->sched_mode, sizeof(h->sched_mode), "tp_btf");
+	snprintf(h->target, sizeof(h->target), "all");
+	snprintf(h->cmdline, sizeof(h->cmdline), "gpuio trace -a -d 150 -o node.json");
+}
+
+static void gen_scale(unsigned long long n)
+{
+	static const char *const daemons[] = {
+		"containerd", "kubelet", "dockerd", "node_exporter", "systemd-journal", "rsyslogd",
+		"sshd", "chronyd", "nginx", "postgres", "java", "prometheus",
+	};
+	static const char targs[] = "python3\0train.py\0--workers\0" "6";
+	static const char fargs[] = "fio\0--name=randread\0--rw=randrw\0--bs=128k";
+	unsigned long long next_stats = BASE_NS + NSEC_PER_SEC, t0;
+	unsigned proc = 0;
+
+	sc_t = BASE_NS;
+	add_devname(DEV_SDA, "sda", 3);
+	add_devname(DEV_NVME, "nvme0n1", 7);
+	/* the training job: its main loop, pin memory, autograd, 6 workers */
+	sc_process(proc, 1000, 1, "python3", targs, sizeof(targs) - 1);
+	sc_thread(1000, 1000, SC_LOOP, proc, "python3", SC_F_LIB, 20);
+	sc_thread_name(1000, 1001, "pt_pin_memory");
+	sc_thread(1000, 1001, SC_PIN, proc, "pt_pin_memory", SC_F_LIB, 20);
+	sc_thread_name(1000, 1002, "pt_autograd_0");
+	sc_thread(1000, 1002, SC_AUX, proc, "pt_autograd_0", SC_F_LIB, 20);
+	proc++;
+	for (unsigned w = 0; w < 6; w++, proc++) {
+		sc_process(proc, 1100 + w, 1000, "pt_data_worker", targs, sizeof(targs) - 1);
+		sc_thread(1100 + w, 1100 + w, SC_WORKER, proc, "pt_data_worker", w * 300, 30);
+		sc_path(w * 300, BASE_NS);
+	}
+	for (unsigned f = 0; f < 2; f++, proc++) {
+		sc_process(proc, 2000 + f, 1, "fio", fargs, sizeof(fargs) - 1);
+		sc_thread(2000 + f, 2000 + f, SC_FIO, proc, "fio", SC_F_FIO + f * 4, 5);
+		sc_path(SC_F_FIO + f * 4, BASE_NS);
+	}
+	for (unsigned d = 0; d < ARRAY_SIZE(daemons); d++, proc++) {
+		unsigned pid = 3000 + 20 * d;
+
+		sc_process(proc, pid, 1, daemons[d], daemons[d], strlen(daemons[d]));
+		for (unsigned k = 0; k < 5; k++) {
+			unsigned f = SC_F_ETC + (d * 5 + k) % SC_NETC;
+
+			if (k)
+				sc_thread_name(pid, pid + k, daemons[d]);
+			sc_thread(pid, pid + k, SC_BY, proc, daemons[d], f, 3 + (int)k);
+			sc_path(f, BASE_NS);
+		}
+	}
+	for (unsigned f = SC_F_LIB; f < SC_F_ETC; f++)
+		sc_path(f, BASE_NS);
+	add_ginfo(1000, BASE_NS + 1000, GPUIO_GPU_ON, 0, 0, 0, "");
+	t0 = sc_t;
+	while (gpuio_cap_writer__records(W) < n) {
+		unsigned c;
+		struct sc_thr *t;
+
+		sc_t += sc_range(1000, 9000);
+		if (sc_t >= next_stats) {
+			sc_stats(sc_now(), 0);
+			next_stats += NSEC_PER_SEC;
+		}
+		while (sc_heap_n && sc_heap[0]->wake_at <= sc_t)
+			sc_wake(sc_heap_pop());
+		for (c = 0; c < SC_NCPU && sc_rq_n; c++)
+			if (!sc_cpu[c])
+				sc_on(c, sc_rq_pop(), NULL, 0, 0, sc_now());
+		c = (unsigned)(sc_rnd() % SC_NCPU);
+		t = sc_cpu[c];
+		if (!t || t->since + 2000 > sc_t)
+			continue;
+		if (sc_nsched * 3 < gpuio_cap_writer__records(W)) {
+			if (sc_rq_n && sc_rnd() % 4 == 0)
+				sc_off(c, t, 0, true, sc_now());
+			else
+				sc_block(c, t);
+		} else
+			sc_work(t);
+	}
+	if (sc_has_held)
+		append(&sc_held, sizeof(sc_held));
+	sc_stats(sc_now(), 1);
+	n = gpuio_cap_writer__records(W);
+	close_capture();
+	printf("{\"mode\":\"scale\",\"records\":%llu,\"sched\":%llu,\"vfs\":%llu,\"block\":%llu,"
+	       "\"kernels\":%llu,\"page_faults\":%llu,\"threads\":%u,\"seconds\":%.1f}\n", n, sc_nsched,
+	       sc_nvfs, sc_nblk, sc_nkern, sc_nfault, sc_nth, (double)(sc_t - t0) / 1e9);
+}
+
 /* ---- shift ---- */
 
 static int gen_shift(const char *in, long long mono, long long real)
@@ -1768,7 +2439,7 @@ int main(int argc, char **argv)
 	const char *mode;
 
 	if (argc < 3) {
-		fprintf(stderr, "usage: gen_capture basic|hostile|flows|truncate|corrupt|gpu|big|gpubig|states|gpuwait|sockets|faults OUT.gpuio [N]\n"
+		fprintf(stderr, "usage: gen_capture basic|hostile|flows|truncate|corrupt|gpu|big|gpubig|states|gpuwait|sockets|faults|scale OUT.gpuio [N]\n"
 				"       gen_capture shift OUT.gpuio IN.gpuio MONO_NS REAL_NS\n");
 		return 2;
 	}
@@ -1785,8 +2456,13 @@ int main(int argc, char **argv)
 		fprintf(stderr, "gen_capture: big needs N\n");
 		return 2;
 	}
+	if (!strcmp(mode, "scale") && argc < 4) {
+		fprintf(stderr, "gen_capture: scale needs N\n");
+		return 2;
+	}
 	open_capture(out_path, !strcmp(mode, "hostile") ? hostile_header :
-		     !strcmp(mode, "faults") ? faults_header : NULL);
+		     !strcmp(mode, "faults") ? faults_header :
+		     !strcmp(mode, "scale") ? scale_header : NULL);
 	if (!strcmp(mode, "basic"))
 		gen_basic();
 	else if (!strcmp(mode, "hostile"))
@@ -1809,6 +2485,8 @@ int main(int argc, char **argv)
 		gen_states(argc > 3 ? strtoull(argv[3], NULL, 0) : 3000);
 	else if (!strcmp(mode, "sockets"))
 		gen_sockets();
+	else if (!strcmp(mode, "scale"))
+		gen_scale(strtoull(argv[3], NULL, 0));
 	else if (!strcmp(mode, "big"))
 		gen_big(strtoull(argv[3], NULL, 0), argc > 4 ? strtoull(argv[4], NULL, 0) : 16);
 	else {

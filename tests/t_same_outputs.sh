@@ -42,6 +42,12 @@ done
 "$TMP/ref/build/tests/gen_capture" shift "$TMP/caps/gen-shift.gpuio" "$TMP/caps/gen-basic.gpuio" \
   1000000 2000000 > /dev/null 2>&1 || fail "gen_capture shift"
 caps+=("$TMP/caps/gen-shift.gpuio")
+# a whole-node capture (16 CPUs, 71 threads, wake-ups a little out of
+# order): this tree's gen_capture when the reference's has no scale mode
+gen=$TMP/ref/build/tests/gen_capture
+"$gen" scale "$TMP/caps/gen-scale.gpuio" 300000 > /dev/null 2>&1 || gen=$GPUIO_TESTS/gen_capture
+"$gen" scale "$TMP/caps/gen-scale.gpuio" 300000 > /dev/null 2>&1 || fail "gen_capture scale"
+caps+=("$TMP/caps/gen-scale.gpuio")
 for z in "$GPUIO_SRC"/tests/gpu/runs/*/*.gpuio.gz; do
   [ -e "$z" ] || continue
   b=$(basename "$(dirname "$z")")-$(basename "$z" .gz)

@@ -303,6 +303,7 @@ int gpuio_stream__close(struct gpuio_stream *s, struct gpuio_stream_stats *st)
 	model_session__free(s->sess);
 	kmap__free(&s->desc);
 	sched_chain__free(&s->chain);
+	sched_tab__free(&s->sched_keys);
 	kmap__free(&s->flows);
 	kmap__free(&s->uring);
 	kmap__free(&s->disk_map);

@@ -448,15 +448,17 @@ void stream_emit_info(struct gpuio_stream *s)
 void stream_emit_sched(struct gpuio_stream *s, const struct gpuio_sched_event *r)
 {
 	struct sched_ent e;
+	struct sched_gap g;
 	struct tl_sched o;
 
-	sched_ent__from(r, &e);
-	sched_chain__step(&s->chain, &e);
+	if (sched_ent__from(&s->sched_keys, r, &e))
+		return;         /* out of memory: the stream goes on without it */
+	sched_chain__step(&s->chain, &s->sched_keys, &e, &g);
 	if (e.kind != GPUIO_SCHED_SWITCH || (e.flags & GPUIO_SF_PREV_TRACED))
-		need_thread(s, e.pid, e.tid);
+		need_thread(s, r->hdr.pid, r->hdr.tid);
 	if (e.kind == GPUIO_SCHED_SWITCH && (e.flags & GPUIO_SF_NEXT_TRACED))
-		need_thread(s, e.opid, e.otid);
-	tl_model__sched(s->m, &e, r->comm, &o);
+		need_thread(s, r->other_pid, r->other_tid);
+	tl_model__sched(s->m, &s->sched_keys, &e, &g, r->comm, &o);
 	pftrace__sched(s->p, &o);
 	s->st.sched++;
 }

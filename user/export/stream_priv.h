@@ -85,6 +85,7 @@ struct gpuio_stream {
 	size_t cfids;
 	struct gpuio_stream_stats st;
 	struct sched_chain chain;       /* switches the trace missed (model/sched_tab.h) */
+	struct sched_tab sched_keys;    /* only names the threads of the entries */
 };
 
 int stream_pendq__push(struct stream_pendq *q, const struct gpuio_hdr *h, struct stream_pend **out);

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "lib/sort.h"
 #include "model/sched_tab.h"
 
 /* Perfetto's names for the same states (its thread_state table and UI) */
@@ -55,21 +56,45 @@ static int name_of(struct sched_tab *t, uint32_t tid, const char *comm, uint32_t
 	return 0;
 }
 
-void sched_ent__from(const struct gpuio_sched_event *e, struct sched_ent *s)
+/* The number of (pid, tid) in t, added when new; -ENOMEM. */
+static int64_t key_of(struct sched_tab *t, uint32_t pid, uint32_t tid)
 {
+	uint64_t *v;
+	int rc = kmap__upsert(&t->key_map, pid, tid, &v);
+
+	if (rc < 0)
+		return rc;
+	if (rc) {
+		if (t->nkeys >= UINT32_MAX ||
+		    array_grow((void **)&t->keys, &t->ckeys, t->nkeys + 1, sizeof(*t->keys)))
+			return -ENOMEM;
+		t->keys[t->nkeys].pid = pid;
+		t->keys[t->nkeys].tid = tid;
+		*v = t->nkeys++;
+	}
+	return (int64_t)*v;
+}
+
+int sched_ent__from(struct sched_tab *t, const struct gpuio_sched_event *e, struct sched_ent *s)
+{
+	int64_t th = key_of(t, e->hdr.pid, e->hdr.tid), oth = key_of(t, e->other_pid, e->other_tid);
+
+	if (th < 0 || oth < 0)
+		return -ENOMEM;
 	memset(s, 0, sizeof(*s));
 	s->ts = e->hdr.ts;
-	s->pid = e->hdr.pid;
-	s->tid = e->hdr.tid;
-	s->opid = e->other_pid;
-	s->otid = e->other_tid;
-	s->state = e->prev_state;
-	s->waker_seq = e->waker_seq;
+	s->th = (uint32_t)th;
+	s->oth = (uint32_t)oth;
+	if (e->kind == GPUIO_SCHED_SWITCH)
+		s->state = e->prev_state;
+	else
+		s->waker_seq = e->waker_seq;
 	s->cpu = (uint16_t)e->hdr.cpu;
 	s->target_cpu = (uint16_t)e->target_cpu;
 	s->prio = (int16_t)e->prio;
 	s->kind = (uint8_t)e->kind;
 	s->flags = (uint8_t)e->flags;
+	return 0;
 }
 
 int sched_tab__add(struct sched_tab *t, const struct gpuio_sched_event *e)
@@ -80,8 +105,8 @@ int sched_tab__add(struct sched_tab *t, const struct gpuio_sched_event *e)
 	if (array_grow((void **)&t->ev, &t->cap, t->n + 1, sizeof(*t->ev)))
 		return -ENOMEM;
 	s = &t->ev[t->n];
-	sched_ent__from(e, s);
-	s->ord = (uint32_t)t->n;
+	if ((err = sched_ent__from(t, e, s)))
+		return err;
 	err = name_of(t, e->kind == GPUIO_SCHED_SWITCH && !(e->flags & GPUIO_SF_NEXT_TRACED) ?
 		      e->other_tid : e->kind == GPUIO_SCHED_SWITCH ? e->hdr.tid : e->other_tid,
 		      e->comm, &s->comm);
@@ -92,13 +117,13 @@ int sched_tab__add(struct sched_tab *t, const struct gpuio_sched_event *e)
 	return 0;
 }
 
-static int by_ts(const void *a, const void *b)
+/* by time; lib/sort.h keeps capture order among equal times */
+static int by_ts(const void *a, const void *b, void *ctx)
 {
 	const struct sched_ent *x = a, *y = b;
 
-	if (x->ts != y->ts)
-		return x->ts < y->ts ? -1 : 1;
-	return x->ord < y->ord ? -1 : x->ord > y->ord;  /* stable: capture order */
+	(void)ctx;
+	return x->ts < y->ts ? -1 : x->ts > y->ts;
 }
 
 /*
@@ -130,57 +155,60 @@ static uint64_t on_cpu(struct sched_chain *c, uint32_t pid, uint32_t tid, uint64
 }
 
 /* next comes on CPU k: if the chain still has it on another CPU, it left that one unseen */
-static void left_unseen(struct sched_chain *c, struct sched_ent *e, uint32_t k)
+static void left_unseen(struct sched_chain *c, const struct sched_ent *e, uint32_t opid,
+			uint32_t otid, uint32_t k, struct sched_gap *g)
 {
-	uint64_t was = on_cpu(c, e->opid, e->otid, k + 1), at;
+	uint64_t was = on_cpu(c, opid, otid, k + 1), at;
 	uint32_t j = (uint32_t)(was - 1);
 
-	if (!was || j == k || j >= SCHED_CHAIN_CPUS || !c->known[j] || c->cur[j] != e->otid ||
-	    c->cur_pid[j] != e->opid)
+	if (!was || j == k || j >= SCHED_CHAIN_CPUS || !c->known[j] || c->cur[j] != otid ||
+	    c->cur_pid[j] != opid)
 		return;
 	c->gaps++;
 	at = e->ts - 1 > c->cur_ts[j] ? e->ts - 1 : e->ts;
-	e->left_at = at;
-	e->left_cpu = (uint16_t)j;
+	g->left_at = at;
+	g->left_cpu = (uint16_t)j;
 	c->cur[j] = c->cur_pid[j] = 0;
 	c->cur_ts[j] = at;
 }
 
-void sched_chain__step(struct sched_chain *c, struct sched_ent *e)
+bool sched_chain__step(struct sched_chain *c, const struct sched_tab *t, const struct sched_ent *e,
+		       struct sched_gap *g)
 {
 	uint32_t k = e->cpu % SCHED_CHAIN_CPUS;
 	bool pt = e->flags & GPUIO_SF_PREV_TRACED;
-	uint32_t prev = pt ? e->tid : 0;
+	uint32_t pid = sched_pid(t, e), tid = sched_tid(t, e);
+	uint32_t opid = sched_opid(t, e), otid = sched_otid(t, e);
+	uint32_t prev = pt ? tid : 0;
 	uint64_t at, plast = 0;
 
-	e->bridge_at = e->left_at = 0;
-	e->bridge_from = e->bridge_from_pid = 0;
-	e->left_cpu = 0;
+	memset(g, 0, sizeof(*g));
 	if (e->kind != GPUIO_SCHED_SWITCH) {
-		last_of(c, e->pid, e->tid, e->ts);
-		return;
+		last_of(c, pid, tid, e->ts);
+		return false;
 	}
 	if (pt) {
-		plast = last_of(c, e->pid, e->tid, e->ts);
-		on_cpu(c, e->pid, e->tid, 0);
+		plast = last_of(c, pid, tid, e->ts);
+		on_cpu(c, pid, tid, 0);
 	}
 	if (c->known[k] && c->cur[k] != prev) {
 		c->gaps++;
 		at = (c->cur_ts[k] > plast ? c->cur_ts[k] : plast) + 1;
-		e->bridge_at = at < e->ts ? at : e->ts;
-		e->bridge_from = c->cur[k];
-		e->bridge_from_pid = c->cur_pid[k];
-		if (e->bridge_from)
-			on_cpu(c, e->bridge_from_pid, e->bridge_from, 0);
+		g->bridge_at = at < e->ts ? at : e->ts;
+		g->bridge_from = c->cur[k];
+		g->bridge_from_pid = c->cur_pid[k];
+		if (g->bridge_from)
+			on_cpu(c, g->bridge_from_pid, g->bridge_from, 0);
 	}
-	c->cur[k] = (e->flags & GPUIO_SF_NEXT_TRACED) ? e->otid : 0;
-	c->cur_pid[k] = (e->flags & GPUIO_SF_NEXT_TRACED) ? e->opid : 0;
+	c->cur[k] = (e->flags & GPUIO_SF_NEXT_TRACED) ? otid : 0;
+	c->cur_pid[k] = (e->flags & GPUIO_SF_NEXT_TRACED) ? opid : 0;
 	c->cur_ts[k] = e->ts;
 	c->known[k] = true;
 	if (e->flags & GPUIO_SF_NEXT_TRACED) {
-		last_of(c, e->opid, e->otid, e->ts);
-		left_unseen(c, e, k);
+		last_of(c, opid, otid, e->ts);
+		left_unseen(c, e, opid, otid, k, g);
 	}
+	return g->bridge_at || g->left_at;
 }
 
 void sched_chain__free(struct sched_chain *c)
@@ -189,31 +217,61 @@ void sched_chain__free(struct sched_chain *c)
 	kmap__free(&c->on);
 }
 
-static void count_gaps(struct sched_tab *t)
+/* The chain's breaks, into the side table (in index order). */
+static int find_gaps(struct sched_tab *t)
 {
 	struct sched_chain *c = calloc(1, sizeof(*c));
+	int rc = 0;
 
 	t->gaps = 0;
+	t->ngap = 0;
 	if (!c)
-		return;
-	for (size_t i = 0; i < t->n; i++)
-		sched_chain__step(c, &t->ev[i]);
+		return -ENOMEM;
+	for (size_t i = 0; i < t->n && !rc; i++) {
+		struct sched_gap g;
+
+		if (!sched_chain__step(c, t, &t->ev[i], &g))
+			continue;
+		if (array_grow((void **)&t->gap, &t->cgap, t->ngap + 1, sizeof(*t->gap))) {
+			rc = -ENOMEM;
+			break;
+		}
+		t->gap[t->ngap].i = i;
+		t->gap[t->ngap++].g = g;
+	}
 	t->gaps = c->gaps;
 	sched_chain__free(c);
 	free(c);
+	return rc;
 }
 
-void sched_tab__sort(struct sched_tab *t)
+int sched_tab__sort(struct sched_tab *t)
 {
 	/* capture order is nearly time order (one ring buffer): check first */
 	bool in_order = true;
+	int rc;
 
 	for (size_t i = 1; i < t->n && in_order; i++)
 		in_order = t->ev[i - 1].ts <= t->ev[i].ts;
-	if (!in_order)
-		qsort(t->ev, t->n, sizeof(*t->ev), by_ts);
+	if (!in_order && (rc = sort_stable(t->ev, t->n, sizeof(*t->ev), by_ts, NULL)))
+		return rc;
 	t->sorted = true;
-	count_gaps(t);
+	return find_gaps(t);
+}
+
+const struct sched_gap *sched_tab__gap(const struct sched_tab *t, size_t i)
+{
+	size_t lo = 0, hi = t->ngap;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->gap[mid].i < i)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < t->ngap && t->gap[lo].i == i ? &t->gap[lo].g : NULL;
 }
 
 const char *sched_tab__comm(const struct sched_tab *t, uint32_t comm)
@@ -224,6 +282,9 @@ const char *sched_tab__comm(const struct sched_tab *t, uint32_t comm)
 void sched_tab__free(struct sched_tab *t)
 {
 	free(t->ev);
+	free(t->gap);
+	free(t->keys);
+	kmap__free(&t->key_map);
 	free(t->names);
 	kmap__free(&t->name_map);
 	memset(t, 0, sizeof(*t));
@@ -278,6 +339,7 @@ struct tcur {
 };
 
 struct walk {
+	const struct sched_tab *t;
 	struct kmap map;
 	struct tcur *th;
 	size_t n, cap;
@@ -346,36 +408,36 @@ static void set_state(struct tcur *c, uint8_t state, uint64_t ts, const struct t
 		c->wake = *woke;
 }
 
-static int on_switch(struct walk *w, const struct sched_ent *e)
+static int on_switch(struct walk *w, const struct sched_ent *e, const struct sched_gap *g)
 {
 	struct tcur *c;
 	int rc;
 
-	if (e->bridge_at) {
+	if (g && g->bridge_at) {
 		/* the switch-in the trace missed (sched_chain): from leaves, prev comes on */
-		if (e->bridge_from) {
-			c = cur_get(w, e->bridge_from_pid, e->bridge_from);
+		if (g->bridge_from) {
+			c = cur_get(w, g->bridge_from_pid, g->bridge_from);
 			if (!c)
 				return -ENOMEM;
 			/* only if it is still on this CPU: a thread seen coming on another
 			 * CPU since left this one unseen, and its state is already newer */
-			if (c->state == TS_RUNNING && c->cpu == e->cpu && c->since < e->bridge_at) {
-				if ((rc = close_iv(w, c, e->bridge_at, NULL)))
+			if (c->state == TS_RUNNING && c->cpu == e->cpu && c->since < g->bridge_at) {
+				if ((rc = close_iv(w, c, g->bridge_at, NULL)))
 					return rc;
-				set_state(c, TS_RUNNABLE, e->bridge_at, NULL);
+				set_state(c, TS_RUNNABLE, g->bridge_at, NULL);
 			}
 		}
 		if (e->flags & GPUIO_SF_PREV_TRACED) {
-			c = cur_get(w, e->pid, e->tid);
+			c = cur_get(w, sched_pid(w->t, e), sched_tid(w->t, e));
 			if (!c)
 				return -ENOMEM;
-			if (c->state != ST_NONE && c->since >= e->bridge_at)
+			if (c->state != ST_NONE && c->since >= g->bridge_at)
 				goto switched;  /* a state never starts before the one it ends */
-			if ((rc = close_iv(w, c, e->bridge_at, NULL)))
+			if ((rc = close_iv(w, c, g->bridge_at, NULL)))
 				return rc;
-			set_state(c, TS_RUNNING, e->bridge_at, NULL);
+			set_state(c, TS_RUNNING, g->bridge_at, NULL);
 			c->cpu = e->cpu;
-			c->run_start = e->bridge_at;
+			c->run_start = g->bridge_at;
 			c->assumed = true;
 		}
 	}
@@ -383,7 +445,7 @@ switched:
 	if (e->flags & GPUIO_SF_PREV_TRACED) {
 		enum tstate s = sched_state_after_switch(e);
 
-		c = cur_get(w, e->pid, e->tid);
+		c = cur_get(w, sched_pid(w->t, e), sched_tid(w->t, e));
 		if (!c)
 			return -ENOMEM;
 		if ((rc = close_iv(w, c, e->ts, NULL)))
@@ -404,14 +466,14 @@ switched:
 		c->has_pending = false;
 	}
 	if (e->flags & GPUIO_SF_NEXT_TRACED) {
-		c = cur_get(w, e->opid, e->otid);
+		c = cur_get(w, sched_opid(w->t, e), sched_otid(w->t, e));
 		if (!c)
 			return -ENOMEM;
-		if (e->left_at && c->state == TS_RUNNING && c->since < e->left_at) {
+		if (g && g->left_at && c->state == TS_RUNNING && c->since < g->left_at) {
 			/* it left its other CPU unseen (sched_chain): runnable until now */
-			if ((rc = close_iv(w, c, e->left_at, NULL)))
+			if ((rc = close_iv(w, c, g->left_at, NULL)))
 				return rc;
-			set_state(c, TS_RUNNABLE, e->left_at, NULL);
+			set_state(c, TS_RUNNABLE, g->left_at, NULL);
 		}
 		if ((rc = close_iv(w, c, e->ts, NULL)))
 			return rc;
@@ -425,7 +487,7 @@ switched:
 
 static int on_wake(struct walk *w, const struct sched_ent *e)
 {
-	struct tcur *c = cur_get(w, e->pid, e->tid);
+	struct tcur *c = cur_get(w, sched_pid(w->t, e), sched_tid(w->t, e));
 	struct tstate_iv woke;
 	int rc;
 
@@ -435,8 +497,8 @@ static int on_wake(struct walk *w, const struct sched_ent *e)
 	woke.ts = e->ts;
 	woke.woken = true;
 	woke.waker_traced = e->flags & GPUIO_SF_WAKER_TRACED;
-	woke.waker_pid = e->opid;
-	woke.waker_tid = e->otid;
+	woke.waker_pid = sched_opid(w->t, e);
+	woke.waker_tid = sched_otid(w->t, e);
 	woke.waker_seq = e->waker_seq;
 	switch (c->state) {
 	case TS_SLEEPING:
@@ -460,13 +522,17 @@ static int on_wake(struct walk *w, const struct sched_ent *e)
 
 int sched_tab__states(const struct sched_tab *t, uint64_t end_ts, tstate_fn fn, void *ctx)
 {
-	struct walk w = { .fn = fn, .ctx = ctx };
+	struct walk w = { .t = t, .fn = fn, .ctx = ctx };
+	size_t gi = 0;
 	int rc = 0;
 
 	for (size_t i = 0; i < t->n && !rc; i++) {
 		const struct sched_ent *e = &t->ev[i];
+		const struct sched_gap *g = NULL;
 
-		rc = e->kind == GPUIO_SCHED_SWITCH ? on_switch(&w, e) : on_wake(&w, e);
+		if (gi < t->ngap && t->gap[gi].i == i)
+			g = &t->gap[gi++].g;
+		rc = e->kind == GPUIO_SCHED_SWITCH ? on_switch(&w, e, g) : on_wake(&w, e);
 	}
 	for (size_t i = 0; i < w.n && !rc; i++)
 		rc = close_iv(&w, &w.th[i], end_ts, NULL);

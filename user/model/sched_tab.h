@@ -8,7 +8,7 @@
  * the .pftrace gets the raw events as ftrace sched events and Perfetto
  * derives the same states) and the report (where a thread's time went).
  *
- * Memory: ~48 bytes per switch or wake-up of a traced thread.
+ * Memory: 32 bytes per switch or wake-up of a traced thread.
  */
 #ifndef GPUIO_MODEL_SCHED_TAB_H
 #define GPUIO_MODEL_SCHED_TAB_H
@@ -29,27 +29,40 @@ enum tstate {
 };
 extern const char *const tstate_names[TS_N];
 
+/* A (pid, tid) the table names by a number (sched_tab.keys[]). */
+struct sched_key {
+	uint32_t pid, tid;
+};
+
 struct sched_ent {
 	uint64_t ts;
-	uint32_t pid, tid;      /* switch: prev; wake: the woken task */
-	uint32_t opid, otid;    /* switch: next; wake: the waker */
-	uint32_t state;         /* switch: prev's raw state (GPUIO ABI) */
-	uint32_t waker_seq;
+	uint32_t th;            /* keys[]: switch: prev; wake: the woken task */
+	uint32_t oth;           /* keys[]: switch: next; wake: the waker */
+	union {
+		uint32_t state;     /* switch: prev's raw state (GPUIO ABI) */
+		uint32_t waker_seq; /* wake: the waker's VFS call in flight */
+	};
 	uint32_t comm;          /* names[] + 1 of the untraced side / waker, 0 none */
-	uint32_t ord;           /* capture order (ties in time keep it) */
-	/* a switch whose prev was not seen taking the CPU (sched_chain): the
-	 * switch-in the trace missed is assumed at bridge_at, from bridge_from
-	 * (pid, tid; 0: an untraced task) — 0: none */
-	uint64_t bridge_at;
-	uint32_t bridge_from_pid, bridge_from;
-	/* a switch-in of next while the chain still has next on another CPU: it
-	 * left left_cpu unseen, assumed just before it came on here (0: none) */
-	uint64_t left_at;
-	uint16_t left_cpu;
 	uint16_t cpu;           /* the event's CPU */
 	uint16_t target_cpu;
 	int16_t prio;
 	uint8_t kind, flags;
+};
+
+/*
+ * A break in a CPU's chain of switches (sched_chain), kept beside the entry
+ * it belongs to: a switch whose prev was not seen taking the CPU, and the
+ * switch-in the trace missed is assumed at bridge_at, from bridge_from (pid,
+ * tid; 0: an untraced task) — 0: none; a switch-in of next while the chain
+ * still has next on another CPU: it left left_cpu unseen, assumed just
+ * before it came on here (left_at, 0: none). Rare: a side table, not a field
+ * of every entry (32 bytes each).
+ */
+struct sched_gap {
+	uint64_t bridge_at;
+	uint32_t bridge_from_pid, bridge_from;
+	uint64_t left_at;
+	uint16_t left_cpu;
 };
 
 /* One closed interval of a thread's state. */
@@ -67,9 +80,19 @@ struct tstate_iv {
 	uint32_t waker_pid, waker_tid, waker_seq;
 };
 
+struct sched_gap_at {
+	size_t i;               /* the entry's index in the sorted table */
+	struct sched_gap g;
+};
+
 struct sched_tab {
 	struct sched_ent *ev;
 	size_t n, cap;
+	struct sched_key *keys;     /* the threads entries name (few: one per thread) */
+	size_t nkeys, ckeys;
+	struct kmap key_map;        /* (pid, tid) -> keys[] */
+	struct sched_gap_at *gap;   /* by index; set by sched_tab__sort() */
+	size_t ngap, cgap;
 	char (*names)[16];
 	size_t nnames, cnames;
 	struct kmap name_map;   /* (tid, hash of comm) -> names[] + 1 */
@@ -99,15 +122,37 @@ struct sched_chain {
 	bool known[SCHED_CHAIN_CPUS];
 	uint64_t gaps;
 };
-/* Sets e's bridge_* (a break) or clears them. */
-void sched_chain__step(struct sched_chain *c, struct sched_ent *e);
+/* Fills g with e's break (bridge, left) and returns true, or zeroes g and returns false. */
+bool sched_chain__step(struct sched_chain *c, const struct sched_tab *t, const struct sched_ent *e,
+		       struct sched_gap *g);
 void sched_chain__free(struct sched_chain *c);
 
 int sched_tab__add(struct sched_tab *t, const struct gpuio_sched_event *e);
-/* One record as an entry (no comm index): for users without a table (the stream). */
-void sched_ent__from(const struct gpuio_sched_event *e, struct sched_ent *s);
-/* Sort by time (stable: capture order breaks ties). */
-void sched_tab__sort(struct sched_tab *t);
+/* One record as an entry, its threads named in t, not added to it (no comm
+ * index): for users that keep no table (the stream; t only names threads). */
+int sched_ent__from(struct sched_tab *t, const struct gpuio_sched_event *e, struct sched_ent *s);
+
+/* The threads of an entry: switch prev/next, wake woken/waker. */
+static inline uint32_t sched_pid(const struct sched_tab *t, const struct sched_ent *e)
+{
+	return t->keys[e->th].pid;
+}
+static inline uint32_t sched_tid(const struct sched_tab *t, const struct sched_ent *e)
+{
+	return t->keys[e->th].tid;
+}
+static inline uint32_t sched_opid(const struct sched_tab *t, const struct sched_ent *e)
+{
+	return t->keys[e->oth].pid;
+}
+static inline uint32_t sched_otid(const struct sched_tab *t, const struct sched_ent *e)
+{
+	return t->keys[e->oth].tid;
+}
+/* Sort by time (stable: capture order breaks ties), then find the chain's breaks. */
+int sched_tab__sort(struct sched_tab *t);
+/* The break of entry i (sorted table), NULL when none. */
+const struct sched_gap *sched_tab__gap(const struct sched_tab *t, size_t i);
 const char *sched_tab__comm(const struct sched_tab *t, uint32_t comm);
 void sched_tab__free(struct sched_tab *t);
 

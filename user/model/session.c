@@ -509,8 +509,7 @@ int model_session__run(struct model_session *s, const struct model_tool *const *
 	}
 	s->f.truncated = gpuio_cap_reader__truncated(s->r);
 	s->f.trunc_offset = gpuio_cap_reader__offset(s->r);
-	sched_tab__sort(&s->sched);
-	return 0;
+	return sched_tab__sort(&s->sched);
 }
 
 int model_session__feed(struct model_session *s, const struct gpuio_hdr *h,

@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "lib/sort.h"
 #include "model/calls.h"
 #include "model/waits.h"
 #include "report/report_model.h"
@@ -87,60 +88,88 @@ static bool woken_new(const struct sched_tab *t, uint32_t tid, uint64_t ts)
 			hi = mid;
 	}
 	for (; lo < t->n && t->ev[lo].ts == ts; lo++)
-		if (t->ev[lo].tid == tid && t->ev[lo].kind == GPUIO_SCHED_WAKE_NEW)
+		if (sched_tid(t, &t->ev[lo]) == tid && t->ev[lo].kind == GPUIO_SCHED_WAKE_NEW)
 			return true;
 	return false;
 }
 
+/* Does thread state i (v sorted) need the sleep before it (its first, a wake-up)? */
+static bool needs_sleep(const struct sched_tab *t, const struct rpt_ivs *v, size_t i,
+			uint64_t start)
+{
+	const struct tstate_iv *iv = &v->a[i];
+	bool first = !i || v->a[i - 1].tid != iv->tid;
+
+	return first && iv->woken && iv->state == TS_RUNNABLE && iv->ts > start &&
+	       !woken_new(t, iv->tid, iv->ts);
+}
+
+/* In place: the sleeps are counted, the array grown once and the states
+ * moved up from the end (no second copy of every state). */
 static int asleep_at_start(const struct sched_tab *t, struct rpt_ivs *v)
 {
 	uint64_t start = t->n ? t->ev[0].ts : 0;
-	struct rpt_ivs out = { 0 };
+	size_t add = 0, j;
 
-	for (size_t i = 0; i < v->n; i++) {
-		const struct tstate_iv *iv = &v->a[i];
-		bool first = !i || v->a[i - 1].tid != iv->tid;
+	for (size_t i = 0; i < v->n; i++)
+		add += needs_sleep(t, v, i, start);
+	if (!add)
+		return 0;
+	if (array_grow((void **)&v->a, &v->cap, v->n + add, sizeof(*v->a)))
+		return -ENOMEM;
+	j = v->n + add;
+	for (size_t i = v->n; i-- > 0;) {
+		struct tstate_iv iv = v->a[i];
+		bool need = needs_sleep(t, v, i, start);
 
-		if (first && iv->woken && iv->state == TS_RUNNABLE && iv->ts > start &&
-		    !woken_new(t, iv->tid, iv->ts)) {
-			struct tstate_iv sl = *iv;
-
-			sl.ts = start;
-			sl.end = iv->ts;
-			sl.state = TS_SLEEPING;
-			sl.raw_state = 0;
-			if (collect(&out, &sl))
-				goto nomem;
+		v->a[--j] = iv;
+		if (need) {
+			iv.end = iv.ts;
+			iv.ts = start;
+			iv.state = TS_SLEEPING;
+			iv.raw_state = 0;
+			v->a[--j] = iv;
 		}
-		if (collect(&out, iv))
-			goto nomem;
 	}
-	free(v->a);
-	*v = out;
+	v->n += add;
 	return 0;
-nomem:
-	free(out.a);
-	return -ENOMEM;
 }
 
-static int by_thread_ts(const void *a, const void *b)
+static int by_thread_ts(const void *a, const void *b, void *ctx)
 {
 	const struct tstate_iv *x = a, *y = b;
 
+	(void)ctx;
 	if (x->tid != y->tid)
 		return x->tid < y->tid ? -1 : 1;
 	return x->ts < y->ts ? -1 : x->ts > y->ts;
 }
 
-/* When each thread left its CPU for good (0: not seen). */
-static uint64_t death_of(const struct sched_tab *t, uint32_t tid)
+/*
+ * When each thread left its CPU for good: deaths maps (tid, 0) to the time
+ * of its last switch out as gone + 1, filled by one pass over the table on
+ * first use ((DEATHS_DONE, DEATHS_DONE) marks it done), not a pass per
+ * thread asked about. A thread not in it never died.
+ */
+#define DEATHS_DONE UINT64_MAX
+static int deaths_fill(const struct sched_tab *t, struct kmap *deaths)
 {
-	for (size_t i = t->n; i-- > 0;) {
+	uint64_t *v;
+
+	if (kmap__get(deaths, DEATHS_DONE, DEATHS_DONE))
+		return 0;
+	for (size_t i = 0; i < t->n; i++) {
 		const struct sched_ent *e = &t->ev[i];
 
-		if (e->kind == GPUIO_SCHED_SWITCH && e->tid == tid && sched_state_after_switch(e) == TS_N)
-			return e->ts;
+		if (e->kind != GPUIO_SCHED_SWITCH || sched_state_after_switch(e) != TS_N)
+			continue;
+		if (kmap__upsert(deaths, sched_tid(t, e), 0, &v) < 0)
+			return -ENOMEM;
+		*v = e->ts + 1;         /* time order: the last one stays */
 	}
+	if (kmap__upsert(deaths, DEATHS_DONE, DEATHS_DONE, &v) < 0)
+		return -ENOMEM;
+	*v = 1;
 	return 0;
 }
 
@@ -161,7 +190,7 @@ static bool slept_between(const struct sched_tab *t, uint32_t tid, uint64_t a, u
 		const struct sched_ent *e = &t->ev[i];
 
 		if (e->kind == GPUIO_SCHED_SWITCH && (e->flags & GPUIO_SF_PREV_TRACED) &&
-		    e->tid == tid && !(e->flags & GPUIO_SF_PREEMPT))
+		    sched_tid(t, e) == tid && !(e->flags & GPUIO_SF_PREEMPT))
 			return true;
 	}
 	return false;
@@ -181,16 +210,10 @@ bool rpt_data_waker(const struct sched_tab *t, const struct tstate_iv *iv, uint6
 
 	if (!iv->woken || !iv->waker_traced || !iv->waker_tid || iv->waker_tid == iv->tid)
 		return false;
+	if (deaths_fill(t, deaths) < 0)
+		return true;
 	d = kmap__get(deaths, iv->waker_tid, 0);
-	if (!d) {
-		uint64_t *v;
-
-		if (kmap__upsert(deaths, iv->waker_tid, 0, &v) < 0)
-			return true;
-		*v = death_of(t, iv->waker_tid) + 1;
-		d = v;
-	}
-	if (!(*d > 1 && *d - 1 >= woke &&
+	if (!d || !(*d > 1 && *d - 1 >= woke &&
 	      *d - 1 - woke < (iv->waker_pid == iv->pid ? THREAD_EXIT_WAKE_NS : EXIT_WAKE_NS)))
 		return true;
 	return slept_between(t, iv->waker_tid, woke, *d - 1);
@@ -249,6 +272,8 @@ struct wait_ctx {
 	struct producer *pr;
 	size_t npr, cpr;
 	struct kmap pr_map;             /* (tid, loop) -> pr[] + 1 */
+	size_t *first;                  /* v's threads: the index of each one's first state */
+	size_t nfirst;
 };
 
 static int file_add(struct rpt_wait *w, uint32_t file, uint64_t bytes, uint64_t ns)
@@ -577,17 +602,35 @@ static void find_wakers(struct wait_ctx *c, struct thread_time *t)
 	}
 }
 
+/* Where each thread's states begin in v (sorted by thread): once, so that a
+ * pass over the threads per loop costs the threads, not every state. */
+static int thread_firsts(struct wait_ctx *c)
+{
+	size_t cap = 0;
+
+	if (c->nfirst || !c->v.n)
+		return 0;
+	for (size_t i = 0; i < c->v.n; i++) {
+		if (i && c->v.a[i].tid == c->v.a[i - 1].tid)
+			continue;
+		if (array_grow((void **)&c->first, &cap, c->nfirst + 1, sizeof(*c->first)))
+			return -ENOMEM;
+		c->first[c->nfirst++] = i;
+	}
+	return 0;
+}
+
 /* The loop's producers that fetch data: worker processes' main threads, fetching threads. */
 static int find_producers(struct wait_ctx *c, size_t l)
 {
 	const struct thread_time *t = &c->tt[l];
 
-	for (size_t i = 0, j; i < c->v.n; i = j) {
-		const struct tstate_iv *iv = &c->v.a[i];
+	if (thread_firsts(c))
+		return -ENOMEM;
+	for (size_t k = 0; k < c->nfirst; k++) {
+		const struct tstate_iv *iv = &c->v.a[c->first[k]];
 		uint64_t *slot;
 
-		for (j = i; j < c->v.n && c->v.a[j].tid == iv->tid; j++)
-			;
 		if (!rpt_loops_feeds(c->ls, t->pid, t->tid, iv->pid, iv->tid) ||
 		    !(rpt_loops_fetcher(c->ls, iv->tid) || (iv->pid != t->pid && iv->tid == iv->pid)))
 			continue;
@@ -761,6 +804,7 @@ static void ctx_free(struct wait_ctx *c)
 	}
 	free(c->v.a);
 	kmap__free(&c->deaths);
+	free(c->first);
 }
 
 static const struct rpt_model *strag_m;
@@ -812,8 +856,9 @@ int rpt_wait_build(struct rpt_model *m)
 		goto out;
 	if (!c->v.n)            /* no thread states: no loop to find */
 		goto out;
-	if (c->v.n > 1)
-		qsort(c->v.a, c->v.n, sizeof(*c->v.a), by_thread_ts);
+	/* stable, as qsort's merge sort was, without its two pointers a state */
+	if ((rc = sort_stable(c->v.a, c->v.n, sizeof(*c->v.a), by_thread_ts, NULL)))
+		goto out;
 	if ((rc = asleep_at_start(m->sched, &c->v)))
 		goto out;
 	if ((rc = rpt_loops_find(m, &c->v, &c->deaths, &ls)))

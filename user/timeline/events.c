@@ -339,7 +339,7 @@ void tl_model__vfs(struct tl_model *x, const struct gpuio_vfs_event *e, struct t
 void tl_model__block(struct tl_model *x, const struct tl_blk *b, size_t disk,
 		      const char *dname, struct tl_block *o, struct tl_args *a)
 {
-	uint64_t *fv = b->seq && !x->online ? kmap__get(&x->flow_map, b->tid, b->seq) : NULL;
+	uint64_t *fv = b->seq && !x->online ? tl_flow_get(x, b->tid, b->seq) : NULL;
 	char buf[96];
 
 	tl_args_reset(a);
@@ -439,32 +439,34 @@ static const char *sched_comm(struct tl_model *m, uint32_t pid, uint32_t tid, co
 	return comm;
 }
 
-void tl_model__sched(struct tl_model *m, const struct sched_ent *e, const char *comm,
-		      struct tl_sched *o)
+void tl_model__sched(struct tl_model *m, const struct sched_tab *t, const struct sched_ent *e,
+		     const struct sched_gap *g, const char *comm, struct tl_sched *o)
 {
 	bool sw = e->kind == GPUIO_SCHED_SWITCH;
+	uint32_t pid = sched_pid(t, e), tid = sched_tid(t, e);
+	uint32_t opid = sched_opid(t, e), otid = sched_otid(t, e);
 
 	memset(o, 0, offsetof(struct tl_sched, buf));
 	o->ts = tl_ts(m, e->ts);
 	o->cpu = e->cpu;
 	o->kind = e->kind;
-	o->tid = e->tid ? tl_pid(m, e->tid) : 0;
-	o->otid = e->otid ? tl_pid(m, e->otid) : 0;
+	o->tid = tid ? tl_pid(m, tid) : 0;
+	o->otid = otid ? tl_pid(m, otid) : 0;
 	o->prio = e->prio;
 	o->target_cpu = e->target_cpu;
 	o->prev_state = sw ? sched_ftrace_prev_state(e) : 0;
 	o->prev_traced = sw && (e->flags & GPUIO_SF_PREV_TRACED);
 	o->next_traced = sw && (e->flags & GPUIO_SF_NEXT_TRACED);
-	o->comm = sched_comm(m, e->pid, e->tid, comm, !sw || o->prev_traced, o->buf[0]);
-	o->ocomm = sched_comm(m, e->opid, e->otid, comm,
+	o->comm = sched_comm(m, pid, tid, comm, !sw || o->prev_traced, o->buf[0]);
+	o->ocomm = sched_comm(m, opid, otid, comm,
 			      sw ? o->next_traced : (e->flags & GPUIO_SF_WAKER_TRACED), o->buf[1]);
-	if (e->bridge_at) {
-		o->bridge_at = tl_ts(m, e->bridge_at);
-		o->bridge_from = e->bridge_from ? tl_pid(m, e->bridge_from) : 0;
-		o->bridge_comm = sched_comm(m, e->bridge_from_pid, e->bridge_from, "", true, o->buf[2]);
+	if (g && g->bridge_at) {
+		o->bridge_at = tl_ts(m, g->bridge_at);
+		o->bridge_from = g->bridge_from ? tl_pid(m, g->bridge_from) : 0;
+		o->bridge_comm = sched_comm(m, g->bridge_from_pid, g->bridge_from, "", true, o->buf[2]);
 	}
-	if (e->left_at) {
-		o->left_at = tl_ts(m, e->left_at);
-		o->left_cpu = e->left_cpu;
+	if (g && g->left_at) {
+		o->left_at = tl_ts(m, g->left_at);
+		o->left_cpu = g->left_cpu;
 	}
 }

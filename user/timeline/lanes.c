@@ -11,15 +11,17 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include "lib/sort.h"
 #include "timeline/timeline.h"
 #include "timeline/timeline_priv.h"
 
 /* ---- layout: lanes, buckets, sort order ---- */
 
-static int cmp_blk(const void *pa, const void *pb)
+static int cmp_blk(const void *pa, const void *pb, void *ctx)
 {
 	const struct tl_blk *a = pa, *b = pb;
 
+	(void)ctx;
 	if (a->disk != b->disk)
 		return a->disk < b->disk ? -1 : 1;
 	if (a->ts != b->ts)
@@ -157,8 +159,10 @@ int tl_layout_block(struct tl_model *x)
 
 	for (size_t i = 0; i < x->nblks; i++)
 		x->blks[i].disk = x->devs[x->blks[i].dev_idx].index;
-	if (x->nblks > 1)
-		qsort(x->blks, x->nblks, sizeof(*x->blks), cmp_blk);
+	/* stable, as qsort's merge sort was, without its copy of every request */
+	err = sort_stable(x->blks, x->nblks, sizeof(*x->blks), cmp_blk, NULL);
+	if (err)
+		goto out;
 	for (size_t i = 0; i < x->nblks; i++) {
 		struct tl_blk *b = &x->blks[i];
 

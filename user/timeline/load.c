@@ -111,7 +111,6 @@ static int on_block(void *ctx, const struct gpuio_block_event *b)
 	struct tl_model *x = ctx;
 	struct tl_disk *d = dev_get(x, b->dev);
 	struct tl_blk *e;
-	uint64_t *v;
 
 	if (!d)
 		return -ENOMEM;
@@ -126,11 +125,21 @@ static int on_block(void *ctx, const struct gpuio_block_event *b)
 	tl_blk_from_record(e, b);
 	e->dev_idx = (uint32_t)(d - x->devs);
 	if (b->vfs_seq) {
-		if (kmap__upsert(&x->flow_map, b->hdr.tid, b->vfs_seq, &v) < 0)
+		/* the requests naming a key, counted in v here while they come one
+		 * after another (a call's requests mostly do), summed over its
+		 * entries once pass 1 is over (build_flow_filter) */
+		struct tl_flow *f = x->nflows ? &x->flows[x->nflows - 1] : NULL;
+
+		if (f && f->tid == b->hdr.tid && f->seq == b->vfs_seq && f->v < 0x3fffffffu) {
+			f->v++;
+			return 0;
+		}
+		if (array_grow((void **)&x->flows, &x->cflows, x->nflows + 1, sizeof(*x->flows)))
 			return -ENOMEM;
-		*v |= FLOW_REFERENCED;
-		if (FLOW_COUNT(*v) < 0x3fffffffu)
-			*v += FLOW_COUNT_ONE;
+		f = &x->flows[x->nflows++];
+		f->tid = b->hdr.tid;
+		f->seq = b->vfs_seq;
+		f->v = 1;
 	}
 	return 0;
 }

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "lib/sort.h"
 #include "timeline/timeline.h"
 #include "lib/log.h"
 #include "timeline/timeline_priv.h"
@@ -34,40 +35,103 @@ static int cmp_thread(const void *pa, const void *pb)
 	return a->tid < b->tid ? -1 : a->tid > b->tid;
 }
 
+static int by_flow_key(const void *a, const void *b, void *ctx)
+{
+	const struct tl_flow *x = a, *y = b;
+
+	(void)ctx;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
 /*
- * flow_map is large (a key per request) and probed for every call: a call no
- * request names is answered from a bitmap of 16 bits per key that stays in
- * cache instead of a cache miss in the map.
+ * The calls block requests name, one entry a key: pass 1 appended an entry
+ * per run of requests naming the same call (v: how many); sorted, the
+ * entries of a key are summed into its first (FLOW_COUNT, at most
+ * 0x3fffffff as ever) and the rest dropped. The table is probed for every
+ * call, in each thread's call order: a cursor per thread (tl_flow_cur).
  */
 static int build_flow_filter(struct tl_model *x)
 {
-	size_t bits = 64;
+	size_t n = 0;
+	int err = sort_stable(x->flows, x->nflows, sizeof(*x->flows), by_flow_key, NULL);
 
-	while (bits < x->flow_map.n * 16)
-		bits *= 2;
-	x->flow_bits = calloc(bits / 64, sizeof(uint64_t));
-	if (!x->flow_bits)
-		return -ENOMEM;
-	x->flow_mask = bits - 1;
-	for (size_t i = 0; i < x->flow_map.cap; i++) {
-		const struct kslot *s = &x->flow_map.slots[i];
+	if (err)
+		return err;
+	for (size_t i = 0; i < x->nflows; i++) {
+		uint64_t k = x->flows[i].v;
 
-		if (s->used) {
-			uint64_t h = kmap__hash(s->a, s->b) >> 20 & x->flow_mask;
+		if (n && x->flows[n - 1].tid == x->flows[i].tid &&
+		    x->flows[n - 1].seq == x->flows[i].seq) {
+			x->flows[n - 1].v += k;
+			continue;
+		}
+		x->flows[n++] = x->flows[i];
+	}
+	for (size_t i = 0; i < n; i++) {
+		uint64_t k = x->flows[i].v < 0x3fffffffu ? x->flows[i].v : 0x3fffffffu;
 
-			x->flow_bits[h / 64] |= 1ull << (h % 64);
+		x->flows[i].v = FLOW_REFERENCED | k * FLOW_COUNT_ONE;
+	}
+	x->nflows = n;
+	if (n && n < x->cflows) {
+		struct tl_flow *f = realloc(x->flows, n * sizeof(*f));
+
+		if (f) {
+			x->flows = f;
+			x->cflows = n;
 		}
 	}
-	return 0;
+	x->flow_cur = calloc(TL_FLOW_CURS, sizeof(*x->flow_cur));
+	return x->flow_cur ? 0 : -ENOMEM;
+}
+
+static bool flow_below(const struct tl_flow *f, uint32_t tid, uint32_t seq)
+{
+	return f->tid < tid || (f->tid == tid && f->seq < seq);
+}
+
+/* The first entry of flows[lo, hi) not below (tid, seq). */
+static size_t flow_lower(const struct tl_model *x, size_t lo, size_t hi, uint32_t tid, uint32_t seq)
+{
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (flow_below(&x->flows[mid], tid, seq))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
 }
 
 uint64_t *tl_flow_get(const struct tl_model *x, uint32_t tid, uint32_t seq)
 {
-	uint64_t h = kmap__hash(tid, seq) >> 20 & x->flow_mask;
+	struct tl_flow_cur *c;
+	size_t i;
 
-	if (!(x->flow_bits[h / 64] & (1ull << (h % 64))))
+	if (!x->nflows || !x->flow_cur)
 		return NULL;
-	return kmap__get(&x->flow_map, tid, seq);
+	c = &x->flow_cur[tid & (TL_FLOW_CURS - 1)];
+	if (c->used && c->tid == tid && seq >= c->seq) {
+		/* forward from the last lookup: a few steps, else a search of the rest */
+		i = c->pos;
+		for (int k = 0; i < x->nflows && flow_below(&x->flows[i], tid, seq); i++)
+			if (++k == 8) {
+				i = flow_lower(x, i, x->nflows, tid, seq);
+				break;
+			}
+	} else if (c->used && c->tid == tid) {
+		i = flow_lower(x, 0, c->pos, tid, seq);
+	} else {
+		i = flow_lower(x, 0, x->nflows, tid, seq);
+	}
+	c->used = true;
+	c->tid = tid;
+	c->seq = seq;
+	c->pos = i;
+	return i < x->nflows && x->flows[i].tid == tid && x->flows[i].seq == seq ? &x->flows[i].v : NULL;
 }
 
 static int sort_tasks(struct tl_model *x)
@@ -268,9 +332,11 @@ void tl_model__free(struct tl_model *x)
 	kmap__free(&x->proc_map);
 	kmap__free(&x->thread_map);
 	kmap__free(&x->dev_map);
-	kmap__free(&x->flow_map);
-	free(x->flow_bits);
-	x->flow_bits = NULL;
+	free(x->flows);
+	x->flows = NULL;
+	x->nflows = x->cflows = 0;
+	free(x->flow_cur);
+	x->flow_cur = NULL;
 	tl_gpu_free(&x->gpu);
 	free(x);
 }

@@ -203,9 +203,11 @@ struct tl_sched {
 	uint32_t left_cpu;
 	char buf[3][32];
 };
-/* e's output form; comm: the name the record carries for its untraced side / waker */
-void tl_model__sched(struct tl_model *m, const struct sched_ent *e, const char *comm,
-		     struct tl_sched *o);
+/* e's output form (its threads named in t); g: its break in the chain
+ * (sched_tab.h), NULL none; comm: the name the record carries for its
+ * untraced side / waker */
+void tl_model__sched(struct tl_model *m, const struct sched_tab *t, const struct sched_ent *e,
+		     const struct sched_gap *g, const char *comm, struct tl_sched *o);
 
 struct tl_vfs {
 	const char *name;

@@ -173,7 +173,25 @@ struct tl_gpu {
 	uint64_t overlap_slices;/* host slices moved to an overlap lane */
 };
 
-/* flow_map values: low bits flags, bits 2..31 requests naming the call (pass
+/* A VFS call that block requests name, 16 bytes (a hash map's slot took 32,
+ * and it kept twice as many slots as keys). */
+struct tl_flow {
+	uint32_t tid, seq;
+	uint64_t v;             /* FLOW_* */
+};
+
+/* Where tl_flow_get() last looked for a thread's call: flows[pos] is the
+ * first entry not below (tid, seq). A thread's calls come in seq order, so
+ * the next lookup steps forward from there, in cache, instead of a binary
+ * search of the whole table (a cache miss a step once it is large). */
+#define TL_FLOW_CURS 4096
+struct tl_flow_cur {
+	uint32_t tid, seq;
+	size_t pos;             /* 0 with tid 0 and seq 0: unused */
+	bool used;
+};
+
+/* flow values: low bits flags, bits 2..31 requests naming the call (pass
  * 1), bits 32..63 requests bound so far (output) */
 #define FLOW_REFERENCED 0x1
 #define FLOW_VFS_SEEN   0x2
@@ -201,10 +219,10 @@ struct tl_model {
 	size_t ndevs, cdevs;
 	uint32_t *disk_order;   /* devs[] indices of disks with requests, by dev */
 	size_t ndisks;
-	struct kmap flow_map;   /* (tid, seq) -> FLOW_* */
+	struct tl_flow *flows;  /* (tid, seq) -> FLOW_*: appended by pass 1, then sorted by */
+	size_t nflows, cflows;  /* key with one entry a key (tl_flow_get) */
 	uint64_t seen_threads[64]; /* (pid << 32 | tid) + 1 of threads noted */
-	uint64_t *flow_bits;    /* a one-hash filter over flow_map's keys: most */
-	uint64_t flow_mask;     /* calls are named by no request: skip the map */
+	struct tl_flow_cur *flow_cur; /* TL_FLOW_CURS cursors into flows, by tid (tl_flow_get) */
 	struct tl_blk *blks;
 	size_t nblks, cblks;
 	struct tl_async *asyncs;

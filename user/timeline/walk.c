@@ -110,11 +110,16 @@ static int walk_sched(struct tl_sink *s, struct tl_model *m)
 	const struct sched_tab *st = model_session__sched(m->s);
 
 	if (s->ops->sched) {
+		size_t gi = 0;
+
 		for (size_t i = 0; i < st->n; i++) {
 			const struct sched_ent *e = &st->ev[i];
+			const struct sched_gap *g = NULL;
 			struct tl_sched o;
 
-			tl_model__sched(m, e, sched_tab__comm(st, e->comm), &o);
+			if (gi < st->ngap && st->gap[gi].i == i)
+				g = &st->gap[gi++].g;
+			tl_model__sched(m, st, e, g, sched_tab__comm(st, e->comm), &o);
 			s->ops->sched(s, &o);
 			if (s->ops->error(s))
 				return s->ops->error(s);
