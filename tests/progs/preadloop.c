@@ -6,13 +6,15 @@
  * Does COUNT random pread()s of FILE at 4 KiB-aligned offsets (each read is
  * --size bytes, default 4096) and prints one line
  *
- *   ns_per_call=N calls=COUNT bytes=B
+ *   ns_per_call=N calls=COUNT bytes=B cpu_per_call_ns=C
  *
  * timed with CLOCK_MONOTONIC around the loop only (open, fstat and thread
  * start-up are outside).  With --threads N, each of N threads does COUNT
  * calls on its own descriptor; ns_per_call is then wall time / total calls
- * (i.e. aggregate throughput), and calls is the total.  FILE should already
- * be in the page cache: this measures syscall overhead, not the disk.
+ * (i.e. aggregate throughput), and calls is the total.  cpu_per_call_ns:
+ * the process's own CPU time over the same span (CLOCK_PROCESS_CPUTIME_ID),
+ * which leaves out other processes (a tracer's own work). FILE should
+ * already be in the page cache: this measures syscall overhead, not the disk.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -81,6 +83,14 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
+static uint64_t cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
 static void usage(void)
 {
 	fprintf(stderr, "usage: preadloop [--threads N] [--size BYTES] FILE COUNT [SEED]\n");
@@ -130,7 +140,7 @@ int main(int argc, char **argv)
 
 	struct worker *w = calloc(nthreads, sizeof(*w));
 	pthread_barrier_t bar;
-	uint64_t t0, t1, bytes = 0;
+	uint64_t t0, t1, c0, c1, bytes = 0;
 
 	if (!w)
 		return 1;
@@ -146,9 +156,11 @@ int main(int argc, char **argv)
 	}
 
 	if (nthreads == 1) {
+		c0 = cpu_ns();
 		t0 = now_ns();
 		run(&w[0]);
 		t1 = now_ns();
+		c1 = cpu_ns();
 	} else {
 		/* nthreads workers + main wait on the barrier; time from release. */
 		pthread_barrier_init(&bar, NULL, nthreads + 1);
@@ -160,10 +172,12 @@ int main(int argc, char **argv)
 			}
 		}
 		pthread_barrier_wait(&bar);
+		c0 = cpu_ns();
 		t0 = now_ns();
 		for (int t = 0; t < nthreads; t++)
 			pthread_join(w[t].tid, NULL);
 		t1 = now_ns();
+		c1 = cpu_ns();
 	}
 
 	for (int t = 0; t < nthreads; t++) {
@@ -175,8 +189,9 @@ int main(int argc, char **argv)
 	}
 	uint64_t calls = count * (uint64_t)nthreads;
 
-	printf("ns_per_call=%llu calls=%llu bytes=%llu\n",
+	printf("ns_per_call=%llu calls=%llu bytes=%llu cpu_per_call_ns=%llu\n",
 	       (unsigned long long)(calls ? (t1 - t0) / calls : 0),
-	       (unsigned long long)calls, (unsigned long long)bytes);
+	       (unsigned long long)calls, (unsigned long long)bytes,
+	       (unsigned long long)(calls ? (c1 - c0) / calls : 0));
 	return 0;
 }

@@ -11,6 +11,11 @@
 #                   pair on the hook, TGID lookup only; HOOK = fentry, kprobe,
 #                   tp_btf, raw_tp, tp_syscall (syscalls:sys_enter/exit_pread64)
 #   gpuio:MODE      gpuio trace --vfs-mode=MODE (fentry, kprobe, syscall)
+#   untraced:MODE   the same mode tracing another, idle process (-p): the
+#                   preads are an untraced caller's, which the programs run
+#                   for and filter out (the bystander's cost); compared by
+#                   the caller's own CPU time (cpu_per_call_ns), which leaves
+#                   out the tracer's own work on the guest's one CPU
 #   cutN:MODE       the same with the VFS path stopped after stage N (one
 #                   round: the cost breakdown, see bench-modes.sh)
 #
@@ -18,6 +23,14 @@
 #   VMBENCH round=R setup=S ns_per_call=N [mode=VFS_MODE]
 # Knobs (kernel command line, via run-vm.sh --append): gpuio.bench_calls=N
 # (default 20000), gpuio.bench_rounds=N (default 3).
+
+# gpuio hands its links to a gpuio-detach child that closes them one RCU grace
+# period at a time (seconds under TCG): the next setup waits for it to end,
+# or its RCU work would land in that setup's instructions
+reaped() {
+  n=0
+  while pgrep gpuio-detach >/dev/null && [ $n -lt 600 ]; do sleep 1; n=$((n + 1)); done
+}
 
 vmbench() {
   need_bin gpuio preadloop bench_hooks capture_totals
@@ -36,19 +49,35 @@ vmbench() {
   r=1
   while [ $r -le "$rounds" ]; do
     out=$(preadloop $f "$calls") || fail "preadloop failed"
-    echo "VMBENCH round=$r setup=base $(echo "$out" | grep -o 'ns_per_call=[0-9]*')"
+    echo "VMBENCH round=$r setup=base $(echo "$out" | grep -o 'ns_per_call=[0-9]*') $(echo "$out" | grep -o 'cpu_per_call_ns=[0-9]*')"
     for h in fentry kprobe tp_btf raw_tp tp_syscall; do
       out=$(bench_hooks $h -- preadloop $f "$calls" 2>/tmp/bh.err) || { cat /tmp/bh.err; fail "bench_hooks $h failed"; }
-      echo "VMBENCH round=$r setup=empty:$h $(echo "$out" | grep -o 'ns_per_call=[0-9]*') $(grep -o 'hits=[0-9]*' /tmp/bh.err)"
+      echo "VMBENCH round=$r setup=empty:$h $(echo "$out" | grep -o 'ns_per_call=[0-9]*') $(echo "$out" | grep -o 'cpu_per_call_ns=[0-9]*') $(grep -o 'hits=[0-9]*' /tmp/bh.err)"
     done
     for m in fentry kprobe syscall; do
       gpuio trace -q --vfs-mode=$m --no-export --capture /tmp/bench.gpuio -- preadloop $f "$calls" > /tmp/gb.out 2>&1 ||
         { cat /tmp/gb.out; fail "gpuio trace --vfs-mode=$m failed"; }
+      reaped
       tot=$(capture_totals /tmp/bench.gpuio) || fail "capture_totals failed"
       vm=$(echo "$tot" | sed -n 's/^header vfs_mode=\([^ ]*\).*/\1/p')
       ev=$(echo "$tot" | grep "^file $f " | tr ' ' '\n' | grep '^read_ops=')
       dr=$(echo "$tot" | sed -n 's/^stats .* drops=\([0-9]*\).*/ drops=\1/p')
       echo "VMBENCH round=$r setup=gpuio:$m $(grep -o 'ns_per_call=[0-9]*' /tmp/gb.out) mode=$vm $ev$dr"
+    done
+    for m in fentry kprobe syscall; do
+      sleep 1000 &
+      idle=$!
+      rm -f /tmp/gi.err       # not the last run's "tracing pid"
+      gpuio trace --vfs-mode=$m --no-export --capture /tmp/idle.gpuio -p $idle > /tmp/gi.err 2>&1 &
+      gp=$!
+      i=0
+      while ! grep -qs "tracing pid" /tmp/gi.err && [ $i -lt 300 ]; do sleep 1; i=$((i + 1)); done
+      grep -q "tracing pid" /tmp/gi.err || { echo "after $i s:"; cat /tmp/gi.err; ps; fail "gpuio trace -p (untraced:$m) did not start"; }
+      out=$(preadloop $f "$calls") || fail "preadloop failed"
+      kill -INT $gp; wait $gp
+      kill $idle; wait $idle 2>/dev/null
+      reaped
+      echo "VMBENCH round=$r setup=untraced:$m $(echo "$out" | grep -o 'ns_per_call=[0-9]*') $(echo "$out" | grep -o 'cpu_per_call_ns=[0-9]*')"
     done
     r=$((r + 1))
   done
@@ -59,6 +88,7 @@ vmbench() {
     for m in fentry kprobe syscall; do
       GPUIO_BENCH_CUT=$cut gpuio trace -q --vfs-mode=$m --no-export --capture /tmp/bench.gpuio -- preadloop $f "$calls" > /tmp/gb.out 2>&1 ||
         { cat /tmp/gb.out; fail "gpuio trace --vfs-mode=$m (cut $cut) failed"; }
+      reaped
       echo "VMBENCH round=1 setup=cut$cut:$m $(grep -o 'ns_per_call=[0-9]*' /tmp/gb.out)"
     done
   done

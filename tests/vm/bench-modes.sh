@@ -57,21 +57,28 @@ fi
 # "VMBENCH round=R setup=S ns_per_call=N ..." -> per-setup median, then ratios.
 unit=$([ -n "$icount" ] && echo "-icount: 1 ns = 1 guest instruction" || echo "wall clock")
 grep -o 'VMBENCH .*' "$out" | awk -v unit="$unit" '
+  function cmedian(s,   n, i, j, t, v) {
+    n = split(cvals[s], v, " ")
+    for (i = 2; i <= n; i++) for (j = i; j > 1 && v[j - 1] + 0 > v[j] + 0; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
+    return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
+  }
   function median(s,   n, i, j, t, v) {
     n = split(vals[s], v, " ")
     for (i = 2; i <= n; i++) for (j = i; j > 1 && v[j - 1] + 0 > v[j] + 0; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
     return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
   }
   {
-    setup = ""; ns = ""
+    setup = ""; ns = ""; cpu = ""
     for (i = 2; i <= NF; i++) {
       split($i, kv, "=")
       if (kv[1] == "setup") setup = kv[2]
       else if (kv[1] == "ns_per_call") ns = kv[2]
+      else if (kv[1] == "cpu_per_call_ns") cpu = kv[2]
       else if (kv[1] == "mode") mode[setup] = kv[2]
       else if (kv[1] == "read_ops") ops[setup] = ops[setup] " " kv[2]
       else if (kv[1] == "drops") drops[setup] = drops[setup] " " kv[2]
     }
+    if (setup != "" && cpu != "") cvals[setup] = cvals[setup] " " cpu
     if (setup != "" && ns != "") { vals[setup] = vals[setup] " " ns; if (!(setup in seen)) { seen[setup] = 1; order[++n] = setup } }
   }
   END {
@@ -91,6 +98,21 @@ grep -o 'VMBENCH .*' "$out" | awk -v unit="$unit" '
       ea = m[e] - b; ga = m[g] - b
       r = (ea > 0) ? sprintf("%.1f", ga / ea) : "n/a"
       printf "| %s | %s | %.0f | %.0f | %s |\n", ms[k], mode[g], ea, ga, r
+    }
+    # an untraced caller while gpuio traces another process: over the empty
+    # program, by the callers own CPU time (the tracer work left out)
+    if ("untraced:fentry" in seen || "untraced:kprobe" in seen || "untraced:syscall" in seen) {
+      cb = cmedian("base")
+      printf "\n### An untraced process (gpuio tracing another): what its preads pay, by its own CPU time, over an empty program on the same hook\n\n"
+      printf "| gpuio mode | empty program, added | untraced caller under gpuio, added | over the empty program | target |\n|---|---:|---:|---:|---|\n"
+      for (k = 1; k <= 3; k++) {
+        u = "untraced:" ms[k]; g = "gpuio:" ms[k]
+        if (!(u in seen)) continue
+        h = ms[k]
+        if (h == "syscall") h = (mode[g] ~ /^sys:each/) ? "tp_syscall" : (mode[g] == "sys:tp_btf") ? "tp_btf" : "raw_tp"
+        e = "empty:" h
+        printf "| %s | %.0f | %.0f | %+.0f | %s |\n", ms[k], cmedian(e) - cb, cmedian(u) - cb, cmedian(u) - cmedian(e), (ms[k] == "syscall") ? "-" : "<= 20 instructions"
+      }
     }
     # the breakdown: the instructions each stage adds (cutN - cutN-1)
     if ("cut1:fentry" in seen) {
