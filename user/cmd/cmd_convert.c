@@ -16,6 +16,7 @@
 static const char *conv_output;
 static bool conv_quiet;
 static bool conv_no_findings;
+static bool conv_findings;
 
 static const struct opt convert_opts[] = {
 	OPT_GROUP("options:"),
@@ -25,6 +26,10 @@ static const struct opt convert_opts[] = {
 	OPT_BOOL(0, "no-findings", &conv_no_findings,
 		 "leave out the report's findings (the loops' steps and the GPU\n"
 		 "idle gaps as tracks): the export skips the report's pass"),
+	OPT_BOOL(0, "findings", &conv_findings,
+		 "draw them whatever the capture's size (past 4 M scheduler\n"
+		 "records they are left out: the report's pass would hold the\n"
+		 "thread states beside the export's model)"),
 	OPT_BOOL('q', "quiet", &conv_quiet, "print errors only"),
 	OPT_END(),
 };
@@ -58,6 +63,7 @@ int cmd_convert(int argc, char **argv)
 	conv_output = NULL;
 	conv_quiet = false;
 	conv_no_findings = false;
+	conv_findings = false;
 	optind = opt_parse(&convert_page, argc, argv, NULL);
 	if (optind == OPT_HELP)
 		return GPUIO_EXIT_OK;
@@ -95,6 +101,7 @@ int cmd_convert(int argc, char **argv)
 	/* root under sudo: the file belongs to whoever ran sudo */
 	gpuio_sudo_ids(&eo.owner_uid, &eo.owner_gid);
 	eo.no_findings = conv_no_findings;
+	eo.findings_always = conv_findings;
 	err = gpuio_export(capture, output, &eo, &st);
 	if (err) {
 		free(derived);

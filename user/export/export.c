@@ -86,7 +86,7 @@ int gpuio_export(const char *capture_path, const char *out_path,
 
 	err = tl_model__load(capture_path, NULL, &m);
 	if (!err && !(opts && opts->no_findings))
-		fx = export_findings__attach(m, capture_path);
+		fx = export_findings__attach(m, capture_path, opts && opts->findings_always);
 	if (!err)
 		err = gpuio_export_models(&m, 1, out_path, opts, &events, &bytes);
 	if (!err && st) {

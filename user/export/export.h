@@ -23,6 +23,9 @@ struct gpuio_export_opts {
 	gid_t owner_gid;
 	/* leave out the report's findings (steps, GPU idle gaps: export/findings_src.c) */
 	bool no_findings;
+	/* draw them even past the size where the report's pass would hold more
+	 * memory than the export (FINDINGS_AUTO_MAX scheduler records) */
+	bool findings_always;
 };
 
 /* What an export wrote: what the walk counted, and the bytes. */

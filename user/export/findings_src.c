@@ -22,7 +22,8 @@ struct export_findings {
 	struct findings f;
 };
 
-struct export_findings *export_findings__attach(struct tl_model *m, const char *capture_path)
+struct export_findings *export_findings__attach(struct tl_model *m, const char *capture_path,
+					       bool always)
 {
 	struct rpt_opts opt = { .top = 10 };
 	struct export_findings *x;
@@ -30,6 +31,13 @@ struct export_findings *export_findings__attach(struct tl_model *m, const char *
 
 	if (!tl_model__has_findings_input(m))
 		return NULL;
+	if (!always && tl_model__sched_records(m) > FINDINGS_AUTO_MAX) {
+		pr_info("%s: the report's findings (steps, GPU idle gaps) left out: %llu scheduler "
+			"records, whose thread states the report would hold beside the export "
+			"(~48 bytes each); `gpuio report` answers, or `gpuio convert --findings` draws them",
+			capture_path, (unsigned long long)tl_model__sched_records(m));
+		return NULL;
+	}
 	x = calloc(1, sizeof(*x));
 	if (!x)
 		return NULL;

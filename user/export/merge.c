@@ -142,7 +142,7 @@ int gpuio_merge_pytorch(char *const *caps, int n, char *const *traces, int ntrac
 		if (err)
 			goto out;
 		if (!(eo && eo->no_findings))
-			fx[i] = export_findings__attach(m[i], caps[i]);
+			fx[i] = export_findings__attach(m[i], caps[i], eo && eo->findings_always);
 		tl_model__extent(m[i], &ext);
 		disks += ext.disks;
 		lanes += ext.uring_lanes;

@@ -30,6 +30,11 @@ bool tl_model__has_findings_input(const struct tl_model *m)
 	       c[GPUIO_REC_GPU_MEMSET];
 }
 
+uint64_t tl_model__sched_records(const struct tl_model *m)
+{
+	return m->f->counts[GPUIO_REC_SCHED] + m->f->counts[GPUIO_REC_WAIT];
+}
+
 /* the track's output tid: unique in a merge (host) and among the tracks */
 static uint32_t find_tid(const struct tl_model *m, size_t i)
 {

@@ -148,6 +148,8 @@ const struct tl_stats *tl_model__stats(const struct tl_model *m);
 /* Does the capture hold what the report's findings come from (thread
  * states, or GPU activity)? */
 bool tl_model__has_findings_input(const struct tl_model *m);
+/* Its scheduler records (what the report's pass holds, as thread states). */
+uint64_t tl_model__sched_records(const struct tl_model *m);
 /* Where this capture sits in a merge (gpuio merge sets prefix and ts_base after load). */
 struct tl_remap *tl_model__remap(struct tl_model *m);
 void tl_model__extent(const struct tl_model *m, struct tl_extent *e);
