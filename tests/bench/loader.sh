@@ -146,8 +146,9 @@ tot = sum(p.get("run_time_ns", 0) for p in ours)
 print("bpf_stats of one more traced run (sampled every 0.2 s; the last sample, of %.2f s of wall): "
       "gpuio's programs ran %.1f ms, %.2f%% of one CPU over the run:" % (wall_ns / 1e9, tot / 1e6, 100.0 * tot / wall_ns))
 if self_ns is not None:
-    print("gpuio's own process (draining the ring buffer, writing the capture) used %.1f ms of CPU, %.2f%% of "
-          "one CPU (utime + stime, its last sample)." % (self_ns / 1e6, 100.0 * self_ns / wall_ns))
+    print("gpuio's own process used %.1f ms of CPU, %.2f%% of one CPU over the run (utime + stime, its last "
+          "sample; from its start: loading and attaching the programs, which the loader's timed window "
+          "leaves out, then draining the ring buffer and writing the capture)." % (self_ns / 1e6, 100.0 * self_ns / wall_ns))
 print()
 print("| program | runs | ns per run | ms | share of the run's wall (one CPU) |")
 print("|---|---:|---:|---:|---:|")
