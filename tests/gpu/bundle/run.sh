@@ -13,9 +13,10 @@
 #      --no-bpf; `gpuio report` on each capture, against the loop's own
 #      timings; with BPF, once more under torch.profiler, its trace merged
 #      onto the capture's timeline (`gpuio merge --pytorch`)
-#   4. OUTDIR/summary.txt (tests/gpu/bundle/summarize.py) and at most 7 more
+#   4. OUTDIR/summary.txt (tests/gpu/bundle/summarize.py) and at most 9 more
 #      files: doctor.json, gpucheck-traces.tar.gz, train-bpf.gpuio.gz,
 #      train-nobpf.gpuio.gz, train-report.txt, train-nobpf-report.txt,
+#      train-prof.gpuio.gz and train-prof.torch.json.gz (full mode),
 #      logs.tar.gz (every log, truth, program result and report; the logs
 #      themselves stay in a temporary folder, named on the first line)
 #
