@@ -28,9 +28,14 @@ def fault_slices(ev, pid):
 
 
 def _windows(check, loops, slices):
-    """every slice inside the loop window of its file; [slices] per loop"""
+    """every slice on the loops' files inside the loop window of its file;
+    [slices] per loop. Faults on other files (the program's own executable
+    and libraries, paged in when it starts or when a cold text page is first
+    run) are real but not the loops'."""
     per = [[] for _ in loops]
     outside = []
+    files = {l["file"] for l in loops}
+    slices = [s for s in slices if s["args"].get("path") in files]
     for s in slices:
         k = next((i for i, l in enumerate(loops) if l["file"] == s["args"].get("path") and
                   l["t0"] <= s["t0"] and s["t1"] <= l["t1"]), None)
