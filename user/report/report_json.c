@@ -782,13 +782,25 @@ static void one(struct jw *j, const struct rpt_model *m, const struct rpt_opts *
 	j_close(j, '}');
 }
 
+/* The JSON writer on stdout (after what stdio holds), and its end. */
+static int j_begin(struct jw *j)
+{
+	*j = (struct jw){ .first = { true } };
+	fflush(stdout);
+	return json_writer__new(STDOUT_FILENO, false, false, &j->w);
+}
+
+static int j_end(struct jw *j)
+{
+	json_writer__putc(j->w, '\n');
+	return json_writer__close(j->w);
+}
+
 int rpt_json__write(struct rpt_model *const *models, int n, const struct rpt_opts *opt)
 {
-	struct jw j = { .first = { true } };
-	int err;
+	struct jw j;
+	int err = j_begin(&j);
 
-	fflush(stdout);
-	err = json_writer__new(STDOUT_FILENO, false, false, &j.w);
 	if (err)
 		return err;
 	if (n != 1)
@@ -797,8 +809,7 @@ int rpt_json__write(struct rpt_model *const *models, int n, const struct rpt_opt
 		one(&j, models[i], opt);
 	if (n != 1)
 		j_close(&j, ']');
-	json_writer__putc(j.w, '\n');
-	return json_writer__close(j.w);
+	return j_end(&j);
 }
 
 static void hosts_loop(struct jw *j, const struct rpt_hosts *h, int i, size_t l)
@@ -830,11 +841,9 @@ static void hosts_loop(struct jw *j, const struct rpt_hosts *h, int i, size_t l)
 /* {"across_hosts": {...}, "reports": [each capture's report]} */
 int rpt_json__write_hosts(const struct rpt_hosts *h, const struct rpt_opts *opt)
 {
-	struct jw j = { .first = { true } };
-	int err;
+	struct jw j;
+	int err = j_begin(&j);
 
-	fflush(stdout);
-	err = json_writer__new(STDOUT_FILENO, false, false, &j.w);
 	if (err)
 		return err;
 	j_open(&j, NULL, '{');
@@ -876,6 +885,5 @@ int rpt_json__write_hosts(const struct rpt_hosts *h, const struct rpt_opts *opt)
 		one(&j, h->h[i].m, opt);
 	j_close(&j, ']');
 	j_close(&j, '}');
-	json_writer__putc(j.w, '\n');
-	return json_writer__close(j.w);
+	return j_end(&j);
 }
