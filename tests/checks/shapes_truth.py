@@ -365,6 +365,20 @@ def check_loop(J, loops, p, lo, hi, label, waits=True):
         dtr = (lp.get("data_then_runnable_us") or 0) / 1e6
         got = wf / 1e6 - dtr
         ok = within(got, want) or (got - TOL_ABS <= want <= (got + dtr) * (1 + TOL_REL) + TOL_ABS)
+        # reader threads hand over their last batch and exit: a wake-up
+        # followed by its waker's exit within 200 us reads as a join
+        # (docs/limitations.md), so up to one futex sleep per reader may be
+        # the program's last waits; accepted only as that, and said
+        join = 0.0
+        if not ok and p.get("shape") == "threads":
+            fx = [b for b in lp.get("blocked_in") or [] if b.get("kind") == "futex"]
+            if fx and sum(b["sleeps"] for b in fx) <= len(p.get("reader_tids") or []):
+                join = sum(b["us"] for b in fx) / 1e6
+                ok = within(got + join, want)
+                if ok:
+                    print("    note %s: %.3f s of futex sleeps (%d, at most one per reader) read as "
+                          "joins: a reader's last hand-over right before its exit" %
+                          (label, join, sum(b["sleeps"] for b in fx)))
         J(ok, "%s: asleep waiting for data %.3f s (waiting_for_data less data_then_runnable %.3f s), "
           "the program asleep inside next() %.3f s (%.3f s in all) (%+.1f%%; tolerance 10%% + 20 ms, "
           "or between the two)"
