@@ -39,6 +39,9 @@ enum gpuio_rec_type {
 	GPUIO_REC_FAULT_COUNT  = 18, /* struct gpuio_fault_count: page faults per (process, file) */
 	GPUIO_REC_SOCK_PEER    = 19, /* struct gpuio_sock_peer: a socket's addresses */
 	GPUIO_REC_LAST         = GPUIO_REC_SOCK_PEER, /* the highest this build knows */
+	/* in the ring buffer only, never in a capture: one thread's VFS records
+	 * back to back after this header (bpf/trace/batch.bpf.h) */
+	GPUIO_REC_RING_BATCH   = 63,
 	GPUIO_REC_MAX     = 64, /* types below this are reserved for gpuio */
 };
 

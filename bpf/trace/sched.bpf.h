@@ -143,6 +143,15 @@ static __always_inline int on_switch(bool preempt, struct task_struct *prev,
 		return 0;
 	if (nt)
 		fault_switch_in(next, btf);
+	/* prev leaves the CPU: its waiting records go first (batch.bpf.h); one
+	 * preempted inside a call's end holds its batch, which stays for later */
+	if (pt && vfs_batch) {
+		struct call_state *cs = bpf_task_storage_get(&calls, bpf_get_current_task_btf(),
+							     NULL, 0);
+
+		if (cs && cs->batch.n)
+			batch_try_flush(&cs->batch, ptgid, ppid);
+	}
 	e = sched_reserve(GPUIO_SCHED_SWITCH, ptgid, ppid);
 	if (!e)
 		return 0;

@@ -9,6 +9,7 @@
 #ifndef GPUIO_VFS_BPF_H
 #define GPUIO_VFS_BPF_H
 #include "trace/common.bpf.h"
+#include "trace/batch.bpf.h"
 
 #define S_IFMT_  00170000
 #define S_IFREG_ 0100000
@@ -77,6 +78,7 @@ struct call_state {
 	__u64 sk_file, sk_ino;
 	__u64 mmsg;          /* recvmmsg/sendmmsg: the user's mmsghdr array */
 	struct fault_state fault;
+	struct vfs_batch batch;  /* its ended calls' records, waiting (batch.bpf.h) */
 };
 
 struct {
@@ -517,6 +519,30 @@ static __always_inline void vfs_begin(struct call_state *cs, const struct vfs_ar
 	cs->offset2 = cs->implicit_pos2 ? file_pos_acc((__u64)f2, acc) : a->offset2;
 }
 
+/* A call's record, from its state at return. */
+static __always_inline void vfs_fill(struct gpuio_vfs_event *e, const struct call_state *cs,
+				     __u16 call, long ret, __u64 id_tgid, __u64 now)
+{
+	fill_hdr(&e->hdr, GPUIO_REC_VFS, sizeof(*e), id_tgid >> 32, (__u32)id_tgid, cs->ts);
+	e->dur_ns = now - cs->ts;
+	e->ret = ret;
+	e->requested = cs->requested;
+	e->offset = cs->offset;
+	e->offset2 = cs->offset2;
+	e->ino = cs->ino;
+	e->ino2 = cs->ino2;
+	e->dev = cs->dev;
+	e->dev2 = cs->dev2;
+	e->fd = cs->fd;
+	e->fd2 = cs->fd2;
+	e->seq = cs->seq;
+	e->cache_miss_pages = cs->misses;
+	e->flags = cs->flags;
+	e->call = call;
+	e->ftype = cs->ftype;
+	e->ftype2 = cs->ftype2;
+}
+
 static __always_inline void vfs_end(long ret, __u8 hook, const int acc)
 {
 	struct gpuio_vfs_event *e;
@@ -598,6 +624,23 @@ static __always_inline void vfs_end(long ret, __u8 hook, const int acc)
 
 	if (bench_cut == 3 || bench_cut == 4)
 		return;
+	/* into the thread's batch; taken (the iterator, at the end): straight out */
+	if (vfs_batch && !batch_closing && bench_cut == 0 && batch_lock(&cs->batch)) {
+		struct vfs_batch *b = &cs->batch;
+		__u32 n = b->n;
+
+		if (n < VFS_BATCH_CAP) {
+			vfs_fill(&b->ev[n], cs, call, ret, id_tgid, now);
+			if (n == 0)
+				b->first_ns = now;
+			b->n = ++n;
+			if (n >= vfs_batch || now - b->first_ns >= VFS_BATCH_AGE_NS || batch_closing)
+				batch_flush_locked(b, id_tgid >> 32, (__u32)id_tgid);
+			batch_unlock(b);
+			return;
+		}
+		batch_unlock(b);
+	}
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e) {
 		stat_inc(GPUIO_STAT_RB_DROP_VFS);
@@ -607,29 +650,32 @@ static __always_inline void vfs_end(long ret, __u8 hook, const int acc)
 		bpf_ringbuf_discard(e, rb_wakeup_flag());
 		return;
 	}
-	fill_hdr(&e->hdr, GPUIO_REC_VFS, sizeof(*e), id_tgid >> 32, (__u32)id_tgid, cs->ts);
-	e->dur_ns = now - cs->ts;
-	e->ret = ret;
-	e->requested = cs->requested;
-	e->offset = cs->offset;
-	e->offset2 = cs->offset2;
-	e->ino = cs->ino;
-	e->ino2 = cs->ino2;
-	e->dev = cs->dev;
-	e->dev2 = cs->dev2;
-	e->fd = cs->fd;
-	e->fd2 = cs->fd2;
-	e->seq = cs->seq;
-	e->cache_miss_pages = cs->misses;
-	e->flags = cs->flags;
-	e->call = call;
-	e->ftype = cs->ftype;
-	e->ftype2 = cs->ftype2;
+	vfs_fill(e, cs, call, ret, id_tgid, now);
 	if (bench_cut == 6) {
 		bpf_ringbuf_discard(e, rb_wakeup_flag());
 		return;
 	}
 	bpf_ringbuf_submit(e, rb_wakeup_flag());
+}
+
+/*
+ * The end of the trace (gpuio reads this iterator twice, batch.bpf.h): the
+ * records still waiting in each thread's batch, out.
+ */
+SEC("?iter/task")
+int vfs_batch_flush(struct bpf_iter__task *ctx)
+{
+	struct task_struct *t = ctx->task;
+	struct call_state *cs;
+
+	if (!t)
+		return 0;
+	cs = bpf_task_storage_get(&calls, t, NULL, 0);
+	if (!cs || !cs->batch.n)
+		return 0;
+	if (!batch_try_flush(&cs->batch, t->tgid, t->pid) && batch_final)
+		stat_add(GPUIO_STAT_RB_DROP_VFS, cs->batch.n);
+	return 0;
 }
 
 #endif

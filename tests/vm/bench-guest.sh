@@ -11,13 +11,15 @@
 #                   pair on the hook, TGID lookup only; HOOK = fentry, kprobe,
 #                   tp_btf, raw_tp, tp_syscall (syscalls:sys_enter/exit_pread64)
 #   gpuio:MODE      gpuio trace --vfs-mode=MODE (fentry, kprobe, syscall)
+#   nobatch:MODE    the same with --no-batch (one ring-buffer record per call)
 #   untraced:MODE   the same mode tracing another, idle process (-p): the
 #                   preads are an untraced caller's, which the programs run
 #                   for and filter out (the bystander's cost); compared by
 #                   the caller's own CPU time (cpu_per_call_ns), which leaves
 #                   out the tracer's own work on the guest's one CPU
 #   cutN:MODE       the same with the VFS path stopped after stage N (one
-#                   round: the cost breakdown, see bench-modes.sh)
+#                   round: the cost breakdown of the per-call path, see
+#                   bench-modes.sh; a cut run does not batch)
 #
 # Each run prints one line the host parses:
 #   VMBENCH round=R setup=S ns_per_call=N [mode=VFS_MODE]
@@ -55,14 +57,17 @@ vmbench() {
       echo "VMBENCH round=$r setup=empty:$h $(echo "$out" | grep -o 'ns_per_call=[0-9]*') $(echo "$out" | grep -o 'cpu_per_call_ns=[0-9]*') $(grep -o 'hits=[0-9]*' /tmp/bh.err)"
     done
     for m in fentry kprobe syscall; do
-      gpuio trace -q --vfs-mode=$m --no-export --capture /tmp/bench.gpuio -- preadloop $f "$calls" > /tmp/gb.out 2>&1 ||
-        { cat /tmp/gb.out; fail "gpuio trace --vfs-mode=$m failed"; }
-      reaped
-      tot=$(capture_totals /tmp/bench.gpuio) || fail "capture_totals failed"
-      vm=$(echo "$tot" | sed -n 's/^header vfs_mode=\([^ ]*\).*/\1/p')
-      ev=$(echo "$tot" | grep "^file $f " | tr ' ' '\n' | grep '^read_ops=')
-      dr=$(echo "$tot" | sed -n 's/^stats .* drops=\([0-9]*\).*/ drops=\1/p')
-      echo "VMBENCH round=$r setup=gpuio:$m $(grep -o 'ns_per_call=[0-9]*' /tmp/gb.out) mode=$vm $ev$dr"
+      for b in gpuio nobatch; do
+        opt=; [ $b = nobatch ] && opt=--no-batch
+        gpuio trace -q --vfs-mode=$m $opt --no-export --capture /tmp/bench.gpuio -- preadloop $f "$calls" > /tmp/gb.out 2>&1 ||
+          { cat /tmp/gb.out; fail "gpuio trace --vfs-mode=$m $opt failed"; }
+        reaped
+        tot=$(capture_totals /tmp/bench.gpuio) || fail "capture_totals failed"
+        vm=$(echo "$tot" | sed -n 's/^header vfs_mode=\([^ ]*\).*/\1/p')
+        ev=$(echo "$tot" | grep "^file $f " | tr ' ' '\n' | grep '^read_ops=')
+        dr=$(echo "$tot" | sed -n 's/^stats .* drops=\([0-9]*\).*/ drops=\1/p')
+        echo "VMBENCH round=$r setup=$b:$m $(grep -o 'ns_per_call=[0-9]*' /tmp/gb.out) mode=$vm $ev$dr"
+      done
     done
     for m in fentry kprobe syscall; do
       sleep 1000 &

@@ -89,15 +89,16 @@ grep -o 'VMBENCH .*' "$out" | awk -v unit="$unit" '
     for (i = 1; i <= n; i++) { s = order[i]; m[s] = median(s); printf "| %s%s | %.0f | %.0f |\n", s, (s in mode) ? " (" mode[s] ")" : "", m[s], m[s] - b }
     printf "\n| gpuio mode | hook used | empty program on it, added ns | gpuio added ns | ratio gpuio/empty |\n|---|---|---:|---:|---:|\n"
     split("fentry kprobe syscall", ms, " ")
-    for (k = 1; k <= 3; k++) {
-      g = "gpuio:" ms[k]
+    split("1.5 1.5 2.5", tg, " ")
+    for (k = 1; k <= 3; k++) for (pf = 1; pf <= 2; pf++) {
+      g = (pf == 1 ? "gpuio:" : "nobatch:") ms[k]
       if (!(g in seen)) continue
       h = ms[k]
       if (h == "syscall") h = (mode[g] ~ /^sys:each/) ? "tp_syscall" : (mode[g] == "sys:tp_btf") ? "tp_btf" : "raw_tp"
       e = "empty:" h
       ea = m[e] - b; ga = m[g] - b
       r = (ea > 0) ? sprintf("%.1f", ga / ea) : "n/a"
-      printf "| %s | %s | %.0f | %.0f | %s |\n", ms[k], mode[g], ea, ga, r
+      printf "| %s%s | %s | %.0f | %.0f | %s (target %s) |\n", ms[k], pf == 1 ? "" : " --no-batch", mode[g], ea, ga, r, tg[k]
     }
     # an untraced caller while gpuio traces another process: over the empty
     # program, by the callers own CPU time (the tracer work left out)
@@ -116,7 +117,7 @@ grep -o 'VMBENCH .*' "$out" | awk -v unit="$unit" '
     }
     # the breakdown: the instructions each stage adds (cutN - cutN-1)
     if ("cut1:fentry" in seen) {
-      printf "\n### Where the instructions go (VFS path stopped after each stage; guest instructions per pread)\n\n"
+      printf "\n### Where the instructions go, one ring-buffer record per call (--no-batch; VFS path stopped after each stage; guest instructions per pread)\n\n"
       printf "| stage | fentry | kprobe | syscall |\n|---|---:|---:|---:|\n"
       split("dispatch + the empty program with its TGID filter|the gpuio filter (task storage, traced flag), over the empty program|fd -> file -> inode|per-thread call state (task storage create/update)|two clock reads|ring-buffer reserve + discard (incl. wake-up query)|record fill|submit, and the collector taking the record (the guest has one CPU)", st, "|")
       for (c = 0; c <= 7; c++) {
@@ -125,7 +126,8 @@ grep -o 'VMBENCH .*' "$out" | awk -v unit="$unit" '
           h = ms[k]; g = "gpuio:" h
           if (h == "syscall") h = (mode[g] ~ /^sys:each/) ? "tp_syscall" : (mode[g] == "sys:tp_btf") ? "tp_btf" : "raw_tp"
           prev = (c == 0) ? b : (c == 1) ? m["empty:" h] : m["cut" (c - 1) ":" ms[k]]
-          cur = (c == 0) ? m["empty:" h] : (c == 7) ? m[g] : m["cut" c ":" ms[k]]
+          cur = (c == 0) ? m["empty:" h] : m["cut" c ":" ms[k]]
+          if (c == 7) cur = ("nobatch:" ms[k] in seen) ? m["nobatch:" ms[k]] : m[g]
           printf " %.0f |", cur - prev
         }
         printf "\n"

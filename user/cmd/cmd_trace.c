@@ -166,6 +166,10 @@ static const struct opt trace_opts[] = {
 	OPT_BOOL(0, "no-faults", &cmd.t.no_faults,
 		 "no page faults on file mappings (the fault layer; on by\n"
 		 "default: mmap'ed files read by touching them are I/O too)"),
+	OPT_BOOL(0, "no-batch", &cmd.t.no_batch,
+		 "one ring-buffer record per file call (by default a\n"
+		 "thread's records go out together: when it leaves its CPU,\n"
+		 "after 16 calls, or 10 ms; cheaper per call)"),
 	OPT_BOOL(0, "no-cuda-uprobes", &cmd.t.no_cuda_uprobes,
 		 "do not probe CUDA API calls in libcudart / libcuda.so.1"),
 	OPT_BOOL(0, "no-gpu-inject", &cmd.no_gpu_inject,

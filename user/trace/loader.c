@@ -30,6 +30,8 @@
 #include "lib/units.h"
 
 #define MAX_PROGS 64
+/* VFS records per ring-buffer reservation (VFS_BATCH_CAP of bpf/trace/batch.bpf.h) */
+#define VFS_BATCH_RECORDS 16
 
 /* A program name prefixed "?func:" loads only where the kernel has func;
  * "@tracepoint:" attaches it to syscalls:tracepoint, where that exists. */
@@ -109,10 +111,14 @@ static const struct layer layers[L_COUNT] = {
 		{ "tp_btf:v1", NULL, false, { "uring_submit_btf", "uring_complete_args_btf" } },
 		{ "tp_btf:v0", NULL, false, { "uring_submit_sqe_btf", "uring_complete_args_btf" } },
 	} },
-	/* thread states and wake-ups of traced threads (--no-sched: off) */
+	/* thread states and wake-ups of traced threads (--no-sched: off); its
+	 * switch-out sends a thread's batched VFS records, vfs_batch_flush is the
+	 * iterator that sends those still waiting at the end */
 	[L_SCHED] = { "sched", true, {
-		{ "tp_btf", NULL, false, { "sched_switch_btf", "sched_waking_btf", "sched_wakeup_new_btf" } },
-		{ "raw_tp", NULL, false, { "sched_switch_raw", "sched_waking_raw", "sched_wakeup_new_raw" } },
+		{ "tp_btf", NULL, false, { "sched_switch_btf", "sched_waking_btf", "sched_wakeup_new_btf",
+					   "vfs_batch_flush" } },
+		{ "raw_tp", NULL, false, { "sched_switch_raw", "sched_waking_raw", "sched_wakeup_new_raw",
+					   "vfs_batch_flush" } },
 	} },
 	/* page faults on file mappings (--no-faults: off): the filemap events
 	 * (6.11+) name a fault's file, else a lookup at its entry (":vma", costly
@@ -202,6 +208,8 @@ static bool prog_wanted(const struct gpuio_loader_opts *o, const char *entry)
 	char tp[64];
 
 	if (!strncmp(prog_name(entry), "vfs_sock_", 9) && !o->sockets && !o->all_fds)
+		return false;
+	if (!strcmp(prog_name(entry), "vfs_batch_flush") && o->no_batch)
 		return false;
 	if (syscall_tp(entry, tp, sizeof(tp)) && (strstr(tp, "send") || strstr(tp, "recv")) &&
 	    !strstr(tp, "sendfile") && !o->sockets && !o->all_fds)
@@ -333,6 +341,7 @@ static void detach_all(struct gpuio_loader *l)
 		bpf_link__destroy(l->links[i]);
 	l->nlinks = 0;
 	l->fault_iter = NULL;
+	l->batch_iter = NULL;
 	gpuio_bpf__destroy(l->skel);
 	l->skel = NULL;
 }
@@ -360,6 +369,10 @@ static int try_load_unlocked(struct gpuio_loader *l, const struct gpuio_loader_o
 	l->skel->rodata->self_tgid = o->self_tgid;
 	l->skel->rodata->wakeup_bytes = o->ringbuf_bytes / 16;
 	l->skel->rodata->fault_layer = choice[L_FAULT] < nvariants(&layers[L_FAULT]);
+	/* batched VFS records need the switch-out that sends them (batch.bpf.h) */
+	l->vfs_batch = choice[L_SCHED] < nvariants(&layers[L_SCHED]) && !o->no_batch ?
+		       VFS_BATCH_RECORDS : 0;
+	l->skel->rodata->vfs_batch = l->vfs_batch;
 	/* gpuio's own binary: what a launched command's child faults on before it execs */
 	if (stat("/proc/self/exe", &exe) == 0) {
 		l->skel->rodata->self_exe_ino = exe.st_ino;
@@ -438,6 +451,8 @@ static int try_load_unlocked(struct gpuio_loader *l, const struct gpuio_loader_o
 				l->links[l->nlinks++] = link;
 			if (prog == l->skel->progs.fault_flush)
 				l->fault_iter = link;
+			if (prog == l->skel->progs.vfs_batch_flush)
+				l->batch_iter = link;
 		}
 	}
 	return 0;
@@ -628,25 +643,43 @@ void gpuio_loader__describe_off(const char *why, struct gpuio_cap_header *h)
 		 why && *why ? why : "--no-bpf");
 }
 
-void gpuio_loader__flush_faults(struct gpuio_loader *l)
+/* Run an end-of-trace iterator once: each read runs it over more tasks; it writes nothing. */
+static void run_iter(struct bpf_link *it, const char *what)
 {
 	char buf[64];
 	ssize_t n;
 	int fd;
 
-	if (!l || !l->fault_iter)
-		return;
-	/* each read runs the iterator over more tasks; it writes nothing */
-	fd = bpf_iter_create(bpf_link__fd(l->fault_iter));
+	fd = bpf_iter_create(bpf_link__fd(it));
 	if (fd < 0) {
-		pr_warn("page faults still open at the end are not recorded: %s", strerror(errno));
+		pr_warn("%s at the end are not recorded: %s", what, strerror(errno));
 		return;
 	}
 	while ((n = read(fd, buf, sizeof(buf))) > 0)
 		;
 	if (n < 0)
-		pr_warn("page faults still open at the end: iterator failed: %s", strerror(errno));
+		pr_warn("%s at the end: iterator failed: %s", what, strerror(errno));
 	close(fd);
+}
+
+void gpuio_loader__flush_faults(struct gpuio_loader *l)
+{
+	if (l && l->fault_iter)
+		run_iter(l->fault_iter, "page faults still open");
+}
+
+void gpuio_loader__flush_batches(struct gpuio_loader *l)
+{
+	if (!l || !l->batch_iter)
+		return;
+	/* from now on records go straight to the ring; then the waiting ones */
+	__atomic_store_n(&l->skel->bss->batch_closing, true, __ATOMIC_SEQ_CST);
+	run_iter(l->batch_iter, "VFS records still batched");
+	/* a batch a thread held during that pass (inside a call's end) is free
+	 * a moment later; one still held now is counted as lost */
+	usleep(10000);
+	__atomic_store_n(&l->skel->bss->batch_final, true, __ATOMIC_SEQ_CST);
+	run_iter(l->batch_iter, "VFS records still batched");
 }
 
 int gpuio_loader__probe(char *why, size_t len)

@@ -22,6 +22,7 @@ struct gpuio_loader_opts {
 	bool no_cuda_uprobes;    /* --no-cuda-uprobes: do not load the CUDA API probes */
 	bool no_sched;           /* --no-sched: no thread states or wake-ups */
 	bool no_faults;          /* --no-faults: no page faults on file mappings */
+	bool no_batch;           /* --no-batch: one ring-buffer reservation per call */
 };
 
 struct gpuio_loader {
@@ -38,6 +39,8 @@ struct gpuio_loader {
 	struct bpf_link *links[128];
 	int nlinks;
 	struct bpf_link *fault_iter;     /* the fault layer's end-of-trace iterator, or NULL */
+	struct bpf_link *batch_iter;     /* the batched records' end-of-trace iterator, or NULL */
+	unsigned int vfs_batch;          /* VFS records per reservation; 0: not batched */
 	unsigned long long *traced_bits; /* the BPF side's traced-tgid bitmap, mmapped */
 };
 
@@ -64,6 +67,13 @@ int gpuio_loader__probe(char *why, size_t len);
  * (the fault layer's task iterator), so that the last drain takes them.
  */
 void gpuio_loader__flush_faults(struct gpuio_loader *l);
+/*
+ * The end of a trace: VFS records still waiting in threads' batches
+ * (bpf/trace/batch.bpf.h) into the ring, so that the last drain takes them;
+ * from here on records are not batched. A batch a thread still holds after
+ * two passes is counted as lost.
+ */
+void gpuio_loader__flush_batches(struct gpuio_loader *l);
 /* Names of the VFS modes --vfs-mode accepts, for --help and errors. */
 const char *gpuio_loader__vfs_modes(void);
 

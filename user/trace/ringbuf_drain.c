@@ -31,6 +31,7 @@ struct ringbuf_drain {
 	int ncpus;
 	__u64 *percpu;
 	__u64 vfs, block, cuda, sched;
+	__u64 batches, batched;    /* ring batches (bpf/trace/batch.bpf.h), the records in them */
 	__u64 ustats[GPUIO_USTAT_MAX];
 	int write_err;
 };
@@ -97,6 +98,26 @@ static int handle(void *ctx, void *data, size_t size)
 		return 0;
 	}
 	switch (h->type) {
+	case GPUIO_REC_RING_BATCH: {
+		/* one thread's records back to back: each handled as if alone */
+		const unsigned char *p = (const unsigned char *)data + sizeof(*h);
+		const unsigned char *end = (const unsigned char *)data + h->size;
+
+		c->batches++;
+		while (p + sizeof(*h) <= end) {
+			const struct gpuio_hdr *in = (const void *)p;
+
+			if (in->size < sizeof(*in) || in->size > end - p ||
+			    in->type == GPUIO_REC_RING_BATCH) {
+				c->ustats[GPUIO_USTAT_WRITE_ERRORS]++;
+				break;
+			}
+			c->batched++;
+			handle(ctx, (void *)p, in->size);
+			p += in->size;
+		}
+		return 0;
+	}
 	case GPUIO_REC_PATH: {
 		const struct gpuio_path_event *p = data;
 
@@ -293,6 +314,8 @@ void ringbuf_drain__totals(struct ringbuf_drain *c, struct ringbuf_drain_totals 
 	t->block = c->block;
 	t->cuda = c->cuda;
 	t->sched = c->sched;
+	t->batches = c->batches;
+	t->batched = c->batched;
 	t->dropped = c->ustats[GPUIO_USTAT_WRITE_ERRORS];
 	for (size_t i = 0; i < gpuio_ndrop_counters; i++)
 		t->dropped += t->stats[gpuio_drop_counters[i].idx];

@@ -18,6 +18,7 @@ struct ringbuf_drain_totals {
 	__u64 vfs, block;
 	__u64 cuda;             /* CUDA API calls (uprobes) */
 	__u64 sched;            /* context switches and wake-ups */
+	__u64 batches, batched; /* VFS records that came in ring batches, and the batches */
 	__u64 dropped;          /* ring buffer full + maps full */
 	__u64 stats[GPUIO_STAT_MAX];
 	__u64 ustats[GPUIO_USTAT_MAX];

@@ -187,7 +187,7 @@ static int setup(struct trace_session *s)
 		.self_tgid = (__u32)getpid(),
 		.ringbuf_bytes = o->ringbuf, .vfs_mode = o->vfs_mode,
 		.no_cuda_uprobes = o->no_cuda_uprobes, .no_sched = o->no_sched,
-		.no_faults = o->no_faults,
+		.no_faults = o->no_faults, .no_batch = o->no_batch,
 	};
 	struct sigaction sa = { .sa_handler = on_signal };
 	int err;
@@ -464,6 +464,8 @@ static int stop(struct trace_session *s)
 	if (s->c) {
 		/* page faults still open (a thread's last): settled into the ring */
 		gpuio_loader__flush_faults(s->l);
+		/* records still batched in threads that did not leave their CPU */
+		gpuio_loader__flush_batches(s->l);
 		ringbuf_drain__drain(s->c);
 		ringbuf_drain__totals(s->c, &s->tot);
 	}
@@ -600,6 +602,7 @@ int trace_session__run(const struct trace_opts *o, const struct trace_hooks *h,
 		.o = o, .h = h ? h : &none, .why_end = "stopped", .child_status = -1,
 		.child = { .pid = -1, .gate_fd = -1, .err_fd = -1 },
 	};
+	bool batched;
 	int err;
 
 	memset(r, 0, sizeof(*r));
@@ -633,6 +636,7 @@ int trace_session__run(const struct trace_opts *o, const struct trace_hooks *h,
 			o->duration_ns ? " for " : "", d);
 	}
 	loop(&s);
+	batched = s.l && s.l->vfs_batch;
 	err = stop(&s);
 	r->why_end = s.why_end;
 	r->seconds = (clock_mono_ns() - s.start) / NS_PER_SEC_F;
@@ -644,6 +648,11 @@ int trace_session__run(const struct trace_opts *o, const struct trace_hooks *h,
 	r->dropped = s.tot.dropped;
 	if (!err)
 		say_drops(&s.tot);
+	if (batched)
+		pr_debug("VFS records: %llu, %llu of them in %llu ring-buffer batches (%.1f records a "
+			 "reservation)", (unsigned long long)s.tot.vfs,
+			 (unsigned long long)s.tot.batched, (unsigned long long)s.tot.batches,
+			 s.tot.batches ? (double)s.tot.batched / (double)s.tot.batches : 0.0);
 	r->exit_code = end_child(&s);
 	return err ? GPUIO_EXIT_ERROR : 0;
 fail:

@@ -30,6 +30,7 @@ struct trace_opts {
 	bool no_cuda_uprobes;
 	bool no_sched;          /* --no-sched */
 	bool no_faults;         /* --no-faults */
+	bool no_batch;          /* --no-batch */
 	bool no_bpf;             /* --no-bpf, or BPF refused here: the GPU side alone */
 	const char *no_bpf_why;  /* with no_bpf: why, for the user and the capture */
 	__u64 duration_ns;
