@@ -79,6 +79,9 @@ struct file_state { __s64 next_off; };
 struct gpuio_cenc {
 	__u64 prev_ts;
 	__u32 nthr, nfile;       /* ids handed out since the last reset */
+	/* the last id each table gave (NO_ID: none since a reset): a thread's
+	 * calls mostly follow each other on one file, so most lookups end here */
+	__u32 last_thr, last_file;
 	/* open addressing, 2x the cap: slot = id + 1, 0 empty */
 	__u32 thr_slot[2 * THR_CAP], file_slot[2 * FILE_CAP];
 	struct thr_key thr_key[THR_CAP];
@@ -182,7 +185,11 @@ static bool file_eq(const struct file_key *a, const struct file_key *b)
 
 struct gpuio_cenc *gpuio_cenc__new(void)
 {
-	return calloc(1, sizeof(struct gpuio_cenc));
+	struct gpuio_cenc *e = calloc(1, sizeof(struct gpuio_cenc));
+
+	if (e)
+		e->last_thr = e->last_file = NO_ID;
+	return e;
 }
 
 void gpuio_cenc__free(struct gpuio_cenc *e) { free(e); }
@@ -207,14 +214,16 @@ static __u32 enc_thread(struct gpuio_cenc *e, __u32 pid, __u32 tid, unsigned cha
 {
 	struct thr_key k = { pid, tid };
 	unsigned char tmp[32], *t = tmp;
-	__u32 h, id;
+	__u32 h, id = e->last_thr;
 
+	if (id != NO_ID && e->thr_key[id].pid == pid && e->thr_key[id].tid == tid)
+		return id;
 	for (h = thr_hash(&k) & (2 * THR_CAP - 1); e->thr_slot[h]; h = (h + 1) & (2 * THR_CAP - 1)) {
 		id = e->thr_slot[h] - 1;
 		if (e->thr_key[id].pid == pid && e->thr_key[id].tid == tid)
-			return id;
+			return e->last_thr = id;
 	}
-	id = e->nthr++;
+	id = e->last_thr = e->nthr++;
 	e->thr_slot[h] = id + 1;
 	e->thr_key[id] = k;
 	e->thr[id] = (struct thr_state){ .last_file = NO_ID };
@@ -228,14 +237,16 @@ static __u32 enc_thread(struct gpuio_cenc *e, __u32 pid, __u32 tid, unsigned cha
 static __u32 enc_file(struct gpuio_cenc *e, const struct file_key *k, unsigned char **out)
 {
 	unsigned char tmp[48], *t = tmp;
-	__u32 h, id;
+	__u32 h, id = e->last_file;
 
+	if (id != NO_ID && file_eq(&e->file_key[id], k))
+		return id;
 	for (h = file_hash(k) & (2 * FILE_CAP - 1); e->file_slot[h]; h = (h + 1) & (2 * FILE_CAP - 1)) {
 		id = e->file_slot[h] - 1;
 		if (file_eq(&e->file_key[id], k))
-			return id;
+			return e->last_file = id;
 	}
-	id = e->nfile++;
+	id = e->last_file = e->nfile++;
 	e->file_slot[h] = id + 1;
 	e->file_key[id] = *k;
 	e->file[id].next_off = INT64_MIN;       /* "unknown": any value works if both sides agree */
@@ -258,10 +269,12 @@ static void enc_room(struct gpuio_cenc *e)
 	if (e->nthr > THR_CAP - 2) {
 		memset(e->thr_slot, 0, sizeof(e->thr_slot));
 		e->nthr = 0;
+		e->last_thr = NO_ID;
 	}
 	if (e->nfile > FILE_CAP - 2) {
 		memset(e->file_slot, 0, sizeof(e->file_slot));
 		e->nfile = 0;
+		e->last_file = NO_ID;
 	}
 }
 

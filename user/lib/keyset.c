@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* keyset.c — see keyset.h. */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include "lib/keyset.h"
@@ -11,6 +12,10 @@ struct keyset {
 	uint32_t mask;
 	uint32_t count;
 	uint64_t resets;
+	/* the key last asked, when it is in the set: a trace asks the same
+	 * thread or file many times in a row, so most asks end here */
+	uint64_t last_a, last_b;
+	bool has_last;
 };
 
 struct keyset *keyset__new(uint32_t capacity_log2)
@@ -57,8 +62,14 @@ bool keyset__contains(const struct keyset *s, uint64_t a, uint64_t b)
 
 bool keyset__test_and_add(struct keyset *s, uint64_t a, uint64_t b)
 {
-	struct slot *sl = find(s, a, b);
+	struct slot *sl;
 
+	if (s->has_last && s->last_a == a && s->last_b == b)
+		return true;
+	sl = find(s, a, b);
+	s->last_a = a;
+	s->last_b = b;
+	s->has_last = true;
 	if (sl->used)
 		return true;
 	/* keep the load under 3/4 so probes stay short */
