@@ -92,19 +92,25 @@ pycheck monitor.metrics_fio "$TMP/m1.txt.json" "$TMP/fio-a.json" "$TMP/fio-b.jso
 
 # a live, idle process: its calls wait in its threads' task storage until the
 # daemon folds them at refresh (task iterator); they must be in the next page
-CG_C=$(mk_cgroup "gpuio-test-c-$$")
 head -c 1M /dev/zero > "$D/idle.dat"
-mkfifo "$TMP/idle.fifo"
-sh -c 'echo $$ > "$1/cgroup.procs" && shift && exec "$@"' sh "$CG_C" python3 -c '
+# idle_reader NAME: a process in a new cgroup NAME does 100 preads of 4 KiB,
+# then sleeps; its cgroup's path in $IDLE_CG, its pid in $IDLE
+idle_reader() {
+  IDLE_CG=$(mk_cgroup "$1")
+  rm -f "$TMP/idle.fifo"; mkfifo "$TMP/idle.fifo"
+  sh -c 'echo $$ > "$1/cgroup.procs" && shift && exec "$@"' sh "$IDLE_CG" python3 -c '
 import os, sys, time
 fd = os.open(sys.argv[1], os.O_RDONLY)
 for i in range(100):
     assert len(os.pread(fd, 4096, (i * 4096) % (1 << 20))) == 4096
 open(sys.argv[2], "w").write("done\n")
 time.sleep(60)' "$D/idle.dat" "$TMP/idle.fifo" &
-IDLE=$!
-proc_reg "$IDLE" "idle reader"
-read -r _ < "$TMP/idle.fifo"
+  IDLE=$!
+  proc_reg "$IDLE" "idle reader"
+  read -r _ < "$TMP/idle.fifo"
+}
+idle_reader "gpuio-test-c-$$"
+CG_C=$IDLE_CG
 sleep 2.2     # cgroup names are rescanned at most every 2 s
 scrape "$TMP/m3.txt"
 kill $IDLE; wait $IDLE 2>/dev/null || true; proc_unreg $IDLE
@@ -132,4 +138,17 @@ if command -v bpftool >/dev/null && ! pgrep -f 'gpuio monitor' >/dev/null; then
   bpftool prog show >"$TMP/progs" 2>/dev/null || true
   grep -q 'name mon_sys_enter' "$TMP/progs" && fail "monitor programs still loaded after SIGTERM"
 fi
-echo "PASS: /metrics match fio per cgroup; strict format; loopback only; one instance; clean SIGTERM"
+
+# --no-latency: no clock reads, no latency histograms; calls and bytes exact
+mon_start --window 0 --no-latency
+grep -q "VFS latency: off (--no-latency)" "$TMP/monitor.log" || { cat "$TMP/monitor.log"; fail "--no-latency not said"; }
+idle_reader "gpuio-test-d-$$"
+CG_D=$IDLE_CG
+sleep 2.2
+scrape "$TMP/m4.txt"
+kill $IDLE; wait $IDLE 2>/dev/null || true; proc_unreg $IDLE
+pycheck monitor.metrics_idle "$TMP/m4.txt.json" "/${CG_D#$CGV2/}" "$DEV" "$TMP/mnt" ||
+  fail "--no-latency: the calls are not all in /metrics"
+grep -q '^gpuio_cgroup_vfs_latency_seconds' "$TMP/m4.txt" && fail "--no-latency: latency histograms served"
+mon_stop
+echo "PASS: /metrics match fio per cgroup; strict format; loopback only; one instance; clean SIGTERM; --no-latency"

@@ -126,6 +126,10 @@ static const struct opt monitor_opts[] = {
 		 "leave out the thread-time series (gpuio_thread_seconds_total,\n"
 		 "gpuio_loop_wait_seconds_total...): no program on sched_switch\n"
 		 "and sched_waking"),
+	OPT_BOOL(0, "no-latency", &mo.no_latency,
+		 "no gpuio_cgroup_vfs_latency_seconds histograms: no clock\n"
+		 "read per file call (most of what a call pays the monitor);\n"
+		 "bytes and calls are still counted"),
 	OPT_STRING(0, "run-dir", &mo.run_dir, "DIR",
 		   "lock, pid and dump-status files (default /run/gpuio)"),
 	OPT_STRING(0, "log-file", &mo.log_file, "FILE",

@@ -52,6 +52,8 @@ static int try_variant(struct monitor_loader *m, const struct monitor_loader_opt
 	m->skel->rodata->void_cast = void_cast;
 	m->skel->rodata->mon_cg_ssid = o->cg_ssid;
 	m->skel->rodata->sched_on = !o->no_thread_time;
+	m->skel->rodata->lat_on = !o->no_latency;
+	m->no_latency = o->no_latency;
 	bpf_map__set_max_entries(m->skel->maps.mon_sched_proc, o->max_procs);
 	bpf_map__set_max_entries(m->skel->maps.mon_cg, o->max_cgroups);
 	bpf_map__set_max_entries(m->skel->maps.mon_proc, o->max_procs);

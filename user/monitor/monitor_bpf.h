@@ -18,6 +18,7 @@ struct monitor_loader_opts {
 	__u32 max_rqs;           /* block requests in flight */
 	int cg_ssid;             /* series by this v1 controller's cgroups; -1: cgroup v2 */
 	bool no_thread_time;     /* leave sched_switch/sched_waking out (no thread-time series) */
+	bool no_latency;         /* no clock reads per call: no VFS latency histograms */
 };
 
 struct monitor_loader {
@@ -29,6 +30,7 @@ struct monitor_loader {
 	char detail[256];        /* why tp_btf was refused, if it was */
 	int fd_cg, fd_proc, fd_dev, fd_exited, fd_stats;
 	int fd_sched;            /* mon_sched_proc (thread time); -1: --no-thread-time */
+	bool no_latency;         /* --no-latency: the VFS latency histograms are not kept */
 	__u32 max_cgroups, max_procs, max_devs, max_rqs, max_exited;
 };
 

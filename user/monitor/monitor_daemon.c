@@ -250,6 +250,7 @@ static int daemon_setup(struct daemon_ctx *d, int argc, char **argv)
 	mo.max_rqs = 16384;
 	mo.cg_ssid = -1;
 	mo.no_thread_time = o->no_thread_time;
+	mo.no_latency = o->no_latency;
 	if (o->cgroups && strcmp(o->cgroups, "v2")) {
 		mo.cg_ssid = monitor_names__v1_ssid(o->cgroups);
 		if (mo.cg_ssid < 0) {
@@ -321,8 +322,9 @@ static int daemon_serve(struct daemon_ctx *d)
 	signal(SIGPIPE, SIG_IGN);
 	if (http_metrics__start(o->listen, render, d, &d->http))
 		return -1;
-	pr_info("monitor: serving http://%s/metrics (aggregation: %s%s%s); thread time: %s; flight recorder: %s; "
-		"CUDA call counts: %s", o->listen, d->ml->mode, d->ml->detail[0] ? "; " : "", d->ml->detail,
+	pr_info("monitor: serving http://%s/metrics (aggregation: %s%s%s); VFS latency: %s; thread time: %s; "
+		"flight recorder: %s; CUDA call counts: %s", o->listen, d->ml->mode,
+		d->ml->detail[0] ? "; " : "", d->ml->detail, o->no_latency ? "off (--no-latency)" : "on",
 		o->no_thread_time ? "off (--no-thread-time)" : "on",
 		d->rec ? "on" : "off (--window 0)", d->cuda ? monitor_cuda__mode(d->cuda) :
 		o->cuda_uprobes ? "off" : "off (--cuda-uprobes counts them)");

@@ -27,6 +27,7 @@ struct monitor_opts {
 	bool cuda_uprobes;        /* --cuda-uprobes: count CUDA calls (opt-in) */
 	const char *cgroups;      /* --cgroups: NULL/"v2", or a v1 controller ("memory") */
 	bool no_thread_time;      /* --no-thread-time: no sched_switch/sched_waking programs */
+	bool no_latency;          /* --no-latency: no VFS latency histograms (no clock reads) */
 	bool pseudo_fs;           /* --pseudo-fs: keep proc, sysfs... in the VFS series */
 	struct monitor_triggers trig;
 };

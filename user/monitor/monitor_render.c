@@ -129,20 +129,24 @@ static void render_cgroups(struct monitor_agg *a, struct mon_buf *b, struct mon_
 			mon_buf__printf(b, "gpuio_cgroup_vfs_ops_total{%s,op=\"%s\"} %llu\n", l->p,
 					dir_name[d], (unsigned long long)v->vfs_ops[d]);
 	});
-	family(b, "gpuio_cgroup_vfs_latency_seconds", "histogram",
-	       "Latency of those syscalls (log2 buckets).");
-	FOR_CG(a, l, v, {
-		for (int d = 0; d < 2; d++) {
-			size_t at = l->len;
+	/* --no-latency: not measured, so not served (an empty histogram would read as fast) */
+	if (!a->l->no_latency) {
+		family(b, "gpuio_cgroup_vfs_latency_seconds", "histogram",
+		       "Latency of those syscalls (log2 buckets).");
+		FOR_CG(a, l, v, {
+			for (int d = 0; d < 2; d++) {
+				size_t at = l->len;
 
-			if (!v->vfs_ops[d])
-				continue;
-			mon_buf__printf(l, ",op=\"%s\"", dir_name[d]);
-			hist(b, "gpuio_cgroup_vfs_latency_seconds", l->p, v->vfs_lat[d], v->vfs_lat_sum[d]);
-			l->len = at;
-			l->p[at] = 0;
-		}
-	});
+				if (!v->vfs_ops[d])
+					continue;
+				mon_buf__printf(l, ",op=\"%s\"", dir_name[d]);
+				hist(b, "gpuio_cgroup_vfs_latency_seconds", l->p, v->vfs_lat[d],
+				     v->vfs_lat_sum[d]);
+				l->len = at;
+				l->p[at] = 0;
+			}
+		});
+	}
 	family(b, "gpuio_cgroup_block_bytes_total", "counter",
 	       "Bytes of block requests completed, by submitting cgroup and disk (cgroup \"kernel\": kernel threads, e.g. writeback).");
 	FOR_CG(a, l, v, {
