@@ -108,7 +108,7 @@ cuda_row() {
 	for ((r = 1; r <= RUNS; r++)); do
 		cu+=("$("$CUDA_BENCH" "$CUDA_LIB" "$CUDA_N" | awk '/ns_per_call/ { printf "%.0f", $2 }')")
 	done
-	start_monitor --window 0
+	start_monitor --window 0 --cuda-uprobes      # opt-in since CUDA counting became off by default
 	"$CUDA_BENCH" "$CUDA_LIB" 1 --wait "$T/never" > /dev/null &
 	holder=$!
 	for _ in $(seq 300); do grep -q 'cuda uprobes: .*libcuda.so.1' "$T/mon.log" && break; sleep 0.1; done
