@@ -28,6 +28,7 @@
 #include "export/export.h"
 #include "lib/keyset.h"
 #include "trace/loader.h"
+#include "trace/ring_batch.h"
 #include "lib/log.h"
 #include "monitor/monitor_agg.h"
 #include "monitor/monitor_recorder.h"
@@ -130,6 +131,12 @@ static int handle(void *ctx, void *data, size_t size)
 
 	if (size < sizeof(*h) || h->size > size || h->size < sizeof(*h))
 		return 0;
+	/* a thread's VFS records sent together: each kept as if alone */
+	if (h->type == GPUIO_REC_RING_BATCH) {
+		if (ring_batch_each(data, size, handle, ctx) < 0)
+			r->skipped++;
+		return 0;
+	}
 	r->received++;
 	switch (h->type) {
 	case GPUIO_REC_PATH:
@@ -448,6 +455,8 @@ int monitor_recorder__dump(struct monitor_recorder *r, const char *reason, char 
 	int err;
 
 	/* what is still in the ring buffer belongs in the window */
+	/* what running threads still hold in their batches, into the ring first */
+	gpuio_loader__send_batches(r->l);
 	ring_buffer__consume(r->rb);
 	expire(r, t0);
 	localtime_r(&now, &tm);

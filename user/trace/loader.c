@@ -668,6 +668,13 @@ void gpuio_loader__flush_faults(struct gpuio_loader *l)
 		run_iter(l->fault_iter, "page faults still open");
 }
 
+void gpuio_loader__send_batches(struct gpuio_loader *l)
+{
+	/* a batch a thread holds at this moment stays for its own next flush */
+	if (l && l->batch_iter)
+		run_iter(l->batch_iter, "VFS records batched");
+}
+
 void gpuio_loader__flush_batches(struct gpuio_loader *l)
 {
 	if (!l || !l->batch_iter)

@@ -74,6 +74,9 @@ void gpuio_loader__flush_faults(struct gpuio_loader *l);
  * two passes is counted as lost.
  */
 void gpuio_loader__flush_batches(struct gpuio_loader *l);
+/* While tracing (a flight-recorder dump): the records waiting in threads'
+ * batches into the ring now; batching goes on. */
+void gpuio_loader__send_batches(struct gpuio_loader *l);
 /* Names of the VFS modes --vfs-mode accepts, for --help and errors. */
 const char *gpuio_loader__vfs_modes(void);
 

@@ -10,6 +10,7 @@
 #include <bpf/libbpf.h>
 #include "gpuio.skel.h"
 #include "trace/ringbuf_drain.h"
+#include "trace/ring_batch.h"
 #include "trace/cuda_probes.h"
 #include "trace/fault_counts.h"
 #include "lib/keyset.h"
@@ -100,22 +101,13 @@ static int handle(void *ctx, void *data, size_t size)
 	switch (h->type) {
 	case GPUIO_REC_RING_BATCH: {
 		/* one thread's records back to back: each handled as if alone */
-		const unsigned char *p = (const unsigned char *)data + sizeof(*h);
-		const unsigned char *end = (const unsigned char *)data + h->size;
+		int n = ring_batch_each(data, size, handle, ctx);
 
 		c->batches++;
-		while (p + sizeof(*h) <= end) {
-			const struct gpuio_hdr *in = (const void *)p;
-
-			if (in->size < sizeof(*in) || in->size > end - p ||
-			    in->type == GPUIO_REC_RING_BATCH) {
-				c->ustats[GPUIO_USTAT_WRITE_ERRORS]++;
-				break;
-			}
-			c->batched++;
-			handle(ctx, (void *)p, in->size);
-			p += in->size;
-		}
+		if (n < 0)
+			c->ustats[GPUIO_USTAT_WRITE_ERRORS]++;
+		else
+			c->batched += (__u64)n;
 		return 0;
 	}
 	case GPUIO_REC_PATH: {
