@@ -54,18 +54,7 @@ cat "$FILE" > /dev/null
 median() { printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.0f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 ns() { grep -oE 'ns_per_call=[0-9]+' | cut -d= -f2; }
 
-start_monitor() {   # start_monitor ARGS... : the daemon, ready when /metrics answers
-	"$GPUIO" monitor --run-dir "$T/run" --listen 127.0.0.1:$PORT --dump-dir "$T/dumps" "$@" \
-		> "$T/mon.log" 2>&1 &
-	MON=$!
-	for _ in $(seq 100); do
-		curl -sf "http://127.0.0.1:$PORT/metrics" > /dev/null 2>&1 && return 0
-		sleep 0.1
-	done
-	cat "$T/mon.log" >&2
-	die "the monitor did not start"
-}
-stop_monitor() { kill "$MON"; wait "$MON" 2>/dev/null; MON=""; }
+source "$SRC/tests/bench/monitor_daemon.sh"
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 
 declare -a U=() E=() M=() L=()
@@ -73,10 +62,10 @@ for ((r = 1; r <= RUNS; r++)); do
 	say "round $r/$RUNS"
 	U+=("$("$PREAD" "$FILE" "$CALLS" "$r" | ns)")
 	E+=("$("$EMPTY_RUN" -- "$PREAD" "$FILE" "$CALLS" "$r" | ns)")
-	start_monitor --window 0
+	start_monitor "$GPUIO" --window 0
 	M+=("$("$PREAD" "$FILE" "$CALLS" "$r" | ns)")
 	stop_monitor
-	start_monitor --window 0 --no-latency
+	start_monitor "$GPUIO" --window 0 --no-latency
 	L+=("$("$PREAD" "$FILE" "$CALLS" "$r" | ns)")
 	stop_monitor
 done
@@ -91,7 +80,7 @@ hz=$(getconf CLK_TCK)
 cpu_row() {   # cpu_row LABEL MONITOR-ARGS...
 	local label=$1 t0 t1 res
 	shift
-	start_monitor "$@"
+	start_monitor "$GPUIO" "$@"
 	sleep 1
 	t0=$(cpu_ticks "$MON")
 	res=$("$PACED" "$FILE" "$RATE" "$RATE_SECS")
@@ -108,7 +97,7 @@ cuda_row() {
 	for ((r = 1; r <= RUNS; r++)); do
 		cu+=("$("$CUDA_BENCH" "$CUDA_LIB" "$CUDA_N" | awk '/ns_per_call/ { printf "%.0f", $2 }')")
 	done
-	start_monitor --window 0 --cuda-uprobes      # opt-in since CUDA counting became off by default
+	start_monitor "$GPUIO" --window 0 --cuda-uprobes      # opt-in since CUDA counting became off by default
 	"$CUDA_BENCH" "$CUDA_LIB" 1 --wait "$T/never" > /dev/null &
 	holder=$!
 	for _ in $(seq 300); do grep -q 'cuda uprobes: .*libcuda.so.1' "$T/mon.log" && break; sleep 0.1; done

@@ -46,20 +46,7 @@ if [ "$(stat -c %s "$FILE" 2>/dev/null || echo 0)" != $((256 << 20)) ]; then
 fi
 cat "$FILE" > /dev/null
 
-start_monitor() {   # start_monitor BINARY ARGS...
-	local bin=$1
-	shift
-	"$bin" monitor --run-dir "$T/run" --listen 127.0.0.1:$PORT --dump-dir "$T/dumps" --window 0 "$@" \
-		> "$T/mon.log" 2>&1 &
-	MON=$!
-	for _ in $(seq 100); do
-		curl -sf "http://127.0.0.1:$PORT/metrics" > /dev/null 2>&1 && return 0
-		sleep 0.1
-	done
-	cat "$T/mon.log" >&2
-	die "the monitor did not start"
-}
-stop_monitor() { kill "$MON"; wait "$MON" 2>/dev/null; MON=""; }
+source "$SRC/tests/bench/monitor_daemon.sh"
 median() { printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 pipe_us() { perf bench sched pipe -l "$LOOPS" 2>/dev/null | awk '/usecs\/op/ { print $1 }'; }
 
@@ -67,9 +54,9 @@ declare -a U=() N=() M=() B=()
 for ((r = 1; r <= RUNS; r++)); do
 	say "round $r/$RUNS"
 	U+=("$(pipe_us)")
-	start_monitor "$GPUIO" --no-thread-time; N+=("$(pipe_us)"); stop_monitor
-	start_monitor "$GPUIO"; M+=("$(pipe_us)"); stop_monitor
-	if [ -n "$BEFORE" ]; then start_monitor "$BEFORE"; B+=("$(pipe_us)"); stop_monitor; fi
+	start_monitor "$GPUIO" --window 0 --no-thread-time; N+=("$(pipe_us)"); stop_monitor
+	start_monitor "$GPUIO" --window 0; M+=("$(pipe_us)"); stop_monitor
+	if [ -n "$BEFORE" ]; then start_monitor "$BEFORE" --window 0; B+=("$(pipe_us)"); stop_monitor; fi
 done
 u=$(median "${U[@]}")
 row() { awk -v l="$1" -v m="$2" -v u="$u" -v runs="$3" 'BEGIN { printf "| %s | %.3f | %s | %+.3f |\n", l, m, runs, m - u }'; }
@@ -79,7 +66,7 @@ prog_stats() {   # prog_stats LABEL BINARY ARGS...
 	local label=$1 bin=$2
 	shift 2
 	echo 1 > /proc/sys/kernel/bpf_stats_enabled
-	start_monitor "$bin" "$@"
+	start_monitor "$bin" --window 0 "$@"
 	pipe_us > /dev/null
 	"$PREAD" "$FILE" 1000000 1 > /dev/null
 	bpftool prog show --json > "$T/progs.json"

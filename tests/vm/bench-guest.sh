@@ -73,7 +73,8 @@ vmbench() {
         # by CPU time: the program's own plus the tracer's while tracing, per call
         pc=$(grep -o 'cpu_per_call_ns=[0-9]*' /tmp/gb.out | cut -d= -f2)
         tc=$(sed -n 's/.*tracer CPU while tracing: \([0-9]*\) ns.*/\1/p' /tmp/gb.out)
-        cpu=$(( ${pc:-0} + ${tc:-0} / calls ))
+        [ -n "$pc" ] && [ -n "$tc" ] || { cat /tmp/gb.out; fail "no cpu_per_call_ns or tracer CPU line (gpuio trace -v)"; }
+        cpu=$(( pc + tc / calls ))
         echo "VMBENCH round=$r setup=$b:$m $(grep -o 'ns_per_call=[0-9]*' /tmp/gb.out) cpu_per_call_ns=$cpu mode=$vm $ev$dr"
       done
     done
