@@ -43,7 +43,8 @@ if [ -x "$GEN" ]; then
   if grep -E 'CONSOLE|Uncaught|SyntaxError' "$TMP/chrome-w.err"; then fail "gpuwait page: console errors"; fi
   grep -q '<td class="l">waiting_for_data</td><td>15.50 ms</td>' "$TMP/wdom.html" ||
     fail "gpuwait page: no launching-thread table with its 15.50 ms waiting for data"
-  grep -q 'steps (NVTX range "train_step")' "$TMP/wdom.html" || fail "gpuwait page: no NVTX step chart"
+  grep -q '<figcaption>STEPS (4: the loop.s NVTX range "train_step"' "$TMP/wdom.html" ||
+    fail "gpuwait page: no NVTX step chart"
   echo "ok   gpuwait page: launching thread's states and NVTX steps, no errors"
 else
   echo "note: $GEN not built: the gpuwait page is not checked"

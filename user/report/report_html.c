@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
- * report_html.c — `gpuio report --html FILE`: one self-contained page, the
- * same sections as the text report, with inline SVG charts (latency
- * histograms, throughput over time, reads in flight, a GPU busy/idle bar
- * coloured by idle cause). No external URL anywhere: it opens offline.
+ * report_html.c — `gpuio report --html FILE`: one self-contained page of the
+ * report's tables (report_table.h), with inline SVG charts drawn from the
+ * cells themselves: log2 histograms, series over the capture's timeline
+ * (lines, or stacked: a GPU's busy and idle by cause), and bar charts of a
+ * table's bar columns (a loop's steps). No external URL anywhere: it opens
+ * offline.
  *
  * A few lines of inline JS count the charts into <html data-charts=N> and
  * record any script error into <html data-js-errors=N>, so a headless browser
@@ -16,19 +18,26 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "report/report_model.h"
-#include "report/report_net.h"
 #include "lib/json_writer.h"
-#include "lib/units.h"
+#include "report/report.h"
+#include "report/report_doc.h"
+#include "report/report_table.h"
 
-static const char *const cause_color[RPT_CAUSE_N] = {
-	"#e15759", "#f28e2b", "#76b7b2", "#59a14f", "#bab0ac",
+static const char *const palette[] = {
+	"#4e79a7", "#e15759", "#f28e2b", "#76b7b2", "#59a14f", "#edc948", "#b07aa1",
+	"#ff9da7", "#9c755f", "#bab0ac",
 };
-static const char *const cause_label[RPT_CAUSE_N] = {
-	"file reads", "writes/fsync", "other file calls", "CUDA sync", "other (compute, ...)",
+#define NPALETTE (sizeof(palette) / sizeof(palette[0]))
+
+struct html_sink {
+	struct rpt_sink s;
+	FILE *f;
 };
-#define BUSY_COLOR  "#4e79a7"
-#define WRITE_COLOR "#f28e2b"
+
+static FILE *out_of(struct rpt_sink *s)
+{
+	return ((struct html_sink *)s)->f;
+}
 
 static void esc(FILE *f, const char *s, size_t n)
 {
@@ -48,35 +57,126 @@ static void esc(FILE *f, const char *s, size_t n)
 	}
 }
 
-static const char *bytes(uint64_t v, char *buf, size_t len)
+static void escs(FILE *f, const char *s)
 {
-	rpt_fmt_bytes(v, buf, len);
-	return buf;
+	esc(f, s, strlen(s));
 }
 
-static const char *dur(uint64_t v, char *buf, size_t len)
+/* "line|item" heads (records in text): the whole, with a space */
+static void put_head(FILE *f, const struct rpt_col *col)
 {
-	rpt_fmt_dur(v, buf, len);
-	return buf;
+	const char *h = col->head ? col->head : col->key, *bar = strchr(h, '|');
+
+	if (bar) {
+		esc(f, h, (size_t)(bar - h));
+		fputc(' ', f);
+		h = bar + 1;
+	}
+	escs(f, h);
 }
 
-static void ts(FILE *f, const struct rpt_model *m, uint64_t t)
+static const char *head_of(const struct rpt_col *col)
 {
-	char wall[48], rel[32];
+	const char *h = col->head ? col->head : col->key, *bar = strchr(h, '|');
 
-	rpt_fmt_wall(m, t, wall, sizeof(wall));
-	json_fmt_us(rel, rpt_ts_rel_ns(m, t));   /* any value, INT64_MIN too */
-	fprintf(f, "<span class=ts title=\"%s\">ts=%sus</span>", wall, rel);
+	return bar ? bar + 1 : h;
 }
+
+static bool scalar(const struct rpt_cell *c)
+{
+	return c->kind != RPT_TABLE && c->kind != RPT_HIST && c->kind != RPT_SERIES &&
+	       c->kind != RPT_GROUP;
+}
+
+static bool left(const struct rpt_cell *c)
+{
+	return c->kind == RPT_STR || c->kind == RPT_NSMAP || c->kind == RPT_AT || c->kind == RPT_TS;
+}
+
+/* One scalar cell's content. */
+static void put_cell_in(struct rpt_sink *s, const struct rpt_cell *c, bool inline_map);
+
+static void put_cell(struct rpt_sink *s, const struct rpt_cell *c)
+{
+	put_cell_in(s, c, false);
+}
+
+/* One scalar cell's content; a map as a small table, or inline in a row of a table. */
+static void put_cell_in(struct rpt_sink *s, const struct rpt_cell *c, bool inline_map)
+{
+	FILE *f = out_of(s);
+	char buf[96], wall[48];
+
+	switch (c->kind) {
+	case RPT_STR:
+		esc(f, c->s, c->n);
+		break;
+	case RPT_NSMAP:         /* a small table: name, time, share */
+		if (inline_map) {
+			for (size_t k = 0, first = 1; k < c->n; k++) {
+				if (!c->ns[k])
+					continue;
+				rpt_fmt_dur(c->ns[k], buf, sizeof(buf));
+				fprintf(f, "%s%s %s", first ? "" : ", ", c->name((int)k), buf);
+				first = 0;
+			}
+			break;
+		}
+		fprintf(f, "<table>");
+		for (size_t k = 0; k < c->n; k++) {
+			if (!c->ns[k])
+				continue;
+			rpt_fmt_dur(c->ns[k], buf, sizeof(buf));
+			fprintf(f, "<tr><td class=l>%s</td><td>%s</td>", c->name((int)k), buf);
+			if (c->total)
+				fprintf(f, "<td>%.1f%%</td>", 100.0 * (double)c->ns[k] / (double)c->total);
+			fprintf(f, "</tr>");
+		}
+		fprintf(f, "</table>");
+		break;
+	case RPT_U32S:
+		for (size_t k = 0; k < c->n; k++)
+			fprintf(f, "%s%u", k ? " " : "", c->u32s[k]);
+		break;
+	case RPT_PAIRS: {
+		const char *p = c->s;
+
+		for (size_t k = 0; k < c->n; k++) {
+			fprintf(f, "%s", k ? " " : "");
+			escs(f, p);
+			p += strlen(p) + 1;
+			fputc('=', f);
+			escs(f, p);
+			p += strlen(p) + 1;
+		}
+		break;
+	}
+	case RPT_AT:
+		rpt_ctx__wall(&s->c, c->u, wall, sizeof(wall));
+		fprintf(f, "<span class=ts title=\"%s\">%s</span>", wall,
+			rpt_cell__text(&s->c, c, buf, sizeof(buf)));
+		break;
+	case RPT_TS:
+		fprintf(f, "<span class=ts>%s</span>", rpt_cell__text(&s->c, c, buf, sizeof(buf)));
+		break;
+	case RPT_SKIP:
+		break;
+	default:
+		escs(f, rpt_cell__text(&s->c, c, buf, sizeof(buf)));
+	}
+}
+
+/* ---- charts ---- */
 
 /* A log2 histogram as vertical bars. */
-static void svg_hist(FILE *f, const char *title, const uint32_t *h, const char *unit)
+static void svg_hist(FILE *f, const char *title, const struct rpt_cell *c)
 {
+	const int W = 420, H = 160, L = 40, B = 40;
+	const uint32_t *h = c->u32s;
 	int lo = -1, hi = -1, nb;
 	uint32_t max = 0;
-	const int W = 420, H = 160, L = 40, B = 40;
 
-	for (int i = 0; i < RPT_LOG2_BUCKETS; i++)
+	for (int i = 0; i < RPT_HIST_N; i++)
 		if (h[i]) {
 			if (lo < 0)
 				lo = i;
@@ -87,8 +187,10 @@ static void svg_hist(FILE *f, const char *title, const uint32_t *h, const char *
 	if (lo < 0)
 		return;
 	nb = hi - lo + 1;
-	fprintf(f, "<figure><figcaption>%s</figcaption><svg class=chart width=%d height=%d "
-		"viewBox=\"0 0 %d %d\">", title, W, H, W, H);
+	fprintf(f, "<figure><figcaption>");
+	escs(f, title);
+	fprintf(f, "</figcaption><svg class=chart width=%d height=%d viewBox=\"0 0 %d %d\">", W, H,
+		W, H);
 	fprintf(f, "<line x1=%d y1=%d x2=%d y2=%d stroke=#888 />", L, H - B, W - 5, H - B);
 	for (int i = lo; i <= hi; i++) {
 		double bw = (double)(W - L - 10) / nb;
@@ -97,537 +199,433 @@ static void svg_hist(FILE *f, const char *title, const uint32_t *h, const char *
 
 		fprintf(f, "<rect x=%.1f y=%.1f width=%.1f height=%.1f fill=%s><title>%" PRIu64
 			"..%" PRIu64 " %s: %u</title></rect>", x + 1, H - B - bh, bw - 2, bh,
-			BUSY_COLOR, a, (uint64_t)(i ? (1ull << i) - 1 : 0), unit, h[i]);
+			palette[0], a, (uint64_t)(i ? (1ull << i) - 1 : 0), c->unit, h[i]);
 		if (nb <= 12 || (i - lo) % 2 == 0)
 			fprintf(f, "<text x=%.1f y=%d font-size=9 text-anchor=middle>%" PRIu64
 				"</text>", x + bw / 2, H - B + 12, a);
 	}
 	fprintf(f, "<text x=%d y=%d font-size=10 text-anchor=middle>%s (log2 buckets)</text>"
-		"<text x=4 y=14 font-size=10>%u</text></svg></figure>\n", (W + L) / 2, H - 8, unit,
+		"<text x=4 y=14 font-size=10>%u</text></svg></figure>\n", (W + L) / 2, H - 8, c->unit,
 		max);
 }
 
-/* Lines over the capture's timeline; values already in display units. */
-struct line {
-	const struct rpt_series *s;
-	double div;
-	const char *color, *label;
+struct series_set {
+	const struct rpt_cell *c[NPALETTE];
+	const char *label[NPALETTE];
+	int n;
 };
 
-static void svg_lines(FILE *f, const struct rpt_model *m, const char *title, const char *unit,
-		      const struct line *ls, int n)
+static double sv(const struct rpt_cell *c, int i)
 {
-	const int W = 860, H = 180, L = 50, B = 30;
-	double max = 0;
-	unsigned last = 0;
-
-	for (int k = 0; k < n; k++)
-		for (unsigned i = 0; i < RPT_TL_BUCKETS; i++) {
-			double v = ls[k].s->v[i] / ls[k].div;
-
-			if (v > max)
-				max = v;
-			if (ls[k].s->v[i] > 0 && i > last)
-				last = i;
-		}
-	if (max <= 0)
-		return;
-	last = last + 1 < RPT_TL_BUCKETS ? last + 1 : RPT_TL_BUCKETS - 1;
-	fprintf(f, "<figure><figcaption>%s</figcaption><svg class=chart width=%d height=%d "
-		"viewBox=\"0 0 %d %d\">", title, W, H, W, H);
-	fprintf(f, "<line x1=%d y1=%d x2=%d y2=%d stroke=#888 /><line x1=%d y1=10 x2=%d y2=%d "
-		"stroke=#888 />", L, H - B, W - 5, H - B, L, L, H - B);
-	for (int k = 0; k < n; k++) {
-		fprintf(f, "<polyline fill=none stroke-width=2 stroke=\"%s\" points=\"", ls[k].color);
-		for (unsigned i = 0; i <= last; i++)
-			fprintf(f, "%.1f,%.1f ", L + (double)(W - L - 10) * i / (last ? last : 1),
-				H - B - (H - B - 10) * (ls[k].s->v[i] / ls[k].div) / max);
-		fprintf(f, "\"><title>%s</title></polyline>", ls[k].label);
-		fprintf(f, "<text x=%d y=%d font-size=10 fill=\"%s\">%s</text>", L + 10 + k * 150,
-			H - 6, ls[k].color, ls[k].label);
-	}
-	fprintf(f, "<text x=4 y=14 font-size=10>%.1f %s</text>", max, unit);
-	fprintf(f, "<text x=%d y=%d font-size=10 text-anchor=end>+%.3f s (bucket %.3f ms)</text>"
-		"</svg></figure>\n", W - 5, H - 6, (double)(last * m->tl_width) / NS_PER_SEC_F,
-		(double)m->tl_width / 1e6);
+	return c->div > 0 ? c->series[i] / c->div : 0;
 }
 
-/* One GPU over time: per bucket a column of busy (blue) then idle split by
- * cause; below it one bar of the totals. */
-static void svg_gpu(FILE *f, const struct rpt_model *m, const struct rpt_gpu *g)
+/* Series over the capture's timeline: lines, or columns stacked bottom up. */
+static void svg_series(struct rpt_sink *s, const char *title, const struct series_set *ss,
+		       bool stack)
 {
-	const int W = 860, H = 150, L = 50, B = 20;
-	unsigned a, b;
-	double bw, tot;
-	uint64_t span = g->last - g->first;
-	double x = L;
+	const int W = 860, H = 180, L = 50, B = 30;
+	FILE *f = out_of(s);
+	double max = 0, bw;
+	int last = 0, first = RPT_SERIES_N;
+	int64_t t0;
+	uint64_t width;
 
-	a = (unsigned)((g->first > m->tl_t0 ? g->first - m->tl_t0 : 0) / m->tl_width);
-	b = (unsigned)((g->last > m->tl_t0 ? g->last - m->tl_t0 : 0) / m->tl_width);
-	if (a >= RPT_TL_BUCKETS)
-		a = RPT_TL_BUCKETS - 1;
-	if (b >= RPT_TL_BUCKETS)
-		b = RPT_TL_BUCKETS - 1;
-	bw = (double)(W - L - 10) / (b - a + 1);
-	fprintf(f, "<figure><figcaption>GPU %u of pid %u: busy and idle by cause over time"
-		"</figcaption><svg class=chart width=%d height=%d viewBox=\"0 0 %d %d\">",
-		g->device, g->pid, W, H + 40, W, H + 40);
-	for (unsigned i = a; i <= b; i++) {
-		double y = H - B, w = (double)m->tl_width;
-		double v = g->busy->v[i] / w, h = (H - B - 10) * v;
+	for (int i = 0; i < RPT_SERIES_N; i++) {
+		double sum = 0;
 
-		fprintf(f, "<rect x=%.1f y=%.1f width=%.1f height=%.1f fill=%s />",
-			L + (i - a) * bw, y - h, bw, h, BUSY_COLOR);
-		y -= h;
-		for (int c = 0; c < RPT_CAUSE_N; c++) {
-			h = (H - B - 10) * g->cause[c]->v[i] / w;
+		for (int k = 0; k < ss->n; k++) {
+			double v = sv(ss->c[k], i);
+
+			sum = stack ? sum + v : (v > sum ? v : sum);
+			if (v > 0) {
+				last = i > last ? i : last;
+				first = i < first ? i : first;
+			}
+		}
+		max = sum > max ? sum : max;
+	}
+	if (max <= 0)
+		return;
+	if (!stack)
+		first = 0;
+	rpt_ctx__timeline(&s->c, &t0, &width);
+	bw = (double)(W - L - 10) / (last - first + 1);
+	fprintf(f, "<figure><figcaption>");
+	escs(f, title);
+	fprintf(f, "</figcaption><svg class=chart width=%d height=%d viewBox=\"0 0 %d %d\">", W,
+		H + 14, W, H + 14);
+	fprintf(f, "<line x1=%d y1=%d x2=%d y2=%d stroke=#888 /><line x1=%d y1=10 x2=%d y2=%d "
+		"stroke=#888 />", L, H - B, W - 5, H - B, L, L, H - B);
+	for (int k = 0; k < ss->n && !stack; k++) {
+		fprintf(f, "<polyline fill=none stroke-width=2 stroke=\"%s\" points=\"", palette[k]);
+		for (int i = first; i <= last; i++)
+			fprintf(f, "%.1f,%.1f ", L + bw * (i - first + 0.5),
+				H - B - (H - B - 10) * sv(ss->c[k], i) / max);
+		fprintf(f, "\"><title>%s</title></polyline>", ss->label[k]);
+	}
+	for (int i = first; i <= last && stack; i++) {
+		double y = H - B;
+
+		for (int k = 0; k < ss->n; k++) {
+			double h = (H - B - 10) * sv(ss->c[k], i) / max;
+
 			if (h <= 0)
 				continue;
-			fprintf(f, "<rect x=%.1f y=%.1f width=%.1f height=%.1f fill=\"%s\" />",
-				L + (i - a) * bw, y - h, bw, h, cause_color[c]);
+			fprintf(f, "<rect x=%.1f y=%.1f width=%.1f height=%.1f fill=\"%s\"><title>%s"
+				"</title></rect>", L + bw * (i - first), y - h, bw, h, palette[k],
+				ss->label[k]);
 			y -= h;
 		}
 	}
-	fprintf(f, "<line x1=%d y1=%d x2=%d y2=%d stroke=#888 />", L, H - B, W - 5, H - B);
-	fprintf(f, "<text x=4 y=14 font-size=10>100%%</text>");
-	/* totals bar */
-	tot = span ? (double)span : 1;
-	fprintf(f, "<rect x=%.1f y=%d width=%.1f height=18 fill=%s><title>busy %.1f%%</title></rect>",
-		x, H, (W - L - 10) * (double)g->busy_ns / tot, BUSY_COLOR,
-		100.0 * (double)g->busy_ns / tot);
-	x += (W - L - 10) * (double)g->busy_ns / tot;
-	for (int c = 0; c < RPT_CAUSE_N; c++) {
-		double w = (W - L - 10) * (double)g->cause_ns[c] / tot;
-
-		if (w <= 0)
-			continue;
-		fprintf(f, "<rect x=%.1f y=%d width=%.1f height=18 fill=\"%s\"><title>idle, %s: "
-			"%.1f%%</title></rect>", x, H, w, cause_color[c], cause_label[c],
-			100.0 * (double)g->cause_ns[c] / tot);
-		x += w;
-	}
-	fprintf(f, "<text x=4 y=%d font-size=10>total</text>", H + 13);
-	fprintf(f, "<rect x=%d y=%d width=10 height=10 fill=%s /><text x=%d y=%d font-size=10>"
-		"busy</text>", L, H + 26, BUSY_COLOR, L + 14, H + 35);
-	for (int c = 0; c < RPT_CAUSE_N; c++)
+	for (int k = 0; k < ss->n; k++)
 		fprintf(f, "<rect x=%d y=%d width=10 height=10 fill=\"%s\" /><text x=%d y=%d "
-			"font-size=10>idle: %s</text>", L + 60 + c * 140, H + 26, cause_color[c],
-			L + 74 + c * 140, H + 35, cause_label[c]);
-	fprintf(f, "</svg></figure>\n");
+			"font-size=10>%s</text>", L + k * 130, H - 4, palette[k], L + 14 + k * 130, H + 5,
+			ss->label[k]);
+	fprintf(f, "<text x=4 y=14 font-size=10>%.2f</text>", max);
+	fprintf(f, "<text x=%d y=14 font-size=10 text-anchor=end>ts=%.3f..%.3f s (bucket %.3f ms)"
+		"</text></svg></figure>\n", W - 5,
+		(double)(t0 + (int64_t)(first * width)) / 1e9,
+		(double)(t0 + (int64_t)((last + 1) * width)) / 1e9, (double)width / 1e6);
 }
+
+/* The charts of a row: its histograms, and its FIGURE groups of series. */
+static void figures(struct rpt_sink *s, const struct rpt_table *t, const struct rpt_cell *cells,
+		    const char *lead)
+{
+	FILE *f = out_of(s);
+	bool flex = false;
+
+	for (size_t k = 0; k < t->ncols; k++) {
+		const struct rpt_col *col = &t->cols[k];
+		char title[160];
+
+		/* a FIGURE group heads its series: not shown as a cell, drawn here */
+		if (col->flags & RPT_C_NOHTML || !(col->flags & RPT_C_FIGURE) ||
+		    cells[k].kind == RPT_SKIP)
+			continue;
+		snprintf(title, sizeof(title), "%s%s%s", lead ? lead : "", lead ? ": " : "",
+			 head_of(col));
+		if (cells[k].kind == RPT_HIST) {
+			if (!flex)
+				fprintf(f, "<div style=\"display:flex;gap:12px;flex-wrap:wrap\">");
+			flex = true;
+			svg_hist(f, title, &cells[k]);
+		} else if (cells[k].kind == RPT_GROUP) {
+			struct series_set ss = { .n = 0 };
+			size_t n = strlen(col->key);
+
+			for (size_t j = k + 1; j < t->ncols && !strncmp(t->cols[j].key, col->key, n) &&
+			     t->cols[j].key[n] == '.'; j++)
+				if (cells[j].kind == RPT_SERIES && ss.n < (int)NPALETTE) {
+					ss.c[ss.n] = &cells[j];
+					ss.label[ss.n++] = head_of(&t->cols[j]);
+				}
+			if (flex)
+				fprintf(f, "</div>");
+			flex = false;
+			svg_series(s, title, &ss, col->flags & RPT_C_STACK);
+		}
+	}
+	if (flex)
+		fprintf(f, "</div>");
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+#define BARS_MAX 4000           /* rows drawn (the first ones) */
+
+/* The bars' scale: most rows' height, not the tallest's — one slow first step
+ * must not flatten the others (taller bars are cut, marked and titled). */
+static uint64_t bar_scale(const uint64_t *tot, size_t n)
+{
+	uint64_t *v = malloc(n * sizeof(*v)), p90, max = 0;
+
+	for (size_t i = 0; i < n; i++)
+		max = tot[i] > max ? tot[i] : max;
+	if (!v)
+		return max;
+	memcpy(v, tot, n * sizeof(*v));
+	qsort(v, n, sizeof(*v), cmp_u64);
+	p90 = v[(n * 9) / 10];
+	free(v);
+	return p90 && max > 2 * p90 ? 2 * p90 : max;
+}
+
+/* A table's bar columns as stacked bars, one per row (all rows, not only the
+ * ones the table lists): the first bar column red, the second blue. */
+static void svg_bars(struct rpt_sink *s, const struct rpt_table *t, const struct rpt_rows *rows)
+{
+	static const char *const bar_color[] = { "#e15759", "#4e79a7", "#f28e2b", "#59a14f" };
+	const int W = 860, H = 180, L = 60, B = 30;
+	FILE *f = out_of(s);
+	size_t n = rows->n < BARS_MAX ? rows->n : BARS_MAX;
+	struct rpt_cell *cells = calloc(t->ncols, sizeof(*cells));
+	uint64_t *tot = calloc(n + 1, sizeof(*tot)), scale;
+	double bw;
+	char a[32];
+
+	for (size_t i = 0; cells && tot && i < n; i++)
+		for (size_t k = 0; k < t->ncols; k++)
+			if (t->cols[k].flags & RPT_C_BAR) {
+				t->cols[k].get(&s->c, &rows->a[i], &cells[k]);
+				tot[i] += cells[k].kind == RPT_NS && cells[k].i > 0 ? (uint64_t)cells[k].i : 0;
+			}
+	if (!cells || !tot || !n || !(scale = bar_scale(tot, n)))
+		goto out;
+	bw = (double)(W - L - 10) / (double)n;
+	fprintf(f, "<figure><figcaption>");
+	escs(f, t->title ? t->title : t->key);
+	if (t->describe) {
+		char about[512];
+
+		t->describe(&s->c, rows, about, sizeof(about));
+		fputc(' ', f);
+		escs(f, about);
+	}
+	fprintf(f, "</figcaption><svg class=chart width=%d height=%d viewBox=\"0 0 %d %d\">"
+		"<line x1=%d y1=%d x2=%d y2=%d stroke=#888 />", W, H, W, H, L, H - B, W - 5, H - B);
+	for (size_t i = 0; i < n; i++) {
+		double y = H - B, top = 10;
+		int c = 0;
+
+		for (size_t k = 0; k < t->ncols; k++) {
+			double h;
+
+			if (!(t->cols[k].flags & RPT_C_BAR))
+				continue;
+			t->cols[k].get(&s->c, &rows->a[i], &cells[k]);
+			h = (double)(H - B - 10) * (double)(cells[k].i > 0 ? cells[k].i : 0) / (double)scale;
+			if (y - h < top)
+				h = y - top;    /* cut at the top */
+			rpt_fmt_dur(cells[k].i > 0 ? (uint64_t)cells[k].i : 0, a, sizeof(a));
+			fprintf(f, "<rect x=%.1f y=%.1f width=%.1f height=%.1f fill=\"%s\"><title>%zu: "
+				"%s %s</title></rect>", L + bw * (double)i, y - h, bw > 2 ? bw - 0.5 : bw,
+				h > 0 ? h : 0, bar_color[c++ % 4], i + 1, head_of(&t->cols[k]), a);
+			y -= h;
+		}
+		if (tot[i] > scale)     /* a cut bar: marked */
+			fprintf(f, "<rect x=%.1f y=6 width=%.1f height=3 fill=#000 />", L + bw * (double)i,
+				bw > 2 ? bw - 0.5 : bw);
+	}
+	rpt_fmt_dur(scale, a, sizeof(a));
+	fprintf(f, "<text x=4 y=14 font-size=10>%s</text><text x=%d y=%d font-size=10 "
+		"text-anchor=middle>1..%zu%s</text></svg></figure>\n", a, (W + L) / 2, H - 8, n,
+		n < rows->n ? " (the first ones)" : "");
+out:
+	free(cells);
+	free(tot);
+}
+
+/* ---- layouts ---- */
+
+static bool has_bars(const struct rpt_table *t)
+{
+	for (size_t k = 0; k < t->ncols; k++)
+		if (t->cols[k].flags & RPT_C_BAR)
+			return true;
+	return false;
+}
+
+static bool has_bars(const struct rpt_table *t);
+
+static void title(struct rpt_sink *s, const struct rpt_table *t, const struct rpt_rows *rows)
+{
+	FILE *f = out_of(s);
+	char about[512];
+	int h = s->depth ? 4 : 2;
+
+	if (t->title && !(t->flags & RPT_T_NOHEAD)) {
+		fprintf(f, "<h%d>", h);
+		escs(f, t->title);
+		fprintf(f, "</h%d>", h);
+	}
+	about[0] = 0;
+	if (t->describe)
+		t->describe(&s->c, rows, about, sizeof(about));
+	else if (t->about)
+		snprintf(about, sizeof(about), "%s", t->about);
+	if (about[0] && !(t->layout == RPT_ROWS && has_bars(t))) {  /* a chart's caption says it */
+		fprintf(f, "<p class=ev>");
+		escs(f, about);
+		fprintf(f, "</p>");
+	}
+}
+
+static void begin(struct rpt_sink *s, const struct rpt_table *t, const struct rpt_rows *rows)
+{
+	FILE *f = out_of(s);
+
+	if (!rows->n) {
+		if (!s->depth && t->none && t->layout != RPT_RECORD) {
+			title(s, t, rows);
+			fprintf(f, "<p>");
+			escs(f, t->none);
+			fprintf(f, "</p>");
+		}
+		return;
+	}
+	title(s, t, rows);
+	if (t->layout == RPT_LIST) {
+		if (!(t->flags & RPT_T_WARN))
+			fprintf(f, "<ul>");
+		return;
+	}
+	if (t->layout == RPT_ROWS && has_bars(t))
+		svg_bars(s, t, rows);
+	if (t->layout != RPT_ROWS || !rows->n)
+		return;
+	fprintf(f, "<table><tr>");
+	for (size_t k = 0; k < t->ncols; k++) {
+		const struct rpt_col *col = &t->cols[k];
+
+		if (!rpt_col__shows(s, col, NULL) || rpt_col__is_group(t, k))
+			continue;
+		fprintf(f, col->width < 0 || col->flags & RPT_C_TAIL ? "<th class=l>" : "<th>");
+		escs(f, head_of(col));
+		fprintf(f, "</th>");
+	}
+	fprintf(f, "</tr>");
+}
+
+static void cell_td(struct rpt_sink *s, const struct rpt_row *r, const struct rpt_cell *c)
+{
+	FILE *f = out_of(s);
+
+	fprintf(f, "<td%s>", left(c) ? " class=l" : "");
+	if (c->kind == RPT_TABLE)
+		rpt_table__render(s, c->table, r);
+	else if (scalar(c))
+		put_cell_in(s, c, true);
+	fprintf(f, "</td>");
+}
+
+/* A block or a record: its title and sentences, its charts, its values as
+ * "head value" items that wrap, then its own tables. */
+static void row_kv(struct rpt_sink *s, const struct rpt_table *t, const struct rpt_row *r,
+		   const struct rpt_cell *cells)
+{
+	FILE *f = out_of(s);
+	char lead[128] = "";
+
+	for (size_t k = 0; k < t->ncols; k++) {
+		if (!rpt_col__shows(s, &t->cols[k], &cells[k]))
+			continue;
+		if (t->cols[k].flags & RPT_C_LEAD) {
+			fprintf(f, "<h3>");
+			put_cell(s, &cells[k]);
+			fprintf(f, "</h3>");
+			if (cells[k].kind == RPT_STR)
+				snprintf(lead, sizeof(lead), "%.*s", (int)cells[k].n, cells[k].s);
+		} else if (t->cols[k].flags & RPT_C_PARA) {
+			fprintf(f, "<p>");
+			put_cell(s, &cells[k]);
+			fprintf(f, "</p>");
+		}
+	}
+	figures(s, t, cells, lead[0] ? lead : NULL);
+	fprintf(f, "<div class=kv>");
+	for (size_t k = 0; k < t->ncols; k++) {
+		const struct rpt_col *col = &t->cols[k];
+
+		if (col->flags & (RPT_C_LEAD | RPT_C_PARA) || !rpt_col__shows(s, col, &cells[k]) ||
+		    !scalar(&cells[k]))
+			continue;
+		fprintf(f, "<span%s><b>", cells[k].kind == RPT_NSMAP ? " class=map" : "");
+		put_head(f, col);
+		fprintf(f, "</b> ");
+		put_cell(s, &cells[k]);
+		fprintf(f, "</span>");
+	}
+	fprintf(f, "</div>\n");
+	for (size_t k = 0; k < t->ncols; k++)
+		if (cells[k].kind == RPT_TABLE && rpt_col__shows(s, &t->cols[k], &cells[k]))
+			rpt_table__render(s, cells[k].table, r);
+}
+
+static void row(struct rpt_sink *s, const struct rpt_table *t, const struct rpt_rows *rows,
+		size_t i, const struct rpt_cell *cells)
+{
+	FILE *f = out_of(s);
+	const struct rpt_row *r = &rows->a[i];
+
+	switch (t->layout) {
+	case RPT_ROWS:
+		fprintf(f, "<tr>");
+		for (size_t k = 0; k < t->ncols; k++)
+			if (rpt_col__shows(s, &t->cols[k], NULL) && !rpt_col__is_group(t, k))
+				cell_td(s, r, &cells[k]);
+		fprintf(f, "</tr>");
+		break;
+	case RPT_BLOCKS:
+	case RPT_RECORD:
+		row_kv(s, t, r, cells);
+		break;
+	case RPT_LIST:
+		fprintf(f, t->flags & RPT_T_WARN ? "<div class=warn>" : "<li>");
+		put_cell(s, &cells[0]);
+		fprintf(f, t->flags & RPT_T_WARN ? "</div>" : "</li>");
+		break;
+	}
+}
+
+static void end(struct rpt_sink *s, const struct rpt_table *t, const struct rpt_rows *rows)
+{
+	FILE *f = out_of(s);
+
+	if (!rows->n)
+		return;
+	if (t->layout == RPT_LIST) {
+		if (!(t->flags & RPT_T_WARN))
+			fprintf(f, "</ul>");
+		return;
+	}
+	if (t->layout == RPT_ROWS)
+		fprintf(f, "</table>");
+	if (rows->shown < rows->n)
+		fprintf(f, "<p class=ev>... %zu more %s (--json has them all)</p>",
+			rows->n - rows->shown, rows->more ? rows->more : "");
+	if (!s->depth)
+		fprintf(f, "\n");
+}
+
+static const struct rpt_sink_ops html_ops = { .begin = begin, .row = row, .end = end };
 
 static const char CSS[] =
 	"body{font:14px/1.4 system-ui,sans-serif;margin:20px;color:#222;max-width:1100px}"
 	"h1{font-size:20px}h2{font-size:17px;border-bottom:1px solid #ccc;margin-top:28px}"
-	"table{border-collapse:collapse;font-size:12px}td,th{padding:2px 6px;border-bottom:1px "
-	"solid #eee;text-align:right}td.l,th.l{text-align:left;word-break:break-all}"
+	"h3{font-size:15px;margin:14px 0 4px}h4{font-size:13px;margin:10px 0 2px}"
+	"table{border-collapse:collapse;font-size:12px;margin:4px 0}td,th{padding:2px 6px;"
+	"border-bottom:1px solid #eee;text-align:right;vertical-align:top}"
+	"td.l,th.l{text-align:left;word-break:break-all}td table{margin:0}"
 	".warn{background:#fde2e1;border:1px solid #e15759;padding:6px 10px;margin:6px 0}"
-	".reco{background:#eef5ee;border-left:4px solid #59a14f;padding:6px 10px;margin:8px 0}"
 	".ev{color:#555;font-size:12px}.ts{font-family:monospace;color:#345}"
-	"figure{margin:10px 0}figcaption{font-size:12px;color:#444}svg.chart{background:#fafafa}";
-
-static void warnings(FILE *f, const struct rpt_model *m)
-{
-	uint64_t d;
-	bool known = rpt_model__dropped(m, &d);
-
-	if (!known)
-		fprintf(f, "<div class=warn>Drops unknown: the capture has no stats record.</div>");
-	else if (d)
-		fprintf(f, "<div class=warn>LOSSY CAPTURE: %" PRIu64 " events were lost; totals "
-			"undercount.</div>", d);
-	if (m->f->truncated)
-		fprintf(f, "<div class=warn>Capture cut short at offset %" PRIu64 ".</div>",
-			m->f->trunc_offset);
-	if (!m->f->records)
-		fprintf(f, "<div class=warn>The capture holds no records.</div>");
-}
-
-static void summary(FILE *f, const struct rpt_model *m)
-{
-	const struct gpuio_cap_header *h = m->hdr;
-	char a[32], b[32];
-	uint64_t d;
-
-	fprintf(f, "<h2>Summary</h2><table>");
-	fprintf(f, "<tr><th class=l>host</th><td class=l>");
-	esc(f, h->hostname, sizeof(h->hostname));
-	fprintf(f, "</td></tr><tr><th class=l>target</th><td class=l>");
-	esc(f, h->target, sizeof(h->target));
-	fprintf(f, "</td></tr><tr><th class=l>start</th><td class=l>");
-	if (m->first_ts)
-		ts(f, m, m->first_ts);
-	fprintf(f, " for %s</td></tr>", dur(rpt_model__duration(m), a, sizeof(a)));
-	fprintf(f, "<tr><th class=l>time base</th><td class=l>ts = µs after MONOTONIC %" PRIu64
-		" ns, as in the exports (hover a ts for UTC)</td></tr>", (uint64_t)h->monotonic_ns);
-	fprintf(f, "<tr><th class=l>tasks</th><td class=l>%zu processes, %zu threads</td></tr>",
-		m->nprocs, m->nthreads);
-	fprintf(f, "<tr><th class=l>VFS</th><td class=l>read %s in %" PRIu64 " calls, write %s "
-		"in %" PRIu64 " calls</td></tr>", bytes(m->vfs_rbytes, a, sizeof(a)), m->vfs_rops,
-		bytes(m->vfs_wbytes, b, sizeof(b)), m->vfs_wops);
-	fprintf(f, "<tr><th class=l>block</th><td class=l>read %s in %" PRIu64 " requests, write "
-		"%s in %" PRIu64 " requests</td></tr>", bytes(m->blk_rbytes, a, sizeof(a)),
-		m->blk_rops, bytes(m->blk_wbytes, b, sizeof(b)), m->blk_wops);
-	if (m->pages)
-		fprintf(f, "<tr><th class=l>page cache</th><td class=l>hit ratio %.1f%%</td></tr>",
-			100 * rpt_ratio(m->hit_pages, m->pages));
-	if (m->minor_faults || m->major_faults)
-		fprintf(f, "<tr><th class=l>page faults</th><td class=l>%" PRIu64 " minor, %" PRIu64
-			" major on file mappings</td></tr>", m->minor_faults, m->major_faults);
-	fprintf(f, "<tr><th class=l>attach modes</th><td class=l>vfs=");
-	esc(f, h->vfs_mode, sizeof(h->vfs_mode));
-	fprintf(f, " block=");
-	esc(f, h->block_mode, sizeof(h->block_mode));
-	fprintf(f, "</td></tr><tr><th class=l>drops</th><td class=l>");
-	if (rpt_model__dropped(m, &d))
-		fprintf(f, "%" PRIu64 " (measured)", d);
-	else
-		fprintf(f, "unknown");
-	fprintf(f, "</td></tr></table>\n");
-}
-
-static void gpu(FILE *f, const struct rpt_model *m)
-{
-	char a[32], b[32];
-
-	fprintf(f, "<h2>GPU</h2>");
-	if (!m->ngpus) {
-		fprintf(f, "<p>No GPU activity records in this capture.</p>");
-		return;
-	}
-	for (size_t i = 0; i < m->ngpus; i++) {
-		const struct rpt_gpu *g = &m->gpus[i];
-		uint64_t span = g->last - g->first;
-
-		fprintf(f, "<p>GPU %u of pid %u (", g->device, g->pid);
-		esc(f, rpt_proc_comm(m, g->pid), 16);
-		fprintf(f, "): busy %.1f%% of %s; %" PRIu64 " idle gaps, %s idle.</p>",
-			span ? 100.0 * (double)g->busy_ns / (double)span : 0, dur(span, a, sizeof(a)),
-			g->ngaps, dur(g->idle_ns, b, sizeof(b)));
-		svg_gpu(f, m, g);
-	}
-	fprintf(f, "<table><tr><th class=l>idle cause</th><th>time</th></tr>");
-	for (int c = 0; c < RPT_CAUSE_N; c++)
-		fprintf(f, "<tr><td class=l><span style=\"color:%s\">&#9632;</span> %s</td><td>%s"
-			"</td></tr>", cause_color[c], cause_label[c],
-			dur(m->cause_ns[c], a, sizeof(a)));
-	fprintf(f, "</table>");
-	if (m->launch_states) {
-		/* the launching threads' states: why the GPU got no work */
-		fprintf(f, "<table><tr><th class=l>the launching thread was</th><th>time</th></tr>");
-		for (int c = 0; c < RPT_LS_N; c++)
-			fprintf(f, "<tr><td class=l>%s</td><td>%s</td></tr>", rpt_ls_name(c),
-				dur(m->launch_ns[c], a, sizeof(a)));
-		fprintf(f, "</table>");
-	}
-	fprintf(f, "<h3>Largest idle gaps</h3><table><tr><th class=l>start</th>"
-		"<th>length</th><th class=l>host threads were</th><th class=l>launching thread</th>"
-		"<th class=l>files</th></tr>");
-	for (size_t i = 0; i < m->ntop_gaps; i++) {
-		const struct rpt_gap *gp = &m->gaps[m->top_gaps[i]];
-
-		fprintf(f, "<tr><td class=l>");
-		ts(f, m, gp->s);
-		fprintf(f, "</td><td>%s</td><td class=l>", dur(gp->e - gp->s, a, sizeof(a)));
-		for (int c = 0; c < RPT_CAUSE_N; c++)
-			if (gp->cause_ns[c])
-				fprintf(f, "%s %s; ", cause_label[c], dur(gp->cause_ns[c], b, sizeof(b)));
-		fprintf(f, "</td><td class=l>");
-		for (int c = 0; m->launch_states && c < RPT_LS_N; c++)
-			if (gp->launch_ns[c])
-				fprintf(f, "%s %s; ", rpt_ls_name(c), dur(gp->launch_ns[c], b, sizeof(b)));
-		fprintf(f, "</td><td class=l>");
-		for (int k = 0; k < RPT_GAP_FILES && m->top_gap_files[i][k].ns; k++) {
-			const struct rpt_file *fl = &m->files[m->top_gap_files[i][k].file - 1];
-
-			esc(f, fl->path, fl->path_len);
-			fprintf(f, " (%s)<br>", dur(m->top_gap_files[i][k].ns, a, sizeof(a)));
-		}
-		fprintf(f, "</td></tr>");
-	}
-	fprintf(f, "</table>\n");
-}
-
-static void ckpts(FILE *f, const struct rpt_model *m)
-{
-	char a[32], b[32], c[32];
-
-	fprintf(f, "<h2>Checkpoints</h2>");
-	if (!m->nckpts) {
-		fprintf(f, "<p>No write burst of 1 MiB or more ended by fsync/close.</p>");
-		return;
-	}
-	fprintf(f, "<table><tr><th class=l>start</th><th>bytes</th><th>duration</th><th>MiB/s"
-		"</th><th>GPU idle</th><th class=l>file</th></tr>");
-	for (size_t i = 0; i < m->nckpts && i < 200; i++) {
-		const struct rpt_ckpt *k = &m->ckpts[i];
-		uint64_t d = k->e - k->s;
-
-		fprintf(f, "<tr><td class=l>");
-		ts(f, m, k->s);
-		fprintf(f, "</td><td>%s</td><td>%s</td><td>%.1f</td><td>%s</td><td class=l>",
-			bytes(k->bytes, a, sizeof(a)), dur(d, b, sizeof(b)),
-			d ? (double)k->bytes / 1048576.0 / ((double)d / NS_PER_SEC_F) : 0,
-			dur(k->gpu_lost_ns, c, sizeof(c)));
-		esc(f, m->files[k->file].path, m->files[k->file].path_len);
-		fprintf(f, "</td></tr>");
-	}
-	fprintf(f, "</table>\n");
-}
-
-static void files(FILE *f, const struct rpt_model *m, const struct rpt_opts *opt)
-{
-	char a[32], b[32], c[32], d[32], e[32], g[32];
-	size_t n, *idx = rpt_model__ranked_files(m, opt->top, &n);
-
-	fprintf(f, "<h2>Files</h2><p>%zu of %zu files (top %u by time, bytes and ops).</p>",
-		n, m->nfiles, opt->top);
-	fprintf(f, "<table><tr><th class=l>path</th><th class=l>role</th><th>read</th><th>ops</th>"
-		"<th>write</th><th>ops</th><th>time</th><th>mean</th><th>p50</th><th>p99</th>"
-		"<th>cache hit</th><th class=l>pattern</th><th>opens</th>%s</tr>",
-		m->faults ? "<th>minor faults</th><th>major faults</th>" : "");
-	for (size_t k = 0; k < n; k++) {
-		const struct rpt_file *fl = &m->files[idx[k]];
-		uint64_t single;
-		enum rpt_pattern p = rpt_file__pattern(fl, &single);
-
-		fprintf(f, "<tr><td class=l>");
-		esc(f, fl->path, fl->path_len);
-		fprintf(f, "</td><td class=l>%s", rpt_role_names[fl->role]);
-		fprintf(f, "</td><td>%s</td><td>%" PRIu64 "</td><td>%s</td><td>%" PRIu64 "</td>"
-			"<td>%s</td><td>%s</td><td>%s</td><td>%s</td>",
-			bytes(fl->rbytes, a, sizeof(a)), fl->rops, bytes(fl->wbytes, b, sizeof(b)),
-			fl->wops, dur(fl->rtime + fl->wtime + fl->otime, c, sizeof(c)),
-			dur(fl->lat.n ? fl->lat.sum / fl->lat.n : 0, d, sizeof(d)),
-			dur(rpt_hist__pct(&fl->lat, 0.5), e, sizeof(e)),
-			dur(rpt_hist__pct(&fl->lat, 0.99), g, sizeof(g)));
-		if (fl->pages)
-			fprintf(f, "<td>%.1f%%</td>", 100 * rpt_ratio(fl->hit_pages, fl->pages));
-		else
-			fprintf(f, "<td>-</td>");
-		fprintf(f, "<td class=l>%s</td><td>%" PRIu64 "</td>",
-			single ? "-" : rpt_pattern_name(p), fl->opens);
-		if (m->faults)
-			fprintf(f, "<td>%" PRIu64 "</td><td>%" PRIu64 "</td>", fl->minor_faults,
-				fl->major_faults);
-		fprintf(f, "</tr>");
-	}
-	fprintf(f, "</table>\n");
-	free(idx);
-	if (m->small_files)
-		fprintf(f, "<p>%" PRIu64 " of %" PRIu64 " data files read are under 1 MiB and read once."
-			"</p>", m->small_files, m->read_files);
-}
-
-static void devices(FILE *f, const struct rpt_model *m)
-{
-	double secs = (double)m->tl_width / NS_PER_SEC_F;
-
-	fprintf(f, "<h2>Devices</h2>");
-	for (size_t i = 0; i < m->ndevs; i++) {
-		const struct rpt_dev *d = &m->devs[i];
-		char t[96], a[32], b[32];
-		uint64_t reqs = 0;
-
-		for (int k = 0; k < 5; k++)
-			reqs += d->ops[k];
-		if (!reqs)
-			continue;
-		fprintf(f, "<h3>");
-		esc(f, d->name, sizeof(d->name));
-		fprintf(f, "</h3><p>%" PRIu64 " requests; read %s, write %s; writeback %.1f%% of "
-			"written bytes.</p>", reqs, bytes(d->bytes[0], a, sizeof(a)),
-			bytes(d->bytes[1], b, sizeof(b)),
-			d->bytes[1] ? 100.0 * (double)d->wb_bytes / (double)d->bytes[1] : 0);
-		snprintf(t, sizeof(t), "%s: queue time (insert to issue)", d->name);
-		fprintf(f, "<div style=\"display:flex;gap:12px\">");
-		svg_hist(f, t, d->q_hist, "us");
-		snprintf(t, sizeof(t), "%s: service time (issue to complete)", d->name);
-		svg_hist(f, t, d->s_hist, "us");
-		fprintf(f, "</div>");
-		{
-			struct line ls[] = {
-				{ d->rd, 1048576.0 * secs, BUSY_COLOR, "read MiB/s" },
-				{ d->wr, 1048576.0 * secs, WRITE_COLOR, "write MiB/s" },
-			};
-			struct line q[] = { { d->depth, (double)m->tl_width, "#76b7b2", "queue depth" } };
-
-			snprintf(t, sizeof(t), "%s: throughput over time", d->name);
-			svg_lines(f, m, t, "MiB/s", ls, 2);
-			snprintf(t, sizeof(t), "%s: requests in flight (mean per bucket)", d->name);
-			svg_lines(f, m, t, "requests", q, 1);
-		}
-	}
-}
-
-static void threads(FILE *f, const struct rpt_model *m, const struct rpt_opts *opt)
-{
-	char a[32], b[32], c[32], d[32], e[32], g[32];
-	size_t lim = opt->top && opt->top * 5 < m->nthreads ? opt->top * 5 : m->nthreads;
-
-	fprintf(f, "<h2>Threads</h2><table><tr><th>pid</th><th>tid</th><th class=l>comm</th>"
-		"<th>wall</th><th>I/O</th><th>read</th><th>write</th><th>CUDA sync</th>"
-		"<th>read bytes</th></tr>");
-	for (size_t i = 0; i < lim; i++) {
-		const struct rpt_thread *t = &m->threads[i];
-
-		fprintf(f, "<tr><td>%u</td><td>%u</td><td class=l>", t->pid, t->tid);
-		esc(f, t->comm[0] ? t->comm : rpt_proc_comm(m, t->pid), 16);
-		fprintf(f, "</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td>"
-			"</tr>", dur(rpt_thread__wall(m, t), a, sizeof(a)), dur(t->io_ns, b, sizeof(b)),
-			dur(t->read_ns, c, sizeof(c)), dur(t->write_ns, d, sizeof(d)),
-			dur(t->cuda_sync_ns, e, sizeof(e)), bytes(t->rbytes, g, sizeof(g)));
-	}
-	fprintf(f, "</table>");
-	{
-		struct line ls[] = { { m->tl_reads_inflight, (double)m->tl_width, "#e15759",
-				       "reads in flight" } };
-		struct line tp[] = {
-			{ m->tl_rbytes, 1048576.0 * (double)m->tl_width / NS_PER_SEC_F, BUSY_COLOR, "read MiB/s" },
-			{ m->tl_wbytes, 1048576.0 * (double)m->tl_width / NS_PER_SEC_F, WRITE_COLOR, "write MiB/s" },
-		};
-
-		svg_lines(f, m, "File reads in flight over time (loader concurrency)", "reads", ls, 1);
-		svg_lines(f, m, "VFS throughput over time", "MiB/s", tp, 2);
-	}
-}
-
-/* Steps as stacked bars: the wait for data, then the rest of the step. */
-static void svg_steps(FILE *f, const struct rpt_model *m, const struct rpt_wait *w)
-{
-	const int W = 720, H = 180, L = 50, B = 30;
-	uint64_t max = 0;
-	double bw;
-	char a[32];
-
-	for (size_t i = 0; i < w->nsteps; i++)
-		if (w->steps[i].wait_ns + w->steps[i].compute_ns > max)
-			max = w->steps[i].wait_ns + w->steps[i].compute_ns;
-	if (!w->nsteps || !max)
-		return;
-	bw = (double)(W - L - 10) / (double)w->nsteps;
-	rpt_fmt_dur(max, a, sizeof(a));
-	fprintf(f, "<figure><figcaption>steps");
-	if (w->step_range) {    /* a name the program chose: escaped */
-		fprintf(f, " (NVTX range &quot;");
-		esc(f, w->step_range, strlen(w->step_range));
-		fprintf(f, "&quot;)");
-	}
-	fprintf(f, ": wait for data (red) and the rest of the step "
-		"(blue)</figcaption><svg class=chart width=%d height=%d viewBox=\"0 0 %d %d\">",
-		W, H, W, H);
-	fprintf(f, "<line x1=%d y1=%d x2=%d y2=%d stroke=#888 />", L, H - B, W - 5, H - B);
-	for (size_t i = 0; i < w->nsteps; i++) {
-		const struct rpt_step *s = &w->steps[i];
-		double hw = (double)(H - B - 10) * (double)s->wait_ns / (double)max;
-		double hc = (double)(H - B - 10) * (double)s->compute_ns / (double)max;
-		double x = L + (double)i * bw;
-
-		fprintf(f, "<rect x=%.1f y=%.1f width=%.1f height=%.1f fill=#d9534f><title>step %zu: "
-			"wait %.3f ms</title></rect>", x + 0.5, H - B - hw, bw > 2 ? bw - 1 : bw, hw,
-			i + 1, (double)s->wait_ns / 1e6);
-		fprintf(f, "<rect x=%.1f y=%.1f width=%.1f height=%.1f fill=#4a7ebb><title>step %zu: "
-			"rest %.3f ms</title></rect>", x + 0.5, H - B - hw - hc, bw > 2 ? bw - 1 : bw, hc,
-			i + 1, (double)s->compute_ns / 1e6);
-	}
-	fprintf(f, "<text x=4 y=14 font-size=10>%s</text><text x=%d y=%d font-size=10 "
-		"text-anchor=middle>step (1..%zu)</text></svg></figure>\n", a, (W + L) / 2, H - 8,
-		w->nsteps);
-}
-
-/* One loop (report_wait.c): its time, what its producers did, its steps. */
-static void loop_section(FILE *f, const struct rpt_model *m, const struct rpt_wait *w)
-{
-	uint64_t span = rpt_wait__span(w), act = rpt_wait__act_total(w);
-	char line[1024], a[32];
-
-	fprintf(f, "<p>");
-	rpt_wait__headline(m, w, line, sizeof(line));
-	esc(f, line, strlen(line));
-	fprintf(f, "</p><table><tr><th class=l>the loop's time</th><th>time</th><th>%%</th></tr>");
-	for (int k = 0; k < RPT_TW_N; k++) {
-		if (!w->ns[k] && k != RPT_TW_CPU && k != RPT_TW_DATA)
-			continue;
-		rpt_fmt_dur(w->ns[k], a, sizeof(a));
-		fprintf(f, "<tr><td class=l>%s</td><td>%s</td><td>%.1f</td></tr>", rpt_tw_names[k], a,
-			span ? 100.0 * (double)w->ns[k] / (double)span : 0);
-	}
-	fprintf(f, "</table><table><tr><th class=l>while it waited, the producers that fetch its "
-		"data</th><th>time</th><th>%%</th></tr>");
-	for (int k = 0; k < RPT_WA_N; k++) {
-		rpt_fmt_dur(w->act_ns[k], a, sizeof(a));
-		fprintf(f, "<tr><td class=l>%s</td><td>%s</td><td>%.1f</td></tr>", rpt_wa_names[k], a,
-			act ? 100.0 * (double)w->act_ns[k] / (double)act : 0);
-	}
-	fprintf(f, "</table>");
-	svg_steps(f, m, w);
-}
-
-/* Why the loops waited: the stragglers side by side, then each loop. */
-static void wait_section(FILE *f, const struct rpt_model *m)
-{
-	char a[32];
-
-	if (!m->wait)
-		return;
-	if (m->nloops == 1) {
-		fprintf(f, "<h2>Why the loop waited</h2>");
-		loop_section(f, m, m->wait);
-		return;
-	}
-	fprintf(f, "<h2>Why the loops waited (%zu loops)</h2><table><tr><th class=l>loop</th>"
-		"<th>data wait</th><th>%% of run</th><th class=l>its largest cause</th></tr>", m->nloops);
-	for (size_t i = 0; i < m->nloops; i++) {
-		const struct rpt_wait *w = m->loops[rpt_straggler(m, i)];
-		uint64_t span = rpt_wait__span(w);
-
-		rpt_fmt_dur(w->ns[RPT_TW_DATA], a, sizeof(a));
-		fprintf(f, "<tr><td class=l>pid %u tid %u ", w->pid, w->tid);
-		esc(f, rpt_proc_comm(m, w->pid), strlen(rpt_proc_comm(m, w->pid)));
-		fprintf(f, "</td><td>%s</td><td>%.1f</td><td class=l>%s</td></tr>", a,
-			span ? 100.0 * (double)w->ns[RPT_TW_DATA] / (double)span : 0, rpt_wait__cause(w));
-	}
-	fprintf(f, "</table>");
-	for (size_t i = 0; i < m->nloops; i++) {
-		const struct rpt_wait *w = m->loops[i];
-
-		fprintf(f, "<h3>Loop %zu: pid %u tid %u</h3>", i + 1, w->pid, w->tid);
-		loop_section(f, m, w);
-	}
-}
+	"figure{margin:10px 0}figcaption{font-size:12px;color:#444}svg.chart{background:#fafafa}"
+	".kv{display:flex;flex-wrap:wrap;gap:3px 18px;font-size:12px;margin:4px 0}"
+	".kv>span{white-space:nowrap}.kv>span.map{white-space:normal}.kv b{color:#555;font-weight:600}";
 
 static int render(FILE *f, const struct rpt_model *m, const struct rpt_opts *opt)
 {
+	struct html_sink hs = { .s = { .ops = &html_ops, .fmt = RPT_FMT_HTML,
+				       .c = { .m = m, .opt = opt } }, .f = f };
+
 	fprintf(f, "<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8>"
 		"<title>gpuio report</title><style>%s</style>"
 		"<script>window.addEventListener('error',function(){var h=document.documentElement;"
 		"h.setAttribute('data-js-errors',(+h.getAttribute('data-js-errors')||0)+1);});"
 		"</script></head><body>\n<h1>gpuio report: ", CSS);
-	esc(f, m->path, strlen(m->path));
+	escs(f, rpt_doc__title(&hs.s.c));
 	fprintf(f, "</h1>\n");
-	warnings(f, m);
-	fprintf(f, "<h2>Recommendations</h2>");
-	if (!m->nrecos)
-		fprintf(f, "<p>None: no threshold was crossed.</p>");
-	for (size_t i = 0; i < m->nrecos; i++) {
-		fprintf(f, "<div class=reco><b>[");
-		esc(f, m->recos[i].kind, sizeof(m->recos[i].kind));
-		fprintf(f, "]</b> ");
-		esc(f, m->recos[i].text, sizeof(m->recos[i].text));
-		fprintf(f, "<div class=ev>evidence: ");
-		esc(f, m->recos[i].evidence, sizeof(m->recos[i].evidence));
-		fprintf(f, "</div></div>\n");
-	}
-	wait_section(f, m);
-	summary(f, m);
-	gpu(f, m);
-	ckpts(f, m);
-	files(f, m, opt);
-	devices(f, m);
-	threads(f, m, opt);
-	rpt_net__html(f, m, esc);       /* only where sockets were named */
+	rpt_doc__render(&hs.s);
 	fprintf(f, "\n<script>document.documentElement.setAttribute('data-charts',"
 		"document.querySelectorAll('svg.chart').length);</script>\n</body></html>\n");
+	if (hs.s.err)
+		return hs.s.err;
 	return ferror(f) ? -EIO : 0;
 }
 

@@ -32,6 +32,7 @@
 #include "model/sched_tab.h"
 #include "model/session.h"
 #include "report/report.h"
+#include "report/report_table.h"
 
 /* log-linear latency histogram: 4 buckets per power of two, 2^0 .. 2^40 ns */
 #define RPT_LAT_SUB      4
@@ -478,8 +479,6 @@ double rpt_ratio(uint64_t hit, uint64_t all);
 /* Time formatting: µs relative to the anchor (the exports' ts) and UTC. */
 int64_t rpt_ts_rel_ns(const struct rpt_model *m, uint64_t t);
 void rpt_fmt_wall(const struct rpt_model *m, uint64_t t, char *buf, size_t len);
-void rpt_fmt_bytes(uint64_t b, char *buf, size_t len);
-void rpt_fmt_dur(uint64_t ns, char *buf, size_t len);
 uint64_t rpt_thread__wall(const struct rpt_model *m, const struct rpt_thread *t);
 const char *rpt_proc_comm(const struct rpt_model *m, uint32_t pid);
 /* The distinct cgroups of the traced processes, most processes first; at most max. */

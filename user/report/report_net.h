@@ -139,12 +139,7 @@ int rpt_net__recv_in(struct rpt_model *m, const struct rpt_net_query *q, struct 
 const struct rpt_net_proc *rpt_net__remote_wait(const struct rpt_model *m, double share,
 						uint64_t min_ns);
 
-/* The renderers' sections; nothing when the capture has no named socket. */
+/* Did the capture name any socket (the report's network section: report_tab_net.c)? */
 bool rpt_net__any(const struct rpt_model *m);
-void rpt_net__text(const struct rpt_model *m, unsigned top);
-struct json_writer;
-void rpt_net__json(struct json_writer *w, const struct rpt_model *m);     /* one object */
-void rpt_net__html(FILE *f, const struct rpt_model *m,
-		   void (*esc)(FILE *f, const char *s, size_t n));
 
 #endif /* GPUIO_REPORT_NET_H */

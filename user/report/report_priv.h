@@ -18,8 +18,6 @@ unsigned rpt_log2_idx(uint64_t v);
 
 int rpt_hist_add(struct rpt_hist *h, uint64_t v);
 
-void rpt_fmt_bytes(uint64_t b, char *buf, size_t len);
-
 int rpt_series_new(struct rpt_model *m, struct rpt_series **out);
 
 void rpt_tl_fit(struct rpt_model *m, uint64_t t);
