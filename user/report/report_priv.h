@@ -72,6 +72,9 @@ struct rpt_ivs {
 	struct tstate_iv *a;
 	size_t n, cap;
 };
+/* report_handover.c: every thread's states, by thread then time (a thread
+ * asleep when tracing began: its sleep from the start) */
+int rpt_ivs_load(struct rpt_model *m, struct rpt_ivs *v);
 /* Asleep (S or D)? */
 bool rpt_iv_sleep(uint8_t state);
 /* Was iv (a sleep, or the wait for a CPU right after one) ended by another

@@ -295,17 +295,12 @@ static void reco_remote_data(struct rpt_model *m)
 	peers_evidence(m, r);
 }
 
-void rpt_recommend(struct rpt_model *m)
+/* The GPU idles on file reads that are not overlapped */
+static void reco_loader(struct rpt_model *m)
 {
-	for (size_t i = 0; i < m->nloops; i++) {
-		reco_wait(m, m->loops[i]);
-		reco_no_workers(m, m->loops[i]);
-	}
-	reco_remote_data(m);
-	char a[32], b[32], c[32];
+	char a[32], b[32];
 	struct rpt_reco *r;
 
-	/* 1. the GPU idles on file reads that are not overlapped */
 	for (size_t gi = 0; gi < m->ngpus; gi++) {
 		const struct rpt_gpu *g = &m->gpus[gi];
 		uint64_t span = g->last - g->first, rd = g->cause_ns[RPT_CAUSE_READ];
@@ -331,76 +326,104 @@ void rpt_recommend(struct rpt_model *m)
 			 "blocked in file reads; %.2f reads in flight on average during those gaps",
 			 a, 100.0 * (double)rd / (double)span, b, conc);
 	}
-	/* 2. checkpoints stall the GPU */
-	if (m->nckpts && m->gpu_span_ns) {
-		uint64_t lost = 0, bytes = 0, dur = 0;
+}
 
-		for (size_t i = 0; i < m->nckpts; i++) {
-			lost += m->ckpts[i].gpu_lost_ns;
-			bytes += m->ckpts[i].bytes;
-			dur += m->ckpts[i].e - m->ckpts[i].s;
-		}
-		if (lost * 20 >= m->gpu_span_ns && (r = reco_new(m, "async_checkpoint"))) {
-			rpt_fmt_dur(lost, a, sizeof(a));
-			rpt_fmt_bytes(bytes, b, sizeof(b));
-			rpt_fmt_dur(dur, c, sizeof(c));
-			snprintf(r->text, sizeof(r->text),
-				 "checkpoints stall the GPU: write them asynchronously (copy the state "
-				 "to host memory, write and fsync from a background thread or process)");
-			snprintf(r->evidence, sizeof(r->evidence),
-				 "%zu checkpoint(s), %s written in %s; GPU idle %s during them "
-				 "(%.1f%% of the GPU active span)", m->nckpts, b, c, a,
-				 100.0 * (double)lost / (double)m->gpu_span_ns);
-		}
-	}
-	/* 3. many small data files, each read once (code and libraries are not counted) */
-	if (m->small_files >= 64 && m->small_files * 2 >= m->read_files &&
-	    (r = reco_new(m, "shard"))) {
-		rpt_fmt_bytes(m->small_files ? m->small_bytes / m->small_files : 0, a, sizeof(a));
-		snprintf(r->text, sizeof(r->text),
-			 "many small files, each read once: pack them into larger shards "
-			 "(tar/WebDataset, TFRecord, HDF5, ...) of 100 MiB or more");
-		snprintf(r->evidence, sizeof(r->evidence),
-			 "%llu of %llu data files read are under 1 MiB and read once (mean %s, %llu read "
-			 "calls); per-file opens and metadata dominate such loads",
-			 (unsigned long long)m->small_files, (unsigned long long)m->read_files, a,
-			 (unsigned long long)m->small_rops);
-	}
-	/* 4. hot, re-read data files with device latency: stage them (tf-Darshan) */
-	{
-		size_t nf = 0;
-		char ev[600] = "";
+/* Checkpoints stall the GPU */
+static void reco_checkpoints(struct rpt_model *m)
+{
+	uint64_t lost = 0, bytes = 0, dur = 0;
+	char a[32], b[32], c[32];
+	struct rpt_reco *r;
 
-		for (size_t i = 0; i < m->nfiles && nf < 5; i++) {
-			const struct rpt_file *f = &m->files[i];
-			double reread = f->extent ? (double)f->rbytes / (double)f->extent : 0;
-			uint64_t miss_b = f->miss_pages * RPT_PAGE;
-			uint64_t svc = f->blk_reqs ? f->blk_svc_ns / f->blk_reqs : 0;
-
-			if (f->role != RPT_ROLE_DATA || f->rbytes * 20 < m->roles[RPT_ROLE_DATA].rbytes ||
-			    reread < 1.5 || !f->rops)
-				continue;
-			/* the cache did not keep it, or the device is slow for it */
-			if (!((double)miss_b >= 1.5 * (double)f->extent ||
-			      (f->blk_reqs && svc >= 2000000 && f->miss_pages)))
-				continue;
-			rpt_fmt_bytes(f->rbytes, a, sizeof(a));
-			rpt_fmt_dur(f->rlat.n ? f->rlat.sum / f->rlat.n : 0, b, sizeof(b));
-			appendf(ev, sizeof(ev), "%s%.*s: read %s (%.1fx its size), %.0f%% of pages "
-				"missed the cache, mean read %s, device service %.2f ms",
-				nf ? "; " : "", (int)(f->path_len < 120 ? f->path_len : 120), f->path,
-				a, reread, f->pages ? 100.0 * (1 - rpt_ratio(f->hit_pages, f->pages)) : 0,
-				b, (double)svc / 1e6);
-			nf++;
-		}
-		if (nf && (r = reco_new(m, "stage"))) {
-			snprintf(r->text, sizeof(r->text),
-				 "stage %zu hot, re-read file(s) to faster storage (local NVMe, tmpfs) "
-				 "or cache them in memory: they are read repeatedly from the device",
-				 nf);
-			snprintf(r->evidence, sizeof(r->evidence), "%s", ev);
-		}
+	if (!m->nckpts || !m->gpu_span_ns)
+		return;
+	for (size_t i = 0; i < m->nckpts; i++) {
+		lost += m->ckpts[i].gpu_lost_ns;
+		bytes += m->ckpts[i].bytes;
+		dur += m->ckpts[i].e - m->ckpts[i].s;
 	}
+	if (lost * 20 < m->gpu_span_ns || !(r = reco_new(m, "async_checkpoint")))
+		return;
+	rpt_fmt_dur(lost, a, sizeof(a));
+	rpt_fmt_bytes(bytes, b, sizeof(b));
+	rpt_fmt_dur(dur, c, sizeof(c));
+	snprintf(r->text, sizeof(r->text),
+		 "checkpoints stall the GPU: write them asynchronously (copy the state "
+		 "to host memory, write and fsync from a background thread or process)");
+	snprintf(r->evidence, sizeof(r->evidence),
+		 "%zu checkpoint(s), %s written in %s; GPU idle %s during them "
+		 "(%.1f%% of the GPU active span)", m->nckpts, b, c, a,
+		 100.0 * (double)lost / (double)m->gpu_span_ns);
+}
+
+/* Many small data files, each read once (code and libraries are not counted) */
+static void reco_shard(struct rpt_model *m)
+{
+	struct rpt_reco *r;
+	char a[32];
+
+	if (m->small_files < 64 || m->small_files * 2 < m->read_files || !(r = reco_new(m, "shard")))
+		return;
+	rpt_fmt_bytes(m->small_files ? m->small_bytes / m->small_files : 0, a, sizeof(a));
+	snprintf(r->text, sizeof(r->text),
+		 "many small files, each read once: pack them into larger shards "
+		 "(tar/WebDataset, TFRecord, HDF5, ...) of 100 MiB or more");
+	snprintf(r->evidence, sizeof(r->evidence),
+		 "%llu of %llu data files read are under 1 MiB and read once (mean %s, %llu read "
+		 "calls); per-file opens and metadata dominate such loads",
+		 (unsigned long long)m->small_files, (unsigned long long)m->read_files, a,
+		 (unsigned long long)m->small_rops);
+}
+
+/* Hot, re-read data files with device latency: stage them (tf-Darshan) */
+static void reco_stage(struct rpt_model *m)
+{
+	size_t nf = 0;
+	char ev[600] = "", a[32], b[32];
+	struct rpt_reco *r;
+
+	for (size_t i = 0; i < m->nfiles && nf < 5; i++) {
+		const struct rpt_file *f = &m->files[i];
+		double reread = f->extent ? (double)f->rbytes / (double)f->extent : 0;
+		uint64_t miss_b = f->miss_pages * RPT_PAGE;
+		uint64_t svc = f->blk_reqs ? f->blk_svc_ns / f->blk_reqs : 0;
+
+		if (f->role != RPT_ROLE_DATA || f->rbytes * 20 < m->roles[RPT_ROLE_DATA].rbytes ||
+		    reread < 1.5 || !f->rops)
+			continue;
+		/* the cache did not keep it, or the device is slow for it */
+		if (!((double)miss_b >= 1.5 * (double)f->extent ||
+		      (f->blk_reqs && svc >= 2000000 && f->miss_pages)))
+			continue;
+		rpt_fmt_bytes(f->rbytes, a, sizeof(a));
+		rpt_fmt_dur(f->rlat.n ? f->rlat.sum / f->rlat.n : 0, b, sizeof(b));
+		appendf(ev, sizeof(ev), "%s%.*s: read %s (%.1fx its size), %.0f%% of pages "
+			"missed the cache, mean read %s, device service %.2f ms",
+			nf ? "; " : "", (int)(f->path_len < 120 ? f->path_len : 120), f->path,
+			a, reread, f->pages ? 100.0 * (1 - rpt_ratio(f->hit_pages, f->pages)) : 0,
+			b, (double)svc / 1e6);
+		nf++;
+	}
+	if (!nf || !(r = reco_new(m, "stage")))
+		return;
+	snprintf(r->text, sizeof(r->text),
+		 "stage %zu hot, re-read file(s) to faster storage (local NVMe, tmpfs) "
+		 "or cache them in memory: they are read repeatedly from the device", nf);
+	snprintf(r->evidence, sizeof(r->evidence), "%s", ev);
+}
+
+/* Every recommendation, in the order they are shown */
+void rpt_recommend(struct rpt_model *m)
+{
+	for (size_t i = 0; i < m->nloops; i++) {
+		reco_wait(m, m->loops[i]);
+		reco_no_workers(m, m->loops[i]);
+	}
+	reco_remote_data(m);
+	reco_loader(m);
+	reco_checkpoints(m);
+	reco_shard(m);
+	reco_stage(m);
 }
 
 void rpt_small_files(struct rpt_model *m)
