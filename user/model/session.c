@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * session.c — a capture read once (session.h): the reader, the shared
- * tables, and the one place that turns a record's type into the handler to
- * call.
+ * session.c — a capture read once, or followed as it is written (session.h):
+ * the reader, the shared tables, and the one place that turns a record's
+ * type into the handler to call.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -381,8 +381,6 @@ static void gpu_act_of(const struct gpuio_hdr *h, struct model_gpu_act *a)
 	}
 }
 
-/* A kind this build decodes (numbers given to kinds still to come are unknown). */
-
 /* The tables a record changes (pass 1 and following only). */
 static int note(struct model_session *s, const struct gpuio_hdr *h)
 {
@@ -417,8 +415,9 @@ static int note(struct model_session *s, const struct gpuio_hdr *h)
 }
 
 /*
- * The one switch over record types: h to t's handler for its kind. Types
- * this build does not know (newer captures) go to no one.
+ * Where a record's kind becomes a tool's handler: h to t's handler for its
+ * kind (note() above keeps the session's own tables). Types this build does
+ * not know (newer captures) go to no one.
  */
 static int dispatch(const struct gpuio_hdr *h, const struct model_tool *t)
 {

@@ -13,8 +13,8 @@
  * kind (a NULL handler: not interested). The exporters' timeline model
  * (timeline/timeline.h), the report (report/report_model.h) and the live
  * stream (export/stream.c, following the capture as it is written) are
- * tools. No one else switches over record types: a new record kind is
- * decoded here and handled by the tools that care (docs/architecture.md,
+ * tools. Tools get records through their handlers only: a new record kind
+ * is decoded here and handled by the tools that care (docs/architecture.md,
  * "Adding a record kind").
  *
  * Later passes — a tool's pass 2 over the VFS calls, a GPU record re-read
