@@ -4,7 +4,8 @@
 # the trace is and how to open it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-out=${DEMO_OUT:-$PWD/build/demo}
+# paths said relative to the tree, where `make demo` runs
+out=${DEMO_OUT:-build/demo}
 mkdir -p "$out"
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"

@@ -543,68 +543,64 @@ static __always_inline void vfs_fill(struct gpuio_vfs_event *e, const struct cal
 	e->ftype2 = cs->ftype2;
 }
 
-static __always_inline void vfs_end(long ret, __u8 hook, const int acc)
+/* An open that returned a wanted file: its fd and identity (into *id), its path out. */
+static __always_inline bool vfs_end_open(struct call_state *cs, long ret, struct file_id *id,
+					 __u64 id_tgid, __u64 now)
 {
-	struct gpuio_vfs_event *e;
-	struct call_state *cs;
-	struct file_id id = {};
-	struct file *f = NULL;
-	__u64 now, id_tgid;
-	__u16 call;
+	struct file *f;
 
-	/* every exit of a hooked call comes here, a bystander's too: the bitmap first */
-	if (!tgid_traced(bpf_get_current_pid_tgid() >> 32))
-		return;
-	cs = call_state_get(false);
-	if (!cs || cs->call == GPUIO_CALL_NONE || cs->hook != hook)
-		return;
-	call = cs->call;
-	cs->call = GPUIO_CALL_NONE;
-	now = bench_cut == 3 ? 0 : bpf_ktime_get_ns();
-	id_tgid = bpf_get_current_pid_tgid();
+	/* failed opens have no file to name; see README limitations */
+	if (ret < 0)
+		return false;
+	f = fd_to_file(ret);
+	if (!file_ident(f, id) || !ftype_wanted(id->ftype))
+		return false;
+	cs->fd = ret;
+	cs->ino = id->ino;
+	cs->dev = id->dev;
+	cs->ftype = id->ftype;
+	emit_path(f, id, id_tgid, now);
+	return true;
+}
 
-	if (call == GPUIO_CALL_OPEN || call == GPUIO_CALL_OPENAT ||
-	    call == GPUIO_CALL_OPENAT2 || call == GPUIO_CALL_CREAT) {
-		/* failed opens have no file to name; see README limitations */
-		if (ret < 0)
-			return;
-		f = fd_to_file(ret);
-		if (!file_ident(f, &id) || !ftype_wanted(id.ftype))
-			return;
-		cs->fd = ret;
-		cs->ino = id.ino;
-		cs->dev = id.dev;
-		cs->ftype = id.ftype;
-		emit_path(f, &id, id_tgid, now);
-	} else {
-		/* files that were never opened by name (memfd_create, inherited
-		 * or pre-attach fds, pipes): named at their first call */
-		if (cs->file && (cs->ino != cs->named_ino || cs->dev != cs->named_dev)) {
-			bool named = true;
+/*
+ * Files that were never opened by name (memfd_create, inherited or
+ * pre-attach fds, pipes): named at their first call.
+ */
+static __always_inline void vfs_end_name(struct call_state *cs, struct file_id *id,
+					 __u64 id_tgid, __u64 now)
+{
+	if (cs->file && (cs->ino != cs->named_ino || cs->dev != cs->named_dev)) {
+		bool named = true;
 
-			id.ino = cs->ino;
-			id.dev = cs->dev;
-			/* a socket is named with its peer (its path too); one without
-			 * a peer yet is asked again at its next call */
-			if (cs->ftype == GPUIO_FT_SOCK)
-				named = emit_sock_peer((struct file *)cs->file, cs->ino, cs->dev,
-						       id_tgid, now);
-			else
-				emit_path((struct file *)cs->file, &id, id_tgid, now);
-			if (named) {
-				cs->named_ino = cs->ino;
-				cs->named_dev = cs->dev;
-			}
-		}
-		if (cs->file2) {
-			id.ino = cs->ino2;
-			id.dev = cs->dev2;
-			if (cs->ftype2 == GPUIO_FT_SOCK)
-				emit_sock_peer((struct file *)cs->file2, cs->ino2, cs->dev2, id_tgid, now);
-			else
-				emit_path((struct file *)cs->file2, &id, id_tgid, now);
+		id->ino = cs->ino;
+		id->dev = cs->dev;
+		/* a socket is named with its peer (its path too); one without
+		 * a peer yet is asked again at its next call */
+		if (cs->ftype == GPUIO_FT_SOCK)
+			named = emit_sock_peer((struct file *)cs->file, cs->ino, cs->dev,
+					       id_tgid, now);
+		else
+			emit_path((struct file *)cs->file, id, id_tgid, now);
+		if (named) {
+			cs->named_ino = cs->ino;
+			cs->named_dev = cs->dev;
 		}
 	}
+	if (cs->file2) {
+		id->ino = cs->ino2;
+		id->dev = cs->dev2;
+		if (cs->ftype2 == GPUIO_FT_SOCK)
+			emit_sock_peer((struct file *)cs->file2, cs->ino2, cs->dev2, id_tgid, now);
+		else
+			emit_path((struct file *)cs->file2, id, id_tgid, now);
+	}
+}
+
+/* The offsets a call's record carries, and its bytes (ret, but *mmsg's total). */
+static __always_inline long vfs_end_offsets(struct call_state *cs, __u16 call, long ret,
+					    const int acc)
+{
 	/* for read/write-style calls the position moved by what was transferred */
 	if (cs->implicit_pos && ret > 0)
 		cs->offset = file_pos_acc(cs->file, acc) - ret;
@@ -621,10 +617,15 @@ static __always_inline void vfs_end(long ret, __u8 hook, const int acc)
 		if (ret > 0)
 			ret = (long)mmsg_total(cs->mmsg, (__u64)ret, true);
 	}
+	return ret;
+}
 
-	if (bench_cut == 3 || bench_cut == 4)
-		return;
-	/* into the thread's batch; taken (the iterator, at the end): straight out */
+/* A call's record: into the thread's batch; taken (the iterator, at the end): straight out. */
+static __always_inline void vfs_emit(struct call_state *cs, __u16 call, long ret,
+				     __u64 id_tgid, __u64 now)
+{
+	struct gpuio_vfs_event *e;
+
 	if (vfs_batch && !batch_closing && bench_cut == 0 && batch_lock(&cs->batch)) {
 		struct vfs_batch *b = &cs->batch;
 		__u32 n = b->n;
@@ -656,6 +657,37 @@ static __always_inline void vfs_end(long ret, __u8 hook, const int acc)
 		return;
 	}
 	bpf_ringbuf_submit(e, rb_wakeup_flag());
+}
+
+static __always_inline void vfs_end(long ret, __u8 hook, const int acc)
+{
+	struct file_id id = {};
+	struct call_state *cs;
+	__u64 now, id_tgid;
+	__u16 call;
+
+	/* every exit of a hooked call comes here, a bystander's too: the bitmap first */
+	if (!tgid_traced(bpf_get_current_pid_tgid() >> 32))
+		return;
+	cs = call_state_get(false);
+	if (!cs || cs->call == GPUIO_CALL_NONE || cs->hook != hook)
+		return;
+	call = cs->call;
+	cs->call = GPUIO_CALL_NONE;
+	now = bench_cut == 3 ? 0 : bpf_ktime_get_ns();
+	id_tgid = bpf_get_current_pid_tgid();
+
+	if (call == GPUIO_CALL_OPEN || call == GPUIO_CALL_OPENAT ||
+	    call == GPUIO_CALL_OPENAT2 || call == GPUIO_CALL_CREAT) {
+		if (!vfs_end_open(cs, ret, &id, id_tgid, now))
+			return;
+	} else {
+		vfs_end_name(cs, &id, id_tgid, now);
+	}
+	ret = vfs_end_offsets(cs, call, ret, acc);
+	if (bench_cut == 3 || bench_cut == 4)
+		return;
+	vfs_emit(cs, call, ret, id_tgid, now);
 }
 
 /*

@@ -37,6 +37,8 @@ struct gpuio_cap_reader {
 	size_t pos, len;         /* consumed / filled bytes of buf */
 	__u64 truncated;
 	bool eof;
+	bool follow;             /* the file is still being appended to */
+	__u64 budget;            /* following: bytes it may still read */
 	struct gpuio_cdec *dec;  /* version 2 */
 	__u64 def_bytes;         /* definitions read since the last record */
 	char error[160];
@@ -371,8 +373,8 @@ static ssize_t read_full(int fd, void *p, size_t n)
 	return (ssize_t)got;
 }
 
-int gpuio_cap_reader__open(const char *path, struct gpuio_cap_reader **out,
-			   char *err, size_t errlen)
+static int reader_open(const char *path, bool follow, struct gpuio_cap_reader **out,
+		       char *err, size_t errlen)
 {
 	struct gpuio_cap_reader *r;
 	struct stat st;
@@ -394,9 +396,9 @@ int gpuio_cap_reader__open(const char *path, struct gpuio_cap_reader **out,
 		return -EISDIR;
 	}
 	/* a small capture gets a small buffer (room for two of the largest
-	 * records at least): opening it stays cheap */
+	 * records at least): opening it stays cheap; one that grows, the whole */
 	cap = RBUF_SIZE;
-	if (S_ISREG(st.st_mode) && st.st_size >= 0 && (uint64_t)st.st_size < RBUF_SIZE)
+	if (!follow && S_ISREG(st.st_mode) && st.st_size >= 0 && (uint64_t)st.st_size < RBUF_SIZE)
 		cap = (size_t)st.st_size > 2 * GPUIO_REC_SIZE_MAX ? (size_t)st.st_size :
 		      2 * GPUIO_REC_SIZE_MAX;
 	r = calloc(1, sizeof(*r) + cap);
@@ -407,6 +409,7 @@ int gpuio_cap_reader__open(const char *path, struct gpuio_cap_reader **out,
 	}
 	r->fd = fd;
 	r->cap = cap;
+	r->follow = follow;
 	n = read_full(fd, &r->hdr, sizeof(r->hdr));
 	if (n < 0) {
 		snprintf(err, errlen, "cannot read %s: %s", path, strerror((int)-n));
@@ -468,6 +471,28 @@ fail:
 	return e;
 }
 
+int gpuio_cap_reader__open(const char *path, struct gpuio_cap_reader **out,
+			   char *err, size_t errlen)
+{
+	return reader_open(path, false, out, err, errlen);
+}
+
+int gpuio_cap_reader__open_follow(const char *path, struct gpuio_cap_reader **out,
+				  char *err, size_t errlen)
+{
+	return reader_open(path, true, out, err, errlen);
+}
+
+void gpuio_cap_reader__set_budget(struct gpuio_cap_reader *r, __u64 bytes)
+{
+	r->budget = bytes;
+}
+
+bool gpuio_cap_reader__budget_spent(const struct gpuio_cap_reader *r)
+{
+	return r->follow && !r->budget;
+}
+
 const struct gpuio_cap_header *gpuio_cap_reader__header(const struct gpuio_cap_reader *r)
 {
 	return &r->hdr;
@@ -488,9 +513,14 @@ int gpuio_cap_reader__rewind(struct gpuio_cap_reader *r)
 	return 0;
 }
 
-/* Make at least want bytes available at buf[pos]; false at end of file. */
+/*
+ * Make at least want bytes available at buf[pos]; false at end of file.
+ * Following, the end is only where the file ends now (or the budget): the
+ * next call reads on from there.
+ */
 static int fill(struct gpuio_cap_reader *r, size_t want)
 {
+	size_t room;
 	ssize_t n;
 
 	if (r->len - r->pos >= want)
@@ -501,10 +531,17 @@ static int fill(struct gpuio_cap_reader *r, size_t want)
 	r->buf_off += r->pos;
 	r->len -= r->pos;
 	r->pos = 0;
-	n = read_full(r->fd, r->buf + r->len, r->cap - r->len);
+	room = r->cap - r->len;
+	if (r->follow && room > r->budget)
+		room = (size_t)r->budget;
+	if (!room)
+		return 0;
+	n = read_full(r->fd, r->buf + r->len, room);
 	if (n < 0)
 		return (int)n;
-	if ((size_t)n < r->cap - r->len)
+	if (r->follow)
+		r->budget -= (__u64)n;
+	else if ((size_t)n < room)
 		r->eof = true;
 	r->len += (size_t)n;
 	return r->len - r->pos >= want;

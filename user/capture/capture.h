@@ -6,7 +6,8 @@
  * records of bpf/gpuio_abi.h back to back. Version 2 (written now): records
  * framed and compacted (compact.c); the reader hands back the same structs.
  * A capture cut short (SIGKILL, disk full) is readable up to its last whole
- * record; the reader reports the cut. A record whose size or type makes no
+ * record; the reader reports the cut. A capture still being written is read
+ * the same way, and read on as it grows (__open_follow). A record whose size or type makes no
  * sense is reported as corruption with its file offset.
  */
 #ifndef GPUIO_CAPTURE_H
@@ -111,13 +112,29 @@ int gpuio_cap_writer__close(struct gpuio_cap_writer *w);
  */
 int gpuio_cap_reader__open(const char *path, struct gpuio_cap_reader **out,
 			   char *err, size_t errlen);
+/*
+ * Open a capture that is still being appended to (`gpuio trace --stream`
+ * follows the one it writes). The same checks as __open(); then __next()
+ * returning 0 means "no whole record yet", not the end: a partial record at
+ * the end is left where it is, and the next call reads on from the last
+ * whole record as the file grows. It reads nothing until __set_budget().
+ */
+int gpuio_cap_reader__open_follow(const char *path, struct gpuio_cap_reader **out,
+				  char *err, size_t errlen);
+/*
+ * Following: read at most bytes more of the file (what lies past them is
+ * "not yet" too), so that one pass over what was appended stays bounded.
+ */
+void gpuio_cap_reader__set_budget(struct gpuio_cap_reader *r, __u64 bytes);
+/* Following: the budget ran out (more may be there already). */
+bool gpuio_cap_reader__budget_spent(const struct gpuio_cap_reader *r);
 /* What to do about an error of __open(), to append to its message ("" when nothing helps). */
 const char *gpuio_cap__open_hint(int err);
 const struct gpuio_cap_header *gpuio_cap_reader__header(const struct gpuio_cap_reader *r);
 /*
  * Next record: returns 1 and sets *rec (valid until the next call), 0 at the
- * end (clean or cut short: see __truncated), or -EBADMSG on corruption with
- * the reason in __error().
+ * end (clean or cut short: see __truncated; following: no whole record yet),
+ * or -EBADMSG on corruption with the reason in __error().
  */
 int gpuio_cap_reader__next(struct gpuio_cap_reader *r, const struct gpuio_hdr **rec);
 /* Start again from the first record (for multi-pass readers). */

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * compact.h — the record encoding of version 2 captures (format in
- * compact.c): an encoder for the writer and a decoder for every reader of
- * the file (capture.c, the --stream follower). Both keep state across
- * records, so records go through them in file order.
+ * compact.c): an encoder for the writer and a decoder for the reader of
+ * the file (capture.c, which every reader goes through, --stream's too).
+ * Both keep state across records, so records go through them in file order.
  */
 #ifndef GPUIO_COMPACT_H
 #define GPUIO_COMPACT_H

@@ -131,6 +131,93 @@ static int expand(const char *arg, char ***list, size_t *n, size_t *cap)
 	return 0;
 }
 
+/* Options that cannot go together: 0 or GPUIO_EXIT_USAGE (said). */
+static int check_exclusive(const char *html, bool json)
+{
+	if (hosts_out && html) {
+		pr_err("report: --hosts and --html are exclusive (the page is one capture's)");
+		return GPUIO_EXIT_USAGE;
+	}
+	if (json && html) {
+		pr_err("report: --json and --html are exclusive");
+		return GPUIO_EXIT_USAGE;
+	}
+	return GPUIO_EXIT_OK;
+}
+
+/* Each capture's report model into models[] (*n of them); one bad capture
+ * does not hide the others' reports: GPUIO_EXIT_ERROR, said, and on. */
+static int open_models(char *const *caps, size_t ncaps, const struct rpt_opts *opt,
+		       struct rpt_model **models, int *n)
+{
+	int ret = GPUIO_EXIT_OK;
+
+	for (size_t i = 0; i < ncaps; i++) {
+		char err[400];
+		struct rpt_model *m = rpt_model__open(caps[i], opt, err, sizeof(err));
+
+		if (!m) {
+			pr_err("report: %s", err);
+			ret = GPUIO_EXIT_ERROR;
+			continue;
+		}
+		models[(*n)++] = m;
+	}
+	return ret;
+}
+
+/* --hosts: the comparison across the captures; *done: nothing follows it (JSON). */
+static int report_hosts(struct rpt_model **models, int n, const struct rpt_opts *opt, bool json,
+			bool *done)
+{
+	struct rpt_hosts *h = rpt_hosts__build(models, n);
+	int ret = GPUIO_EXIT_OK;
+
+	*done = true;
+	if (!h) {
+		pr_err("report: out of memory");
+		return GPUIO_EXIT_ERROR;
+	}
+	if (n < 2)
+		pr_warn("report: --hosts with one capture: nothing to compare it with");
+	if (json ? rpt_json__write_hosts(h, opt) : rpt_text__print_hosts(h)) {
+		pr_err("report: cannot write to stdout");
+		ret = GPUIO_EXIT_ERROR;
+	}
+	rpt_hosts__free(h);
+	*done = json;
+	return ret;
+}
+
+/* Each capture's report: one JSON array, one HTML page, or the texts one after the other. */
+static int report_each(struct rpt_model **models, int n, const struct rpt_opts *opt,
+		       const char *html, bool json)
+{
+	int ret = GPUIO_EXIT_OK;
+
+	if (json) {
+		if (rpt_json__write(models, n, opt)) {
+			pr_err("report: cannot write to stdout");
+			ret = GPUIO_EXIT_ERROR;
+		}
+	} else if (html) {
+		int rc = rpt_html__write(models[0], opt, html);
+
+		if (rc) {
+			pr_err("report: cannot write %s: %s", html, strerror(-rc));
+			ret = GPUIO_EXIT_ERROR;
+		}
+	} else {
+		for (int i = 0; i < n; i++) {
+			if (i)
+				printf("\n\n");
+			if (rpt_text__print(models[i], opt))
+				ret = GPUIO_EXIT_ERROR;
+		}
+	}
+	return ret;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct rpt_opts opt;
@@ -139,7 +226,7 @@ int cmd_report(int argc, char **argv)
 	char **caps = NULL;
 	size_t ncaps = 0, ccaps = 0;
 	int nmodels = 0, first, ret = GPUIO_EXIT_OK;
-	bool json;
+	bool json, done = false;
 
 	ropt = (struct rpt_opts){ .top = 10 };
 	html_out = NULL;
@@ -157,14 +244,9 @@ int cmd_report(int argc, char **argv)
 		pr_err("report: which capture? (usage: gpuio report CAPTURE [--json | --html FILE])");
 		return GPUIO_EXIT_USAGE;
 	}
-	if (hosts_out && html) {
-		pr_err("report: --hosts and --html are exclusive (the page is one capture's)");
-		return GPUIO_EXIT_USAGE;
-	}
-	if (json && html) {
-		pr_err("report: --json and --html are exclusive");
-		return GPUIO_EXIT_USAGE;
-	}
+	ret = check_exclusive(html, json);
+	if (ret)
+		return ret;
 	for (int i = first; i < argc; i++)
 		if (expand(argv[i], &caps, &ncaps, &ccaps)) {
 			ret = GPUIO_EXIT_ERROR;
@@ -180,58 +262,13 @@ int cmd_report(int argc, char **argv)
 		ret = GPUIO_EXIT_ERROR;
 		goto cleanup;
 	}
-	for (size_t i = 0; i < ncaps; i++) {
-		char err[400];
-		struct rpt_model *m = rpt_model__open(caps[i], &opt, err, sizeof(err));
-
-		if (!m) {
-			/* one bad capture does not hide the others' reports */
-			pr_err("report: %s", err);
-			ret = GPUIO_EXIT_ERROR;
-			continue;
-		}
-		models[nmodels++] = m;
-	}
+	ret = open_models(caps, ncaps, &opt, models, &nmodels);
 	if (!nmodels)
 		goto cleanup;
-	if (hosts_out) {
-		struct rpt_hosts *h = rpt_hosts__build(models, nmodels);
-
-		if (!h) {
-			pr_err("report: out of memory");
-			ret = GPUIO_EXIT_ERROR;
-			goto cleanup;
-		}
-		if (nmodels < 2)
-			pr_warn("report: --hosts with one capture: nothing to compare it with");
-		if (json ? rpt_json__write_hosts(h, &opt) : rpt_text__print_hosts(h)) {
-			pr_err("report: cannot write to stdout");
-			ret = GPUIO_EXIT_ERROR;
-		}
-		rpt_hosts__free(h);
-		if (json)
-			goto cleanup;
-	}
-	if (json) {
-		if (rpt_json__write(models, nmodels, &opt)) {
-			pr_err("report: cannot write to stdout");
-			ret = GPUIO_EXIT_ERROR;
-		}
-	} else if (html) {
-		int rc = rpt_html__write(models[0], &opt, html);
-
-		if (rc) {
-			pr_err("report: cannot write %s: %s", html, strerror(-rc));
-			ret = GPUIO_EXIT_ERROR;
-		}
-	} else {
-		for (int i = 0; i < nmodels; i++) {
-			if (i)
-				printf("\n\n");
-			if (rpt_text__print(models[i], &opt))
-				ret = GPUIO_EXIT_ERROR;
-		}
-	}
+	if (hosts_out && report_hosts(models, nmodels, &opt, json, &done))
+		ret = GPUIO_EXIT_ERROR;
+	if (!done && report_each(models, nmodels, &opt, html, json))
+		ret = GPUIO_EXIT_ERROR;
 cleanup:
 	for (int i = 0; i < nmodels; i++)
 		rpt_model__close(models[i]);

@@ -89,47 +89,63 @@ int gpuio_merge(char *const *caps, int n, const char *output, const struct gpuio
 	return gpuio_merge_pytorch(caps, n, NULL, 0, output, eo, events, NULL);
 }
 
-int gpuio_merge_pytorch(char *const *caps, int n, char *const *traces, int ntraces,
-			const char *output, const struct gpuio_export_opts *eo, uint64_t *events,
-			uint64_t *pt_events)
-{
-	struct kin_overlay ov[GPUIO_MERGE_PYTORCH_MAX] = { 0 };
-	struct gpuio_export_extra extra = { .ov = ov, .n = 0 };
-	struct tl_model *m[GPUIO_MERGE_MAX] = { 0 };
+/* One merge: the captures' models and how each is moved, the profiler's traces. */
+struct merge {
+	char *const *caps;
+	int n;
+	bool machines;          /* a .pftrace: one Perfetto machine per host */
+	const struct gpuio_export_opts *eo;
+	struct tl_model *m[GPUIO_MERGE_MAX];
 	struct tl_remap *rm[GPUIO_MERGE_MAX];
-	char *prefix[GPUIO_MERGE_MAX] = { 0 };
-	struct export_findings *fx[GPUIO_MERGE_MAX] = { 0 };
-	uint32_t disks = 0, lanes = 0, gpus = 0, gtids = 0, glanes = 0;
-	int64_t d0 = 0, boot[GPUIO_MERGE_MAX];
-	bool machines = gpuio_export__is_pftrace_name(output);
-	uint64_t bytes = 0;
-	int err = -EINVAL;
+	char *prefix[GPUIO_MERGE_MAX];
+	struct export_findings *fx[GPUIO_MERGE_MAX];
+	int64_t boot[GPUIO_MERGE_MAX], d0;
+	struct kin_overlay ov[GPUIO_MERGE_PYTORCH_MAX];
+	struct gpuio_export_extra extra;
+};
 
-	if (n < 1 || n > GPUIO_MERGE_MAX || ntraces < 0 || ntraces > GPUIO_MERGE_PYTORCH_MAX)
-		return -EINVAL;
-	/* the profiler's traces first: a bad one fails before the long part */
+/* The profiler's traces first: a bad one fails before the long part. */
+static int load_traces(struct merge *g, char *const *traces, int ntraces)
+{
 	for (int k = 0; k < ntraces; k++) {
-		err = kin_trace__load(traces[k], &ov[k].t);
+		int err = kin_trace__load(traces[k], &g->ov[k].t);
+
 		if (err)
-			goto out;
-		ov[k].index = (uint32_t)k;
-		extra.n++;
+			return err;
+		g->ov[k].index = (uint32_t)k;
+		g->extra.n++;
 	}
-	/* the reference clock: the host that booted first (by its wall clock),
-	 * so every host's events land at or after its MONOTONIC 0 */
-	for (int i = 0; i < n; i++) {
-		err = boot_wall(caps[i], &boot[i]);
+	return 0;
+}
+
+/* The reference clock: the host that booted first (by its wall clock),
+ * so every host's events land at or after its MONOTONIC 0. */
+static int reference_clock(struct merge *g)
+{
+	for (int i = 0; i < g->n; i++) {
+		int err = boot_wall(g->caps[i], &g->boot[i]);
+
 		if (err)
-			goto out;
-		if (i == 0 || boot[i] < d0)
-			d0 = boot[i];
+			return err;
+		if (i == 0 || g->boot[i] < g->d0)
+			g->d0 = g->boot[i];
 	}
-	for (int i = 0; i < n; i++) {
+	return 0;
+}
+
+/* Each capture's model, moved past the disks, lanes and GPUs of those before it. */
+static int load_hosts(struct merge *g)
+{
+	uint32_t disks = 0, lanes = 0, gpus = 0, gtids = 0, glanes = 0;
+	const struct gpuio_export_opts *eo = g->eo;
+
+	for (int i = 0; i < g->n; i++) {
 		struct tl_remap map = { 0 };
 		struct tl_extent ext;
+		int err;
 
-		map.ts_shift = boot[i] - d0;
-		map.pid_offset = machines ? 0 : (uint32_t)(i + 1) * PID_STRIDE;
+		map.ts_shift = g->boot[i] - g->d0;
+		map.pid_offset = g->machines ? 0 : (uint32_t)(i + 1) * PID_STRIDE;
 		map.merged = true;
 		map.disk_base = disks;
 		map.uring_base = lanes;
@@ -137,73 +153,115 @@ int gpuio_merge_pytorch(char *const *caps, int n, char *const *traces, int ntrac
 		map.gtid_base = gtids;
 		map.ghost_base = glanes;
 		map.host = (uint32_t)i;
-		map.prefix = "?";       /* set below, once every host name is known */
-		err = tl_model__load(caps[i], &map, &m[i]);
+		map.prefix = "?";       /* set by name_hosts, once every host name is known */
+		err = tl_model__load(g->caps[i], &map, &g->m[i]);
 		if (err)
-			goto out;
+			return err;
 		if (!(eo && eo->no_findings))
-			fx[i] = export_findings__attach(m[i], caps[i], eo && eo->findings_always);
-		tl_model__extent(m[i], &ext);
+			g->fx[i] = export_findings__attach(g->m[i], g->caps[i],
+							   eo && eo->findings_always);
+		tl_model__extent(g->m[i], &ext);
 		disks += ext.disks;
 		lanes += ext.uring_lanes;
 		gpus += ext.gpus;
 		gtids += ext.gpu_lane_tids;
 		glanes += ext.ghost_lanes;
-		rm[i] = tl_model__remap(m[i]);
+		g->rm[i] = tl_model__remap(g->m[i]);
 	}
-	/* one timeline origin for all: the earliest of theirs (never a negative ts) */
-	for (int i = 1; i < n; i++)
+	return 0;
+}
+
+/* One timeline origin for all, each host's name prefix; how each host was moved, said. */
+static int name_hosts(struct merge *g)
+{
+	struct tl_remap **rm = g->rm;
+
+	/* the earliest origin of theirs (never a negative ts) */
+	for (int i = 1; i < g->n; i++)
 		if (rm[i]->ts_base < rm[0]->ts_base)
 			rm[0]->ts_base = rm[i]->ts_base;
-	for (int i = 1; i < n; i++)
+	for (int i = 1; i < g->n; i++)
 		rm[i]->ts_base = rm[0]->ts_base;
-	if (!machines)
+	if (!g->machines)
 		pr_info("JSON has no machines: each host's pids are moved by a multiple of %u and its "
 			"names prefixed with the host (a .pftrace output keeps them, one machine per host)",
 			PID_STRIDE);
-	for (int i = 0; i < n; i++) {
-		prefix[i] = host_prefix(m, n, i, tl_model__header(m[i])->hostname);
-		if (!prefix[i]) {
+	for (int i = 0; i < g->n; i++) {
+		char *p = host_prefix(g->m, g->n, i, tl_model__header(g->m[i])->hostname);
+
+		if (!p) {
 			pr_err("out of memory");
-			err = -ENOMEM;
-			goto out;
+			return -ENOMEM;
 		}
-		rm[i]->prefix = machines ? "" : prefix[i];
-		if (machines)
-			pr_info("%s: host %.*s, machine %d, clock offset %+.6f s (%+lld ns)%s", caps[i],
-				(int)strlen(prefix[i]) - 2, prefix[i], i, (double)rm[i]->ts_shift / NS_PER_SEC_F,
+		g->prefix[i] = p;
+		rm[i]->prefix = g->machines ? "" : p;
+		if (g->machines)
+			pr_info("%s: host %.*s, machine %d, clock offset %+.6f s (%+lld ns)%s", g->caps[i],
+				(int)strlen(p) - 2, p, i, (double)rm[i]->ts_shift / NS_PER_SEC_F,
 				(long long)rm[i]->ts_shift,
 				rm[i]->ts_shift == 0 ? " (the reference clock)" : "");
 		else
-			pr_info("%s: host %.*s, pids + %u, clock offset %+.6f s (%+lld ns)%s", caps[i],
-				(int)strlen(prefix[i]) - 2, prefix[i], rm[i]->pid_offset,
+			pr_info("%s: host %.*s, pids + %u, clock offset %+.6f s (%+lld ns)%s", g->caps[i],
+				(int)strlen(p) - 2, p, rm[i]->pid_offset,
 				(double)rm[i]->ts_shift / NS_PER_SEC_F, (long long)rm[i]->ts_shift,
 				rm[i]->ts_shift == 0 ? " (the reference clock)" : "");
 	}
-	/* each profiler trace on its capture's clock; JSON ts 0 before its first event */
-	for (size_t k = 0; k < extra.n; k++) {
-		int c = capture_of(ov[k].t, m, n);
+	return 0;
+}
 
-		ov[k].m = m[c];
-		err = kin_align(ov[k].t, caps[c], &ov[k].a, &ov[k].th);
+/* Each profiler trace on its capture's clock; JSON ts 0 before its first event. */
+static int align_traces(struct merge *g)
+{
+	for (size_t k = 0; k < g->extra.n; k++) {
+		struct kin_overlay *ov = &g->ov[k];
+		int c = capture_of(ov->t, g->m, g->n);
+		int err;
+
+		ov->m = g->m[c];
+		err = kin_align(ov->t, g->caps[c], &ov->a, &ov->th);
 		if (err)
-			goto out;
-		if (kin_overlay__first(&ov[k]) < rm[0]->ts_base)
-			for (int i = 0; i < n; i++)
-				rm[i]->ts_base = kin_overlay__first(&ov[k]);
+			return err;
+		if (kin_overlay__first(ov) < g->rm[0]->ts_base)
+			for (int i = 0; i < g->n; i++)
+				g->rm[i]->ts_base = kin_overlay__first(ov);
 	}
-	err = gpuio_export_models_ex(m, n, output, eo, extra.n ? &extra : NULL, events, &bytes);
+	return 0;
+}
+
+int gpuio_merge_pytorch(char *const *caps, int n, char *const *traces, int ntraces,
+			const char *output, const struct gpuio_export_opts *eo, uint64_t *events,
+			uint64_t *pt_events)
+{
+	struct merge g = { .caps = caps, .n = n, .eo = eo };
+	uint64_t bytes = 0;
+	int err;
+
+	if (n < 1 || n > GPUIO_MERGE_MAX || ntraces < 0 || ntraces > GPUIO_MERGE_PYTORCH_MAX)
+		return -EINVAL;
+	g.machines = gpuio_export__is_pftrace_name(output);
+	g.extra.ov = g.ov;
+	err = load_traces(&g, traces, ntraces);
+	if (!err)
+		err = reference_clock(&g);
+	if (!err)
+		err = load_hosts(&g);
+	if (!err)
+		err = name_hosts(&g);
+	if (!err)
+		err = align_traces(&g);
+	if (!err)
+		err = gpuio_export_models_ex(g.m, n, output, eo, g.extra.n ? &g.extra : NULL, events,
+					     &bytes);
 	if (!err && pt_events)
-		*pt_events = extra.events;
-out:
+		*pt_events = g.extra.events;
 	for (int k = 0; k < ntraces; k++) {
-		kin_trace__free(ov[k].t);
-		free(ov[k].th.ids);
+		kin_trace__free(g.ov[k].t);
+		free(g.ov[k].th.ids);
 	}
 	for (int i = 0; i < n; i++) {
-		tl_model__free(m[i]);
-		export_findings__free(fx[i]);
-		free(prefix[i]);
+		tl_model__free(g.m[i]);
+		export_findings__free(g.fx[i]);
+		free(g.prefix[i]);
 	}
 	return err;
 }

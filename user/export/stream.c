@@ -1,30 +1,28 @@
 // SPDX-License-Identifier: MIT
 /*
  * stream.c — live Perfetto export that follows the capture (stream.h): the
- * loop that reads new whole records, holds them one round so that slices
- * come out in time order, and hands them to stream_emit.c.
+ * loop that has the session read the new whole records (the capture reader
+ * and the decode `convert` uses) to the timeline model and the stream's
+ * handlers, holds them one round so that slices come out in time order, and
+ * hands them to stream_emit.c.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
-#include <sys/stat.h>
 #include "model/calls.h"
+#include "model/session.h"
 #include "capture/capture.h"
-#include "capture/compact.h"
 #include "export/export.h"
 #include "timeline/timeline.h"
 #include "lib/log.h"
+#include "lib/units.h"
 #include "lib/out_file.h"
 #include "export/pftrace.h"
 #include "export/output.h"
 #include "export/stream.h"
 #include "export/stream_priv.h"
 
-#define RBUF_SIZE       (4u << 20)
 #define CLOSE_AFTER_NS  2000000000ull   /* a bucket is final 2 s after it ends */
 #define PUMP_BUDGET     (4u << 20)      /* capture bytes per pump: bounds the held
 					   records; a stream behind catches up later */
@@ -33,19 +31,57 @@
 /* held records per pump at most: blocks (72 bytes) are the smallest held */
 #define PEND_MAX        (PUMP_BUDGET / sizeof(struct gpuio_block_event) + 1)
 
+/* ---- the stream's handlers: after the timeline model's, for every record ---- */
+
+/* Calls and scheduler events are held a round (stream_emit.c draws them). */
+static int on_vfs(void *ctx, const struct gpuio_vfs_event *e)
+{
+	struct gpuio_stream *s = ctx;
+	struct stream_pend *p;
+
+	return stream_pendq__push(&s->next, &e->hdr, sizeof(*e), &p);
+}
+
+static int on_sched(void *ctx, const struct gpuio_sched_event *e)
+{
+	struct gpuio_stream *s = ctx;
+	struct stream_pend *p;
+
+	return stream_pendq__push(&s->next, &e->hdr, sizeof(*e), &p);
+}
+
+/* Block requests take their lane and bucket now, and join their call. */
+static int on_block(void *ctx, const struct gpuio_block_event *e)
+{
+	return stream_on_block(ctx, e);
+}
+
+/* Names may have changed: the descriptors are written again. */
+static int on_proc(void *ctx, const struct gpuio_proc_event *e)
+{
+	struct gpuio_stream *s = ctx;
+
+	s->names_ver++;
+	return 0;
+}
+
+/* GPU records are counted by the session, their collector status and drops
+ * kept for the info; not drawn live (they arrive late, in CUPTI buffers). */
+
 int gpuio_stream__open(const char *capture_path, const char *out_path,
 		       const struct gpuio_stream_opts *o, struct gpuio_stream **out)
 {
 	struct gpuio_stream *s = calloc(1, sizeof(*s));
 	const char *gz = NULL;
 	size_t n = strlen(out_path);
-	ssize_t k;
+	char why[320];
 	int err;
 
 	if (!s)
 		return -ENOMEM;
 	s->o = *o;
-	s->cap_fd = -1;
+	s->tool = (struct model_tool){ .ctx = s, .vfs = on_vfs, .sched = on_sched,
+				       .block = on_block, .proc = on_proc };
 	s->gz = gpuio_export__is_gz(out_path);
 	s->out_path = strdup(out_path);
 	gz = s->gz ? ".pftrace.gz" : ".pftrace";
@@ -56,50 +92,26 @@ int gpuio_stream__open(const char *capture_path, const char *out_path,
 		s->base = strdup(out_path);
 		s->ext = strdup("");
 	}
-	s->rbuf = malloc(RBUF_SIZE);
 	/* both queues at their bound from the start: memory does not creep up */
-	if (s->rbuf && (array_grow((void **)&s->prev.a, &s->prev.cap, PEND_MAX, sizeof(struct stream_pend)) ||
-			array_grow((void **)&s->next.a, &s->next.cap, PEND_MAX, sizeof(struct stream_pend)))) {
-		free(s->rbuf);
-		s->rbuf = NULL;
-	}
-	if (!s->out_path || !s->base || !s->ext || !s->rbuf) {
+	if (array_grow((void **)&s->prev.a, &s->prev.cap, PEND_MAX, sizeof(struct stream_pend)) ||
+	    array_grow((void **)&s->next.a, &s->next.cap, PEND_MAX, sizeof(struct stream_pend)) ||
+	    !s->out_path || !s->base || !s->ext) {
 		err = -ENOMEM;
 		goto fail;
 	}
-	s->cap_fd = open(capture_path, O_RDONLY | O_CLOEXEC);
-	if (s->cap_fd < 0) {
-		err = -errno;
-		pr_err("--stream: cannot read the capture %s: %s", capture_path, strerror(errno));
+	err = model_session__open_follow(capture_path, &s->sess, why, sizeof(why));
+	if (err) {
+		pr_err("--stream: %s", why);
 		goto fail;
 	}
-	k = pread(s->cap_fd, &s->hdr, sizeof(s->hdr), 0);
-	if (k != (ssize_t)sizeof(s->hdr) || memcmp(s->hdr.magic, GPUIO_CAP_MAGIC, 8) ||
-	    s->hdr.header_size < sizeof(s->hdr)) {
-		err = -EBADMSG;
-		pr_err("--stream: %s has no capture header yet", capture_path);
-		goto fail;
-	}
-	if (s->hdr.version != GPUIO_CAP_VERSION_RAW && s->hdr.version != GPUIO_CAP_VERSION) {
-		err = -EPROTO;
-		pr_err("--stream: %s has capture format version %u", capture_path, s->hdr.version);
-		goto fail;
-	}
-	if (s->hdr.version == GPUIO_CAP_VERSION && !(s->dec = gpuio_cdec__new())) {
-		err = -ENOMEM;
-		goto fail;
-	}
-	s->cap_off = s->hdr.header_size;
-	err = model_session__new_online(&s->hdr, &s->sess);
-	if (err)
-		goto fail;
+	s->hdr = model_session__facts(s->sess)->hdr;
 	err = tl_model__new_online(s->sess, &s->m);
 	if (err)
 		goto fail;
 	err = pftrace__new(&s->p);
 	if (err)
 		goto fail;
-	err = stream_file_open(s, s->hdr.monotonic_ns);
+	err = stream_file_open(s, s->hdr->monotonic_ns);
 	if (err)
 		goto fail;
 	*out = s;
@@ -112,94 +124,21 @@ fail:
 }
 
 /*
- * Read whole new records, at most PUMP_BUDGET bytes; the partial tail stays
- * for the next pump. *more: the budget ran out before the end of the file.
+ * The whole records appended since the last round, at most a budget of
+ * capture bytes, to the timeline model and the stream's handlers; a partial
+ * record at the end waits for the next round. *more: the budget ran out
+ * before the end of the file.
  */
 static int read_new(struct gpuio_stream *s, bool *more)
 {
-	uint64_t budget = s->dec ? PUMP_BUDGET_V2 : PUMP_BUDGET;
-	size_t pos = 0;
-	ssize_t k;
-	int err = 0;
+	const struct model_tool *tools[] = { tl_model__tool(s->m), &s->tool };
+	uint64_t budget = s->hdr->version == GPUIO_CAP_VERSION_RAW ? PUMP_BUDGET : PUMP_BUDGET_V2;
+	int err = model_session__follow(s->sess, tools, ARRAY_SIZE(tools), budget, more);
 
-	*more = false;
-	for (;;) {
-		size_t want = RBUF_SIZE - s->rlen;
-
-		if (want > budget)
-			want = (size_t)budget;
-		if (!want) {
-			*more = true;
-			return 0;
-		}
-		k = pread(s->cap_fd, s->rbuf + s->rlen, want, (off_t)s->cap_off);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0)
-			return -errno;
-		s->rlen += (size_t)k;
-		s->cap_off += (uint64_t)k;
-		budget -= (uint64_t)k;
-		pos = 0;
-		while (s->rlen - pos >= (s->dec ? 1 : sizeof(struct gpuio_hdr))) {
-			union { struct gpuio_hdr h; unsigned char b[GPUIO_REC_SIZE_MAX]; } rec;
-			struct gpuio_hdr h;
-			struct stream_pend *e;
-
-			if (s->dec) {
-				char why[120];
-				size_t used;
-				int rc = gpuio_cdec__decode(s->dec, s->rbuf + pos, s->rlen - pos, rec.b,
-							    &used, why, sizeof(why));
-
-				if (rc < 0) {
-					pr_err("--stream: capture offset %llu: %s", (unsigned long long)
-					       (s->cap_off - s->rlen + pos), why);
-					return -EBADMSG;
-				}
-				if (rc == GPUIO_CDEC_MORE)
-					break;
-				pos += used;
-				if (rc == GPUIO_CDEC_DEF)
-					continue;
-				memcpy(&h, rec.b, sizeof(h));
-			} else {
-				memcpy(&h, s->rbuf + pos, sizeof(h));
-				if (h.type == 0 || h.size < sizeof(h) || h.size > GPUIO_REC_SIZE_MAX ||
-				    h.size % 8 || (gpuio_rec_min_size(h.type) &&
-						   h.size < gpuio_rec_min_size(h.type)))
-					return -EBADMSG;
-				if (s->rlen - pos < h.size)
-					break;
-				memcpy(rec.b, s->rbuf + pos, h.size);
-				memset(rec.b + h.size, 0, sizeof(rec) - h.size < 16 ? sizeof(rec) - h.size : 16);
-				pos += h.size;
-			}
-			s->st.records++;
-			/* what the reader does to every record */
-			if (gpuio_rec__sanitize(rec.b) < 0)
-				return -EBADMSG;
-			if (h.type == GPUIO_REC_PROC)
-				s->names_ver++;
-			/* GPU records: counted, collector status and drops kept for the
-			 * info; not drawn live (they arrive late, in CUPTI buffers) */
-			{
-				const struct model_tool *tools[] = { tl_model__tool(s->m) };
-
-				err = model_session__feed(s->sess, &rec.h, tools, 1);
-			}
-			if (!err && (h.type == GPUIO_REC_VFS || h.type == GPUIO_REC_SCHED))
-				err = stream_pendq__push(&s->next, &rec.h, &e);
-			else if (!err && h.type == GPUIO_REC_BLOCK)
-				err = stream_on_block(s, (const void *)rec.b);
-			if (err)
-				return err;
-		}
-		memmove(s->rbuf, s->rbuf + pos, s->rlen - pos);
-		s->rlen -= pos;
-		if (k == 0)
-			return 0;
-	}
+	if (err == -EBADMSG)
+		pr_err("--stream: %s in the capture; the stream stops (the capture itself goes on)",
+		       model_session__error(s->sess));
+	return err;
 }
 
 /* Emit what the previous pump held back, hold this pump's records. */
@@ -238,10 +177,6 @@ int gpuio_stream__pump(struct gpuio_stream *s, uint64_t now)
 	if (s->err)
 		return s->err;
 	err = read_new(s, &more);
-	if (err == -EBADMSG)
-		pr_err("--stream: the capture holds a corrupt record near offset %llu; "
-		       "the stream stops (the capture itself goes on)",
-		       (unsigned long long)s->cap_off);
 	if (err)
 		return s->err = err;
 	emit_round(s);
@@ -294,10 +229,9 @@ int gpuio_stream__close(struct gpuio_stream *s, struct gpuio_stream_stats *st)
 			err = s->err;
 	}
 	s->st.packets = s->p ? pftrace__packets(s->p) : 0;
+	s->st.records = s->sess ? model_session__facts(s->sess)->records : 0;
 	if (st)
 		*st = s->st;
-	if (s->cap_fd >= 0)
-		close(s->cap_fd);
 	pftrace__free(s->p);
 	tl_model__free(s->m);
 	model_session__free(s->sess);
@@ -320,8 +254,6 @@ int gpuio_stream__close(struct gpuio_stream *s, struct gpuio_stream_stats *st)
 	free(s->prev.a);
 	free(s->next.a);
 	free(s->fids);
-	free(s->rbuf);
-	gpuio_cdec__free(s->dec);
 	free(s->out_path);
 	free(s->base);
 	free(s->ext);

@@ -60,7 +60,8 @@ static int lanes__assign(struct stream_olanes *l, uint64_t start, uint64_t end, 
 	return 0;
 }
 
-int stream_pendq__push(struct stream_pendq *q, const struct gpuio_hdr *h, struct stream_pend **out)
+int stream_pendq__push(struct stream_pendq *q, const struct gpuio_hdr *h, size_t len,
+		       struct stream_pend **out)
 {
 	struct stream_pend *e;
 
@@ -69,8 +70,7 @@ int stream_pendq__push(struct stream_pendq *q, const struct gpuio_hdr *h, struct
 	e = &q->a[q->n++];
 	memset(e, 0, offsetof(struct stream_pend, r));
 	e->type = (uint8_t)h->type;
-	memcpy(&e->r, h, h->type == GPUIO_REC_VFS ? sizeof(e->r.v) :
-	       h->type == GPUIO_REC_SCHED ? sizeof(e->r.sc) : sizeof(e->r.b));
+	memcpy(&e->r, h, len);
 	*out = e;
 	return 0;
 }
@@ -307,7 +307,7 @@ int stream_on_block(struct gpuio_stream *s, const struct gpuio_block_event *b)
 
 	if (!d)
 		return -ENOMEM;
-	err = stream_pendq__push(&s->next, &b->hdr, &e);
+	err = stream_pendq__push(&s->next, &b->hdr, sizeof(*b), &e);
 	if (!err)
 		err = lanes__assign(&d->lanes, b->hdr.ts, end, &e->lane, &is_new);
 	if (err)

@@ -115,14 +115,14 @@ int stream_file_open(struct gpuio_stream *s, uint64_t now)
 	{
 		/* the capture's anchor pair, moved to now (no drift in a few hours) */
 		struct pftrace_clocks c = {
-			.mono = now, .real = s->hdr.realtime_ns + (now - s->hdr.monotonic_ns),
-			.boot = gpuio_cap_header__boottime(&s->hdr) + (now - s->hdr.monotonic_ns),
+			.mono = now, .real = s->hdr->realtime_ns + (now - s->hdr->monotonic_ns),
+			.boot = gpuio_cap_header__boottime(s->hdr) + (now - s->hdr->monotonic_ns),
 		};
 
 		int err = pftrace__start(s->p, s->of, &c);
 
 		/* its SystemInfo: Perfetto decodes sched_switch states by kernel release */
-		return err ? err : pftrace_sink__machine(s->p, &s->hdr, 0, &c);
+		return err ? err : pftrace_sink__machine(s->p, s->hdr, 0, &c);
 	}
 }
 

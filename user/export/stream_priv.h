@@ -54,15 +54,11 @@ struct gpuio_stream {
 	char *out_path;
 	char *base, *ext;       /* rotated names: BASE.NNNN.EXT */
 	bool gz;
-	int cap_fd;
-	struct gpuio_cap_header hdr;
-	uint64_t cap_off;
-	unsigned char *rbuf;
-	size_t rlen;
-	struct gpuio_cdec *dec; /* version 2 captures: the frames' decoder */
+	const struct gpuio_cap_header *hdr;     /* the capture's (the session's copy) */
 
-	struct model_session *sess;     /* the records, fed one by one: names, paths, counts */
+	struct model_session *sess;     /* follows the capture: names, paths, counts */
 	struct tl_model *m;     /* what the stream shows of them (online) */
+	struct model_tool tool; /* the stream's own handlers, after the model's */
 	struct tl_args args;
 	struct pftrace *p;
 	struct out_file *of;
@@ -88,7 +84,9 @@ struct gpuio_stream {
 	struct sched_tab sched_keys;    /* only names the threads of the entries */
 };
 
-int stream_pendq__push(struct stream_pendq *q, const struct gpuio_hdr *h, struct stream_pend **out);
+/* Hold a record (len bytes: a VFS, block or sched record) for the next round. */
+int stream_pendq__push(struct stream_pendq *q, const struct gpuio_hdr *h, size_t len,
+		       struct stream_pend **out);
 
 void stream_counter_emit(struct gpuio_stream *s, struct stream_disk *d, uint64_t k, double rb, double wb, bool force);
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * session.c — a capture read once (session.h): the reader, the shared
- * tables, and the one place that turns a record's type into the handler to
- * call.
+ * session.c — a capture read once, or followed as it is written (session.h):
+ * the reader, the shared tables, and the one place that turns a record's
+ * type into the handler to call.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -49,7 +49,6 @@ struct read_at {
 struct model_session {
 	const char *path;
 	struct gpuio_cap_reader *r;
-	struct gpuio_cap_header online_hdr;
 	struct model_facts f;
 	uint64_t rec_off;
 	char err[200];
@@ -78,7 +77,8 @@ struct model_session {
 
 /* ---- open, free ---- */
 
-int model_session__open(const char *path, struct model_session **out, char *err, size_t errlen)
+static int session_open(const char *path, bool follow, struct model_session **out,
+			char *err, size_t errlen)
 {
 	struct model_session *s = calloc(1, sizeof(*s));
 	int rc;
@@ -88,7 +88,8 @@ int model_session__open(const char *path, struct model_session **out, char *err,
 		return -ENOMEM;
 	}
 	s->path = path;
-	rc = gpuio_cap_reader__open(path, &s->r, err, errlen);
+	rc = follow ? gpuio_cap_reader__open_follow(path, &s->r, err, errlen) :
+		      gpuio_cap_reader__open(path, &s->r, err, errlen);
 	if (rc) {
 		free(s);
 		return rc;
@@ -98,17 +99,15 @@ int model_session__open(const char *path, struct model_session **out, char *err,
 	return 0;
 }
 
-int model_session__new_online(const struct gpuio_cap_header *hdr, struct model_session **out)
+int model_session__open(const char *path, struct model_session **out, char *err, size_t errlen)
 {
-	struct model_session *s = calloc(1, sizeof(*s));
+	return session_open(path, false, out, err, errlen);
+}
 
-	if (!s)
-		return -ENOMEM;
-	s->online_hdr = *hdr;
-	s->f.hdr = &s->online_hdr;
-	s->path = "";
-	*out = s;
-	return 0;
+int model_session__open_follow(const char *path, struct model_session **out, char *err,
+			       size_t errlen)
+{
+	return session_open(path, true, out, err, errlen);
 }
 
 static void read_at_free(struct read_at *c)
@@ -382,9 +381,7 @@ static void gpu_act_of(const struct gpuio_hdr *h, struct model_gpu_act *a)
 	}
 }
 
-/* A kind this build decodes (numbers given to kinds still to come are unknown). */
-
-/* The tables a record changes (pass 1 and online only). */
+/* The tables a record changes (pass 1 and following only). */
 static int note(struct model_session *s, const struct gpuio_hdr *h)
 {
 	s->f.records++;
@@ -418,8 +415,9 @@ static int note(struct model_session *s, const struct gpuio_hdr *h)
 }
 
 /*
- * The one switch over record types: h to t's handler for its kind. Types
- * this build does not know (newer captures) go to no one.
+ * Where a record's kind becomes a tool's handler: h to t's handler for its
+ * kind (note() above keeps the session's own tables). Types this build does
+ * not know (newer captures) go to no one.
  */
 static int dispatch(const struct gpuio_hdr *h, const struct model_tool *t)
 {
@@ -491,8 +489,9 @@ static int handle(struct model_session *s, const struct gpuio_hdr *h,
 
 /* ---- passes ---- */
 
-int model_session__run(struct model_session *s, const struct model_tool *const *tools,
-		       size_t ntools)
+/* Every whole record the reader has, through the tables and the tools; -EBADMSG: corrupt. */
+static int read_records(struct model_session *s, const struct model_tool *const *tools,
+			size_t ntools)
 {
 	const struct gpuio_hdr *h;
 	int rc, err = 0;
@@ -507,15 +506,30 @@ int model_session__run(struct model_session *s, const struct model_tool *const *
 		snprintf(s->err, sizeof(s->err), "%s", gpuio_cap_reader__error(s->r));
 		return -EBADMSG;
 	}
+	return 0;
+}
+
+int model_session__run(struct model_session *s, const struct model_tool *const *tools,
+		       size_t ntools)
+{
+	int err = read_records(s, tools, ntools);
+
+	if (err)
+		return err;
 	s->f.truncated = gpuio_cap_reader__truncated(s->r);
 	s->f.trunc_offset = gpuio_cap_reader__offset(s->r);
 	return sched_tab__sort(&s->sched);
 }
 
-int model_session__feed(struct model_session *s, const struct gpuio_hdr *h,
-			const struct model_tool *const *tools, size_t ntools)
+int model_session__follow(struct model_session *s, const struct model_tool *const *tools,
+			  size_t ntools, uint64_t budget, bool *more)
 {
-	return handle(s, h, tools, ntools);
+	int err;
+
+	gpuio_cap_reader__set_budget(s->r, budget);
+	err = read_records(s, tools, ntools);
+	*more = !err && gpuio_cap_reader__budget_spent(s->r);
+	return err;
 }
 
 int model_session__replay(struct model_session *s, const struct model_tool *t, uint64_t mask)

@@ -11,10 +11,11 @@
  * GPU collectors' last state, the drop counters, the record counts — then
  * calls, in order, the handler every registered tool has for the record's
  * kind (a NULL handler: not interested). The exporters' timeline model
- * (timeline/timeline.h), the report (report/report_model.h) and the live stream
- * (export/stream.c, fed record by record) are tools. No one else switches
- * over record types: a new record kind is decoded here and handled by the
- * tools that care (docs/architecture.md, "Adding a record kind").
+ * (timeline/timeline.h), the report (report/report_model.h) and the live
+ * stream (export/stream.c, following the capture as it is written) are
+ * tools. Tools get records through their handlers only: a new record kind
+ * is decoded here and handled by the tools that care (docs/architecture.md,
+ * "Adding a record kind").
  *
  * Later passes — a tool's pass 2 over the VFS calls, a GPU record re-read
  * by the file offset pass 1 saw it at — come back through the session too,
@@ -77,8 +78,12 @@ struct model_tool {
  * (the capture reader's: bad magic, unreadable, ...).
  */
 int model_session__open(const char *path, struct model_session **out, char *err, size_t errlen);
-/* A session without a file, fed record by record (gpuio trace --stream). */
-int model_session__new_online(const struct gpuio_cap_header *hdr, struct model_session **out);
+/*
+ * Open a capture that is still being written (gpuio trace --stream follows
+ * its own) to read it with model_session__follow() as it grows.
+ */
+int model_session__open_follow(const char *path, struct model_session **out, char *err,
+			       size_t errlen);
 void model_session__free(struct model_session *s);
 
 /*
@@ -88,9 +93,15 @@ void model_session__free(struct model_session *s);
  */
 int model_session__run(struct model_session *s, const struct model_tool *const *tools,
 		       size_t ntools);
-/* Online: one whole record (sanitized), as model_session__run handles it. */
-int model_session__feed(struct model_session *s, const struct gpuio_hdr *h,
-			const struct model_tool *const *tools, size_t ntools);
+/*
+ * Following (model_session__open_follow): the whole records appended since
+ * the last call, as pass 1 handles them, reading at most budget bytes of the
+ * file; a record not yet whole waits for a later call. *more: the budget ran
+ * out first. 0, -ENOMEM, a tool's error, or -EBADMSG (model_session__error).
+ * The scheduler table is not sorted.
+ */
+int model_session__follow(struct model_session *s, const struct model_tool *const *tools,
+			  size_t ntools, uint64_t budget, bool *more);
 /*
  * Again from the first record, to one tool, only the records whose type is
  * in mask (1ull << GPUIO_REC_*); the tables are not touched. -EBADMSG when

@@ -229,19 +229,14 @@ static void sock_args(struct tl_model *x, const struct gpuio_vfs_event *e, struc
 		tl_arg_copy(a, "msg_flags", gpuio_msg_flags__str(e->flags, buf, sizeof(buf)), true);
 }
 
-void tl_model__vfs(struct tl_model *x, const struct gpuio_vfs_event *e, struct tl_vfs *o,
-		    struct tl_args *a)
+/* A call's slice: its lane (an io_uring lane for async calls), name, time, arrows. */
+static void vfs_slice(struct tl_model *x, const struct gpuio_vfs_event *e, bool async,
+		      struct tl_vfs *o)
 {
-	unsigned call = e->call;
-	const char *name = gpuio_call__name(call);
-	uint8_t cf = call_flags(call);
-	bool is_open = cf & CF_OPEN, failed = e->ret < 0;
-	bool async = cf & CF_ASYNC;
+	const char *name = gpuio_call__name(e->call);
 	uint32_t tid = e->hdr.tid;
 	uint64_t *fv = NULL;
-	char buf[160];
 
-	tl_args_reset(a);
 	/* io_uring lanes were laid out in pass 1, in VFS record order */
 	if (async && !x->online) {
 		while (x->async_next < x->nasyncs &&
@@ -265,7 +260,7 @@ void tl_model__vfs(struct tl_model *x, const struct gpuio_vfs_event *e, struct t
 	if (name) {
 		o->name = name;
 	} else {
-		snprintf(o->namebuf, sizeof(o->namebuf), "call_%u", call);
+		snprintf(o->namebuf, sizeof(o->namebuf), "call_%u", (unsigned)e->call);
 		o->name = o->namebuf;
 	}
 	o->ts = e->hdr.ts;
@@ -274,17 +269,32 @@ void tl_model__vfs(struct tl_model *x, const struct gpuio_vfs_event *e, struct t
 	/* lane tids are already unique trace-wide (uring_base) */
 	o->tid = tid == e->hdr.tid ? tl_pid(x, tid) : tid;
 	o->async = async;
+}
 
-	/* a failed open has no file: nothing to name */
-	if (!(is_open && failed && !e->ino && !e->dev))
-		path_arg(x, a, "path", e->dev, e->ino, e->ftype, &x->st.unresolved_paths);
-	if (call == GPUIO_CALL_PAGE_FAULT) {    /* not a call: args of its own */
-		tl_model__fault_args(e, a);
-		ftype_arg(a, "ftype", e->ftype);
-		x->st.vfs++;
-		x->vfs_ordinal++;
-		return;
-	}
+/* The flags a call was made with, named as its kind reads them. */
+static void flags_arg(const struct gpuio_vfs_event *e, bool is_open, struct tl_args *a)
+{
+	unsigned call = e->call;
+	char buf[160];
+
+	if (is_open)
+		tl_arg_copy(a, "flags", gpuio_open_flags__str(e->flags, buf, sizeof(buf)), true);
+	else if (call == GPUIO_CALL_SYNC_FILE_RANGE)
+		tl_arg_copy(a, "flags", gpuio_sfr_flags__str(e->flags, buf, sizeof(buf)), true);
+	else if (call == GPUIO_CALL_FALLOCATE && e->flags)
+		tl_arg_copy(a, "mode", gpuio_fallocate_mode__str(e->flags, buf, sizeof(buf)), true);
+	else if (call == GPUIO_CALL_SPLICE && e->flags)
+		tl_arg_copy(a, "flags", gpuio_splice_flags__str(e->flags, buf, sizeof(buf)), true);
+}
+
+/* A call's args after its path: fd, bytes, offset, error, flags, the second file. */
+static void call_args(struct tl_model *x, const struct gpuio_vfs_event *e, uint8_t cf,
+		      struct tl_args *a)
+{
+	unsigned call = e->call;
+	bool is_open = cf & CF_OPEN, failed = e->ret < 0, async = cf & CF_ASYNC;
+	char buf[160];
+
 	if (is_open) {
 		if (!failed)
 			tl_arg_s64(a, "fd", e->ret);
@@ -310,14 +320,7 @@ void tl_model__vfs(struct tl_model *x, const struct gpuio_vfs_event *e, struct t
 	}
 	if ((cf & CF_READ) && !async && x->cache_known)
 		tl_arg_u64(a, "cache_miss_pages", e->cache_miss_pages);
-	if (is_open)
-		tl_arg_copy(a, "flags", gpuio_open_flags__str(e->flags, buf, sizeof(buf)), true);
-	else if (call == GPUIO_CALL_SYNC_FILE_RANGE)
-		tl_arg_copy(a, "flags", gpuio_sfr_flags__str(e->flags, buf, sizeof(buf)), true);
-	else if (call == GPUIO_CALL_FALLOCATE && e->flags)
-		tl_arg_copy(a, "mode", gpuio_fallocate_mode__str(e->flags, buf, sizeof(buf)), true);
-	else if (call == GPUIO_CALL_SPLICE && e->flags)
-		tl_arg_copy(a, "flags", gpuio_splice_flags__str(e->flags, buf, sizeof(buf)), true);
+	flags_arg(e, is_open, a);
 	if (!(is_open && failed && !e->ino && !e->dev))
 		ftype_arg(a, "ftype", e->ftype);
 	if (e->ftype == GPUIO_FT_SOCK)
@@ -332,6 +335,25 @@ void tl_model__vfs(struct tl_model *x, const struct gpuio_vfs_event *e, struct t
 	}
 	if (async)
 		tl_arg_u64(a, "tid", tl_pid(x, e->hdr.tid));
+}
+
+void tl_model__vfs(struct tl_model *x, const struct gpuio_vfs_event *e, struct tl_vfs *o,
+		    struct tl_args *a)
+{
+	uint8_t cf = call_flags(e->call);
+	bool is_open = cf & CF_OPEN, failed = e->ret < 0;
+
+	tl_args_reset(a);
+	vfs_slice(x, e, cf & CF_ASYNC, o);
+	/* a failed open has no file: nothing to name */
+	if (!(is_open && failed && !e->ino && !e->dev))
+		path_arg(x, a, "path", e->dev, e->ino, e->ftype, &x->st.unresolved_paths);
+	if (e->call == GPUIO_CALL_PAGE_FAULT) {    /* not a call: args of its own */
+		tl_model__fault_args(e, a);
+		ftype_arg(a, "ftype", e->ftype);
+	} else {
+		call_args(x, e, cf, a);
+	}
 	x->st.vfs++;
 	x->vfs_ordinal++;
 }

@@ -262,10 +262,11 @@ void tl_model__info(struct tl_model *m, struct tl_args *a);
 /* ---- online (gpuio trace --stream) ---- */
 
 /*
- * No passes: the caller feeds every record to its online session with
- * tl_model__tool() among the tools (which processes and threads there are)
- * and asks for names and args as it goes; io_uring lanes, disk lanes and
- * flows are the caller's. The model does not own s.
+ * No passes: the caller has its session follow the capture
+ * (model_session__follow) with tl_model__tool() among the tools (which
+ * processes and threads there are) and asks for names and args as it goes;
+ * io_uring lanes, disk lanes and flows are the caller's. The model does not
+ * own s.
  */
 int tl_model__new_online(struct model_session *s, struct tl_model **out);
 const struct model_tool *tl_model__tool(struct tl_model *m);

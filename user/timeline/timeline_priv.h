@@ -205,7 +205,7 @@ struct tl_model {
 	const struct model_facts *f;    /* model_session__facts(s) */
 	const struct gpuio_cap_header *hdr;
 	bool cache_known;
-	bool online;            /* fed record by record (gpuio trace --stream) */
+	bool online;            /* following a capture being written (--stream) */
 	struct tl_remap map;
 
 	struct kmap proc_map;   /* (pid, 0) -> procs[] */
