@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include "capture/capture.h"
+#include "capture/cap_layers.h"
 #include "capture/compact.h"
 #include "lib/file_io.h"
 #include "lib/units.h"
@@ -444,12 +445,7 @@ int gpuio_cap_reader__open(const char *path, struct gpuio_cap_reader **out,
 	r->hdr.hostname[sizeof(r->hdr.hostname) - 1] = 0;
 	r->hdr.kernel[sizeof(r->hdr.kernel) - 1] = 0;
 	r->hdr.boot_id[sizeof(r->hdr.boot_id) - 1] = 0;
-	r->hdr.vfs_mode[sizeof(r->hdr.vfs_mode) - 1] = 0;
-	r->hdr.block_mode[sizeof(r->hdr.block_mode) - 1] = 0;
-	r->hdr.proc_mode[sizeof(r->hdr.proc_mode) - 1] = 0;
-	r->hdr.pagecache_mode[sizeof(r->hdr.pagecache_mode) - 1] = 0;
-	r->hdr.iouring_mode[sizeof(r->hdr.iouring_mode) - 1] = 0;
-	r->hdr.sched_mode[sizeof(r->hdr.sched_mode) - 1] = 0;
+	gpuio_cap_layers__terminate(&r->hdr);
 	r->hdr.modes_detail[sizeof(r->hdr.modes_detail) - 1] = 0;
 	r->hdr.target[sizeof(r->hdr.target) - 1] = 0;
 	r->hdr.cmdline[sizeof(r->hdr.cmdline) - 1] = 0;
