@@ -5,6 +5,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include "capture/cap_layers.h"
 #include "report/info.h"
 #include "lib/units.h"
 
@@ -26,7 +27,7 @@ static void field(const char *label, const char *s, size_t max)
 static void text_header(const char *path, const struct capture_info *in)
 {
 	const struct gpuio_cap_header *h = in->hdr;
-	char rt[64];
+	char rt[64], modes[256];
 
 	printf("%-13s%s (%llu bytes)\n", "capture", path, (unsigned long long)in->file_size);
 	printf("%-13scapture format %u, record ABI %u, header %u bytes\n", "version", h->version,
@@ -41,12 +42,8 @@ static void text_header(const char *path, const struct capture_info *in)
 	       h->flags & GPUIO_CAPF_ALL_FDS ? ", all fd types" : "",
 	       h->flags & GPUIO_CAPF_LAUNCH ? ", command launched by gpuio" : "",
 	       h->flags & GPUIO_CAPF_NO_BPF ? ", without BPF (GPU side only)" : "");
-	printf("%-13svfs=%.16s block=%.16s proc=%.16s pagecache=%.16s io_uring=%.16s sched=%.16s",
-	       "attach modes", h->vfs_mode, h->block_mode, h->proc_mode, h->pagecache_mode,
-	       h->iouring_mode, h->sched_mode[0] ? h->sched_mode : "none");
-	if (h->fault_mode[0])
-		printf(" fault=%.16s", h->fault_mode);
-	putchar('\n');
+	gpuio_cap_layers__text(h, modes, sizeof(modes));
+	printf("%-13s%s\n", "attach modes", modes);
 	field("mode detail", h->modes_detail, sizeof(h->modes_detail));
 	capture_info__utc(h->realtime_ns, rt, sizeof(rt));
 	printf("%-13sREALTIME %s (%llu ns) = MONOTONIC %llu ns\n", "clock anchor", rt,
