@@ -229,8 +229,9 @@ const char *monitor_recorder__modes(const struct monitor_recorder *r)
 {
 	static char buf[128];
 
-	snprintf(buf, sizeof(buf), "vfs=%s block=%s proc=%s pagecache=%s", r->l->vfs_mode,
-		 r->l->block_mode, r->l->proc_mode, r->l->pagecache_mode);
+	snprintf(buf, sizeof(buf), "vfs=%s block=%s proc=%s pagecache=%s",
+		 r->l->modes[GPUIO_LAYER_VFS], r->l->modes[GPUIO_LAYER_BLOCK],
+		 r->l->modes[GPUIO_LAYER_PROC], r->l->modes[GPUIO_LAYER_PAGECACHE]);
 	return buf;
 }
 

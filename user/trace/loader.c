@@ -45,6 +45,7 @@ struct variant {
 
 struct layer {
 	const char *name;
+	int hdr;                       /* its layer in the capture header (enum gpuio_layer), -1: none */
 	bool optional;                 /* the trace goes on without it */
 	struct variant v[8];
 	bool manual;                   /* loaded here, attached by its module (per library) */
@@ -82,11 +83,11 @@ enum { L_PROC, L_VFS, L_BLOCK, L_PAGECACHE, L_IOURING, L_SCHED, L_FAULT, L_CUDA,
 	SYSC(e, x, "recvmmsg"), SYSC(e, x, "sendmmsg")
 
 static const struct layer layers[L_COUNT] = {
-	[L_PROC] = { "proc", false, {
+	[L_PROC] = { "proc", GPUIO_LAYER_PROC, false, {
 		{ "tp_btf", NULL, false, { "proc_fork_btf", "proc_exec_btf", "proc_exit_btf", "proc_free_btf", "proc_rename_btf" } },
 		{ "raw_tp", NULL, false, { "proc_fork_raw", "proc_exec_raw", "proc_exit_raw", "proc_free_raw", "proc_rename_raw" } },
 	} },
-	[L_VFS] = { "vfs", false, {
+	[L_VFS] = { "vfs", GPUIO_LAYER_VFS, false, {
 		{ "fentry", "fentry", false, { FN_PROGS("fentry", "fexit") } },
 		{ "kprobe", "kprobe", false, { FN_PROGS("kp", "krp") } },
 		{ "sys:tp_btf", "syscall", false, { "vfs_sys_enter_btf", "vfs_sys_exit_btf" } },
@@ -98,15 +99,15 @@ static const struct layer layers[L_COUNT] = {
 		{ "sys:each:probe", "per_syscall", true,
 		  { SYSC_PROGS("vfs_sysc_enter_probe", "vfs_sysc_exit_probe") } },
 	} },
-	[L_BLOCK] = { "block", true, {
+	[L_BLOCK] = { "block", GPUIO_LAYER_BLOCK, true, {
 		{ "tp_btf", NULL, false, { "blk_bio_queue_btf", "blk_split_btf", "blk_rq_insert_btf", "blk_rq_issue_btf", "blk_rq_complete_btf" } },
 		{ "raw_tp", NULL, false, { "blk_bio_queue_raw", "blk_split_raw", "blk_rq_insert_raw", "blk_rq_issue_raw", "blk_rq_complete_raw" } },
 	} },
-	[L_PAGECACHE] = { "pagecache", true, {
+	[L_PAGECACHE] = { "pagecache", GPUIO_LAYER_PAGECACHE, true, {
 		{ "tp_btf", NULL, false, { "pc_add_btf", "pc_dirty_btf" } },
 		{ "raw_tp", NULL, false, { "pc_add_raw", "pc_dirty_raw" } },
 	} },
-	[L_IOURING] = { "io_uring", true, {
+	[L_IOURING] = { "io_uring", GPUIO_LAYER_IOURING, true, {
 		{ "tp_btf", NULL, false, { "uring_submit_btf", "uring_complete_cqe_btf" } },
 		{ "tp_btf:v1", NULL, false, { "uring_submit_btf", "uring_complete_args_btf" } },
 		{ "tp_btf:v0", NULL, false, { "uring_submit_sqe_btf", "uring_complete_args_btf" } },
@@ -114,7 +115,7 @@ static const struct layer layers[L_COUNT] = {
 	/* thread states and wake-ups of traced threads (--no-sched: off); its
 	 * switch-out sends a thread's batched VFS records, vfs_batch_flush is the
 	 * iterator that sends those still waiting at the end */
-	[L_SCHED] = { "sched", true, {
+	[L_SCHED] = { "sched", GPUIO_LAYER_SCHED, true, {
 		{ "tp_btf", NULL, false, { "sched_switch_btf", "sched_waking_btf", "sched_wakeup_new_btf",
 					   "vfs_batch_flush" } },
 		{ "raw_tp", NULL, false, { "sched_switch_raw", "sched_waking_raw", "sched_wakeup_new_raw",
@@ -124,7 +125,7 @@ static const struct layer layers[L_COUNT] = {
 	 * (6.11+) name a fault's file, else a lookup at its entry (":vma", costly
 	 * per fault); fault_flush is the iterator that settles the faults still
 	 * open at the end */
-	[L_FAULT] = { "fault", true, {
+	[L_FAULT] = { "fault", GPUIO_LAYER_FAULT, true, {
 		{ "tp_btf", NULL, false, { "fault_user_btf", "fault_fmap_btf", "fault_fpages_btf",
 					   "fault_exit_btf", "fault_flush" } },
 		{ "tp_btf:vma", NULL, false, { "fault_user_vma_btf", "fault_exit_btf", "fault_flush" } },
@@ -133,7 +134,7 @@ static const struct layer layers[L_COUNT] = {
 		{ "raw_tp:vma", NULL, false, { "fault_user_vma_raw", "fault_exit_raw", "fault_flush" } },
 	} },
 	/* attached per library file by user/trace/cuda_probes.c (--no-cuda-uprobes: off) */
-	[L_CUDA] = { "cuda", true, {
+	[L_CUDA] = { "cuda", -1, true, {
 		/* BPF_TRACE_UPROBE_MULTI (48; libbpf 1.1's headers predate it) */
 		{ "uprobe.multi", NULL, false, { "cuda_multi_entry", "cuda_multi_return" },
 		  .expected_attach = 48 },
@@ -349,6 +350,20 @@ static void detach_all(struct gpuio_loader *l)
 /* bpf/trace/common.bpf.h's traced_bits: one bit per tgid up to 2^22 */
 #define TRACED_BITS_BYTES ((size_t)(1u << 16) * sizeof(unsigned long long))
 
+/* The mode each layer runs in: its chosen variant's, "off" where none works or it is turned off. */
+static void keep_modes(struct gpuio_loader *l, const int *choice)
+{
+	for (int lay = 0; lay < L_COUNT; lay++) {
+		const char *mode = choice[lay] < nvariants(&layers[lay]) ?
+				   layers[lay].v[choice[lay]].mode : "off";
+
+		if (layers[lay].hdr >= 0)
+			snprintf(l->modes[layers[lay].hdr], sizeof(l->modes[0]), "%s", mode);
+		else if (lay == L_CUDA)
+			snprintf(l->cuda_mode, sizeof(l->cuda_mode), "%s", mode);
+	}
+}
+
 /* One attempt with the current choices. Returns 0, or the failing layer + 1. */
 static int try_load_unlocked(struct gpuio_loader *l, const struct gpuio_loader_opts *o, int *choice,
 			     char *why, size_t whylen)
@@ -556,17 +571,7 @@ int gpuio_loader__open(const struct gpuio_loader_opts *o, struct gpuio_loader **
 		pr_err("could not load gpuio's BPF programs after several attempts");
 		return -EPERM;
 	}
-#define MODE(dst, lay) snprintf(l->dst, sizeof(l->dst), "%s", \
-		choice[lay] < nvariants(&layers[lay]) ? layers[lay].v[choice[lay]].mode : "off")
-	MODE(vfs_mode, L_VFS);
-	MODE(block_mode, L_BLOCK);
-	MODE(proc_mode, L_PROC);
-	MODE(pagecache_mode, L_PAGECACHE);
-	MODE(iouring_mode, L_IOURING);
-	MODE(cuda_mode, L_CUDA);
-	MODE(sched_mode, L_SCHED);
-	MODE(fault_mode, L_FAULT);
-#undef MODE
+	keep_modes(l, choice);
 	if (!l->detail[0])
 		snprintf(l->detail, sizeof(l->detail), "best mode of every layer accepted");
 	/* the programs' traced-tgid bitmap: set and cleared here with atomics */
@@ -615,32 +620,39 @@ void gpuio_loader__destroy(struct gpuio_loader *l)
 
 void gpuio_loader__describe(const struct gpuio_loader *l, struct gpuio_cap_header *h)
 {
-	snprintf(h->vfs_mode, sizeof(h->vfs_mode), "%s", l->vfs_mode);
-	snprintf(h->block_mode, sizeof(h->block_mode), "%s", l->block_mode);
-	snprintf(h->proc_mode, sizeof(h->proc_mode), "%s", l->proc_mode);
-	snprintf(h->pagecache_mode, sizeof(h->pagecache_mode), "%s", l->pagecache_mode);
-	snprintf(h->iouring_mode, sizeof(h->iouring_mode), "%s", l->iouring_mode);
-	snprintf(h->sched_mode, sizeof(h->sched_mode), "%s", l->sched_mode);
-	snprintf(h->fault_mode, sizeof(h->fault_mode), "%s", l->fault_mode);
+	const struct gpuio_cap_layer *ly;
+
+	gpuio_cap_layer__for_each(ly)
+		gpuio_cap_layer__set(ly, h, l->modes[ly - gpuio_cap_layers]);
 	snprintf(h->modes_detail, sizeof(h->modes_detail), "%s", l->detail);
 }
 
 void gpuio_loader__describe_off(const char *why, struct gpuio_cap_header *h)
 {
-	static const size_t off[] = {
-		offsetof(struct gpuio_cap_header, vfs_mode),
-		offsetof(struct gpuio_cap_header, block_mode),
-		offsetof(struct gpuio_cap_header, proc_mode),
-		offsetof(struct gpuio_cap_header, pagecache_mode),
-		offsetof(struct gpuio_cap_header, iouring_mode),
-		offsetof(struct gpuio_cap_header, sched_mode),
-		offsetof(struct gpuio_cap_header, fault_mode),
-	};
+	const struct gpuio_cap_layer *ly;
 
-	for (size_t i = 0; i < ARRAY_SIZE(off); i++)
-		snprintf((char *)h + off[i], sizeof(h->vfs_mode), "off");
+	gpuio_cap_layer__for_each(ly)
+		gpuio_cap_layer__set(ly, h, "off");
 	snprintf(h->modes_detail, sizeof(h->modes_detail), "no BPF: %s; GPU from CUPTI only",
 		 why && *why ? why : "--no-bpf");
+}
+
+void gpuio_loader__modes_text(const struct gpuio_loader *l, char *buf, size_t len)
+{
+	struct gpuio_cap_header h;
+
+	/* as a capture of this trace names them, so that both read the same */
+	memset(&h, 0, sizeof(h));
+	gpuio_loader__describe(l, &h);
+	gpuio_cap_layers__text(&h, buf, len);
+}
+
+const char *gpuio_loader__best_mode(enum gpuio_layer id)
+{
+	for (int lay = 0; lay < L_COUNT; lay++)
+		if (layers[lay].hdr == (int)id)
+			return layers[lay].v[0].mode;
+	return "";
 }
 
 /* Run an end-of-trace iterator once: each read runs it over more tasks; it writes nothing. */

@@ -209,7 +209,7 @@ int ringbuf_drain__new(struct gpuio_loader *l, struct gpuio_cap_writer *w,
 	c->devs = keyset__new(8);
 	c->stubs = keyset__new(12);
 	c->cgroups = keyset__new(12);
-	c->fc = fault_counts__new(strcmp(l->fault_mode, "off") ?
+	c->fc = fault_counts__new(strcmp(l->modes[GPUIO_LAYER_FAULT], "off") ?
 				  bpf_map__fd(l->skel->maps.fault_counts) : -1);
 	c->rb = ring_buffer__new(bpf_map__fd(l->skel->maps.events), handle, c, NULL);
 	c->epfd = epoll_create1(EPOLL_CLOEXEC);

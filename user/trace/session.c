@@ -202,13 +202,13 @@ static int setup(struct trace_session *s)
 		if (!s->gpu_named || !s->gpu_renamed)
 			return -ENOMEM;
 	} else {
+		char modes[256];
+
 		err = gpuio_loader__open(&lo, &s->l);
 		if (err)
 			return err;
-		pr_debug("attach modes: vfs=%s block=%s proc=%s pagecache=%s io_uring=%s sched=%s "
-			 "fault=%s cuda=%s", s->l->vfs_mode, s->l->block_mode, s->l->proc_mode,
-			 s->l->pagecache_mode, s->l->iouring_mode, s->l->sched_mode,
-			 s->l->fault_mode, s->l->cuda_mode);
+		gpuio_loader__modes_text(s->l, modes, sizeof(modes));
+		pr_debug("attach modes: %s cuda=%s", modes, s->l->cuda_mode);
 	}
 	if (o->start_at_str) {
 		/* loaded already: at TIME only the attach is left to do */
@@ -643,7 +643,8 @@ int trace_session__run(const struct trace_opts *o, const struct trace_hooks *h,
 		if (o->duration_ns)
 			duration_text(o->duration_ns, d, sizeof(d));
 		pr_info("tracing %s (vfs: %s, block: %s)%s%s; Ctrl-C to stop", s.hdr.target,
-			s.l ? s.l->vfs_mode : "off", s.l ? s.l->block_mode : "off",
+			s.l ? s.l->modes[GPUIO_LAYER_VFS] : "off",
+			s.l ? s.l->modes[GPUIO_LAYER_BLOCK] : "off",
 			o->duration_ns ? " for " : "", d);
 	}
 	cpu0 = process_cpu_ns();
