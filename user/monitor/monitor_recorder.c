@@ -227,11 +227,9 @@ int monitor_recorder__poll(struct monitor_recorder *r, int timeout_ms)
 
 const char *monitor_recorder__modes(const struct monitor_recorder *r)
 {
-	static char buf[128];
+	static char buf[256];
 
-	snprintf(buf, sizeof(buf), "vfs=%s block=%s proc=%s pagecache=%s",
-		 r->l->modes[GPUIO_LAYER_VFS], r->l->modes[GPUIO_LAYER_BLOCK],
-		 r->l->modes[GPUIO_LAYER_PROC], r->l->modes[GPUIO_LAYER_PAGECACHE]);
+	gpuio_loader__modes_text(r->l, buf, sizeof(buf));
 	return buf;
 }
 
