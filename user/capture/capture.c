@@ -160,40 +160,6 @@ int gpuio_cap_writer__close(struct gpuio_cap_writer *w)
 	return err;
 }
 
-const struct gpuio_drop_counter gpuio_drop_counters[] = {
-	{ GPUIO_STAT_RB_DROP_VFS, "rb_drop_vfs" },
-	{ GPUIO_STAT_RB_DROP_BLOCK, "rb_drop_block" },
-	{ GPUIO_STAT_RB_DROP_PATH, "rb_drop_path" },
-	{ GPUIO_STAT_RB_DROP_PROC, "rb_drop_proc" },
-	{ GPUIO_STAT_MAP_FULL_PID, "map_full_pid" },
-	{ GPUIO_STAT_MAP_FULL_RQ, "map_full_rq" },
-	{ GPUIO_STAT_MAP_FULL_TASK, "map_full_task" },
-	{ GPUIO_STAT_RB_DROP_CUDA, "rb_drop_cuda" },
-	{ GPUIO_STAT_CUDA_DEPTH, "cuda_too_deep" },
-	{ GPUIO_STAT_RB_DROP_SCHED, "rb_drop_sched" },
-	{ GPUIO_STAT_RB_DROP_SOCK, "rb_drop_sock" },
-	{ GPUIO_STAT_RB_DROP_WAIT, "rb_drop_wait" },
-	{ GPUIO_STAT_RB_DROP_FAULT, "rb_drop_fault" },
-	{ GPUIO_STAT_MAP_FULL_FAULT, "map_full_fault" },
-	{ GPUIO_STAT_FAULT_NO_VMA, "fault_no_vma" },
-};
-const size_t gpuio_ndrop_counters = ARRAY_SIZE(gpuio_drop_counters);
-
-bool gpuio_drop_counter__listed(const struct gpuio_drop_counter *c,
-				const struct gpuio_stats_event *s)
-{
-	return (unsigned)c->idx < s->nbpf || gpuio_stats__bpf(s, (unsigned)c->idx);
-}
-
-__u64 gpuio_stats__dropped(const struct gpuio_stats_event *s)
-{
-	__u64 n = s->user[GPUIO_USTAT_WRITE_ERRORS];
-
-	for (size_t i = 0; i < gpuio_ndrop_counters; i++)
-		n += gpuio_stats__bpf(s, (unsigned)gpuio_drop_counters[i].idx);
-	return n;
-}
-
 __u64 gpuio_stats__bpf(const struct gpuio_stats_event *s, unsigned idx)
 {
 	if (idx < GPUIO_STATS_BPF_FIXED)

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include "capture/cap_drops.h"
 #include "capture/cap_layers.h"
 #include "report/info.h"
 #include "lib/json_writer.h"
@@ -182,11 +183,12 @@ static void json_end(struct json_writer *w, bool *pfirst, const struct capture_i
 			bool f3 = true;
 
 			json_writer__putc(w, '{');
-			for (size_t i = 0; i < gpuio_ndrop_counters; i++)
-				if (gpuio_drop_counter__listed(&gpuio_drop_counters[i], s))
-					ju64(w, &f3, gpuio_drop_counters[i].name,
-					     gpuio_stats__bpf(s, (unsigned)gpuio_drop_counters[i].idx));
-			ju64(w, &f3, "capture_write_errors", s->user[GPUIO_USTAT_WRITE_ERRORS]);
+			for (size_t i = 0; i < gpuio_ndrop_counters; i++) {
+				const struct gpuio_drop_counter *c = &gpuio_drop_counters[i];
+
+				if (gpuio_drop_counter__listed(c, s))
+					ju64(w, &f3, c->name, gpuio_drop_counter__value(c, s));
+			}
 			json_writer__putc(w, '}');
 		}
 		ju64(w, &f2, "path_truncated", s->bpf[GPUIO_STAT_PATH_TRUNC]);

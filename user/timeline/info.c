@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include "capture/cap_drops.h"
 #include "capture/cap_layers.h"
 #include "model/calls.h"
 #include "timeline/timeline.h"
@@ -159,16 +160,15 @@ static void info_drops(struct tl_model *x, const struct model_facts *f, struct t
 	if (f->have_stats) {
 		struct tl_arg *d = tl_arg_add(a, "drops", TLA_DICT);
 
-		d->len = 1;
+		d->len = 0;
 		for (size_t i = 0; i < gpuio_ndrop_counters; i++) {
 			const struct gpuio_drop_counter *c = &gpuio_drop_counters[i];
 
 			if (!gpuio_drop_counter__listed(c, s))
 				continue;
-			tl_arg_u64(a, c->name, gpuio_stats__bpf(s, (unsigned)c->idx));
+			tl_arg_u64(a, c->name, gpuio_drop_counter__value(c, s));
 			d->len++;
 		}
-		tl_arg_u64(a, "capture_write_errors", s->user[GPUIO_USTAT_WRITE_ERRORS]);
 		if (tl_model__gpu_any(x)) {
 			tl_arg_u64(a, "cupti_dropped", gcupti);
 			tl_arg_u64(a, "gpu_write_errors", gwerr);

@@ -9,6 +9,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "gpuio.skel.h"
+#include "capture/cap_drops.h"
 #include "trace/ringbuf_drain.h"
 #include "trace/ring_batch.h"
 #include "trace/cuda_probes.h"
@@ -298,9 +299,12 @@ int ringbuf_drain__write_stats(struct ringbuf_drain *c, bool final)
 
 void ringbuf_drain__totals(struct ringbuf_drain *c, struct ringbuf_drain_totals *t)
 {
+	__u64 all[GPUIO_STAT_MAX];
+
 	memset(t, 0, sizeof(*t));
-	read_stats(c, t->stats);
-	memcpy(t->ustats, c->ustats, sizeof(t->ustats));
+	read_stats(c, all);
+	gpuio_stats__set_bpf(&t->stats, all);
+	memcpy(t->stats.user, c->ustats, sizeof(t->stats.user));
 	t->records = gpuio_cap_writer__records(c->w);
 	t->vfs = c->vfs;
 	t->block = c->block;
@@ -308,9 +312,7 @@ void ringbuf_drain__totals(struct ringbuf_drain *c, struct ringbuf_drain_totals 
 	t->sched = c->sched;
 	t->batches = c->batches;
 	t->batched = c->batched;
-	t->dropped = c->ustats[GPUIO_USTAT_WRITE_ERRORS];
-	for (size_t i = 0; i < gpuio_ndrop_counters; i++)
-		t->dropped += t->stats[gpuio_drop_counters[i].idx];
+	t->dropped = gpuio_stats__dropped(&t->stats);
 }
 
 struct keyset *ringbuf_drain__named(struct ringbuf_drain *c)
