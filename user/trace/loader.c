@@ -364,14 +364,11 @@ static void keep_modes(struct gpuio_loader *l, const int *choice)
 	}
 }
 
-/* One attempt with the current choices. Returns 0, or the failing layer + 1. */
-static int try_load_unlocked(struct gpuio_loader *l, const struct gpuio_loader_opts *o, int *choice,
-			     char *why, size_t whylen)
+/* Open the BPF object and set what its programs read before load (rodata, the ring's size). */
+static int open_skel(struct gpuio_loader *l, const struct gpuio_loader_opts *o, const int *choice,
+		     char *why, size_t whylen)
 {
-	struct bpf_program *prog;
 	struct stat exe;
-	char tp[64];
-	int err, lay;
 
 	l->skel = gpuio_bpf__open();
 	if (!l->skel) {
@@ -397,8 +394,14 @@ static int try_load_unlocked(struct gpuio_loader *l, const struct gpuio_loader_o
 	if (getenv("GPUIO_BENCH_CUT"))
 		l->skel->rodata->bench_cut = (__u32)atoi(getenv("GPUIO_BENCH_CUT"));
 	bpf_map__set_max_entries(l->skel->maps.events, (__u32)o->ringbuf_bytes);
+	return 0;
+}
 
-	for (lay = 0; lay < L_COUNT; lay++) {
+/* Load only the chosen variants' programs (all start off). 0, or the failing layer + 1. */
+static int mark_autoload(struct gpuio_loader *l, const struct gpuio_loader_opts *o,
+			 const int *choice, char *why, size_t whylen)
+{
+	for (int lay = 0; lay < L_COUNT; lay++) {
 		const struct variant *v;
 
 		if (choice[lay] >= nvariants(&layers[lay]))
@@ -409,6 +412,8 @@ static int try_load_unlocked(struct gpuio_loader *l, const struct gpuio_loader_o
 			return lay + 1;
 		}
 		for (int p = 0; p < MAX_PROGS && v->progs[p]; p++) {
+			struct bpf_program *prog;
+
 			if (!prog_wanted(o, v->progs[p]))
 				continue;
 			prog = bpf_object__find_program_by_name(l->skel->obj, prog_name(v->progs[p]));
@@ -422,32 +427,46 @@ static int try_load_unlocked(struct gpuio_loader *l, const struct gpuio_loader_o
 				bpf_program__set_expected_attach_type(prog, v->expected_attach);
 		}
 	}
+	return 0;
+}
+
+/*
+ * Load the marked programs. 0, the layer + 1 of the program the verifier
+ * refused (from libbpf's log), or -1 when no layer can be blamed.
+ */
+static int load_progs(struct gpuio_loader *l, const int *choice, char *why, size_t whylen)
+{
+	int err, lay;
 
 	load_log_len = 0;
 	load_log[0] = 0;
 	err = gpuio_bpf__load(l->skel);
-	if (err) {
-		if (gpuio_log_verbosity > GPUIO_LOG_DEBUG)
-			pr_debug("load attempt failed; libbpf said: %s", load_log);
-		lay = failed_layer(choice, why, whylen);
-		if (lay < 0) {
-			snprintf(why, whylen, "BPF load failed: %s", strerror(-err));
-			return -1;
-		}
-		return lay + 1;
+	if (!err)
+		return 0;
+	if (gpuio_log_verbosity > GPUIO_LOG_DEBUG)
+		pr_debug("load attempt failed; libbpf said: %s", load_log);
+	lay = failed_layer(choice, why, whylen);
+	if (lay < 0) {
+		snprintf(why, whylen, "BPF load failed: %s", strerror(-err));
+		return -1;
 	}
-	/* uprobe.multi loads on kernels that cannot link it: ask for a link */
-	if (choice[L_CUDA] < nvariants(&layers[L_CUDA]) &&
-	    layers[L_CUDA].v[choice[L_CUDA]].expected_attach &&
-	    cuda_uprobe_multi_probe(bpf_program__fd(l->skel->progs.cuda_multi_entry), why, whylen))
-		return L_CUDA + 1;
-	for (lay = 0; lay < L_COUNT; lay++) {
+	return lay + 1;
+}
+
+/* Attach the loaded programs of every layer but those attached by their module. */
+static int attach_layers(struct gpuio_loader *l, const struct gpuio_loader_opts *o,
+			 const int *choice, char *why, size_t whylen)
+{
+	char tp[64];
+
+	for (int lay = 0; lay < L_COUNT; lay++) {
 		const struct variant *v;
 
 		if (choice[lay] >= nvariants(&layers[lay]) || layers[lay].manual)
 			continue;
 		v = &layers[lay].v[choice[lay]];
 		for (int p = 0; p < MAX_PROGS && v->progs[p]; p++) {
+			struct bpf_program *prog;
 			struct bpf_link *link;
 
 			if (!prog_wanted(o, v->progs[p]))
@@ -473,6 +492,27 @@ static int try_load_unlocked(struct gpuio_loader *l, const struct gpuio_loader_o
 	return 0;
 }
 
+/* One attempt with the current choices. Returns 0, or the failing layer + 1 (-1: none). */
+static int try_load_unlocked(struct gpuio_loader *l, const struct gpuio_loader_opts *o, int *choice,
+			     char *why, size_t whylen)
+{
+	int rc;
+
+	if (open_skel(l, o, choice, why, whylen) < 0)
+		return -1;
+	rc = mark_autoload(l, o, choice, why, whylen);
+	if (!rc)
+		rc = load_progs(l, choice, why, whylen);
+	if (rc)
+		return rc;
+	/* uprobe.multi loads on kernels that cannot link it: ask for a link */
+	if (choice[L_CUDA] < nvariants(&layers[L_CUDA]) &&
+	    layers[L_CUDA].v[choice[L_CUDA]].expected_attach &&
+	    cuda_uprobe_multi_probe(bpf_program__fd(l->skel->progs.cuda_multi_entry), why, whylen))
+		return L_CUDA + 1;
+	return attach_layers(l, o, choice, why, whylen);
+}
+
 /* The same, while no link reaper closes a link (they would take turns with
  * every attach: seconds, after another gpuio has just ended). */
 static int try_load(struct gpuio_loader *l, const struct gpuio_loader_opts *o, int *choice,
@@ -485,16 +525,9 @@ static int try_load(struct gpuio_loader *l, const struct gpuio_loader_opts *o, i
 	return rc;
 }
 
-int gpuio_loader__open(const struct gpuio_loader_opts *o, struct gpuio_loader **out)
+/* Where each layer's ladder starts: layers turned off by option, the tests' forced flavours. */
+static void first_choices(const struct gpuio_loader_opts *o, int *choice)
 {
-	static struct gpuio_loader loader;
-	struct gpuio_loader *l = &loader;
-	int choice[L_COUNT] = { 0 };
-	char why[256];
-	int rc;
-
-	memset(l, 0, sizeof(*l));
-	libbpf_set_print(libbpf_print);
 	if (o->no_sched)
 		choice[L_SCHED] = nvariants(&layers[L_SCHED]);
 	if (o->no_faults) {
@@ -513,34 +546,39 @@ int gpuio_loader__open(const struct gpuio_loader_opts *o, struct gpuio_loader **
 		       strcmp(layers[L_CUDA].v[choice[L_CUDA]].mode, getenv("GPUIO_CUDA_UPROBE_MODE")))
 			choice[L_CUDA]++;
 	}
-	if (access("/sys/kernel/btf/vmlinux", R_OK) != 0) {
-		pr_err("this kernel has no BTF (/sys/kernel/btf/vmlinux is missing): gpuio needs a kernel "
-		       "built with CONFIG_DEBUG_INFO_BTF=y (all major distributions since 2021 ship one)");
-		return -ENOTSUP;
-	}
-	if (o->vfs_mode) {
-		bool known = false;
+}
 
-		for (int i = 0; i < nvariants(&layers[L_VFS]); i++) {
-			if (vfs_mode_matches(&layers[L_VFS].v[i], o->vfs_mode)) {
-				if (!known)
-					choice[L_VFS] = i;
-				known = true;
-			}
-		}
-		if (!known) {
-			pr_err("unknown --vfs-mode '%s' (one of: %s)", o->vfs_mode, gpuio_loader__vfs_modes());
-			return -EINVAL;
+/* --vfs-mode: start the VFS ladder at the first variant it names. 0 or -EINVAL (said). */
+static int force_vfs_mode(const struct gpuio_loader_opts *o, int *choice)
+{
+	if (!o->vfs_mode)
+		return 0;
+	for (int i = 0; i < nvariants(&layers[L_VFS]); i++) {
+		if (vfs_mode_matches(&layers[L_VFS].v[i], o->vfs_mode)) {
+			choice[L_VFS] = i;
+			return 0;
 		}
 	}
+	pr_err("unknown --vfs-mode '%s' (one of: %s)", o->vfs_mode, gpuio_loader__vfs_modes());
+	return -EINVAL;
+}
+
+/*
+ * The ladder: try the choices; on a refusal note why, step the refused layer
+ * down to its next variant (an optional layer past its last one is off) and
+ * try again. 0, or -EPERM with the reason said.
+ */
+static int climb(struct gpuio_loader *l, const struct gpuio_loader_opts *o, int *choice)
+{
+	char why[256];
 
 	for (int attempt = 0; attempt < 16; attempt++) {
-		int lay;
+		int rc, lay;
 
 		why[0] = 0;
 		rc = try_load(l, o, choice, why, sizeof(why));
 		if (rc == 0)
-			break;
+			return 0;
 		detach_all(l);
 		if (rc < 0) {
 			pr_err("%s", why);
@@ -567,10 +605,30 @@ int gpuio_loader__open(const struct gpuio_loader_opts *o, struct gpuio_loader **
 		if (choice[lay] >= nvariants(&layers[lay]))
 			pr_warn("%s layer off: no attach mode works here (%s)", layers[lay].name, why);
 	}
-	if (rc != 0) {
-		pr_err("could not load gpuio's BPF programs after several attempts");
-		return -EPERM;
+	pr_err("could not load gpuio's BPF programs after several attempts");
+	return -EPERM;
+}
+
+int gpuio_loader__open(const struct gpuio_loader_opts *o, struct gpuio_loader **out)
+{
+	static struct gpuio_loader loader;
+	struct gpuio_loader *l = &loader;
+	int choice[L_COUNT] = { 0 };
+	int err;
+
+	memset(l, 0, sizeof(*l));
+	libbpf_set_print(libbpf_print);
+	first_choices(o, choice);
+	if (access("/sys/kernel/btf/vmlinux", R_OK) != 0) {
+		pr_err("this kernel has no BTF (/sys/kernel/btf/vmlinux is missing): gpuio needs a kernel "
+		       "built with CONFIG_DEBUG_INFO_BTF=y (all major distributions since 2021 ship one)");
+		return -ENOTSUP;
 	}
+	err = force_vfs_mode(o, choice);
+	if (!err)
+		err = climb(l, o, choice);
+	if (err)
+		return err;
 	keep_modes(l, choice);
 	if (!l->detail[0])
 		snprintf(l->detail, sizeof(l->detail), "best mode of every layer accepted");
