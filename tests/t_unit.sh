@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # t_unit: the unit tests of libgpuio.a (tests/unit/): lane assignment, the
-# clock anchor and capture header, the capture writer and reader, the maps
-# parser, number and name parsing, the key map, the report's file roles.
+# clock anchor and capture header, the header's attach layers and the drop
+# counters, the capture writer and reader, the maps parser, number and name
+# parsing, the key map, the report's file roles.
 # Each prints its checks.
 source "$(dirname "$0")/lib.sh"
 shopt -s nullglob

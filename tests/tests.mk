@@ -6,7 +6,7 @@
 # `make fuzz` runs each for FUZZ_SECONDS (default 600) instead of the short
 # runs of `make check`.
 
-GEN_CAPTURE_SRCS := tests/gen_capture.c user/capture/capture.c user/capture/compact.c user/capture/header.c user/lib/file_io.c user/lib/clock.c
+GEN_CAPTURE_SRCS := tests/gen_capture.c user/capture/capture.c user/capture/cap_layers.c user/capture/compact.c user/capture/header.c user/lib/file_io.c user/lib/clock.c
 $(BUILD)/tests/gen_capture: $(GEN_CAPTURE_SRCS) user/capture/capture.h bpf/gpuio_abi.h
 	@mkdir -p $(BUILD)/tests
 	$(CC) $(CFLAGS) -Wno-override-init -o $@ $(GEN_CAPTURE_SRCS)

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <string.h>
 #include "capture/capture.h"
+#include "capture/cap_drops.h"
 #include "lib/units.h"
 #include "unit.h"
 

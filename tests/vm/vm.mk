@@ -89,9 +89,9 @@ $(VM_BROKEN)/gpuio-static: FORCE
 FORCE:
 
 # Guest-side capture summarizer (tests/vm/capture_totals.c + the capture reader).
-$(VM_DIR)/capture_totals: tests/vm/capture_totals.c user/capture/capture.c user/capture/compact.c user/capture/compact.h user/lib/file_io.c user/capture/capture.h bpf/gpuio_abi.h | $(BUILD)/.deps-build
+$(VM_DIR)/capture_totals: tests/vm/capture_totals.c user/capture/capture.c user/capture/cap_layers.c user/capture/cap_layers.h user/capture/compact.c user/capture/compact.h user/lib/file_io.c user/capture/capture.h bpf/gpuio_abi.h | $(BUILD)/.deps-build
 	@mkdir -p $(VM_DIR)
-	$(CC) $(VM_CFLAGS) -static -Iuser -I. tests/vm/capture_totals.c user/capture/capture.c user/capture/compact.c user/lib/file_io.c -o $@
+	$(CC) $(VM_CFLAGS) -static -Iuser -I. tests/vm/capture_totals.c user/capture/capture.c user/capture/cap_layers.c user/capture/compact.c user/lib/file_io.c -o $@
 
 # The harness's own libbpf program (kept out of bpf/, which the top Makefile
 # compiles wholesale).  CO-RE relocates it against the guest's BTF.

@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include "capture/capture.h"
+#include "capture/cap_layers.h"
 #include "capture/compact.h"
 #include "lib/file_io.h"
 #include "lib/units.h"
@@ -159,40 +160,6 @@ int gpuio_cap_writer__close(struct gpuio_cap_writer *w)
 	gpuio_cenc__free(w->enc);
 	free(w);
 	return err;
-}
-
-const struct gpuio_drop_counter gpuio_drop_counters[] = {
-	{ GPUIO_STAT_RB_DROP_VFS, "rb_drop_vfs" },
-	{ GPUIO_STAT_RB_DROP_BLOCK, "rb_drop_block" },
-	{ GPUIO_STAT_RB_DROP_PATH, "rb_drop_path" },
-	{ GPUIO_STAT_RB_DROP_PROC, "rb_drop_proc" },
-	{ GPUIO_STAT_MAP_FULL_PID, "map_full_pid" },
-	{ GPUIO_STAT_MAP_FULL_RQ, "map_full_rq" },
-	{ GPUIO_STAT_MAP_FULL_TASK, "map_full_task" },
-	{ GPUIO_STAT_RB_DROP_CUDA, "rb_drop_cuda" },
-	{ GPUIO_STAT_CUDA_DEPTH, "cuda_too_deep" },
-	{ GPUIO_STAT_RB_DROP_SCHED, "rb_drop_sched" },
-	{ GPUIO_STAT_RB_DROP_SOCK, "rb_drop_sock" },
-	{ GPUIO_STAT_RB_DROP_WAIT, "rb_drop_wait" },
-	{ GPUIO_STAT_RB_DROP_FAULT, "rb_drop_fault" },
-	{ GPUIO_STAT_MAP_FULL_FAULT, "map_full_fault" },
-	{ GPUIO_STAT_FAULT_NO_VMA, "fault_no_vma" },
-};
-const size_t gpuio_ndrop_counters = ARRAY_SIZE(gpuio_drop_counters);
-
-bool gpuio_drop_counter__listed(const struct gpuio_drop_counter *c,
-				const struct gpuio_stats_event *s)
-{
-	return (unsigned)c->idx < s->nbpf || gpuio_stats__bpf(s, (unsigned)c->idx);
-}
-
-__u64 gpuio_stats__dropped(const struct gpuio_stats_event *s)
-{
-	__u64 n = s->user[GPUIO_USTAT_WRITE_ERRORS];
-
-	for (size_t i = 0; i < gpuio_ndrop_counters; i++)
-		n += gpuio_stats__bpf(s, (unsigned)gpuio_drop_counters[i].idx);
-	return n;
 }
 
 __u64 gpuio_stats__bpf(const struct gpuio_stats_event *s, unsigned idx)
@@ -447,12 +414,7 @@ static int reader_open(const char *path, bool follow, struct gpuio_cap_reader **
 	r->hdr.hostname[sizeof(r->hdr.hostname) - 1] = 0;
 	r->hdr.kernel[sizeof(r->hdr.kernel) - 1] = 0;
 	r->hdr.boot_id[sizeof(r->hdr.boot_id) - 1] = 0;
-	r->hdr.vfs_mode[sizeof(r->hdr.vfs_mode) - 1] = 0;
-	r->hdr.block_mode[sizeof(r->hdr.block_mode) - 1] = 0;
-	r->hdr.proc_mode[sizeof(r->hdr.proc_mode) - 1] = 0;
-	r->hdr.pagecache_mode[sizeof(r->hdr.pagecache_mode) - 1] = 0;
-	r->hdr.iouring_mode[sizeof(r->hdr.iouring_mode) - 1] = 0;
-	r->hdr.sched_mode[sizeof(r->hdr.sched_mode) - 1] = 0;
+	gpuio_cap_layers__terminate(&r->hdr);
 	r->hdr.modes_detail[sizeof(r->hdr.modes_detail) - 1] = 0;
 	r->hdr.target[sizeof(r->hdr.target) - 1] = 0;
 	r->hdr.cmdline[sizeof(r->hdr.cmdline) - 1] = 0;

@@ -146,23 +146,6 @@ __u64 gpuio_cap_reader__offset(const struct gpuio_cap_reader *r);
 const char *gpuio_cap_reader__error(const struct gpuio_cap_reader *r);
 void gpuio_cap_reader__close(struct gpuio_cap_reader *r);
 
-/* The BPF counters that mean an event was lost (the others count work). */
-struct gpuio_drop_counter {
-	int idx;                /* enum gpuio_stat */
-	const char *name;       /* as in the trace info and `gpuio info --json` */
-};
-extern const struct gpuio_drop_counter gpuio_drop_counters[];
-extern const size_t gpuio_ndrop_counters;
-/*
- * Whether a listing of drops shows c: when the capture's tracer had the
- * counter (the stats record's nbpf: older tracers have fewer), so that older
- * captures list what they always did and a counter not kept is not a 0.
- */
-bool gpuio_drop_counter__listed(const struct gpuio_drop_counter *c,
-				const struct gpuio_stats_event *s);
-/* Events lost: the drop counters plus failed capture writes. */
-__u64 gpuio_stats__dropped(const struct gpuio_stats_event *s);
-
 /*
  * A stats record as this build lays it out, whatever counters the capture's
  * build had (the reader already expands; for code that reads records in place).

@@ -52,6 +52,7 @@ void doctor__attach(struct doctor *d)
 					  .max_rqs = 64 };
 	struct monitor_loader *ml = NULL;
 	struct gpuio_loader *l = NULL;
+	const struct gpuio_cap_layer *ly;
 	struct doctor_finding *f;
 	int verbosity = gpuio_log_verbosity;
 
@@ -69,15 +70,12 @@ void doctor__attach(struct doctor *d)
 		return;
 	}
 	gpuio_log_verbosity = verbosity;
-	d->can_trace = strcmp(l->vfs_mode, "off") && l->vfs_mode[0] && l->block_mode[0];
-	/* best first, as the loader's ladder tries them */
-	layer(d, "vfs", l->vfs_mode, "fentry", l->detail);
-	layer(d, "block", l->block_mode, "tp_btf", l->detail);
-	layer(d, "proc", l->proc_mode, "tp_btf", l->detail);
-	layer(d, "pagecache", l->pagecache_mode, "tp_btf", l->detail);
-	layer(d, "io_uring", l->iouring_mode, "tp_btf", l->detail);
-	layer(d, "sched", l->sched_mode, "tp_btf", l->detail);
-	layer(d, "fault", l->fault_mode, "tp_btf", l->detail);
+	d->can_trace = strcmp(l->modes[GPUIO_LAYER_VFS], "off") && l->modes[GPUIO_LAYER_VFS][0] &&
+		       l->modes[GPUIO_LAYER_BLOCK][0];
+	/* each against the best mode, the one the loader's ladder tries first */
+	gpuio_cap_layer__for_each(ly)
+		layer(d, ly->name, l->modes[ly - gpuio_cap_layers],
+		      gpuio_loader__best_mode(ly - gpuio_cap_layers), l->detail);
 	f = doctor__add(d, "attach", "cuda", !strcmp(l->cuda_mode, "uprobe.multi") ? DOCTOR_OK :
 			!strcmp(l->cuda_mode, "off") ? DOCTOR_NO : DOCTOR_WARN, "%s", l->cuda_mode);
 	if (strcmp(l->cuda_mode, "uprobe.multi"))

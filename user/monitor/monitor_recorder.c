@@ -227,10 +227,9 @@ int monitor_recorder__poll(struct monitor_recorder *r, int timeout_ms)
 
 const char *monitor_recorder__modes(const struct monitor_recorder *r)
 {
-	static char buf[128];
+	static char buf[256];
 
-	snprintf(buf, sizeof(buf), "vfs=%s block=%s proc=%s pagecache=%s", r->l->vfs_mode,
-		 r->l->block_mode, r->l->proc_mode, r->l->pagecache_mode);
+	gpuio_loader__modes_text(r->l, buf, sizeof(buf));
 	return buf;
 }
 

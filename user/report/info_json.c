@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
+#include "capture/cap_drops.h"
+#include "capture/cap_layers.h"
 #include "report/info.h"
 #include "lib/json_writer.h"
 
@@ -38,6 +40,7 @@ static void json_header(struct json_writer *w, bool *pfirst, const char *path,
 		       const struct capture_info *in)
 {
 	const struct gpuio_cap_header *h = in->hdr;
+	const struct gpuio_cap_layer *ly;
 	bool f2;
 	char rt[64];
 
@@ -64,14 +67,13 @@ static void json_header(struct json_writer *w, bool *pfirst, const char *path,
 	jkey(w, pfirst, "modes");
 	f2 = true;
 	json_writer__putc(w, '{');
-	jstr(w, &f2, "vfs", h->vfs_mode, sizeof(h->vfs_mode));
-	jstr(w, &f2, "block", h->block_mode, sizeof(h->block_mode));
-	jstr(w, &f2, "proc", h->proc_mode, sizeof(h->proc_mode));
-	jstr(w, &f2, "pagecache", h->pagecache_mode, sizeof(h->pagecache_mode));
-	jstr(w, &f2, "io_uring", h->iouring_mode, sizeof(h->iouring_mode));
-	jstr(w, &f2, "sched", h->sched_mode, sizeof(h->sched_mode));
-	if (h->fault_mode[0])
-		jstr(w, &f2, "fault", h->fault_mode, sizeof(h->fault_mode));
+	gpuio_cap_layer__for_each(ly) {
+		size_t n;
+		const char *mode = gpuio_cap_layer__mode(ly, h, &n);
+
+		if (gpuio_cap_layer__shown(ly, h))
+			jstr(w, &f2, ly->name, mode, n);
+	}
 	json_writer__putc(w, '}');
 	jstr(w, pfirst, "modes_detail", h->modes_detail, sizeof(h->modes_detail));
 	ju64(w, pfirst, "realtime_ns", h->realtime_ns);
@@ -181,11 +183,12 @@ static void json_end(struct json_writer *w, bool *pfirst, const struct capture_i
 			bool f3 = true;
 
 			json_writer__putc(w, '{');
-			for (size_t i = 0; i < gpuio_ndrop_counters; i++)
-				if (gpuio_drop_counter__listed(&gpuio_drop_counters[i], s))
-					ju64(w, &f3, gpuio_drop_counters[i].name,
-					     gpuio_stats__bpf(s, (unsigned)gpuio_drop_counters[i].idx));
-			ju64(w, &f3, "capture_write_errors", s->user[GPUIO_USTAT_WRITE_ERRORS]);
+			for (size_t i = 0; i < gpuio_ndrop_counters; i++) {
+				const struct gpuio_drop_counter *c = &gpuio_drop_counters[i];
+
+				if (gpuio_drop_counter__listed(c, s))
+					ju64(w, &f3, c->name, gpuio_drop_counter__value(c, s));
+			}
 			json_writer__putc(w, '}');
 		}
 		ju64(w, &f2, "path_truncated", s->bpf[GPUIO_STAT_PATH_TRUNC]);

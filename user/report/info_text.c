@@ -5,6 +5,8 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include "capture/cap_drops.h"
+#include "capture/cap_layers.h"
 #include "report/info.h"
 #include "lib/units.h"
 
@@ -26,7 +28,7 @@ static void field(const char *label, const char *s, size_t max)
 static void text_header(const char *path, const struct capture_info *in)
 {
 	const struct gpuio_cap_header *h = in->hdr;
-	char rt[64];
+	char rt[64], modes[256];
 
 	printf("%-13s%s (%llu bytes)\n", "capture", path, (unsigned long long)in->file_size);
 	printf("%-13scapture format %u, record ABI %u, header %u bytes\n", "version", h->version,
@@ -41,12 +43,8 @@ static void text_header(const char *path, const struct capture_info *in)
 	       h->flags & GPUIO_CAPF_ALL_FDS ? ", all fd types" : "",
 	       h->flags & GPUIO_CAPF_LAUNCH ? ", command launched by gpuio" : "",
 	       h->flags & GPUIO_CAPF_NO_BPF ? ", without BPF (GPU side only)" : "");
-	printf("%-13svfs=%.16s block=%.16s proc=%.16s pagecache=%.16s io_uring=%.16s sched=%.16s",
-	       "attach modes", h->vfs_mode, h->block_mode, h->proc_mode, h->pagecache_mode,
-	       h->iouring_mode, h->sched_mode[0] ? h->sched_mode : "none");
-	if (h->fault_mode[0])
-		printf(" fault=%.16s", h->fault_mode);
-	putchar('\n');
+	gpuio_cap_layers__text(h, modes, sizeof(modes));
+	printf("%-13s%s\n", "attach modes", modes);
 	field("mode detail", h->modes_detail, sizeof(h->modes_detail));
 	capture_info__utc(h->realtime_ns, rt, sizeof(rt));
 	printf("%-13sREALTIME %s (%llu ns) = MONOTONIC %llu ns\n", "clock anchor", rt,
@@ -131,35 +129,17 @@ static void text_gpu(const struct capture_info *in)
 static void text_end(const struct capture_info *in)
 {
 	const struct gpuio_stats_event *s = &in->stats;
+	char list[512];
 
 	if (!in->nstats) {
 		printf("%-13sunknown: no stats record in the capture\n", "drops");
 	} else {
-		printf("%-13s%llu (ring buffer full: vfs %llu, block %llu, path %llu, proc %llu; "
-		       "maps full: pid %llu, request %llu, task %llu; cuda calls: ring buffer %llu, "
-		       "too deep %llu; capture write errors %llu)\n",
-		       "drops", (unsigned long long)gpuio_stats__dropped(s),
-		       (unsigned long long)s->bpf[GPUIO_STAT_RB_DROP_VFS],
-		       (unsigned long long)s->bpf[GPUIO_STAT_RB_DROP_BLOCK],
-		       (unsigned long long)s->bpf[GPUIO_STAT_RB_DROP_PATH],
-		       (unsigned long long)s->bpf[GPUIO_STAT_RB_DROP_PROC],
-		       (unsigned long long)s->bpf[GPUIO_STAT_MAP_FULL_PID],
-		       (unsigned long long)s->bpf[GPUIO_STAT_MAP_FULL_RQ],
-		       (unsigned long long)s->bpf[GPUIO_STAT_MAP_FULL_TASK],
-		       (unsigned long long)s->bpf[GPUIO_STAT_RB_DROP_CUDA],
-		       (unsigned long long)s->bpf[GPUIO_STAT_CUDA_DEPTH],
-		       (unsigned long long)s->user[GPUIO_USTAT_WRITE_ERRORS]);
-		for (size_t i = 0; i < gpuio_ndrop_counters; i++)
-			if (gpuio_drop_counters[i].idx == GPUIO_STAT_RB_DROP_SOCK &&
-			    gpuio_drop_counter__listed(&gpuio_drop_counters[i], s))
-				printf("%-13ssocket peer records lost %llu\n", "",
-				       (unsigned long long)gpuio_stats__bpf(s, GPUIO_STAT_RB_DROP_SOCK));
-		if (in->hdr->fault_mode[0])     /* counters of the fault layer's builds */
-			printf("%-13spage faults: ring buffer %llu, count map full %llu, mapping "
-			       "not looked up %llu\n", "",
-			       (unsigned long long)gpuio_stats__bpf(s, GPUIO_STAT_RB_DROP_FAULT),
-			       (unsigned long long)gpuio_stats__bpf(s, GPUIO_STAT_MAP_FULL_FAULT),
-			       (unsigned long long)gpuio_stats__bpf(s, GPUIO_STAT_FAULT_NO_VMA));
+		gpuio_drops__total(GPUIO_DROPS_INFO, s, list, sizeof(list));
+		printf("%-13s%llu (%s)\n", "drops", (unsigned long long)gpuio_stats__dropped(s), list);
+		for (size_t i = 0; i < gpuio_ndrop_groups; i++)
+			if (gpuio_drop_group__line(&gpuio_drop_groups[i], GPUIO_DROPS_INFO, in->hdr, s,
+						   list, sizeof(list)))
+				printf("%-13s%s\n", "", list);
 		if (!s->final)
 			printf("%-13s(no final stats: capture cut short)\n", "");
 		printf("%-13sblock requests emitted %llu; unresolved paths %llu; "

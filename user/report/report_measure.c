@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 #include <sys/stat.h>
+#include "capture/cap_drops.h"
 #include "model/calls.h"
 #include "report/report_model.h"
 #include "report/report_priv.h"

@@ -10,6 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include "capture/cap_drops.h"
+#include "capture/cap_layers.h"
 #include "model/calls.h"
 #include "timeline/timeline.h"
 #include "timeline/timeline_priv.h"
@@ -158,16 +160,15 @@ static void info_drops(struct tl_model *x, const struct model_facts *f, struct t
 	if (f->have_stats) {
 		struct tl_arg *d = tl_arg_add(a, "drops", TLA_DICT);
 
-		d->len = 1;
+		d->len = 0;
 		for (size_t i = 0; i < gpuio_ndrop_counters; i++) {
 			const struct gpuio_drop_counter *c = &gpuio_drop_counters[i];
 
 			if (!gpuio_drop_counter__listed(c, s))
 				continue;
-			tl_arg_u64(a, c->name, gpuio_stats__bpf(s, (unsigned)c->idx));
+			tl_arg_u64(a, c->name, gpuio_drop_counter__value(c, s));
 			d->len++;
 		}
-		tl_arg_u64(a, "capture_write_errors", s->user[GPUIO_USTAT_WRITE_ERRORS]);
 		if (tl_model__gpu_any(x)) {
 			tl_arg_u64(a, "cupti_dropped", gcupti);
 			tl_arg_u64(a, "gpu_write_errors", gwerr);
@@ -191,14 +192,15 @@ static void info_drops(struct tl_model *x, const struct model_facts *f, struct t
 /* How the capture was taken, from its header. */
 static void info_header(const struct gpuio_cap_header *h, struct tl_args *a)
 {
-	hdr_str(a, "vfs_mode", h->vfs_mode, sizeof(h->vfs_mode));
-	hdr_str(a, "block_mode", h->block_mode, sizeof(h->block_mode));
-	hdr_str(a, "proc_mode", h->proc_mode, sizeof(h->proc_mode));
-	hdr_str(a, "pagecache_mode", h->pagecache_mode, sizeof(h->pagecache_mode));
-	hdr_str(a, "iouring_mode", h->iouring_mode, sizeof(h->iouring_mode));
-	hdr_str(a, "sched_mode", h->sched_mode, sizeof(h->sched_mode));
-	if (h->fault_mode[0])           /* captures from before the fault layer: none */
-		hdr_str(a, "fault_mode", h->fault_mode, sizeof(h->fault_mode));
+	const struct gpuio_cap_layer *ly;
+
+	gpuio_cap_layer__for_each(ly) {
+		size_t n;
+		const char *mode = gpuio_cap_layer__mode(ly, h, &n);
+
+		if (gpuio_cap_layer__shown(ly, h))
+			hdr_str(a, ly->field, mode, n);
+	}
 	hdr_str(a, "modes_detail", h->modes_detail, sizeof(h->modes_detail));
 	hdr_str(a, "hostname", h->hostname, sizeof(h->hostname));
 	hdr_str(a, "kernel", h->kernel, sizeof(h->kernel));

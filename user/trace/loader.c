@@ -45,6 +45,7 @@ struct variant {
 
 struct layer {
 	const char *name;
+	int hdr;                       /* its layer in the capture header (enum gpuio_layer), -1: none */
 	bool optional;                 /* the trace goes on without it */
 	struct variant v[8];
 	bool manual;                   /* loaded here, attached by its module (per library) */
@@ -82,11 +83,11 @@ enum { L_PROC, L_VFS, L_BLOCK, L_PAGECACHE, L_IOURING, L_SCHED, L_FAULT, L_CUDA,
 	SYSC(e, x, "recvmmsg"), SYSC(e, x, "sendmmsg")
 
 static const struct layer layers[L_COUNT] = {
-	[L_PROC] = { "proc", false, {
+	[L_PROC] = { "proc", GPUIO_LAYER_PROC, false, {
 		{ "tp_btf", NULL, false, { "proc_fork_btf", "proc_exec_btf", "proc_exit_btf", "proc_free_btf", "proc_rename_btf" } },
 		{ "raw_tp", NULL, false, { "proc_fork_raw", "proc_exec_raw", "proc_exit_raw", "proc_free_raw", "proc_rename_raw" } },
 	} },
-	[L_VFS] = { "vfs", false, {
+	[L_VFS] = { "vfs", GPUIO_LAYER_VFS, false, {
 		{ "fentry", "fentry", false, { FN_PROGS("fentry", "fexit") } },
 		{ "kprobe", "kprobe", false, { FN_PROGS("kp", "krp") } },
 		{ "sys:tp_btf", "syscall", false, { "vfs_sys_enter_btf", "vfs_sys_exit_btf" } },
@@ -98,15 +99,15 @@ static const struct layer layers[L_COUNT] = {
 		{ "sys:each:probe", "per_syscall", true,
 		  { SYSC_PROGS("vfs_sysc_enter_probe", "vfs_sysc_exit_probe") } },
 	} },
-	[L_BLOCK] = { "block", true, {
+	[L_BLOCK] = { "block", GPUIO_LAYER_BLOCK, true, {
 		{ "tp_btf", NULL, false, { "blk_bio_queue_btf", "blk_split_btf", "blk_rq_insert_btf", "blk_rq_issue_btf", "blk_rq_complete_btf" } },
 		{ "raw_tp", NULL, false, { "blk_bio_queue_raw", "blk_split_raw", "blk_rq_insert_raw", "blk_rq_issue_raw", "blk_rq_complete_raw" } },
 	} },
-	[L_PAGECACHE] = { "pagecache", true, {
+	[L_PAGECACHE] = { "pagecache", GPUIO_LAYER_PAGECACHE, true, {
 		{ "tp_btf", NULL, false, { "pc_add_btf", "pc_dirty_btf" } },
 		{ "raw_tp", NULL, false, { "pc_add_raw", "pc_dirty_raw" } },
 	} },
-	[L_IOURING] = { "io_uring", true, {
+	[L_IOURING] = { "io_uring", GPUIO_LAYER_IOURING, true, {
 		{ "tp_btf", NULL, false, { "uring_submit_btf", "uring_complete_cqe_btf" } },
 		{ "tp_btf:v1", NULL, false, { "uring_submit_btf", "uring_complete_args_btf" } },
 		{ "tp_btf:v0", NULL, false, { "uring_submit_sqe_btf", "uring_complete_args_btf" } },
@@ -114,7 +115,7 @@ static const struct layer layers[L_COUNT] = {
 	/* thread states and wake-ups of traced threads (--no-sched: off); its
 	 * switch-out sends a thread's batched VFS records, vfs_batch_flush is the
 	 * iterator that sends those still waiting at the end */
-	[L_SCHED] = { "sched", true, {
+	[L_SCHED] = { "sched", GPUIO_LAYER_SCHED, true, {
 		{ "tp_btf", NULL, false, { "sched_switch_btf", "sched_waking_btf", "sched_wakeup_new_btf",
 					   "vfs_batch_flush" } },
 		{ "raw_tp", NULL, false, { "sched_switch_raw", "sched_waking_raw", "sched_wakeup_new_raw",
@@ -124,7 +125,7 @@ static const struct layer layers[L_COUNT] = {
 	 * (6.11+) name a fault's file, else a lookup at its entry (":vma", costly
 	 * per fault); fault_flush is the iterator that settles the faults still
 	 * open at the end */
-	[L_FAULT] = { "fault", true, {
+	[L_FAULT] = { "fault", GPUIO_LAYER_FAULT, true, {
 		{ "tp_btf", NULL, false, { "fault_user_btf", "fault_fmap_btf", "fault_fpages_btf",
 					   "fault_exit_btf", "fault_flush" } },
 		{ "tp_btf:vma", NULL, false, { "fault_user_vma_btf", "fault_exit_btf", "fault_flush" } },
@@ -133,7 +134,7 @@ static const struct layer layers[L_COUNT] = {
 		{ "raw_tp:vma", NULL, false, { "fault_user_vma_raw", "fault_exit_raw", "fault_flush" } },
 	} },
 	/* attached per library file by user/trace/cuda_probes.c (--no-cuda-uprobes: off) */
-	[L_CUDA] = { "cuda", true, {
+	[L_CUDA] = { "cuda", -1, true, {
 		/* BPF_TRACE_UPROBE_MULTI (48; libbpf 1.1's headers predate it) */
 		{ "uprobe.multi", NULL, false, { "cuda_multi_entry", "cuda_multi_return" },
 		  .expected_attach = 48 },
@@ -349,14 +350,25 @@ static void detach_all(struct gpuio_loader *l)
 /* bpf/trace/common.bpf.h's traced_bits: one bit per tgid up to 2^22 */
 #define TRACED_BITS_BYTES ((size_t)(1u << 16) * sizeof(unsigned long long))
 
-/* One attempt with the current choices. Returns 0, or the failing layer + 1. */
-static int try_load_unlocked(struct gpuio_loader *l, const struct gpuio_loader_opts *o, int *choice,
-			     char *why, size_t whylen)
+/* The mode each layer runs in: its chosen variant's, "off" where none works or it is turned off. */
+static void keep_modes(struct gpuio_loader *l, const int *choice)
 {
-	struct bpf_program *prog;
+	for (int lay = 0; lay < L_COUNT; lay++) {
+		const char *mode = choice[lay] < nvariants(&layers[lay]) ?
+				   layers[lay].v[choice[lay]].mode : "off";
+
+		if (layers[lay].hdr >= 0)
+			snprintf(l->modes[layers[lay].hdr], sizeof(l->modes[0]), "%s", mode);
+		else if (lay == L_CUDA)
+			snprintf(l->cuda_mode, sizeof(l->cuda_mode), "%s", mode);
+	}
+}
+
+/* Open the BPF object and set what its programs read before load (rodata, the ring's size). */
+static int open_skel(struct gpuio_loader *l, const struct gpuio_loader_opts *o, const int *choice,
+		     char *why, size_t whylen)
+{
 	struct stat exe;
-	char tp[64];
-	int err, lay;
 
 	l->skel = gpuio_bpf__open();
 	if (!l->skel) {
@@ -382,8 +394,14 @@ static int try_load_unlocked(struct gpuio_loader *l, const struct gpuio_loader_o
 	if (getenv("GPUIO_BENCH_CUT"))
 		l->skel->rodata->bench_cut = (__u32)atoi(getenv("GPUIO_BENCH_CUT"));
 	bpf_map__set_max_entries(l->skel->maps.events, (__u32)o->ringbuf_bytes);
+	return 0;
+}
 
-	for (lay = 0; lay < L_COUNT; lay++) {
+/* Load only the chosen variants' programs (all start off). 0, or the failing layer + 1. */
+static int mark_autoload(struct gpuio_loader *l, const struct gpuio_loader_opts *o,
+			 const int *choice, char *why, size_t whylen)
+{
+	for (int lay = 0; lay < L_COUNT; lay++) {
 		const struct variant *v;
 
 		if (choice[lay] >= nvariants(&layers[lay]))
@@ -394,6 +412,8 @@ static int try_load_unlocked(struct gpuio_loader *l, const struct gpuio_loader_o
 			return lay + 1;
 		}
 		for (int p = 0; p < MAX_PROGS && v->progs[p]; p++) {
+			struct bpf_program *prog;
+
 			if (!prog_wanted(o, v->progs[p]))
 				continue;
 			prog = bpf_object__find_program_by_name(l->skel->obj, prog_name(v->progs[p]));
@@ -407,32 +427,46 @@ static int try_load_unlocked(struct gpuio_loader *l, const struct gpuio_loader_o
 				bpf_program__set_expected_attach_type(prog, v->expected_attach);
 		}
 	}
+	return 0;
+}
+
+/*
+ * Load the marked programs. 0, the layer + 1 of the program the verifier
+ * refused (from libbpf's log), or -1 when no layer can be blamed.
+ */
+static int load_progs(struct gpuio_loader *l, const int *choice, char *why, size_t whylen)
+{
+	int err, lay;
 
 	load_log_len = 0;
 	load_log[0] = 0;
 	err = gpuio_bpf__load(l->skel);
-	if (err) {
-		if (gpuio_log_verbosity > GPUIO_LOG_DEBUG)
-			pr_debug("load attempt failed; libbpf said: %s", load_log);
-		lay = failed_layer(choice, why, whylen);
-		if (lay < 0) {
-			snprintf(why, whylen, "BPF load failed: %s", strerror(-err));
-			return -1;
-		}
-		return lay + 1;
+	if (!err)
+		return 0;
+	if (gpuio_log_verbosity > GPUIO_LOG_DEBUG)
+		pr_debug("load attempt failed; libbpf said: %s", load_log);
+	lay = failed_layer(choice, why, whylen);
+	if (lay < 0) {
+		snprintf(why, whylen, "BPF load failed: %s", strerror(-err));
+		return -1;
 	}
-	/* uprobe.multi loads on kernels that cannot link it: ask for a link */
-	if (choice[L_CUDA] < nvariants(&layers[L_CUDA]) &&
-	    layers[L_CUDA].v[choice[L_CUDA]].expected_attach &&
-	    cuda_uprobe_multi_probe(bpf_program__fd(l->skel->progs.cuda_multi_entry), why, whylen))
-		return L_CUDA + 1;
-	for (lay = 0; lay < L_COUNT; lay++) {
+	return lay + 1;
+}
+
+/* Attach the loaded programs of every layer but those attached by their module. */
+static int attach_layers(struct gpuio_loader *l, const struct gpuio_loader_opts *o,
+			 const int *choice, char *why, size_t whylen)
+{
+	char tp[64];
+
+	for (int lay = 0; lay < L_COUNT; lay++) {
 		const struct variant *v;
 
 		if (choice[lay] >= nvariants(&layers[lay]) || layers[lay].manual)
 			continue;
 		v = &layers[lay].v[choice[lay]];
 		for (int p = 0; p < MAX_PROGS && v->progs[p]; p++) {
+			struct bpf_program *prog;
 			struct bpf_link *link;
 
 			if (!prog_wanted(o, v->progs[p]))
@@ -458,6 +492,27 @@ static int try_load_unlocked(struct gpuio_loader *l, const struct gpuio_loader_o
 	return 0;
 }
 
+/* One attempt with the current choices. Returns 0, or the failing layer + 1 (-1: none). */
+static int try_load_unlocked(struct gpuio_loader *l, const struct gpuio_loader_opts *o, int *choice,
+			     char *why, size_t whylen)
+{
+	int rc;
+
+	if (open_skel(l, o, choice, why, whylen) < 0)
+		return -1;
+	rc = mark_autoload(l, o, choice, why, whylen);
+	if (!rc)
+		rc = load_progs(l, choice, why, whylen);
+	if (rc)
+		return rc;
+	/* uprobe.multi loads on kernels that cannot link it: ask for a link */
+	if (choice[L_CUDA] < nvariants(&layers[L_CUDA]) &&
+	    layers[L_CUDA].v[choice[L_CUDA]].expected_attach &&
+	    cuda_uprobe_multi_probe(bpf_program__fd(l->skel->progs.cuda_multi_entry), why, whylen))
+		return L_CUDA + 1;
+	return attach_layers(l, o, choice, why, whylen);
+}
+
 /* The same, while no link reaper closes a link (they would take turns with
  * every attach: seconds, after another gpuio has just ended). */
 static int try_load(struct gpuio_loader *l, const struct gpuio_loader_opts *o, int *choice,
@@ -470,16 +525,9 @@ static int try_load(struct gpuio_loader *l, const struct gpuio_loader_opts *o, i
 	return rc;
 }
 
-int gpuio_loader__open(const struct gpuio_loader_opts *o, struct gpuio_loader **out)
+/* Where each layer's ladder starts: layers turned off by option, the tests' forced flavours. */
+static void first_choices(const struct gpuio_loader_opts *o, int *choice)
 {
-	static struct gpuio_loader loader;
-	struct gpuio_loader *l = &loader;
-	int choice[L_COUNT] = { 0 };
-	char why[256];
-	int rc;
-
-	memset(l, 0, sizeof(*l));
-	libbpf_set_print(libbpf_print);
 	if (o->no_sched)
 		choice[L_SCHED] = nvariants(&layers[L_SCHED]);
 	if (o->no_faults) {
@@ -498,34 +546,39 @@ int gpuio_loader__open(const struct gpuio_loader_opts *o, struct gpuio_loader **
 		       strcmp(layers[L_CUDA].v[choice[L_CUDA]].mode, getenv("GPUIO_CUDA_UPROBE_MODE")))
 			choice[L_CUDA]++;
 	}
-	if (access("/sys/kernel/btf/vmlinux", R_OK) != 0) {
-		pr_err("this kernel has no BTF (/sys/kernel/btf/vmlinux is missing): gpuio needs a kernel "
-		       "built with CONFIG_DEBUG_INFO_BTF=y (all major distributions since 2021 ship one)");
-		return -ENOTSUP;
-	}
-	if (o->vfs_mode) {
-		bool known = false;
+}
 
-		for (int i = 0; i < nvariants(&layers[L_VFS]); i++) {
-			if (vfs_mode_matches(&layers[L_VFS].v[i], o->vfs_mode)) {
-				if (!known)
-					choice[L_VFS] = i;
-				known = true;
-			}
-		}
-		if (!known) {
-			pr_err("unknown --vfs-mode '%s' (one of: %s)", o->vfs_mode, gpuio_loader__vfs_modes());
-			return -EINVAL;
+/* --vfs-mode: start the VFS ladder at the first variant it names. 0 or -EINVAL (said). */
+static int force_vfs_mode(const struct gpuio_loader_opts *o, int *choice)
+{
+	if (!o->vfs_mode)
+		return 0;
+	for (int i = 0; i < nvariants(&layers[L_VFS]); i++) {
+		if (vfs_mode_matches(&layers[L_VFS].v[i], o->vfs_mode)) {
+			choice[L_VFS] = i;
+			return 0;
 		}
 	}
+	pr_err("unknown --vfs-mode '%s' (one of: %s)", o->vfs_mode, gpuio_loader__vfs_modes());
+	return -EINVAL;
+}
+
+/*
+ * The ladder: try the choices; on a refusal note why, step the refused layer
+ * down to its next variant (an optional layer past its last one is off) and
+ * try again. 0, or -EPERM with the reason said.
+ */
+static int climb(struct gpuio_loader *l, const struct gpuio_loader_opts *o, int *choice)
+{
+	char why[256];
 
 	for (int attempt = 0; attempt < 16; attempt++) {
-		int lay;
+		int rc, lay;
 
 		why[0] = 0;
 		rc = try_load(l, o, choice, why, sizeof(why));
 		if (rc == 0)
-			break;
+			return 0;
 		detach_all(l);
 		if (rc < 0) {
 			pr_err("%s", why);
@@ -552,21 +605,31 @@ int gpuio_loader__open(const struct gpuio_loader_opts *o, struct gpuio_loader **
 		if (choice[lay] >= nvariants(&layers[lay]))
 			pr_warn("%s layer off: no attach mode works here (%s)", layers[lay].name, why);
 	}
-	if (rc != 0) {
-		pr_err("could not load gpuio's BPF programs after several attempts");
-		return -EPERM;
+	pr_err("could not load gpuio's BPF programs after several attempts");
+	return -EPERM;
+}
+
+int gpuio_loader__open(const struct gpuio_loader_opts *o, struct gpuio_loader **out)
+{
+	static struct gpuio_loader loader;
+	struct gpuio_loader *l = &loader;
+	int choice[L_COUNT] = { 0 };
+	int err;
+
+	memset(l, 0, sizeof(*l));
+	libbpf_set_print(libbpf_print);
+	first_choices(o, choice);
+	if (access("/sys/kernel/btf/vmlinux", R_OK) != 0) {
+		pr_err("this kernel has no BTF (/sys/kernel/btf/vmlinux is missing): gpuio needs a kernel "
+		       "built with CONFIG_DEBUG_INFO_BTF=y (all major distributions since 2021 ship one)");
+		return -ENOTSUP;
 	}
-#define MODE(dst, lay) snprintf(l->dst, sizeof(l->dst), "%s", \
-		choice[lay] < nvariants(&layers[lay]) ? layers[lay].v[choice[lay]].mode : "off")
-	MODE(vfs_mode, L_VFS);
-	MODE(block_mode, L_BLOCK);
-	MODE(proc_mode, L_PROC);
-	MODE(pagecache_mode, L_PAGECACHE);
-	MODE(iouring_mode, L_IOURING);
-	MODE(cuda_mode, L_CUDA);
-	MODE(sched_mode, L_SCHED);
-	MODE(fault_mode, L_FAULT);
-#undef MODE
+	err = force_vfs_mode(o, choice);
+	if (!err)
+		err = climb(l, o, choice);
+	if (err)
+		return err;
+	keep_modes(l, choice);
 	if (!l->detail[0])
 		snprintf(l->detail, sizeof(l->detail), "best mode of every layer accepted");
 	/* the programs' traced-tgid bitmap: set and cleared here with atomics */
@@ -615,32 +678,39 @@ void gpuio_loader__destroy(struct gpuio_loader *l)
 
 void gpuio_loader__describe(const struct gpuio_loader *l, struct gpuio_cap_header *h)
 {
-	snprintf(h->vfs_mode, sizeof(h->vfs_mode), "%s", l->vfs_mode);
-	snprintf(h->block_mode, sizeof(h->block_mode), "%s", l->block_mode);
-	snprintf(h->proc_mode, sizeof(h->proc_mode), "%s", l->proc_mode);
-	snprintf(h->pagecache_mode, sizeof(h->pagecache_mode), "%s", l->pagecache_mode);
-	snprintf(h->iouring_mode, sizeof(h->iouring_mode), "%s", l->iouring_mode);
-	snprintf(h->sched_mode, sizeof(h->sched_mode), "%s", l->sched_mode);
-	snprintf(h->fault_mode, sizeof(h->fault_mode), "%s", l->fault_mode);
+	const struct gpuio_cap_layer *ly;
+
+	gpuio_cap_layer__for_each(ly)
+		gpuio_cap_layer__set(ly, h, l->modes[ly - gpuio_cap_layers]);
 	snprintf(h->modes_detail, sizeof(h->modes_detail), "%s", l->detail);
 }
 
 void gpuio_loader__describe_off(const char *why, struct gpuio_cap_header *h)
 {
-	static const size_t off[] = {
-		offsetof(struct gpuio_cap_header, vfs_mode),
-		offsetof(struct gpuio_cap_header, block_mode),
-		offsetof(struct gpuio_cap_header, proc_mode),
-		offsetof(struct gpuio_cap_header, pagecache_mode),
-		offsetof(struct gpuio_cap_header, iouring_mode),
-		offsetof(struct gpuio_cap_header, sched_mode),
-		offsetof(struct gpuio_cap_header, fault_mode),
-	};
+	const struct gpuio_cap_layer *ly;
 
-	for (size_t i = 0; i < ARRAY_SIZE(off); i++)
-		snprintf((char *)h + off[i], sizeof(h->vfs_mode), "off");
+	gpuio_cap_layer__for_each(ly)
+		gpuio_cap_layer__set(ly, h, "off");
 	snprintf(h->modes_detail, sizeof(h->modes_detail), "no BPF: %s; GPU from CUPTI only",
 		 why && *why ? why : "--no-bpf");
+}
+
+void gpuio_loader__modes_text(const struct gpuio_loader *l, char *buf, size_t len)
+{
+	struct gpuio_cap_header h;
+
+	/* as a capture of this trace names them, so that both read the same */
+	memset(&h, 0, sizeof(h));
+	gpuio_loader__describe(l, &h);
+	gpuio_cap_layers__text(&h, buf, len);
+}
+
+const char *gpuio_loader__best_mode(enum gpuio_layer id)
+{
+	for (int lay = 0; lay < L_COUNT; lay++)
+		if (layers[lay].hdr == (int)id)
+			return layers[lay].v[0].mode;
+	return "";
 }
 
 /* Run an end-of-trace iterator once: each read runs it over more tasks; it writes nothing. */

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <linux/types.h>
+#include "capture/cap_layers.h"
 
 struct gpuio_bpf;
 struct gpuio_cap_header;
@@ -27,13 +28,7 @@ struct gpuio_loader_opts {
 
 struct gpuio_loader {
 	struct gpuio_bpf *skel;
-	char vfs_mode[16];
-	char block_mode[16];
-	char proc_mode[16];
-	char pagecache_mode[16];
-	char iouring_mode[16];
-	char sched_mode[16];
-	char fault_mode[16];
+	char modes[GPUIO_NLAYERS][16];   /* per header layer (enum gpuio_layer): its mode or "off" */
 	char cuda_mode[16];      /* "uprobe.multi", "uprobe" (attached per library later) or "off" */
 	char detail[512];        /* why better modes were refused */
 	struct bpf_link *links[128];
@@ -56,6 +51,10 @@ void gpuio_loader__traced_del(struct gpuio_loader *l, unsigned int tgid);
 void gpuio_loader__describe(const struct gpuio_loader *l, struct gpuio_cap_header *h);
 /* A header for a trace without BPF: every layer "off", why in the detail. */
 void gpuio_loader__describe_off(const char *why, struct gpuio_cap_header *h);
+/* "vfs=MODE block=MODE ...": the mode of each header layer, as `gpuio info` prints them. */
+void gpuio_loader__modes_text(const struct gpuio_loader *l, char *buf, size_t len);
+/* The mode a header layer is tried in first, the best this build has. */
+const char *gpuio_loader__best_mode(enum gpuio_layer id);
 /*
  * Whether this process can load BPF programs at all (a map is created and
  * closed). 0, or -errno with why filled: not permitted (no CAP_BPF, a

@@ -9,6 +9,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "gpuio.skel.h"
+#include "capture/cap_drops.h"
 #include "trace/ringbuf_drain.h"
 #include "trace/ring_batch.h"
 #include "trace/cuda_probes.h"
@@ -89,6 +90,95 @@ static void name_thread(struct ringbuf_drain *c, const struct gpuio_hdr *h)
 	procfs_emit_thread_name(c->w, (pid_t)h->pid, (pid_t)h->tid, h->ts);
 }
 
+static int handle(void *ctx, void *data, size_t size);
+
+/* One thread's records back to back (bpf/trace/batch.bpf.h): each handled as if alone. */
+static void take_batch(struct ringbuf_drain *c, void *data, size_t size)
+{
+	int n = ring_batch_each(data, size, handle, c);
+
+	c->batches++;
+	if (n < 0)
+		c->ustats[GPUIO_USTAT_WRITE_ERRORS]++;
+	else
+		c->batched += (__u64)n;
+}
+
+static void take_proc(struct ringbuf_drain *c, const struct gpuio_proc_event *p)
+{
+	const struct gpuio_hdr *h = &p->hdr;
+
+	if (p->kind == GPUIO_PROC_FORK || p->kind == GPUIO_PROC_THREAD ||
+	    p->kind == GPUIO_PROC_EXEC)
+		keyset__test_and_add(c->tids, h->pid, h->tid);
+	append(c, p, h->size);
+	/* a new process: which job it belongs to (its cgroup, inherited at fork) */
+	if ((p->kind == GPUIO_PROC_FORK || p->kind == GPUIO_PROC_EXEC) && h->pid == h->tid &&
+	    !keyset__test_and_add(c->cgroups, h->pid, 0))
+		procfs_emit_cgroup(c->w, (pid_t)h->pid, h->ts);
+}
+
+static void take_vfs(struct ringbuf_drain *c, const struct gpuio_vfs_event *e)
+{
+	const struct gpuio_hdr *h = &e->hdr;
+
+	c->vfs++;
+	/* store first: a name found now is valid for this event too */
+	append(c, e, h->size);
+	name_thread(c, h);
+	name_file(c, h, e->fd, e->dev, e->ino);
+	if (e->call == GPUIO_CALL_PAGE_FAULT)
+		name_mapped(c, h->pid, e->dev, e->ino, h->ts);
+	if (e->fd2 >= 0)
+		name_file(c, h, e->fd2, e->dev2, e->ino2);
+}
+
+static void take_sched(struct ringbuf_drain *c, const struct gpuio_sched_event *e)
+{
+	const struct gpuio_hdr *h = &e->hdr;
+	struct gpuio_hdr next = { .pid = e->other_pid, .tid = e->other_tid, .ts = h->ts };
+
+	c->sched++;
+	append(c, e, h->size);
+	/* a thread that only sleeps and runs still needs its name */
+	if (e->kind != GPUIO_SCHED_SWITCH || (e->flags & GPUIO_SF_PREV_TRACED))
+		name_thread(c, h);
+	if (e->kind == GPUIO_SCHED_SWITCH && (e->flags & GPUIO_SF_NEXT_TRACED))
+		name_thread(c, &next);
+}
+
+static void take_block(struct ringbuf_drain *c, const struct gpuio_block_event *b)
+{
+	const struct gpuio_hdr *h = &b->hdr;
+
+	c->block++;
+	append(c, b, h->size);
+	if (b->dev && !keyset__test_and_add(c->devs, b->dev, 0))
+		procfs_emit_devname(c->w, b->dev, h->ts);
+	/* a file read by page faults (mmap, exec) was never opened: /proc maps names it */
+	if (b->ino)
+		name_mapped(c, h->pid, b->file_dev, b->ino, h->ts);
+	if (h->pid)
+		name_thread(c, h);
+}
+
+static void take_cuda_api(struct ringbuf_drain *c, const struct gpuio_cuda_api *a)
+{
+	const struct gpuio_hdr *h = &a->hdr;
+
+	c->cuda++;
+	append(c, a, h->size);
+	name_thread(c, h);
+	/* a runtime launch's func is the host stub: its ELF symbol is the
+	 * kernel's name (the driver's CUfunction is an opaque handle) */
+	if (a->func && a->source == GPUIO_API_UPROBE_RT && a->kind == GPUIO_API_LAUNCH &&
+	    !keyset__test_and_add(c->stubs, h->pid, a->func) &&
+	    cuda_probes__emit_sym(c->w, (pid_t)h->pid, a->func, h->ts) != 0)
+		pr_debug("launch stub %#llx of pid %u: no symbol", (unsigned long long)a->func,
+			 h->pid);
+}
+
+/* A record from the ring: stored, with what only userspace can add about it. */
 static int handle(void *ctx, void *data, size_t size)
 {
 	struct ringbuf_drain *c = ctx;
@@ -99,97 +189,36 @@ static int handle(void *ctx, void *data, size_t size)
 		return 0;
 	}
 	switch (h->type) {
-	case GPUIO_REC_RING_BATCH: {
-		/* one thread's records back to back: each handled as if alone */
-		int n = ring_batch_each(data, size, handle, ctx);
-
-		c->batches++;
-		if (n < 0)
-			c->ustats[GPUIO_USTAT_WRITE_ERRORS]++;
-		else
-			c->batched += (__u64)n;
-		return 0;
-	}
+	case GPUIO_REC_RING_BATCH:
+		take_batch(c, data, size);
+		break;
 	case GPUIO_REC_PATH: {
 		const struct gpuio_path_event *p = data;
 
 		keyset__test_and_add(c->paths, p->dev, p->ino);
 		append(c, data, h->size);
-		return 0;
+		break;
 	}
-	case GPUIO_REC_PROC: {
-		const struct gpuio_proc_event *p = data;
-
-		if (p->kind == GPUIO_PROC_FORK || p->kind == GPUIO_PROC_THREAD ||
-		    p->kind == GPUIO_PROC_EXEC)
-			keyset__test_and_add(c->tids, h->pid, h->tid);
-		append(c, data, h->size);
-		/* a new process: which job it belongs to (its cgroup, inherited at fork) */
-		if ((p->kind == GPUIO_PROC_FORK || p->kind == GPUIO_PROC_EXEC) && h->pid == h->tid &&
-		    !keyset__test_and_add(c->cgroups, h->pid, 0))
-			procfs_emit_cgroup(c->w, (pid_t)h->pid, h->ts);
-		return 0;
-	}
-	case GPUIO_REC_VFS: {
-		const struct gpuio_vfs_event *e = data;
-
-		c->vfs++;
-		/* store first: a name found now is valid for this event too */
-		append(c, data, h->size);
-		name_thread(c, h);
-		name_file(c, h, e->fd, e->dev, e->ino);
-		if (e->call == GPUIO_CALL_PAGE_FAULT)
-			name_mapped(c, h->pid, e->dev, e->ino, h->ts);
-		if (e->fd2 >= 0)
-			name_file(c, h, e->fd2, e->dev2, e->ino2);
-		return 0;
-	}
-	case GPUIO_REC_SCHED: {
-		const struct gpuio_sched_event *e = data;
-		struct gpuio_hdr next = { .pid = e->other_pid, .tid = e->other_tid, .ts = h->ts };
-
-		c->sched++;
-		append(c, data, h->size);
-		/* a thread that only sleeps and runs still needs its name */
-		if (e->kind != GPUIO_SCHED_SWITCH || (e->flags & GPUIO_SF_PREV_TRACED))
-			name_thread(c, h);
-		if (e->kind == GPUIO_SCHED_SWITCH && (e->flags & GPUIO_SF_NEXT_TRACED))
-			name_thread(c, &next);
-		return 0;
-	}
-	case GPUIO_REC_BLOCK: {
-		const struct gpuio_block_event *b = data;
-
-		c->block++;
-		append(c, data, h->size);
-		if (b->dev && !keyset__test_and_add(c->devs, b->dev, 0))
-			procfs_emit_devname(c->w, b->dev, h->ts);
-		/* a file read by page faults (mmap, exec) was never opened: /proc maps names it */
-		if (b->ino)
-			name_mapped(c, h->pid, b->file_dev, b->ino, h->ts);
-		if (h->pid)
-			name_thread(c, h);
-		return 0;
-	}
-	case GPUIO_REC_CUDA_API: {
-		const struct gpuio_cuda_api *a = data;
-
-		c->cuda++;
-		append(c, data, h->size);
-		name_thread(c, h);
-		/* a runtime launch's func is the host stub: its ELF symbol is the
-		 * kernel's name (the driver's CUfunction is an opaque handle) */
-		if (a->func && a->source == GPUIO_API_UPROBE_RT && a->kind == GPUIO_API_LAUNCH &&
-		    !keyset__test_and_add(c->stubs, h->pid, a->func) &&
-		    cuda_probes__emit_sym(c->w, (pid_t)h->pid, a->func, h->ts) != 0)
-			pr_debug("launch stub %#llx of pid %u: no symbol", (unsigned long long)a->func,
-				 h->pid);
-		return 0;
-	}
+	case GPUIO_REC_PROC:
+		take_proc(c, data);
+		break;
+	case GPUIO_REC_VFS:
+		take_vfs(c, data);
+		break;
+	case GPUIO_REC_SCHED:
+		take_sched(c, data);
+		break;
+	case GPUIO_REC_BLOCK:
+		take_block(c, data);
+		break;
+	case GPUIO_REC_CUDA_API:
+		take_cuda_api(c, data);
+		break;
 	default:
 		append(c, data, h->size);
-		return 0;
+		break;
 	}
+	return 0;
 }
 
 int ringbuf_drain__new(struct gpuio_loader *l, struct gpuio_cap_writer *w,
@@ -209,7 +238,7 @@ int ringbuf_drain__new(struct gpuio_loader *l, struct gpuio_cap_writer *w,
 	c->devs = keyset__new(8);
 	c->stubs = keyset__new(12);
 	c->cgroups = keyset__new(12);
-	c->fc = fault_counts__new(strcmp(l->fault_mode, "off") ?
+	c->fc = fault_counts__new(strcmp(l->modes[GPUIO_LAYER_FAULT], "off") ?
 				  bpf_map__fd(l->skel->maps.fault_counts) : -1);
 	c->rb = ring_buffer__new(bpf_map__fd(l->skel->maps.events), handle, c, NULL);
 	c->epfd = epoll_create1(EPOLL_CLOEXEC);
@@ -298,9 +327,12 @@ int ringbuf_drain__write_stats(struct ringbuf_drain *c, bool final)
 
 void ringbuf_drain__totals(struct ringbuf_drain *c, struct ringbuf_drain_totals *t)
 {
+	__u64 all[GPUIO_STAT_MAX];
+
 	memset(t, 0, sizeof(*t));
-	read_stats(c, t->stats);
-	memcpy(t->ustats, c->ustats, sizeof(t->ustats));
+	read_stats(c, all);
+	gpuio_stats__set_bpf(&t->stats, all);
+	memcpy(t->stats.user, c->ustats, sizeof(t->stats.user));
 	t->records = gpuio_cap_writer__records(c->w);
 	t->vfs = c->vfs;
 	t->block = c->block;
@@ -308,9 +340,7 @@ void ringbuf_drain__totals(struct ringbuf_drain *c, struct ringbuf_drain_totals 
 	t->sched = c->sched;
 	t->batches = c->batches;
 	t->batched = c->batched;
-	t->dropped = c->ustats[GPUIO_USTAT_WRITE_ERRORS];
-	for (size_t i = 0; i < gpuio_ndrop_counters; i++)
-		t->dropped += t->stats[gpuio_drop_counters[i].idx];
+	t->dropped = gpuio_stats__dropped(&t->stats);
 }
 
 struct keyset *ringbuf_drain__named(struct ringbuf_drain *c)

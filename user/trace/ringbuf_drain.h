@@ -19,9 +19,8 @@ struct ringbuf_drain_totals {
 	__u64 cuda;             /* CUDA API calls (uprobes) */
 	__u64 sched;            /* context switches and wake-ups */
 	__u64 batches, batched; /* VFS records that came in ring batches, and the batches */
-	__u64 dropped;          /* ring buffer full + maps full */
-	__u64 stats[GPUIO_STAT_MAX];
-	__u64 ustats[GPUIO_USTAT_MAX];
+	__u64 dropped;          /* events lost: the drop counters' sum */
+	struct gpuio_stats_event stats; /* every counter, as a stats record holds them */
 };
 
 int ringbuf_drain__new(struct gpuio_loader *l, struct gpuio_cap_writer *w,

@@ -17,13 +17,13 @@
 #include <bpf/libbpf.h>
 #include "gpuio.skel.h"
 #include "capture/capture.h"
+#include "capture/cap_drops.h"
 #include "gpuio.h"
 #include "trace/cuda_probes.h"
 #include "trace/gpu_watch.h"
 #include "lib/clock.h"
 #include "lib/keyset.h"
 #include "lib/log.h"
-#include "bpf/trace/cuda_spec.h"
 #include "trace/launch.h"
 #include "trace/loader.h"
 #include "trace/procfs.h"
@@ -202,13 +202,13 @@ static int setup(struct trace_session *s)
 		if (!s->gpu_named || !s->gpu_renamed)
 			return -ENOMEM;
 	} else {
+		char modes[256];
+
 		err = gpuio_loader__open(&lo, &s->l);
 		if (err)
 			return err;
-		pr_debug("attach modes: vfs=%s block=%s proc=%s pagecache=%s io_uring=%s sched=%s "
-			 "fault=%s cuda=%s", s->l->vfs_mode, s->l->block_mode, s->l->proc_mode,
-			 s->l->pagecache_mode, s->l->iouring_mode, s->l->sched_mode,
-			 s->l->fault_mode, s->l->cuda_mode);
+		gpuio_loader__modes_text(s->l, modes, sizeof(modes));
+		pr_debug("attach modes: %s cuda=%s", modes, s->l->cuda_mode);
 	}
 	if (o->start_at_str) {
 		/* loaded already: at TIME only the attach is left to do */
@@ -512,36 +512,17 @@ static int stop(struct trace_session *s)
 /* Nothing lost silently: what the kernel side could not deliver. */
 static void say_drops(const struct ringbuf_drain_totals *t)
 {
-	if (t->dropped)
-		pr_warn("%llu events were lost (ring buffer full: vfs %llu, block %llu, path %llu, "
-			"proc %llu; maps full: pid %llu, request %llu, task %llu); try --ringbuf 64M",
-			(unsigned long long)t->dropped,
-			(unsigned long long)t->stats[GPUIO_STAT_RB_DROP_VFS],
-			(unsigned long long)t->stats[GPUIO_STAT_RB_DROP_BLOCK],
-			(unsigned long long)t->stats[GPUIO_STAT_RB_DROP_PATH],
-			(unsigned long long)t->stats[GPUIO_STAT_RB_DROP_PROC],
-			(unsigned long long)t->stats[GPUIO_STAT_MAP_FULL_PID],
-			(unsigned long long)t->stats[GPUIO_STAT_MAP_FULL_RQ],
-			(unsigned long long)t->stats[GPUIO_STAT_MAP_FULL_TASK]);
-	if (t->stats[GPUIO_STAT_RB_DROP_CUDA] || t->stats[GPUIO_STAT_CUDA_DEPTH])
-		pr_warn("CUDA API calls lost: %llu (ring buffer full), %llu (nested deeper than %d)",
-			(unsigned long long)t->stats[GPUIO_STAT_RB_DROP_CUDA],
-			(unsigned long long)t->stats[GPUIO_STAT_CUDA_DEPTH], CUDA_DEPTH);
-	if (t->stats[GPUIO_STAT_RB_DROP_FAULT] || t->stats[GPUIO_STAT_MAP_FULL_FAULT] ||
-	    t->stats[GPUIO_STAT_FAULT_NO_VMA])
-		pr_warn("page faults on file mappings lost: %llu (ring buffer full), %llu (count map "
-			"full), %llu (mapping not looked up: its mmap lock was busy)",
-			(unsigned long long)t->stats[GPUIO_STAT_RB_DROP_FAULT],
-			(unsigned long long)t->stats[GPUIO_STAT_MAP_FULL_FAULT],
-			(unsigned long long)t->stats[GPUIO_STAT_FAULT_NO_VMA]);
-	if (t->stats[GPUIO_STAT_RB_DROP_SCHED])
-		pr_warn("%llu context switches or wake-ups lost (ring buffer full): thread states "
-			"around them are approximate; try --ringbuf 64M or --no-sched",
-			(unsigned long long)t->stats[GPUIO_STAT_RB_DROP_SCHED]);
-	if (t->stats[GPUIO_STAT_RB_DROP_SOCK])
-		pr_warn("%llu socket peer records lost (ring buffer full): their sockets' calls "
-			"show no peer unless a later call named it; try --ringbuf 64M",
-			(unsigned long long)t->stats[GPUIO_STAT_RB_DROP_SOCK]);
+	char list[512];
+
+	if (t->dropped) {
+		gpuio_drops__total(GPUIO_DROPS_WARN, &t->stats, list, sizeof(list));
+		pr_warn("%llu events were lost (%s); try --ringbuf 64M",
+			(unsigned long long)t->dropped, list);
+	}
+	for (size_t i = 0; i < gpuio_ndrop_groups; i++)
+		if (gpuio_drop_group__line(&gpuio_drop_groups[i], GPUIO_DROPS_WARN, NULL, &t->stats,
+					   list, sizeof(list)))
+			pr_warn("%s", list);
 }
 
 /* A command still running at the end: pass a TERM on, wait a little; its exit code (-1: none). */
@@ -643,7 +624,8 @@ int trace_session__run(const struct trace_opts *o, const struct trace_hooks *h,
 		if (o->duration_ns)
 			duration_text(o->duration_ns, d, sizeof(d));
 		pr_info("tracing %s (vfs: %s, block: %s)%s%s; Ctrl-C to stop", s.hdr.target,
-			s.l ? s.l->vfs_mode : "off", s.l ? s.l->block_mode : "off",
+			s.l ? s.l->modes[GPUIO_LAYER_VFS] : "off",
+			s.l ? s.l->modes[GPUIO_LAYER_BLOCK] : "off",
 			o->duration_ns ? " for " : "", d);
 	}
 	cpu0 = process_cpu_ns();
