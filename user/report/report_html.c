@@ -146,7 +146,7 @@ static void put_cell_in(struct rpt_sink *s, const struct rpt_cell *c, bool inlin
 			escs(f, p);
 			p += strlen(p) + 1;
 			fputc('=', f);
-			escs(f, p);
+			escs(f, *p ? p : "none");
 			p += strlen(p) + 1;
 		}
 		break;

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "capture/capture.h"
+#include "capture/cap_layers.h"
 #include "lib/job_identity.h"
 #include "report/report_doc.h"
 #include "report/report_model.h"
@@ -338,20 +339,19 @@ GET(s_faults)
 }
 GET(s_minor) { rpt_cell_u64(o, M->minor_faults); }
 GET(s_major) { rpt_cell_u64(o, M->major_faults); }
-/* The attach mode of each layer (the capture header's); fault only where it was built */
+/* The attach mode of each layer (capture/cap_layers.h: one row a layer) */
 GET(s_attach)
 {
-	const struct gpuio_cap_header *h = M->hdr;
+	const struct gpuio_cap_layer *ly;
 
 	rpt_cell_pairs(o);
-	rpt_cell_pair_add(o, "vfs", h->vfs_mode, sizeof(h->vfs_mode));
-	rpt_cell_pair_add(o, "block", h->block_mode, sizeof(h->block_mode));
-	rpt_cell_pair_add(o, "proc", h->proc_mode, sizeof(h->proc_mode));
-	rpt_cell_pair_add(o, "pagecache", h->pagecache_mode, sizeof(h->pagecache_mode));
-	rpt_cell_pair_add(o, "io_uring", h->iouring_mode, sizeof(h->iouring_mode));
-	rpt_cell_pair_add(o, "sched", h->sched_mode, sizeof(h->sched_mode));
-	if (h->fault_mode[0])
-		rpt_cell_pair_add(o, "fault", h->fault_mode, sizeof(h->fault_mode));
+	gpuio_cap_layer__for_each(ly)
+		if (gpuio_cap_layer__shown(ly, M->hdr)) {
+			size_t n;
+			const char *mode = gpuio_cap_layer__mode(ly, M->hdr, &n);
+
+			rpt_cell_pair_add(o, ly->name, mode, n);
+		}
 }
 GET(s_drops_known)
 {

@@ -130,7 +130,7 @@ static int put_cell(const struct rpt_sink *s, const struct rpt_col *col, const s
 		for (size_t k = 0; k < c->n; k++) {
 			n += printf("%s%s=", k ? " " : "", p);
 			p += strlen(p) + 1;
-			put_clean(p, strlen(p));
+			put_clean(*p ? p : "none", *p ? strlen(p) : 4);   /* a layer not loaded */
 			n += (int)strlen(p);
 			p += strlen(p) + 1;
 		}
