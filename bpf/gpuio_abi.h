@@ -38,7 +38,11 @@ enum gpuio_rec_type {
 	GPUIO_REC_WAIT         = 17, /* struct gpuio_wait_event: what a sleeping thread waits in */
 	GPUIO_REC_FAULT_COUNT  = 18, /* struct gpuio_fault_count: page faults per (process, file) */
 	GPUIO_REC_SOCK_PEER    = 19, /* struct gpuio_sock_peer: a socket's addresses */
-	GPUIO_REC_LAST         = GPUIO_REC_SOCK_PEER, /* the highest this build knows */
+	GPUIO_REC_PY_STACK     = 20, /* struct gpuio_py_stack: a Python stack's frames, once */
+	GPUIO_REC_PY_CODE      = 21, /* struct gpuio_py_code: a code object's file, name, lines */
+	GPUIO_REC_STACK_AT     = 22, /* struct gpuio_stack_at: the stack of a call, sleep, sample */
+	GPUIO_REC_PY_PROC      = 23, /* struct gpuio_py_proc: a process's interpreter, or why not */
+	GPUIO_REC_LAST         = GPUIO_REC_PY_PROC, /* the highest this build knows */
 	/* in the ring buffer only, never in a capture: one thread's VFS records
 	 * back to back after this header (bpf/trace/batch.bpf.h) */
 	GPUIO_REC_RING_BATCH   = 63,
@@ -294,6 +298,9 @@ enum gpuio_stat {
 	GPUIO_STAT_RB_DROP_FAULT,     /* ring buffer full: page fault record lost */
 	GPUIO_STAT_MAP_FULL_FAULT,    /* fault-count map full: a file's faults not counted */
 	GPUIO_STAT_FAULT_NO_VMA,      /* fault whose mapping could not be looked up (mmap lock busy) */
+	GPUIO_STAT_RB_DROP_STACK,     /* ring buffer full: a stack, code object or stack reference lost */
+	GPUIO_STAT_PY_NO_TSTATE,      /* a Python thread's own thread state not found: no stack */
+	GPUIO_STAT_PY_CUT,            /* a Python stack cut short (unreadable frame, too deep) */
 	GPUIO_STAT_MAX
 };
 
@@ -379,6 +386,128 @@ struct gpuio_devname_event {
 	char name[32];
 };
 
+
+/* ===================== Python stacks =====================
+ * Where in a Python program a traced call, page fault, sleep or on-CPU
+ * sample happened: bpf/trace/pystack.bpf.h walks the thread's own
+ * interpreter frames (its PyThreadState, found by its pthread id) with the
+ * layout user/python/ found at attach (struct gpuio_py_layout), and names
+ * the stack by a 64-bit hash of its frames. A stack is sent once per
+ * process (PY_STACK), each code object once per process (PY_CODE: its file,
+ * name and line table, decoded in userspace), and every use of a stack as
+ * a small STACK_AT record. All per process (hdr.pid): code addresses are.
+ */
+#define GPUIO_PY_FRAMES_MAX   48     /* innermost first; deeper stacks are cut (flag) */
+#define GPUIO_PY_NAME_MAX     128
+#define GPUIO_PY_FILE_MAX     256
+#define GPUIO_PY_LINES_MAX    2048   /* line table bytes kept (longer: cut, flag) */
+
+struct gpuio_py_frame {
+	__u64 code;                  /* the PyCodeObject's address in the process */
+	__s32 lasti;                 /* instruction index (code units) being executed */
+	__u32 pad;
+};
+
+/* gpuio_py_stack.flags */
+#define GPUIO_PYS_CUT      0x1       /* frames past GPUIO_PY_FRAMES_MAX (outermost) left out */
+#define GPUIO_PYS_BAD      0x2       /* a frame could not be read or was not code: stopped there */
+struct gpuio_py_stack {
+	struct gpuio_hdr hdr;        /* the thread that first had it */
+	__u64 id;                    /* hash of the frames: what STACK_AT records name */
+	__u16 nframes;
+	__u16 flags;                 /* GPUIO_PYS_* */
+	__u32 pad;
+	struct gpuio_py_frame frames[]; /* nframes of them, innermost first */
+};
+
+/* string kinds in gpuio_py_code: the bytes as the interpreter keeps them */
+#define GPUIO_PYSTR_UTF8   0         /* ASCII or UTF-8 */
+#define GPUIO_PYSTR_LATIN1 1
+#define GPUIO_PYSTR_UCS2   2
+#define GPUIO_PYSTR_UCS4   4
+/* gpuio_py_code.flags */
+#define GPUIO_PYC_LINES_CUT 0x1      /* the line table is longer than what was kept */
+#define GPUIO_PYC_FILE_CUT  0x2
+#define GPUIO_PYC_NAME_CUT  0x4
+struct gpuio_py_code {
+	struct gpuio_hdr hdr;
+	__u64 code;                  /* its address */
+	__s32 firstlineno;
+	__u16 minor;                 /* the interpreter's 3.minor: the line table's format */
+	__u16 flags;                 /* GPUIO_PYC_* */
+	__u16 file_len, name_len;    /* bytes of data[]: the file name, then the (qualified) name */
+	__u16 lines_len;             /* then the line table (co_linetable) */
+	__u8  file_kind, name_kind;  /* GPUIO_PYSTR_* */
+	__u8  data[];
+};
+
+/* gpuio_stack_at.what */
+enum gpuio_stack_what {
+	GPUIO_SA_CALL = 1,           /* the VFS call (or page fault) of this thread numbered seq */
+	GPUIO_SA_SLEEP = 2,          /* the thread left its CPU to sleep at hdr.ts */
+	GPUIO_SA_PREEMPT = 3,        /* the thread was preempted at hdr.ts (runnable) */
+	GPUIO_SA_SAMPLE = 4,         /* an on-CPU sample at hdr.ts (--sample-hz) */
+};
+struct gpuio_stack_at {
+	struct gpuio_hdr hdr;
+	__u64 id;                    /* gpuio_py_stack.id of this process; 0: no stack (see why) */
+	__u32 seq;                   /* GPUIO_SA_CALL: the call's gpuio_vfs_event.seq */
+	__u8  what;                  /* enum gpuio_stack_what */
+	__u8  why;                   /* id 0: GPUIO_STACK_NONE_* */
+	__u16 pad;
+};
+/* gpuio_stack_at.why */
+#define GPUIO_STACK_NONE_NOPY     0  /* not a Python thread (no interpreter known) */
+#define GPUIO_STACK_NONE_TSTATE   1  /* its thread state not found (not yet created, or gone) */
+#define GPUIO_STACK_NONE_EMPTY    2  /* no Python frame: in the interpreter's own C code */
+
+/* What gpuio found of a process's interpreter (user/trace/py_procs.c):
+ * written once per process and image, whatever the outcome */
+enum gpuio_py_status {
+	GPUIO_PYP_OK = 1,            /* found and checked: its threads' stacks are read */
+	GPUIO_PYP_UNSUPPORTED = 2,   /* a version gpuio does not read: no frames */
+	GPUIO_PYP_MISMATCH = 3,      /* its layout is not what gpuio expects: no frames */
+	GPUIO_PYP_GAVE_UP = 4,       /* never started, or could not be read */
+};
+struct gpuio_py_proc {
+	struct gpuio_hdr hdr;        /* the process; ts: when found */
+	__u32 status;                /* enum gpuio_py_status */
+	__u16 minor;                 /* 3.minor, 0 unknown */
+	__u16 pad;
+	__u64 hex;                   /* PY_VERSION_HEX, 0 unknown */
+	char what[232];              /* the one line that says what was found, or why not */
+};
+
+/*
+ * One interpreter's layout, as user/python/ found and checked it at attach:
+ * where its runtime is, and the offsets of the fields the walk reads
+ * (bpf/trace/pystack.bpf.h). The map py_procs holds one per traced process
+ * that runs CPython; a forked child inherits its parent's.
+ */
+#define GPUIO_PY_NONE 0xffff         /* a field this version does not have */
+struct gpuio_py_layout {
+	__u64 runtime;               /* &_PyRuntime */
+	__u64 code_type;             /* &PyCode_Type: every frame's code must be one */
+	__u16 minor;                 /* 3.minor */
+	__u16 interp_head;           /* _PyRuntime.interpreters.head */
+	__u16 threads_head;          /* PyInterpreterState: its first PyThreadState */
+	__u16 ts_next;               /* PyThreadState.next */
+	__u16 ts_thread_id;          /* PyThreadState.thread_id (the pthread_t) */
+	__u16 ts_frame;              /* PyThreadState.frame (3.10) / cframe (3.11, 3.12) / current_frame */
+	__u16 cframe_frame;          /* _PyCFrame.current_frame (3.11, 3.12), else NONE */
+	__u16 f_prev;                /* frame: the caller (f_back, previous) */
+	__u16 f_code;                /* frame: f_code / f_executable */
+	__u16 f_instr;               /* frame: f_lasti (3.10, an int) or the instruction pointer */
+	__u16 f_owner;               /* frame: owner (3.11+), else NONE */
+	__u16 co_code;               /* PyCodeObject: where its bytecode starts (3.11+) */
+	__u16 co_filename, co_name, co_firstlineno, co_linetable;
+	__u16 str_state;             /* PyASCIIObject.state */
+	__u16 str_ascii_size;        /* sizeof(PyASCIIObject): an ASCII string's data follows */
+	__u16 str_compact_size;      /* sizeof(PyCompactUnicodeObject): other compact strings' data */
+	__u16 str_utf8, str_utf8_len, str_len;
+	__u8  owner_cstack;          /* frames owned by the C stack (shims): skipped; 0xff none */
+	__u8  pad[3];
+};
 
 /* ===================== GPU records =====================
  * All timestamps are CLOCK_MONOTONIC ns (the collector registers a MONOTONIC

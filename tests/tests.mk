@@ -15,7 +15,7 @@ $(BUILD)/tests/gen_capture: $(GEN_CAPTURE_SRCS) user/capture/capture.h bpf/gpuio
 # libgpuio.a built with their instrumentation (the archive pulls in only what
 # a target reaches), plus the two commands they drive.
 FUZZ_LIB_SRCS := $(wildcard user/lib/*.c user/capture/*.c user/model/*.c user/timeline/*.c user/export/*.c \
-                            user/report/*.c)
+                            user/report/*.c user/python/*.c)
 FUZZ_LIB_OBJS := $(patsubst user/%.c,$(BUILD)/fuzz/%.o,$(FUZZ_LIB_SRCS)) \
                  $(BUILD)/fuzz/cmd/cmd_info.o $(BUILD)/fuzz/cmd/cmd_report.o $(BUILD)/fuzz/fuzz_common.o
 FUZZ_TARGETS := reader export report
@@ -75,6 +75,11 @@ bench-progs: $(BUILD)/bench/cuda_uprobe_bench
 $(BUILD)/bench/cuda_uprobe_bench: tests/bench/cuda_uprobe_bench.c
 	@mkdir -p $(BUILD)/bench
 	$(CC) -O2 -g -Wall -o $@ $< -ldl
+
+# The line-table decoder against each interpreter's own lines (t_py_stacks.sh)
+$(BUILD)/tests/py_lines_check: tests/progs/py_lines_check.c $(LIBGPUIO)
+	@mkdir -p $(BUILD)/tests
+	$(CC) $(CFLAGS) -o $@ $< $(LIBGPUIO) $(LDLIBS)
 
 # The library t_inject.sh injects into running processes (tests/progs/lib/).
 $(BUILD)/tests/libinject_test.so: tests/progs/lib/inject_testlib.c

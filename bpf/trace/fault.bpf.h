@@ -299,6 +299,10 @@ static __always_inline void fault_file(struct call_state *cs, __u64 ino, __u32 d
 		cs->fault.ftype = ftype;
 		cs->seq++;
 		cs->fault.seq = cs->seq;
+		/* the line whose access faulted (--stacks): the thread is in it now */
+		if (py_stacks)
+			py_stack_at(pid_tgid >> 32, (__u32)pid_tgid, GPUIO_SA_CALL, cs->seq,
+				    cs->fault.ts);
 	}
 	if (off >= 0)
 		cs->fault.off = off;

@@ -7,6 +7,7 @@
 #ifndef GPUIO_PROC_BPF_H
 #define GPUIO_PROC_BPF_H
 #include "trace/common.bpf.h"
+#include "trace/pystack.bpf.h"
 
 static __always_inline struct gpuio_proc_event *proc_reserve(__u32 kind, __u32 pid, __u32 tid)
 {
@@ -39,6 +40,8 @@ static __always_inline int on_fork(struct task_struct *parent, struct task_struc
 		stat_inc(GPUIO_STAT_MAP_FULL_PID);
 		return 0;
 	}
+	if (ctgid != ptgid)
+		py_fork(ptgid, ctgid);
 	e = proc_reserve(ctgid == ptgid ? GPUIO_PROC_THREAD : GPUIO_PROC_FORK, ctgid, cpid);
 	if (!e)
 		return 0;
@@ -57,6 +60,7 @@ static __always_inline int on_exec(struct task_struct *task)
 
 	if (!tgid_traced(tgid))
 		return 0;
+	py_forget(tgid);                /* a new image: its interpreter, if any, is found anew */
 	e = proc_reserve(GPUIO_PROC_EXEC, tgid, BPF_CORE_READ(task, pid));
 	if (!e)
 		return 0;
@@ -70,7 +74,8 @@ static __always_inline int on_exec(struct task_struct *task)
 	if (n > 0 && bpf_probe_read_user(e->args, (__u32)n,
 					 (void *)start) == 0)
 		e->args_len = n;
-	bpf_ringbuf_submit(e, rb_wakeup_flag());
+	/* now: the collector looks for the new image's interpreter while it starts */
+	bpf_ringbuf_submit(e, py_wanted ? BPF_RB_FORCE_WAKEUP : rb_wakeup_flag());
 	return 0;
 }
 
@@ -105,7 +110,10 @@ static __always_inline int on_free(struct task_struct *task)
 {
 	__u32 tgid = BPF_CORE_READ(task, tgid);
 
-	if (trace_all || BPF_CORE_READ(task, pid) != tgid)
+	if (BPF_CORE_READ(task, pid) != tgid)
+		return 0;
+	py_forget(tgid);
+	if (trace_all)
 		return 0;
 	traced_del_tgid(tgid);
 	return 0;

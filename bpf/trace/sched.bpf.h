@@ -130,6 +130,7 @@ static __always_inline int on_switch(bool preempt, struct task_struct *prev,
 	__u32 ppid, npid, pst;
 	bool pt, nt;
 	struct gpuio_sched_event *e;
+	__u64 e_ts;
 
 	pt = tgid_traced(ptgid);
 	nt = tgid_traced(ntgid);
@@ -155,6 +156,7 @@ static __always_inline int on_switch(bool preempt, struct task_struct *prev,
 	e = sched_reserve(GPUIO_SCHED_SWITCH, ptgid, ppid);
 	if (!e)
 		return 0;
+	e_ts = e->hdr.ts;
 	e->flags = (pt ? GPUIO_SF_PREV_TRACED : 0) | (nt ? GPUIO_SF_NEXT_TRACED : 0) |
 		   (preempt ? GPUIO_SF_PREEMPT : 0);
 	e->other_pid = ntgid;
@@ -172,6 +174,11 @@ static __always_inline int on_switch(bool preempt, struct task_struct *prev,
 	/* a traced thread going to sleep (not preempted, not exiting): in what */
 	if (pt && !preempt && (pst & 3) && !(pst >> 16))
 		wait_emit(ptgid, ppid);
+	/* and where in its program it was when it left the CPU (--stacks):
+	 * prev is current here, its memory the one mapped */
+	if (pt && py_stacks && !(pst >> 16))
+		py_stack_at(ptgid, ppid, preempt || !(pst & 3) ? GPUIO_SA_PREEMPT : GPUIO_SA_SLEEP, 0,
+			    e_ts);
 	return 0;
 }
 

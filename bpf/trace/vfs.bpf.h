@@ -10,6 +10,7 @@
 #define GPUIO_VFS_BPF_H
 #include "trace/common.bpf.h"
 #include "trace/batch.bpf.h"
+#include "trace/pystack.bpf.h"
 
 #define S_IFMT_  00170000
 #define S_IFREG_ 0100000
@@ -687,6 +688,9 @@ static __always_inline void vfs_end(long ret, __u8 hook, const int acc)
 	ret = vfs_end_offsets(cs, call, ret, acc);
 	if (bench_cut == 3 || bench_cut == 4)
 		return;
+	/* where in the program the call was made (--stacks): named by its seq */
+	if (py_stacks)
+		py_stack_at(id_tgid >> 32, (__u32)id_tgid, GPUIO_SA_CALL, cs->seq, now);
 	vfs_emit(cs, call, ret, id_tgid, now);
 }
 

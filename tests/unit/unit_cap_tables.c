@@ -40,7 +40,8 @@ static void layers(void)
 	CHECK(!strcmp(text, want), "older capture: '%s', was '%s'", text, want);
 	gpuio_cap_layer__for_each(ly)
 		shown += gpuio_cap_layer__shown(ly, &h);
-	CHECK(shown == GPUIO_NLAYERS - 1, "JSON lists %u layers, all but fault", shown);
+	CHECK(shown == GPUIO_NLAYERS - 3, "JSON lists %u layers, all but fault, stacks, samples",
+	      shown);
 
 	/* today's: every layer, a mode that fills its field */
 	gpuio_cap_layer__set(&gpuio_cap_layers[GPUIO_LAYER_SCHED], &h, "raw_tp");
@@ -88,7 +89,8 @@ static void info(void)
 	stats(&s, GPUIO_STAT_MAX);
 	for (unsigned i = 0; i < GPUIO_STAT_MAX; i++)
 		if (i != GPUIO_STAT_PATH_TRUNC && i != GPUIO_STAT_EVENTS_VFS &&
-		    i != GPUIO_STAT_EVENTS_BLOCK)
+		    i != GPUIO_STAT_EVENTS_BLOCK && i != GPUIO_STAT_PY_NO_TSTATE &&
+		    i != GPUIO_STAT_PY_CUT)
 			sum += 100 + i;
 	CHECK(gpuio_stats__dropped(&s) == sum, "dropped %llu, want %llu",
 	      (unsigned long long)gpuio_stats__dropped(&s), sum);
@@ -109,8 +111,9 @@ static void info(void)
 					   sizeof(text)))
 			l += snprintf(l, sizeof(lines) - (size_t)(l - lines), "%s\n", text);
 	snprintf(want, sizeof(want), "socket peer records lost %llu\npage faults: ring buffer %llu, "
-		 "count map full %llu, mapping not looked up %llu\n", B(RB_DROP_SOCK),
-		 B(RB_DROP_FAULT), B(MAP_FULL_FAULT), B(FAULT_NO_VMA));
+		 "count map full %llu, mapping not looked up %llu\nPython stack records lost %llu\n",
+		 B(RB_DROP_SOCK), B(RB_DROP_FAULT), B(MAP_FULL_FAULT), B(FAULT_NO_VMA),
+		 B(RB_DROP_STACK));
 	CHECK(!strcmp(lines, want), "info lines:\n'%s'was\n'%s'", lines, want);
 
 	/* a capture from before sockets and faults: neither line, nor their JSON keys */
@@ -133,7 +136,7 @@ static void info(void)
 static void warn(void)
 {
 	struct gpuio_stats_event s;
-	char text[512], want[512], lines[2048] = "", *l = lines;
+	char text[512], want[1024], lines[2048] = "", *l = lines;
 
 	stats(&s, GPUIO_STAT_MAX);
 	gpuio_drops__total(GPUIO_DROPS_WARN, &s, text, sizeof(text));
@@ -154,9 +157,11 @@ static void warn(void)
 		 "%llu socket peer records lost (ring buffer full): their sockets' calls "
 		 "show no peer unless a later call named it; try --ringbuf 64M\n"
 		 "page faults on file mappings lost: %llu (ring buffer full), %llu (count map "
-		 "full), %llu (mapping not looked up: its mmap lock was busy)\n",
+		 "full), %llu (mapping not looked up: its mmap lock was busy)\n"
+		 "%llu Python stack records lost (ring buffer full): some calls and sleeps show "
+		 "no line; try --ringbuf 64M\n",
 		 B(RB_DROP_CUDA), B(CUDA_DEPTH), CUDA_DEPTH, B(RB_DROP_SCHED), B(RB_DROP_SOCK),
-		 B(RB_DROP_FAULT), B(MAP_FULL_FAULT), B(FAULT_NO_VMA));
+		 B(RB_DROP_FAULT), B(MAP_FULL_FAULT), B(FAULT_NO_VMA), B(RB_DROP_STACK));
 	CHECK(!strcmp(lines, want), "warnings:\n'%s'was\n'%s'", lines, want);
 
 	/* only the groups that lost something are warned of */

@@ -14,7 +14,7 @@
 #define STR(x) STR_(x)
 
 /* The groups, in the order the texts list them. */
-enum { G_RING, G_MAPS, G_CUDA, G_SCHED, G_SOCK, G_WAIT, G_FAULT, G_WRITE, G_COUNT };
+enum { G_RING, G_MAPS, G_CUDA, G_SCHED, G_SOCK, G_WAIT, G_FAULT, G_STACK, G_WRITE, G_COUNT };
 
 const struct gpuio_drop_group gpuio_drop_groups[G_COUNT] = {
 	[G_RING]  = { "ring buffer full", GPUIO_DROP_TOTAL, -1, NULL, GPUIO_DROP_TOTAL },
@@ -26,6 +26,7 @@ const struct gpuio_drop_group gpuio_drop_groups[G_COUNT] = {
 	/* counters of the fault layer's builds: info shows them with the layer */
 	[G_FAULT] = { "page faults", GPUIO_DROP_OWN, GPUIO_LAYER_FAULT,
 		      "page faults on file mappings lost", GPUIO_DROP_OWN },
+	[G_STACK] = { NULL, GPUIO_DROP_OWN, -1, NULL, GPUIO_DROP_OWN },
 	[G_WRITE] = { NULL, GPUIO_DROP_TOTAL, -1, NULL, GPUIO_DROP_UNSAID },
 };
 const size_t gpuio_ndrop_groups = G_COUNT;
@@ -59,6 +60,9 @@ const struct gpuio_drop_counter gpuio_drop_counters[] = {
 	  .warn = "(count map full)" },
 	{ BPF(FAULT_NO_VMA, "fault_no_vma"), G(FAULT), .label = "mapping not looked up",
 	  .warn = "(mapping not looked up: its mmap lock was busy)" },
+	{ BPF(RB_DROP_STACK, "rb_drop_stack"), G(STACK), .label = "Python stack records lost",
+	  .warn = "Python stack records lost (ring buffer full): some calls and sleeps show no "
+		  "line; try --ringbuf 64M" },
 	{ .user = true, .idx = GPUIO_USTAT_WRITE_ERRORS, .name = "capture_write_errors", G(WRITE),
 	  .label = "capture write errors" },
 };

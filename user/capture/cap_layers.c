@@ -20,6 +20,8 @@ const struct gpuio_cap_layer gpuio_cap_layers[GPUIO_NLAYERS] = {
 	[GPUIO_LAYER_SCHED]     = { "sched", FIELD(sched_mode), .unset = "none" },
 	/* ...and these show what they showed before it */
 	[GPUIO_LAYER_FAULT]     = { "fault", FIELD(fault_mode), .hide_unset = true },
+	[GPUIO_LAYER_STACK]     = { "stacks", FIELD(stack_mode), .hide_unset = true },
+	[GPUIO_LAYER_SAMPLE]    = { "samples", FIELD(sample_mode), .hide_unset = true },
 };
 
 #undef FIELD

@@ -286,7 +286,9 @@ static const char *const rec_names[] = {
 	[GPUIO_REC_CUDA_API] = "cuda_api", [GPUIO_REC_GPU_SYNC] = "sync", [GPUIO_REC_NVTX] = "nvtx",
 	[GPUIO_REC_GPU_OVERHEAD] = "overhead", [GPUIO_REC_GPU_SYM] = "sym",
 	[GPUIO_REC_SCHED] = "sched", [GPUIO_REC_WAIT] = "wait", [GPUIO_REC_FAULT_COUNT] = "fault_count",
-	[GPUIO_REC_SOCK_PEER] = "sock_peer",
+	[GPUIO_REC_SOCK_PEER] = "sock_peer", [GPUIO_REC_PY_STACK] = "py_stack",
+	[GPUIO_REC_PY_CODE] = "py_code", [GPUIO_REC_STACK_AT] = "stack_at",
+	[GPUIO_REC_PY_PROC] = "py_proc",
 };
 _Static_assert(ARRAY_SIZE(rec_names) == GPUIO_REC_LAST + 1, "a record kind without a name");
 
@@ -317,6 +319,10 @@ size_t gpuio_rec_min_size(__u16 type)
 	case GPUIO_REC_SCHED:        return sizeof(struct gpuio_sched_event);
 	case GPUIO_REC_WAIT:         return sizeof(struct gpuio_wait_event);
 	case GPUIO_REC_SOCK_PEER:    return sizeof(struct gpuio_sock_peer);
+	case GPUIO_REC_PY_STACK:     return sizeof(struct gpuio_py_stack);
+	case GPUIO_REC_PY_CODE:      return sizeof(struct gpuio_py_code);
+	case GPUIO_REC_STACK_AT:     return sizeof(struct gpuio_stack_at);
+	case GPUIO_REC_PY_PROC:      return sizeof(struct gpuio_py_proc);
 	case GPUIO_REC_FAULT_COUNT:  return sizeof(struct gpuio_fault_count);
 	default:                return 0;
 	}

@@ -170,6 +170,13 @@ static const struct opt trace_opts[] = {
 		 "one ring-buffer record per file call (by default a\n"
 		 "thread's records go out together: when it leaves its CPU,\n"
 		 "after 16 calls, or 10 ms; cheaper per call)"),
+	OPT_BOOL(0, "stacks", &cmd.t.stacks,
+		 "the Python stack (file:line:function) of every traced\n"
+		 "call, page fault and sleep of Python 3.10-3.13 threads,\n"
+		 "read from the interpreter's own frames (docs/stacks.md)"),
+	OPT_UINT(0, "sample-hz", &cmd.t.sample_hz, "HZ", 1, 10000,
+		 "also sample traced Python threads on their CPU HZ times\n"
+		 "a second, with their stacks: where CPU time went"),
 	OPT_BOOL(0, "no-cuda-uprobes", &cmd.t.no_cuda_uprobes,
 		 "do not probe CUDA API calls in libcudart / libcuda.so.1"),
 	OPT_BOOL(0, "no-gpu-inject", &cmd.no_gpu_inject,

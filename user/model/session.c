@@ -15,6 +15,7 @@
 #include "model/peer_names.h"
 #include "model/proc_names.h"
 #include "model/sched_tab.h"
+#include "model/stacks.h"
 #include "model/session.h"
 
 struct spath {
@@ -72,6 +73,7 @@ struct model_session {
 	struct model_collector *colls;
 	size_t ncolls, ccolls;
 	struct sched_tab sched;
+	struct model_stacks *stacks;    /* Python stacks: made at the first record of them */
 	struct read_at *ra;
 };
 
@@ -145,6 +147,7 @@ void model_session__free(struct model_session *s)
 	kmap__free(&s->dev_map);
 	kmap__free(&s->coll_map);
 	sched_tab__free(&s->sched);
+	model_stacks__free(s->stacks);
 	read_at_free(s->ra);
 	free(s);
 }
@@ -217,6 +220,9 @@ static int on_proc(struct model_session *s, const struct gpuio_proc_event *e)
 		p->exited = true;
 		p->exit_ts = e->hdr.ts;
 	}
+	/* a new image: its Python stacks are its own (the same addresses, other code) */
+	if (e->kind == GPUIO_PROC_EXEC && s->stacks && model_stacks__exec(s->stacks, e->hdr.pid))
+		return -ENOMEM;
 	if (proc_names__names_process(&p->rank, e)) {
 		char *args = NULL;
 		uint32_t n = e->args_len;
@@ -381,6 +387,21 @@ static void gpu_act_of(const struct gpuio_hdr *h, struct model_gpu_act *a)
 	}
 }
 
+/* The Python stacks' records: the table is made at the first one. */
+static int on_python(struct model_session *s, const struct gpuio_hdr *h)
+{
+	if (!s->stacks && !(s->stacks = model_stacks__new()))
+		return -ENOMEM;
+	switch (h->type) {
+	case GPUIO_REC_PY_PROC:
+		return model_stacks__py_proc(s->stacks, (const void *)h);
+	case GPUIO_REC_PY_STACK:
+		return model_stacks__stack(s->stacks, (const void *)h);
+	default:
+		return model_stacks__code(s->stacks, (const void *)h);
+	}
+}
+
 /* The tables a record changes (pass 1 and following only). */
 static int note(struct model_session *s, const struct gpuio_hdr *h)
 {
@@ -409,6 +430,10 @@ static int note(struct model_session *s, const struct gpuio_hdr *h)
 		return on_gpu_info(s, (const void *)h);
 	case GPUIO_REC_SOCK_PEER:
 		return on_sock_peer(s, (const void *)h);
+	case GPUIO_REC_PY_PROC:
+	case GPUIO_REC_PY_STACK:
+	case GPUIO_REC_PY_CODE:
+		return on_python(s, h);
 	default:
 		return 0;
 	}
@@ -419,7 +444,8 @@ static int note(struct model_session *s, const struct gpuio_hdr *h)
  * kind (note() above keeps the session's own tables). Types this build does
  * not know (newer captures) go to no one.
  */
-static int dispatch(const struct gpuio_hdr *h, const struct model_tool *t)
+static int dispatch(const struct model_session *s, const struct gpuio_hdr *h,
+		    const struct model_tool *t)
 {
 	const void *r = h;
 
@@ -472,6 +498,17 @@ static int dispatch(const struct gpuio_hdr *h, const struct model_tool *t)
 		return t->sock_peer ? t->sock_peer(t->ctx, r) : 0;
 	case GPUIO_REC_FAULT_COUNT:
 		return t->fault_count ? t->fault_count(t->ctx, r) : 0;
+	case GPUIO_REC_STACK_AT:
+		if (t->stack_at) {
+			const struct gpuio_stack_at *e = r;
+			struct model_stack_at a = {
+				.h = &e->hdr, .what = e->what, .why = e->why, .seq = e->seq,
+				.stack = s && s->stacks ? model_stacks__ref(s->stacks, e->hdr.pid, e->id) : 0,
+			};
+
+			return t->stack_at(t->ctx, &a);
+		}
+		return 0;
 	default:
 		return 0;
 	}
@@ -483,7 +520,7 @@ static int handle(struct model_session *s, const struct gpuio_hdr *h,
 	int err = note(s, h);
 
 	for (size_t i = 0; !err && i < ntools; i++)
-		err = dispatch(h, tools[i]);
+		err = dispatch(s, h, tools[i]);
 	return err;
 }
 
@@ -546,7 +583,7 @@ int model_session__replay(struct model_session *s, const struct model_tool *t, u
 	while (!err && n < s->f.records && (rc = gpuio_cap_reader__next(s->r, &h)) > 0) {
 		n++;
 		if (h->type < 64 && (mask & (1ull << h->type)))
-			err = dispatch(h, t);
+			err = dispatch(s, h, t);
 	}
 	if (err)
 		return err;
@@ -619,7 +656,7 @@ int model_session__read_at(struct model_session *s, uint64_t off, unsigned type,
 	else if (file_pread_full(c->fd, c->rec.b, size, off) != (ssize_t)size)
 		goto changed;
 	memset(c->rec.b + size, 0, 16);
-	return dispatch(&c->rec.h, t);
+	return dispatch(s, &c->rec.h, t);
 changed:
 	snprintf(s->err, sizeof(s->err), "the GPU record at offset %llu is no longer what it was",
 		 (unsigned long long)off);
@@ -706,4 +743,20 @@ const struct model_collector *model_session__collector_of(const struct model_ses
 	uint64_t *v = kmap__get(&s->coll_map, pid, 0);
 
 	return v ? &s->colls[*v] : NULL;
+}
+
+const struct model_stack *model_session__stack(const struct model_session *s, uint32_t ref)
+{
+	return s->stacks ? model_stacks__get(s->stacks, ref) : NULL;
+}
+
+void model_session__frame(const struct model_session *s, const struct model_stack *k, unsigned i,
+			  struct model_frame *out)
+{
+	model_stacks__frame(s->stacks, k, i, out);
+}
+
+const struct model_stacks *model_session__stacks(const struct model_session *s)
+{
+	return s->stacks;
 }

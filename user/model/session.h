@@ -46,6 +46,15 @@ struct model_gpu_act {
 	size_t name_len;                /* cut at a NUL (0: none) */
 };
 
+/* A STACK_AT record, its stack looked up (model/stacks.h). */
+struct model_stack_at {
+	const struct gpuio_hdr *h;      /* pid, tid, ts */
+	uint8_t what;                   /* enum gpuio_stack_what */
+	uint8_t why;                    /* no stack: GPUIO_STACK_NONE_* */
+	uint32_t seq;                   /* GPUIO_SA_CALL: the call's seq */
+	uint32_t stack;                 /* model_session__stack's reference, 0: none */
+};
+
 /*
  * A consumer of records. Each handler returns 0 or -errno (which stops the
  * pass and is returned by it); ctx is the tool's own.
@@ -69,6 +78,7 @@ struct model_tool {
 	int (*gpu_sym)(void *ctx, const struct gpuio_gpu_sym *e);
 	int (*sock_peer)(void *ctx, const struct gpuio_sock_peer *e);
 	int (*fault_count)(void *ctx, const struct gpuio_fault_count *e);   /* cumulative */
+	int (*stack_at)(void *ctx, const struct model_stack_at *a);
 };
 
 /* ---- the session ---- */
@@ -186,6 +196,20 @@ const struct model_peer *model_session__peer_at(const struct model_session *s, s
 
 /* The name a DEVNAME record gave the block device dev ("sda"), NULL none. */
 const char *model_session__devname(const struct model_session *s, uint32_t dev);
+
+/*
+ * Python stacks (model/stacks.h), once pass 1 is over: the stack a
+ * STACK_AT's reference names (NULL: none, or its interpreter never passed
+ * its check), its i-th frame as file:line:function; the table (NULL when
+ * the capture has no stacks).
+ */
+struct model_stack;
+struct model_frame;
+struct model_stacks;
+const struct model_stack *model_session__stack(const struct model_session *s, uint32_t ref);
+void model_session__frame(const struct model_session *s, const struct model_stack *k, unsigned i,
+			  struct model_frame *out);
+const struct model_stacks *model_session__stacks(const struct model_session *s);
 
 /* Every switch and wake-up of the capture, sorted once pass 1 is over. */
 const struct sched_tab *model_session__sched(const struct model_session *s);

@@ -51,7 +51,8 @@ struct layer {
 	bool manual;                   /* loaded here, attached by its module (per library) */
 };
 
-enum { L_PROC, L_VFS, L_BLOCK, L_PAGECACHE, L_IOURING, L_SCHED, L_FAULT, L_CUDA, L_COUNT };
+enum { L_PROC, L_VFS, L_BLOCK, L_PAGECACHE, L_IOURING, L_SCHED, L_FAULT, L_CUDA, L_SAMPLE,
+       L_COUNT };
 
 #define FN_PROGS(e, x) \
 	"vfs_read_" e, "vfs_read_" x, "vfs_write_" e, "vfs_write_" x, \
@@ -139,6 +140,11 @@ static const struct layer layers[L_COUNT] = {
 		{ "uprobe.multi", NULL, false, { "cuda_multi_entry", "cuda_multi_return" },
 		  .expected_attach = 48 },
 		{ "uprobe", NULL, false, { "cuda_api_entry", "cuda_api_return" } },
+	}, .manual = true },
+	/* on-CPU samples of traced Python threads (--sample-hz): a CPU-clock
+	 * perf event per CPU, opened and attached by user/trace/sampler.c */
+	[L_SAMPLE] = { "samples", GPUIO_LAYER_SAMPLE, true, {
+		{ "perf_event", NULL, false, { "py_sample" } },
 	}, .manual = true },
 };
 
@@ -364,6 +370,13 @@ static void keep_modes(struct gpuio_loader *l, const int *choice)
 	}
 }
 
+/* Stacks ride on the VFS, fault and scheduler programs: on when asked and those loaded. */
+static void keep_stack_mode(struct gpuio_loader *l, const struct gpuio_loader_opts *o)
+{
+	snprintf(l->modes[GPUIO_LAYER_STACK], sizeof(l->modes[0]), "%s",
+		 o->stacks ? "python" : "off");
+}
+
 /* Open the BPF object and set what its programs read before load (rodata, the ring's size). */
 static int open_skel(struct gpuio_loader *l, const struct gpuio_loader_opts *o, const int *choice,
 		     char *why, size_t whylen)
@@ -380,6 +393,8 @@ static int open_skel(struct gpuio_loader *l, const struct gpuio_loader_opts *o, 
 	l->skel->rodata->trace_sockets = o->sockets;
 	l->skel->rodata->self_tgid = o->self_tgid;
 	l->skel->rodata->wakeup_bytes = o->ringbuf_bytes / 16;
+	l->skel->rodata->py_stacks = o->stacks;
+	l->skel->rodata->py_wanted = o->stacks || o->sample_hz;
 	l->skel->rodata->fault_layer = choice[L_FAULT] < nvariants(&layers[L_FAULT]);
 	/* batched VFS records need the switch-out that sends them (batch.bpf.h) */
 	l->vfs_batch = choice[L_SCHED] < nvariants(&layers[L_SCHED]) && !o->no_batch ?
@@ -530,6 +545,8 @@ static void first_choices(const struct gpuio_loader_opts *o, int *choice)
 {
 	if (o->no_sched)
 		choice[L_SCHED] = nvariants(&layers[L_SCHED]);
+	if (!o->sample_hz)
+		choice[L_SAMPLE] = nvariants(&layers[L_SAMPLE]);
 	if (o->no_faults) {
 		choice[L_FAULT] = nvariants(&layers[L_FAULT]);
 	} else if (getenv("GPUIO_FAULT_MODE")) {
@@ -630,6 +647,7 @@ int gpuio_loader__open(const struct gpuio_loader_opts *o, struct gpuio_loader **
 	if (err)
 		return err;
 	keep_modes(l, choice);
+	keep_stack_mode(l, o);
 	if (!l->detail[0])
 		snprintf(l->detail, sizeof(l->detail), "best mode of every layer accepted");
 	/* the programs' traced-tgid bitmap: set and cleared here with atomics */
@@ -703,6 +721,16 @@ void gpuio_loader__modes_text(const struct gpuio_loader *l, char *buf, size_t le
 	memset(&h, 0, sizeof(h));
 	gpuio_loader__describe(l, &h);
 	gpuio_cap_layers__text(&h, buf, len);
+}
+
+struct bpf_program *gpuio_loader__sample_prog(const struct gpuio_loader *l)
+{
+	return strcmp(l->modes[GPUIO_LAYER_SAMPLE], "off") ? l->skel->progs.py_sample : NULL;
+}
+
+void gpuio_loader__set_mode(struct gpuio_loader *l, enum gpuio_layer id, const char *mode)
+{
+	snprintf(l->modes[id], sizeof(l->modes[0]), "%s", mode);
 }
 
 const char *gpuio_loader__best_mode(enum gpuio_layer id)

@@ -24,6 +24,8 @@ struct gpuio_loader_opts {
 	bool no_sched;           /* --no-sched: no thread states or wake-ups */
 	bool no_faults;          /* --no-faults: no page faults on file mappings */
 	bool no_batch;           /* --no-batch: one ring-buffer reservation per call */
+	bool stacks;             /* --stacks: Python stacks on calls, faults and sleeps */
+	unsigned int sample_hz;  /* --sample-hz: on-CPU samples a second (0: none) */
 };
 
 struct gpuio_loader {
@@ -76,6 +78,10 @@ void gpuio_loader__flush_batches(struct gpuio_loader *l);
 /* While tracing (a flight-recorder dump): the records waiting in threads'
  * batches into the ring now; batching goes on. */
 void gpuio_loader__send_batches(struct gpuio_loader *l);
+/* The sampler's program when its layer loaded (sampler.c attaches it), else NULL. */
+struct bpf_program *gpuio_loader__sample_prog(const struct gpuio_loader *l);
+/* Say mode for layer id (a layer attached by its module: the sampler's rate). */
+void gpuio_loader__set_mode(struct gpuio_loader *l, enum gpuio_layer id, const char *mode);
 /* Names of the VFS modes --vfs-mode accepts, for --help and errors. */
 const char *gpuio_loader__vfs_modes(void);
 

@@ -17,6 +17,7 @@
 #include "lib/keyset.h"
 #include "lib/log.h"
 #include "trace/procfs.h"
+#include "trace/py_procs.h"
 #include "lib/clock.h"
 
 struct ringbuf_drain {
@@ -30,6 +31,7 @@ struct ringbuf_drain {
 	struct keyset *stubs;      /* (pid, launch stub address) named or tried */
 	struct keyset *cgroups;    /* processes whose cgroup (job identity) was read */
 	struct fault_counts *fc;   /* page faults per (process, file), with each snapshot */
+	struct py_procs *py;       /* traced processes' interpreters (stacks or samples on), or NULL */
 	int ncpus;
 	__u64 *percpu;
 	__u64 vfs, block, cuda, sched;
@@ -73,6 +75,12 @@ static void name_mapped(struct ringbuf_drain *c, __u32 pid, __u32 dev, __u64 ino
 		c->ustats[GPUIO_USTAT_PATH_UNRESOLVED]++;
 }
 
+/* A record made in userspace (py_procs.c), into the capture */
+static void append_any(void *ctx, const void *rec, size_t len)
+{
+	append(ctx, rec, len);
+}
+
 /* A FAULT_COUNT record (fault_counts.c), and its file's name if none yet. */
 static void append_rec(void *ctx, const void *rec, size_t len)
 {
@@ -112,6 +120,13 @@ static void take_proc(struct ringbuf_drain *c, const struct gpuio_proc_event *p)
 	    p->kind == GPUIO_PROC_EXEC)
 		keyset__test_and_add(c->tids, h->pid, h->tid);
 	append(c, p, h->size);
+	/* its interpreter: a new image's is found once it is up; a fork has its parent's */
+	if (p->kind == GPUIO_PROC_EXEC && h->pid == h->tid)
+		py_procs__want(c->py, (pid_t)h->pid, h->ts);
+	else if (p->kind == GPUIO_PROC_FORK)
+		py_procs__fork(c->py, (pid_t)p->ppid, (pid_t)h->pid, h->ts);
+	else if (p->kind == GPUIO_PROC_EXIT)
+		py_procs__forget(c->py, (pid_t)h->pid);
 	/* a new process: which job it belongs to (its cgroup, inherited at fork) */
 	if ((p->kind == GPUIO_PROC_FORK || p->kind == GPUIO_PROC_EXEC) && h->pid == h->tid &&
 	    !keyset__test_and_add(c->cgroups, h->pid, 0))
@@ -240,6 +255,8 @@ int ringbuf_drain__new(struct gpuio_loader *l, struct gpuio_cap_writer *w,
 	c->cgroups = keyset__new(12);
 	c->fc = fault_counts__new(strcmp(l->modes[GPUIO_LAYER_FAULT], "off") ?
 				  bpf_map__fd(l->skel->maps.fault_counts) : -1);
+	if (strcmp(l->modes[GPUIO_LAYER_STACK], "off") || strcmp(l->modes[GPUIO_LAYER_SAMPLE], "off"))
+		c->py = py_procs__new(bpf_map__fd(l->skel->maps.py_procs), append_any, c);
 	c->rb = ring_buffer__new(bpf_map__fd(l->skel->maps.events), handle, c, NULL);
 	c->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (!c->percpu || !c->paths || !c->tids || !c->devs || !c->stubs || !c->cgroups || !c->fc ||
@@ -270,6 +287,8 @@ int ringbuf_drain__poll(struct ringbuf_drain *c, int timeout_ms)
 	 * under a steady stream is always, and the loop would spin (one
 	 * epoll_wait, write and waitpid per ~100 records).
 	 */
+	/* an interpreter starting is looked at every few ms (py_procs.c) */
+	timeout_ms = py_procs__wait_ms(c->py, clock_mono_ns(), timeout_ms);
 	n = epoll_wait(c->epfd, &ev, 1, timeout_ms);
 	if (n < 0 && errno != EINTR)
 		return -errno;
@@ -278,6 +297,7 @@ int ringbuf_drain__poll(struct ringbuf_drain *c, int timeout_ms)
 	n = ring_buffer__consume(c->rb);
 	if (n < 0 && n != -EINTR)
 		return n;
+	py_procs__tick(c->py, clock_mono_ns());
 	/* records reach the file every poll: a SIGKILL loses at most one period */
 	gpuio_cap_writer__flush(c->w);
 	return 0;
@@ -343,6 +363,11 @@ void ringbuf_drain__totals(struct ringbuf_drain *c, struct ringbuf_drain_totals 
 	t->dropped = gpuio_stats__dropped(&t->stats);
 }
 
+void ringbuf_drain__python(struct ringbuf_drain *c, pid_t pid)
+{
+	py_procs__want(c->py, pid, clock_mono_ns());
+}
+
 struct keyset *ringbuf_drain__named(struct ringbuf_drain *c)
 {
 	return c->paths;
@@ -370,6 +395,7 @@ void ringbuf_drain__free(struct ringbuf_drain *c)
 	keyset__free(c->stubs);
 	keyset__free(c->cgroups);
 	fault_counts__free(c->fc);
+	py_procs__free(c->py);
 	cuda_probes__sym_cache_free();
 	free(c->percpu);
 	free(c);

@@ -8,6 +8,7 @@
 #define GPUIO_RINGBUF_DRAIN_H
 #include <stdbool.h>
 #include <linux/types.h>
+#include <sys/types.h>
 #include "capture/capture.h"
 #include "trace/loader.h"
 
@@ -32,6 +33,8 @@ int ringbuf_drain__drain(struct ringbuf_drain *c);
 /* Append a STATS record with the current counters. */
 int ringbuf_drain__write_stats(struct ringbuf_drain *c, bool final);
 void ringbuf_drain__totals(struct ringbuf_drain *c, struct ringbuf_drain_totals *t);
+/* A traced process (an attach's target): find its interpreter, when stacks are on. */
+void ringbuf_drain__python(struct ringbuf_drain *c, pid_t pid);
 /* The set of (dev, ino) already named in the capture (for attach-time scans). */
 struct keyset *ringbuf_drain__named(struct ringbuf_drain *c);
 /* True when no traced process is left (the BPF side removes the dead). */

@@ -28,6 +28,7 @@
 #include "trace/loader.h"
 #include "trace/procfs.h"
 #include "trace/ringbuf_drain.h"
+#include "trace/sampler.h"
 #include "trace/session.h"
 #include "trace/start_at.h"
 #include "lib/units.h"
@@ -39,6 +40,7 @@ struct trace_session {
 	struct gpuio_loader *l;
 	struct gpuio_cap_writer *w;
 	struct ringbuf_drain *c;      /* ring buffer -> capture */
+	struct sampler *sampler;      /* --sample-hz's perf events, or NULL */
 	struct cuda_probes *cp;
 	struct gpu_watch *gw;
 	const struct trace_hooks *h;
@@ -178,6 +180,20 @@ static void gpu_setup(struct trace_session *s)
 		pr_warn("CUDA libraries loaded from now on will not be probed (out of memory)");
 }
 
+/* --sample-hz: before the header is written, which says its rate (or off) */
+static void start_sampler(struct trace_session *s)
+{
+	char why[160];
+
+	if (!s->o->sample_hz)
+		return;
+	/* the trace goes on without samples: said, and the header says off */
+	if (sampler__start(s->l, s->o->sample_hz, &s->sampler, why, sizeof(why))) {
+		pr_warn("no on-CPU samples: %s", why);
+		gpuio_loader__set_mode(s->l, GPUIO_LAYER_SAMPLE, "off");
+	}
+}
+
 /* Load, attach, open the capture (and stream), start draining. 0 or -errno (said). */
 static int setup(struct trace_session *s)
 {
@@ -188,6 +204,7 @@ static int setup(struct trace_session *s)
 		.ringbuf_bytes = o->ringbuf, .vfs_mode = o->vfs_mode,
 		.no_cuda_uprobes = o->no_cuda_uprobes, .no_sched = o->no_sched,
 		.no_faults = o->no_faults, .no_batch = o->no_batch,
+		.stacks = o->stacks, .sample_hz = o->sample_hz,
 	};
 	struct sigaction sa = { .sa_handler = on_signal };
 	int err;
@@ -207,6 +224,7 @@ static int setup(struct trace_session *s)
 		err = gpuio_loader__open(&lo, &s->l);
 		if (err)
 			return err;
+		start_sampler(s);
 		gpuio_loader__modes_text(s->l, modes, sizeof(modes));
 		pr_debug("attach modes: %s cuda=%s", modes, s->l->cuda_mode);
 	}
@@ -230,6 +248,7 @@ static int setup(struct trace_session *s)
 		pr_err("cannot start the collector: %s", strerror(-err));
 		return err;
 	}
+
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
@@ -264,6 +283,9 @@ static int add_target(struct trace_session *s, pid_t tgid, bool is_root_target)
 
 	if (err)
 		return err;
+	/* its interpreter, for the stacks of what it does from now on */
+	if (s->c)
+		ringbuf_drain__python(s->c, tgid);
 	/* after the map insert: anything it does from now on is seen */
 	if (!procfs_alive(tgid) ||
 	    procfs_emit_process(s->w, tgid, s->o->all_fds, clock_mono_ns(),
@@ -488,6 +510,8 @@ static int stop(struct trace_session *s)
 		ringbuf_drain__write_stats(s->c, true);
 	else
 		write_stats_no_bpf(s);
+	sampler__stop(s->sampler);
+	s->sampler = NULL;
 	ringbuf_drain__free(s->c);
 	s->c = NULL;
 	gpu_watch__free(s->gw);
@@ -559,6 +583,8 @@ static void session_free(struct trace_session *s)
 {
 	if (s->child.pid > 0)
 		gpuio_launch__abort(&s->child);
+	sampler__stop(s->sampler);
+	s->sampler = NULL;
 	ringbuf_drain__free(s->c);
 	gpu_watch__free(s->gw);
 	cuda_probes__free(s->cp);
