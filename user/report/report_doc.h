@@ -32,5 +32,8 @@ extern const struct rpt_table rpt_tab_devices, rpt_tab_processes, rpt_tab_thread
 extern const struct rpt_table rpt_tab_reads_in_flight, rpt_tab_vfs_throughput;
 extern const struct rpt_table rpt_tab_network;
 extern const struct rpt_table rpt_tab_hosts;
+/* The columns of a call-site row (struct rpt_site_sum rows, report_tab_sites.c) */
+#define RPT_SITE_NCOLS 9
+extern const struct rpt_col rpt_site_cols[RPT_SITE_NCOLS];
 
 #endif /* GPUIO_REPORT_DOC_H */

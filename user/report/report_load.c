@@ -14,6 +14,7 @@
 #include "model/calls.h"
 #include "report/report_model.h"
 #include "report/report_net.h"
+#include "report/report_sites.h"
 #include "report/report_priv.h"
 #include "model/proc_names.h"
 
@@ -478,6 +479,11 @@ static int on_vfs(void *ctx, const struct gpuio_vfs_event *e)
 	count_bytes(m, t, p, e, end, bytes, rd, wr);
 	if (f && rpt_call_fetches_data(e) && (rc = thread_file_bytes(m, t, f, (uint64_t)e->ret)))
 		return rc;
+	/* where in the program it was made (--stacks) */
+	if (f && m->sites &&
+	    (rc = rpt_sites__file_call(m, (size_t)(f - m->files), rpt_sites__call_stack(m, h->tid, e->seq),
+					bytes, e->dur_ns)))
+		return rc;
 	if (f) {
 		if (rd || wr || gpuio_call__two_files(call)) {
 			rc = file_xfer(m, f, e, !wr, xfer_offset(e), bytes, e->dur_ns, end);
@@ -698,6 +704,11 @@ static int on_wait(void *ctx, const struct gpuio_wait_event *e)
 	return rpt_waits_add(ctx, e);
 }
 
+static int on_stack_at(void *ctx, const struct model_stack_at *a)
+{
+	return rpt_sites__stack_at(ctx, a);
+}
+
 /* Pass 1: the session reads every record once; the report folds in its part. */
 int rpt_pass1(struct rpt_model *m)
 {
@@ -707,6 +718,7 @@ int rpt_pass1(struct rpt_model *m)
 	m->tool = (struct model_tool){
 		.ctx = m, .vfs = on_vfs, .block = on_block, .proc = on_proc, .sched = on_sched,
 		.devname = on_devname, .wait = on_wait, .fault_count = on_fault_count,
+		.stack_at = on_stack_at,
 	};
 	m->faults = m->hdr->fault_mode[0] != 0;
 	rpt_gpu_handlers(&m->tool);

@@ -16,6 +16,7 @@
 #include "model/calls.h"
 #include "report/report_model.h"
 #include "report/report_net.h"
+#include "report/report_sites.h"
 #include "report/report_priv.h"
 
 const char *const rpt_cause_names[RPT_CAUSE_N] = {
@@ -54,7 +55,7 @@ static int rpt_model__load(struct rpt_model *m, const char *path, const struct r
 		goto nomem;
 	if (rc)
 		return rc;
-	if (rpt_net__finish(m))
+	if (rpt_net__finish(m) || rpt_sites__finish(m))
 		goto nomem;
 	{
 		const struct model_collector *c;
@@ -140,6 +141,7 @@ static void rpt_model__free(struct rpt_model *m)
 	rpt_wait_free(m);
 	rpt_nvtx_free(m);
 	rpt_net__free(m);
+	rpt_sites__free(m);
 	free(m->series);
 	free(m->files);
 	free(m->streams);

@@ -426,6 +426,8 @@ struct rpt_model {
 
 	/* socket calls with their peers (report_net.h); NULL: none */
 	struct rpt_net *net;
+	/* Python call sites (report_sites.h); NULL: no stacks */
+	struct rpt_sites *sites;
 
 	/* small data files, recommendations */
 	uint64_t small_files, small_bytes, read_files, small_rops;

@@ -11,6 +11,7 @@
 #include "lib/units.h"
 #include "report/report_doc.h"
 #include "report/report_model.h"
+#include "report/report_sites.h"
 
 #define GET(name) static void name(const struct rpt_ctx *c, const struct rpt_row *r, \
 				   struct rpt_cell *o)
@@ -183,6 +184,26 @@ GET(f_blk_svc) { rpt_cell_ns(o, F->blk_reqs ? F->blk_svc_ns / F->blk_reqs : 0); 
 GET(f_idle_read) { rpt_cell_ns(o, F->gpu_idle_read_ns); }
 GET(f_idle_miss) { rpt_cell_u64(o, F->gpu_idle_miss_pages); }
 
+/* ---- a file's calls by the line of the program that made them (--stacks) ---- */
+
+static int fsite_rows(const struct rpt_ctx *c, const struct rpt_row *up, struct rpt_rows *out)
+{
+	size_t n;
+	const struct rpt_site_sum *v = rpt_sites__file(M, up->i, &n);
+
+	for (size_t i = 0; i < n && i < 20; i++)
+		if (rpt_rows__add(out, &v[i], i, up))
+			return -1;
+	rpt_rows__limit(out, 3, "lines (--json has up to 20)");
+	return 0;
+}
+
+static const struct rpt_table fsite_tab = {
+	.key = "call_sites", .title = "by the line that called", .layout = RPT_ROWS,
+	.cols = rpt_site_cols, .ncols = RPT_SITE_NCOLS, .rows = fsite_rows,
+};
+GET(f_sites) { rpt_cell_table(o, &fsite_tab); }
+
 static const struct rpt_col file_cols[] = {
 	{ "path", "path", 110, RPT_C_TAIL, f_path },
 	{ "role", "role", -10, 0, f_role },
@@ -232,6 +253,7 @@ static const struct rpt_col file_cols[] = {
 	{ "block.mean_service_us", "service", 9, RPT_C_NOTEXT, f_blk_svc },
 	{ "gpu_idle_read_us", NULL, 0, JSON_ONLY, f_idle_read },
 	{ "gpu_idle_miss_pages", NULL, 0, JSON_ONLY, f_idle_miss },
+	{ "call_sites", NULL, 0, 0, f_sites },
 };
 const struct rpt_table rpt_tab_files = {
 	.key = "files", .title = "FILES", .layout = RPT_ROWS, RPT_COLS(file_cols),
