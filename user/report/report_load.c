@@ -455,8 +455,14 @@ static int on_vfs(void *ctx, const struct gpuio_vfs_event *e)
 	struct rpt_file *f, *f2;
 	struct rpt_thread *t;
 	struct rpt_proc *p;
+	uint32_t ref;
 	int rc;
 
+	/* where in the program it was made (--stacks): kept for the loops and files */
+	ref = m->sites ? rpt_sites__call_stack(m, h->tid, e->seq) : 0;
+	if (ref && (rc = rpt_sites__call(m, h->pid, h->tid, h->ts, end, ref, rpt_call_fetches_data(e),
+					 e->ret > 0 && gpuio_call__moves_bytes(call) ? (uint64_t)e->ret : 0)))
+		return rc;
 	/* a socket call with a named peer is the network's (report_net.c) */
 	rc = rpt_net__vfs(m, e);
 	if (rc)
@@ -479,10 +485,7 @@ static int on_vfs(void *ctx, const struct gpuio_vfs_event *e)
 	count_bytes(m, t, p, e, end, bytes, rd, wr);
 	if (f && rpt_call_fetches_data(e) && (rc = thread_file_bytes(m, t, f, (uint64_t)e->ret)))
 		return rc;
-	/* where in the program it was made (--stacks) */
-	if (f && m->sites &&
-	    (rc = rpt_sites__file_call(m, (size_t)(f - m->files), rpt_sites__call_stack(m, h->tid, e->seq),
-					bytes, e->dur_ns)))
+	if (f && ref && (rc = rpt_sites__file_call(m, (size_t)(f - m->files), ref, bytes, e->dur_ns)))
 		return rc;
 	if (f) {
 		if (rd || wr || gpuio_call__two_files(call)) {

@@ -304,6 +304,19 @@ struct rpt_spans {
 	size_t n, cap;
 };
 
+/* The loop's time inside its data iterator's next() (report_next.c; --stacks) */
+struct rpt_next {
+	bool known;                     /* its stacks said where next() is */
+	int site;                       /* the line that calls it (report_sites.h), -1 none */
+	uint32_t ref;                   /* a stack inside it */
+	uint64_t calls;                 /* times it was entered */
+	uint64_t ns;                    /* in it, in all */
+	uint64_t asleep_data_ns;        /* of ns: asleep until a producer woke it with data */
+	uint64_t asleep_other_ns;       /* asleep otherwise (a lock, a timed wait) */
+	uint64_t runnable_ns;           /* waiting for a CPU */
+	uint64_t cpu_ns;                /* on a CPU: receiving, unpickling, collating */
+};
+
 struct rpt_wait {                /* one training loop */
 	uint32_t pid, tid;              /* the loop thread */
 	uint32_t index;                 /* in m->loops */
@@ -318,6 +331,7 @@ struct rpt_wait {                /* one training loop */
 	uint64_t span_s, span_e;        /* its first and last state */
 	uint64_t ns[RPT_TW_N];
 	uint64_t data_runnable_ns;      /* of ns[RPT_TW_DATA]: waiting for a CPU once woken with data */
+	struct rpt_next next;           /* its time inside next() (stacks), next.known: there is one */
 	struct rpt_waker wakers[RPT_WAKERS_MAX];
 	size_t nwakers;
 	uint64_t act_ns[RPT_WA_N];      /* the wakers' main threads, inside the waits */

@@ -105,6 +105,12 @@ bool rpt_loops_feeds(const struct rpt_loopset *ls, uint32_t lpid, uint32_t ltid,
 bool rpt_loops_fetcher(const struct rpt_loopset *ls, uint32_t tid);
 void rpt_loops_free(struct rpt_loopset *ls);
 
+/* report_next.c: the loop's time inside next() from its stacks (w->next), the
+ * spans of it into out (normalised); iv: the loop thread's states in time order,
+ * waits: its sleeps a producer ended (normalised). 0 or -ENOMEM. */
+int rpt_next_build(struct rpt_model *m, struct rpt_wait *w, const struct tstate_iv *iv, size_t n,
+		   const struct rpt_spans *waits, struct rpt_spans *out);
+
 /* report_wait.c: after pass 1 (a pass of its own over the VFS calls) */
 int rpt_wait_build(struct rpt_model *m);
 /* report_loop_view.c */

@@ -27,6 +27,9 @@ struct fsum {
 };
 
 struct rpt_sites {
+	struct kmap ts_map;             /* (tid, ref) -> tstacks[] + 1 */
+	struct rpt_thread_stack *tstacks;
+	size_t ntstacks, ctstacks;
 	struct kmap pend_map;           /* (tid, 0) -> pends[] + 1 */
 	struct pend *pends;
 	size_t npends, cpends;
@@ -60,6 +63,32 @@ bool rpt_sites__any(const struct rpt_model *m)
 
 /* ---- pass 1 ---- */
 
+static int ev_add(struct rpt_sites *S, uint64_t ts, uint32_t tid, uint32_t ref, uint8_t what)
+{
+	if (array_grow((void **)&S->ev, &S->cev, S->nev + 1, sizeof(*S->ev)))
+		return -ENOMEM;
+	S->ev[S->nev++] = (struct rpt_stack_ev){ .ts = ts, .tid = tid, .ref = ref, .what = what };
+	return 0;
+}
+
+static struct rpt_thread_stack *tstack(struct rpt_sites *S, uint32_t pid, uint32_t tid,
+				       uint32_t ref)
+{
+	uint64_t *v;
+
+	if (kmap__upsert(&S->ts_map, tid, ref, &v) < 0)
+		return NULL;
+	if (!*v) {
+		if (array_grow((void **)&S->tstacks, &S->ctstacks, S->ntstacks + 1,
+			       sizeof(*S->tstacks)))
+			return NULL;
+		S->tstacks[S->ntstacks] = (struct rpt_thread_stack){ .pid = pid, .tid = tid,
+								     .ref = ref };
+		*v = ++S->ntstacks;
+	}
+	return &S->tstacks[*v - 1];
+}
+
 int rpt_sites__stack_at(struct rpt_model *m, const struct model_stack_at *a)
 {
 	struct rpt_sites *S = sites_of(m);
@@ -68,11 +97,14 @@ int rpt_sites__stack_at(struct rpt_model *m, const struct model_stack_at *a)
 	if (!S)
 		return -ENOMEM;
 	if (a->what != GPUIO_SA_CALL) {
-		if (array_grow((void **)&S->ev, &S->cev, S->nev + 1, sizeof(*S->ev)))
-			return -ENOMEM;
-		S->ev[S->nev++] = (struct rpt_stack_ev){ .ts = a->h->ts, .tid = a->h->tid,
-							  .ref = a->stack, .what = a->what };
-		return 0;
+		if (a->what == GPUIO_SA_SAMPLE && a->stack) {
+			struct rpt_thread_stack *t = tstack(S, a->h->pid, a->h->tid, a->stack);
+
+			if (!t)
+				return -ENOMEM;
+			t->samples++;
+		}
+		return ev_add(S, a->h->ts, a->h->tid, a->stack, a->what);
 	}
 	if (!a->stack)
 		return 0;
@@ -109,6 +141,27 @@ uint32_t rpt_sites__call_stack(struct rpt_model *m, uint32_t tid, uint32_t seq)
 			p->ref[i] = 0;
 			return ref;
 		}
+	return 0;
+}
+
+int rpt_sites__call(struct rpt_model *m, uint32_t pid, uint32_t tid, uint64_t ts, uint64_t end,
+		    uint32_t ref, bool fetch, uint64_t bytes)
+{
+	struct rpt_sites *S = m->sites;
+	struct rpt_thread_stack *t;
+
+	if (!S || !ref)
+		return 0;
+	if (ev_add(S, ts, tid, ref, GPUIO_SA_CALL) || ev_add(S, end, tid, ref, GPUIO_SA_CALL))
+		return -ENOMEM;
+	if (!fetch)
+		return 0;
+	t = tstack(S, pid, tid, ref);
+	if (!t)
+		return -ENOMEM;
+	t->fetches++;
+	t->bytes += bytes;
+	t->ns += end - ts;
 	return 0;
 }
 
@@ -380,12 +433,26 @@ const struct rpt_stack_ev *rpt_sites__thread(const struct rpt_model *m, uint32_t
 	return v ? &m->sites->ev[(uint32_t)*v - 1] : NULL;
 }
 
+const struct rpt_thread_stack *rpt_sites__thread_stacks(const struct rpt_model *m, size_t *n)
+{
+	*n = m->sites ? m->sites->ntstacks : 0;
+	return m->sites ? m->sites->tstacks : NULL;
+}
+
+unsigned rpt_sites__sample_hz(const struct rpt_model *m)
+{
+	/* the header's samples layer says its rate: "99Hz" */
+	return (unsigned)strtoul(m->hdr->sample_mode, NULL, 10);
+}
+
 void rpt_sites__free(struct rpt_model *m)
 {
 	struct rpt_sites *S = m->sites;
 
 	if (!S)
 		return;
+	kmap__free(&S->ts_map);
+	free(S->tstacks);
 	kmap__free(&S->pend_map);
 	kmap__free(&S->ev_map);
 	kmap__free(&S->fsum_map);

@@ -52,6 +52,10 @@ struct rpt_site_sum {
 int rpt_sites__stack_at(struct rpt_model *m, const struct model_stack_at *a);
 /* The stack of tid's call numbered seq (0: none), taken once. */
 uint32_t rpt_sites__call_stack(struct rpt_model *m, uint32_t tid, uint32_t seq);
+/* A traced call of a thread with its stack: its start and end for the loop
+ * analysis; fetch: it fetched data (reads, faults, receives). 0 or -ENOMEM. */
+int rpt_sites__call(struct rpt_model *m, uint32_t pid, uint32_t tid, uint64_t ts, uint64_t end,
+		    uint32_t ref, bool fetch, uint64_t bytes);
 /* Fold a call on file (files[] index) with its stack. 0 or -ENOMEM. */
 int rpt_sites__file_call(struct rpt_model *m, size_t file, uint32_t ref, uint64_t bytes,
 			 uint64_t ns);
@@ -69,7 +73,17 @@ const char *rpt_sites__text(const struct rpt_model *m, int site, char *buf, size
 size_t rpt_sites__chain(const struct rpt_model *m, uint32_t ref, char *buf, size_t len);
 /* A file's calls by site, most time first (*n of them) */
 const struct rpt_site_sum *rpt_sites__file(const struct rpt_model *m, size_t file, size_t *n);
-/* A thread's sleeps, preemptions and samples in time order (*n of them) */
+/* A thread's data fetches and samples by stack */
+struct rpt_thread_stack {
+	uint32_t pid, tid, ref;
+	uint64_t fetches, bytes, ns;    /* its reads, faults, receives at this stack */
+	uint64_t samples;               /* its on-CPU samples at this stack */
+};
+/* Every (thread, stack) pair, by thread (*n of them) */
+const struct rpt_thread_stack *rpt_sites__thread_stacks(const struct rpt_model *m, size_t *n);
+/* The sampler's rate (samples a second), 0: no samples */
+unsigned rpt_sites__sample_hz(const struct rpt_model *m);
+/* A thread's sleeps, preemptions, samples and calls (start and end) in time order (*n) */
 const struct rpt_stack_ev *rpt_sites__thread(const struct rpt_model *m, uint32_t tid, size_t *n);
 
 /*

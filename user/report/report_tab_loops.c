@@ -13,6 +13,7 @@
 #include "report/report_doc.h"
 #include "report/report_model.h"
 #include "report/report_net.h"
+#include "report/report_sites.h"
 
 #define GET(name) static void name(const struct rpt_ctx *c, const struct rpt_row *r, \
 				   struct rpt_cell *o)
@@ -309,7 +310,10 @@ GET(lp_ndata) { rpt_cell_u64(o, W->ndata_files); }
 GET(lp_read_bytes) { rpt_cell_bytes(o, W->read_bytes); }
 GET(lp_hit) { rpt_cell_ratio(o, rpt_ratio(W->hit_pages, W->pages)); }
 GET(lp_files) { rpt_cell_table(o, &wfile_tab); }
-GET(lp_steps_from) { rpt_cell_cstr(o, W->step_range ? "nvtx" : "waits"); }
+GET(lp_steps_from)
+{
+	rpt_cell_cstr(o, W->step_range ? "nvtx" : W->next.known ? "next" : "waits");
+}
 GET(lp_step_range) { rpt_cell_cstr(o, W->step_range); }
 GET(lp_steps) { rpt_cell_table(o, &step_tab); }
 GET(lp_peers) { rpt_cell_table(o, &lpeer_tab); }
@@ -325,6 +329,36 @@ GET(lp_gaps_note)
 				"(sched_gaps): the states around them are approximate", W->gaps);
 }
 
+/* ---- the wait the program sees: its time inside next() (report_next.c) ---- */
+
+#define NX (&W->next)
+/* the loop's wait for data: inside next() where its stacks say, else its sleeps */
+static uint64_t data_wait(const struct rpt_wait *w)
+{
+	return w->next.known ? w->next.ns : w->ns[RPT_TW_DATA];
+}
+GET(nx_wait) { rpt_cell_ns(o, data_wait(W)); }
+GET(nx_from) { rpt_cell_cstr(o, NX->known ? "next" : "sleeps"); }
+GET(nx_group)
+{
+	if (NX->known)
+		rpt_cell_group(o);
+	else
+		rpt_cell_null(o);
+}
+GET(nx_site) { rpt_cell_cstr(o, rpt_sites__text(M, NX->site, o->buf, RPT_CELL_BUF)); }
+GET(nx_calls) { rpt_cell_u64(o, NX->calls); }
+GET(nx_data) { rpt_cell_ns(o, NX->asleep_data_ns); }
+GET(nx_other) { rpt_cell_ns(o, NX->asleep_other_ns); }
+GET(nx_runnable) { rpt_cell_ns(o, NX->runnable_ns); }
+GET(nx_cpu) { rpt_cell_ns(o, NX->cpu_ns); }
+GET(nx_share) { rpt_cell_pct(o, data_wait(W), rpt_wait__span(W)); }
+GET(nx_chain)
+{
+	rpt_sites__chain(M, NX->ref, o->buf, RPT_CELL_BUF);
+	rpt_cell_cstr(o, o->buf);
+}
+
 static const struct rpt_col loop_cols[] = {
 	{ "lead", NULL, 0, RPT_C_LEAD | RPT_C_NOJSON, lp_lead },
 	{ "headline", NULL, 0, RPT_C_PARA, lp_headline },
@@ -335,6 +369,17 @@ static const struct rpt_col loop_cols[] = {
 	{ "found_by", "found by", 0, 0, lp_found_by },
 	{ "start_us", "from", 0, 0, lp_start },
 	{ "span_us", "for", 0, 0, st_span },
+	{ "waiting_for_data_us", "waiting for data", 0, 0, nx_wait },
+	{ "waiting_for_data_pct", "of its run", 0, RPT_C_JOIN, nx_share },
+	{ "waiting_for_data_from", "measured as", 0, RPT_C_JOIN, nx_from },
+	{ "next", NULL, 0, 0, nx_group },
+	{ "next.site", "in next() at", 0, 0, nx_site },
+	{ "next.calls", "calls", 0, RPT_C_JOIN, nx_calls },
+	{ "next.asleep_for_data_us", "asleep for data", 0, RPT_C_JOIN, nx_data },
+	{ "next.asleep_other_us", "asleep otherwise", 0, RPT_C_JOIN, nx_other },
+	{ "next.runnable_us", "waiting for a CPU", 0, RPT_C_JOIN, nx_runnable },
+	{ "next.on_cpu_us", "on a CPU", 0, RPT_C_JOIN, nx_cpu },
+	{ "next.chain", NULL, 0, JSON_ONLY, nx_chain },
 	{ "loop_us", "its time", 0, 0, lp_time },
 	{ "data_then_runnable_us", "of its data wait, runnable once woken", 0, RPT_C_NOZERO,
 	  lp_data_runnable },

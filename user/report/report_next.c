@@ -1,0 +1,259 @@
+// SPDX-License-Identifier: MIT
+/*
+ * report_next.c — the wait the program sees: a loop's time inside its data
+ * iterator's next(), from its Python stacks (--stacks), split into asleep
+ * for data, asleep otherwise, waiting for a CPU and on a CPU — what a
+ * program timing next(it) measures, where the thread states alone see only
+ * the sleeps a producer ended.
+ *
+ * Where next() is: in the stacks the loop had when it went to sleep for
+ * data, the frame that calls the iterator (B: its code and line, the `for`
+ * line) and the iterator's frame just inside it (E): the outermost
+ * __next__ frame and its caller (a DataLoader's iterator), else the
+ * innermost frame of the program's own code and the frame it called (a
+ * queue's get). The pair the waits' stacks agree on most (by time) is the
+ * loop's; a stack is inside next() when it holds B with E just inside.
+ *
+ * When: the loop's thread states give exact edges. Off a CPU the thread
+ * stays where it stopped: a sleep or preemption is inside next() as its
+ * switch-out stack is, and so is the wait for a CPU after it. On a CPU,
+ * the stacks seen inside the run (samples, traced calls: a call's whole
+ * length) place its changes: between two that disagree, at the midpoint.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "lib/kmap.h"
+#include "model/sched_tab.h"
+#include "model/stacks.h"
+#include "report/report_model.h"
+#include "report/report_priv.h"
+#include "report/report_sites.h"
+
+/* The pair of frames that marks next(): B calls E */
+struct boundary {
+	uint64_t b_code, e_code;
+	int b_line;
+	uint32_t ref;                   /* a stack that has it */
+};
+
+static bool dunder_next(const char *func)
+{
+	size_t n = strlen(func);
+
+	return n >= 8 && !strcmp(func + n - 8, "__next__");
+}
+
+static bool library(const char *f)
+{
+	return !f[0] || f[0] == '<' || strstr(f, "/site-packages/") || strstr(f, "/dist-packages/") ||
+	       strstr(f, "/lib/python3.") || strstr(f, "/lib64/python3.");
+}
+
+/* The boundary a stack shows, false when none */
+static bool boundary_of(const struct rpt_model *m, const struct model_stack *k, struct boundary *out)
+{
+	struct model_frame f, g;
+
+	for (int j = (int)k->nframes - 2; j >= 0; j--) {        /* outermost __next__ */
+		model_session__frame(m->s, k, (unsigned)j, &f);
+		if (dunder_next(f.func)) {
+			model_session__frame(m->s, k, (unsigned)j + 1, &g);
+			*out = (struct boundary){ .b_code = g.code, .b_line = g.line, .e_code = f.code };
+			return true;
+		}
+	}
+	for (unsigned j = 1; j < k->nframes; j++) {             /* innermost of the program's own */
+		model_session__frame(m->s, k, j, &g);
+		if (!library(g.file)) {
+			model_session__frame(m->s, k, j - 1, &f);
+			*out = (struct boundary){ .b_code = g.code, .b_line = g.line, .e_code = f.code };
+			return true;
+		}
+	}
+	return false;
+}
+
+static bool inside(const struct rpt_model *m, uint32_t ref, const struct boundary *b)
+{
+	const struct model_stack *k = ref ? model_session__stack(m->s, ref) : NULL;
+	struct model_frame f, g;
+
+	for (unsigned j = 0; k && j + 1 < k->nframes; j++) {
+		model_session__frame(m->s, k, j, &f);
+		if (f.code != b->e_code)
+			continue;
+		model_session__frame(m->s, k, j + 1, &g);
+		if (g.code == b->b_code && g.line == b->b_line)
+			return true;
+	}
+	return false;
+}
+
+struct cand {
+	struct boundary b;
+	uint64_t ns;
+};
+
+/* The boundary the loop's data waits agree on most, by their time. false: none. */
+static bool find_boundary(const struct rpt_model *m, const struct tstate_iv *iv, size_t n,
+			  const struct rpt_spans *waits, const struct rpt_stack_ev *ev, size_t nev,
+			  struct boundary *out)
+{
+	struct cand c[16];
+	size_t nc = 0, e = 0, best = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct model_stack *k;
+		struct boundary b;
+		size_t j;
+
+		if (!rpt_iv_sleep(iv[i].state) || !rpt_spans_overlap(waits, iv[i].ts, iv[i].end))
+			continue;
+		while (e < nev && ev[e].ts < iv[i].ts)
+			e++;
+		if (e == nev || ev[e].ts != iv[i].ts || ev[e].what != GPUIO_SA_SLEEP)
+			continue;       /* its switch-out had no stack */
+		k = model_session__stack(m->s, ev[e].ref);
+		if (!k || !boundary_of(m, k, &b))
+			continue;
+		b.ref = ev[e].ref;
+		for (j = 0; j < nc; j++)
+			if (c[j].b.b_code == b.b_code && c[j].b.b_line == b.b_line &&
+			    c[j].b.e_code == b.e_code)
+				break;
+		if (j == nc) {
+			if (nc == sizeof(c) / sizeof(c[0]))
+				continue;
+			c[nc++] = (struct cand){ .b = b };
+		}
+		c[j].ns += iv[i].end - iv[i].ts;
+	}
+	for (size_t j = 1; j < nc; j++)
+		if (c[j].ns > c[best].ns)
+			best = j;
+	if (!nc)
+		return false;
+	*out = c[best].b;
+	return true;
+}
+
+/* The loop's time inside next(), by state; its spans into out. */
+struct sweep {
+	const struct rpt_model *m;
+	const struct boundary *b;
+	const struct rpt_stack_ev *ev;
+	size_t nev, e;
+	bool label;                     /* inside next() as last seen */
+	bool seen;                      /* a stack has been seen */
+	struct rpt_next *nx;
+	struct rpt_spans *out;
+};
+
+static int add_in(struct sweep *s, uint64_t a, uint64_t b, uint64_t *acc)
+{
+	if (b <= a)
+		return 0;
+	*acc += b - a;
+	s->nx->ns += b - a;
+	return rpt_spans_add(s->out, a, b);
+}
+
+/* Move the last seen label to the observations up to t (inclusive). */
+static void seen_to(struct sweep *s, uint64_t t)
+{
+	while (s->e < s->nev && s->ev[s->e].ts <= t) {
+		bool l = inside(s->m, s->ev[s->e].ref, s->b);
+
+		if (l && !s->label)
+			s->nx->calls++;
+		s->label = l;
+		s->seen = true;
+		s->e++;
+	}
+}
+
+/* On a CPU over [a, b): the label changes at midpoints between disagreeing stacks. */
+static int on_cpu(struct sweep *s, uint64_t a, uint64_t b)
+{
+	uint64_t t = a;
+	bool l = s->label;
+	int rc;
+
+	while (s->e < s->nev && s->ev[s->e].ts < b) {
+		uint64_t u = s->ev[s->e].ts > t ? s->ev[s->e].ts : t;
+		bool nl = inside(s->m, s->ev[s->e].ref, s->b);
+
+		if (nl == l) {
+			if (l && (rc = add_in(s, t, u, &s->nx->cpu_ns)))
+				return rc;
+		} else {
+			uint64_t mid = t + (u - t) / 2;
+
+			if ((rc = add_in(s, l ? t : mid, l ? mid : u, &s->nx->cpu_ns)))
+				return rc;
+			if (nl)
+				s->nx->calls++;
+		}
+		t = u;
+		l = nl;
+		s->seen = true;
+		s->e++;
+	}
+	/* the switch-out at b says where it stopped: the run's last piece */
+	if (s->e < s->nev && s->ev[s->e].ts == b) {
+		bool nl = inside(s->m, s->ev[s->e].ref, s->b);
+
+		if (nl != l) {
+			uint64_t mid = t + (b - t) / 2;
+
+			if ((rc = add_in(s, l ? t : mid, l ? mid : b, &s->nx->cpu_ns)))
+				return rc;
+			if (nl)
+				s->nx->calls++;
+			s->label = nl;
+			s->seen = true;
+			s->e++;
+			return 0;
+		}
+	}
+	s->label = l;
+	return l ? add_in(s, t, b, &s->nx->cpu_ns) : 0;
+}
+
+int rpt_next_build(struct rpt_model *m, struct rpt_wait *w, const struct tstate_iv *iv, size_t n,
+		   const struct rpt_spans *waits, struct rpt_spans *out)
+{
+	struct boundary b;
+	size_t nev;
+	const struct rpt_stack_ev *ev = rpt_sites__thread(m, w->tid, &nev);
+	struct sweep s = { .m = m, .b = &b, .ev = ev, .nev = nev, .nx = &w->next, .out = out };
+	int rc = 0;
+
+	memset(&w->next, 0, sizeof(w->next));
+	w->next.site = -1;
+	if (!nev || !find_boundary(m, iv, n, waits, ev, nev, &b))
+		return 0;
+	w->next.known = true;
+	w->next.ref = b.ref;
+	w->next.site = rpt_sites__of(m, b.ref);
+	for (size_t i = 0; i < n && !rc; i++) {
+		uint64_t *acc;
+
+		if (iv[i].state == TS_RUNNING) {
+			seen_to(&s, iv[i].ts);
+			rc = on_cpu(&s, iv[i].ts, iv[i].end);
+			continue;
+		}
+		seen_to(&s, iv[i].ts);  /* its switch-out, at its start */
+		if (!s.label)
+			continue;
+		acc = !rpt_iv_sleep(iv[i].state) ? &w->next.runnable_ns :
+		      rpt_spans_overlap(waits, iv[i].ts, iv[i].end) ? &w->next.asleep_data_ns :
+		      &w->next.asleep_other_ns;
+		rc = add_in(&s, iv[i].ts, iv[i].end, acc);
+	}
+	if (!rc)
+		rpt_spans_norm(out);
+	return rc;
+}
