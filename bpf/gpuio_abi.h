@@ -397,7 +397,7 @@ struct gpuio_devname_event {
  * name and line table, decoded in userspace), and every use of a stack as
  * a small STACK_AT record. All per process (hdr.pid): code addresses are.
  */
-#define GPUIO_PY_FRAMES_MAX   48     /* innermost first; deeper stacks are cut (flag) */
+#define GPUIO_PY_FRAMES_MAX   64     /* innermost first; deeper stacks are cut (flag); a power of two */
 #define GPUIO_PY_NAME_MAX     128
 #define GPUIO_PY_FILE_MAX     256
 #define GPUIO_PY_LINES_MAX    2048   /* line table bytes kept (longer: cut, flag) */

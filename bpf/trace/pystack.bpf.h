@@ -71,6 +71,9 @@ struct {
 #define PY_FRAME_WIN 128                /* room for a frame's fields, read at once */
 #define PY_STR_WIN   64                 /* a string object's header: every field read is in it */
 #define PY_CODES_PER_WALK 4             /* code objects sent per walk at most (the rest: later) */
+/* indexes are masked for the verifier: the masks must be these sizes */
+_Static_assert((GPUIO_PY_FRAMES_MAX & (GPUIO_PY_FRAMES_MAX - 1)) == 0, "a power of two");
+_Static_assert((PY_CODES_PER_WALK & (PY_CODES_PER_WALK - 1)) == 0, "a power of two");
 
 /* Per-CPU room: the stack being built, a frame's bytes, a code record;
  * each record's variable part right after its header, as sent */

@@ -209,8 +209,14 @@ static bool ascii_str(pid_t pid, const struct gpuio_py_layout *L, uint64_t obj, 
 	return true;
 }
 
-/* The frames of one thread state, as the BPF walk reads them: code objects, named files. */
-static int check_frames(pid_t pid, struct py_found *f, uint64_t ts, char *why, size_t len)
+/*
+ * The frames of one thread state, as the BPF walk reads them: code objects
+ * with file names that read. The process runs while it is read: a frame
+ * popped under the reader gives garbage, so a thread's walk stops at its
+ * first bad frame (counted), and only a layout that reads no good frame at
+ * all is a mismatch (py_procs.c asks a few times before it says so).
+ */
+static void check_frames(pid_t pid, struct py_found *f, uint64_t ts, unsigned *bad)
 {
 	const struct gpuio_py_layout *L = &f->layout;
 	uint64_t frame = proc_mem__u64(pid, ts + L->ts_frame);
@@ -228,20 +234,14 @@ static int check_frames(pid_t pid, struct py_found *f, uint64_t ts, char *why, s
 			frame = proc_mem__u64(pid, frame + L->f_prev);
 			continue;
 		}
-		if (proc_mem__u64(pid, code + 8) != L->code_type) {
-			snprintf(why, len, "Python 3.%u in %s: a frame's code is not a code object "
-				 "(layout mismatch)", f->minor, f->path);
-			return -EPROTO;
-		}
-		if (!ascii_str(pid, L, proc_mem__u64(pid, code + L->co_filename), name, sizeof(name))) {
-			snprintf(why, len, "Python 3.%u in %s: a code object's file name does not read "
-				 "(layout mismatch)", f->minor, f->path);
-			return -EPROTO;
+		if (proc_mem__u64(pid, code + 8) != L->code_type ||
+		    !ascii_str(pid, L, proc_mem__u64(pid, code + L->co_filename), name, sizeof(name))) {
+			(*bad)++;
+			return;
 		}
 		f->frames++;
 		frame = proc_mem__u64(pid, frame + L->f_prev);
 	}
-	return 0;
 }
 
 /* The interpreter's thread states point back to it and name the process's threads. */
@@ -249,8 +249,7 @@ static int check(pid_t pid, struct py_found *f, char *why, size_t len)
 {
 	const struct gpuio_py_layout *L = &f->layout;
 	uint64_t interp = proc_mem__u64(pid, L->runtime + L->interp_head), ts;
-	unsigned named = 0;
-	int err;
+	unsigned named = 0, bad = 0;
 
 	if (!interp) {
 		snprintf(why, len, "Python 3.%u in %s: no interpreter yet", f->minor, f->path);
@@ -266,13 +265,17 @@ static int check(pid_t pid, struct py_found *f, char *why, size_t len)
 		/* 3.11+: native_thread_id follows thread_id */
 		if (f->minor >= 11 && has_thread(pid, proc_mem__u64(pid, ts + L->ts_thread_id + 8)))
 			named++;
-		if ((err = check_frames(pid, f, ts, why, len)))
-			return err;
+		check_frames(pid, f, ts, &bad);
 		ts = proc_mem__u64(pid, ts + L->ts_next);
 	}
 	if (f->minor >= 11 && f->threads && !named) {
 		snprintf(why, len, "Python 3.%u in %s: no thread state names a thread of the process "
 			 "(layout mismatch)", f->minor, f->path);
+		return -EPROTO;
+	}
+	if (!f->frames && bad) {
+		snprintf(why, len, "Python 3.%u in %s: no frame's code reads as a code object with a "
+			 "file name (layout mismatch)", f->minor, f->path);
 		return -EPROTO;
 	}
 	if (!f->frames) {

@@ -103,6 +103,7 @@ void rpt_wait_free(struct rpt_model *m)
 	for (size_t i = 0; i < m->nloops; i++) {
 		free(m->loops[i]->files);
 		free(m->loops[i]->steps);
+		rpt_loop_sites_free(m->loops[i]);
 		free(m->loops[i]->win.a);
 		for (int k = 0; k < RPT_TW_N; k++)
 			free(m->loops[i]->tw[k].a);

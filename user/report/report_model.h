@@ -332,6 +332,11 @@ struct rpt_wait {                /* one training loop */
 	uint64_t ns[RPT_TW_N];
 	uint64_t data_runnable_ns;      /* of ns[RPT_TW_DATA]: waiting for a CPU once woken with data */
 	struct rpt_next next;           /* its time inside next() (stacks), next.known: there is one */
+	/* its producers' stacks (report_loop_sites.c): their reads, faults and
+	 * receives by line; their on-CPU samples by function */
+	struct rpt_site_sum *fetch_sites, *cpu_funcs;
+	size_t nfetch_sites, nfetch_cap, ncpu_funcs, ncpu_cap;
+	uint64_t fetch_bytes, fetch_ns, samples;      /* their totals */
 	struct rpt_waker wakers[RPT_WAKERS_MAX];
 	size_t nwakers;
 	uint64_t act_ns[RPT_WA_N];      /* the wakers' main threads, inside the waits */

@@ -111,6 +111,11 @@ void rpt_loops_free(struct rpt_loopset *ls);
 int rpt_next_build(struct rpt_model *m, struct rpt_wait *w, const struct tstate_iv *iv, size_t n,
 		   const struct rpt_spans *waits, struct rpt_spans *out);
 
+/* report_loop_sites.c: each loop's producers' fetches by line and CPU by
+ * function (after rpt_wait_build). 0 or -1 (no memory). */
+int rpt_loop_sites(struct rpt_model *m);
+void rpt_loop_sites_free(struct rpt_wait *w);
+
 /* report_wait.c: after pass 1 (a pass of its own over the VFS calls) */
 int rpt_wait_build(struct rpt_model *m);
 /* report_loop_view.c */

@@ -262,6 +262,18 @@ found:
 	return site;
 }
 
+int rpt_sites__func_of(const struct rpt_model *m, uint32_t ref)
+{
+	const struct model_stack *k = ref && m->sites ? model_session__stack(m->s, ref) : NULL;
+	struct model_frame f;
+
+	if (!k || !k->nframes)
+		return -1;
+	model_session__frame(m->s, k, 0, &f);
+	f.line = -1;
+	return site_intern(m->sites, &f, library_file(f.file));
+}
+
 const struct rpt_site *rpt_sites__get(const struct rpt_model *m, int site)
 {
 	return m->sites && site >= 0 && (size_t)site < m->sites->nsites ? &m->sites->sites[site] :
@@ -277,7 +289,7 @@ const char *rpt_sites__text(const struct rpt_model *m, int site, char *buf, size
 	else if (s->line >= 0)
 		snprintf(buf, len, "%s:%d %s", s->file, s->line, s->func);
 	else
-		snprintf(buf, len, "%s %s", s->file, s->func);
+		snprintf(buf, len, "%s %s", s->func, s->file);     /* a function: its name first */
 	return buf;
 }
 

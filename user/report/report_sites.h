@@ -67,6 +67,8 @@ bool rpt_sites__any(const struct rpt_model *m);          /* the capture has stac
 /* The call site of a stack reference, -1 none (no stack, or not checked) */
 int rpt_sites__of(const struct rpt_model *m, uint32_t ref);
 const struct rpt_site *rpt_sites__get(const struct rpt_model *m, int site);
+/* The function a stack was in (its innermost frame, the line left out), -1 none */
+int rpt_sites__func_of(const struct rpt_model *m, uint32_t ref);
 /* "file:line function" of a site (buf of at least 64 bytes) */
 const char *rpt_sites__text(const struct rpt_model *m, int site, char *buf, size_t len);
 /* The frames of a stack as "file:line function" lines joined by " <- " (innermost first) */

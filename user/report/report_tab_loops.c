@@ -329,6 +329,49 @@ GET(lp_gaps_note)
 				"(sched_gaps): the states around them are approximate", W->gaps);
 }
 
+/* ---- its producers' stacks (report_loop_sites.c) ---- */
+
+static int fetch_rows(const struct rpt_ctx *c, const struct rpt_row *up, struct rpt_rows *out)
+{
+	const struct rpt_wait *w = up->p;
+
+	for (size_t i = 0; i < w->nfetch_sites && i < 20; i++)
+		if (rpt_rows__add(out, &w->fetch_sites[i], i, up))
+			return -1;
+	rpt_rows__limit(out, 5, "lines (--json has up to 20)");
+	return 0;
+}
+static const struct rpt_table fetch_tab = {
+	.key = "fetch_sites", .title = "its producers' reads, faults and receives, by line",
+	.layout = RPT_ROWS, .cols = rpt_site_cols, .ncols = RPT_SITE_NCOLS, .rows = fetch_rows,
+};
+
+static int cpu_rows(const struct rpt_ctx *c, const struct rpt_row *up, struct rpt_rows *out)
+{
+	const struct rpt_wait *w = up->p;
+
+	for (size_t i = 0; i < w->ncpu_funcs && i < 20; i++)
+		if (rpt_rows__add(out, &w->cpu_funcs[i], i, up))
+			return -1;
+	rpt_rows__limit(out, 5, "functions (--json has up to 20)");
+	return 0;
+}
+static void cpu_about(const struct rpt_ctx *c, const struct rpt_rows *rows, char *buf, size_t len)
+{
+	const struct rpt_wait *w = rows->n ? rows->a[0].up->p : NULL;
+
+	snprintf(buf, len, "(on-CPU samples: %llu; time = samples / %u Hz)",
+		 w ? (unsigned long long)w->samples : 0ull, rpt_sites__sample_hz(M));
+}
+static const struct rpt_table cpu_tab = {
+	.key = "cpu_by_function", .title = "its producers' CPU, by function",
+	.layout = RPT_ROWS, .cols = rpt_site_cols, .ncols = RPT_SITE_NCOLS, .rows = cpu_rows,
+	.describe = cpu_about,
+};
+
+GET(lp_fetch) { rpt_cell_table(o, &fetch_tab); }
+GET(lp_cpu) { rpt_cell_table(o, &cpu_tab); }
+
 /* ---- the wait the program sees: its time inside next() (report_next.c) ---- */
 
 #define NX (&W->next)
@@ -393,6 +436,8 @@ static const struct rpt_col loop_cols[] = {
 	{ "data_read_bytes", "read", 0, RPT_C_NOZERO, lp_read_bytes },
 	{ "data_hit_ratio", "page-cache hits", 0, RPT_C_NOZERO, lp_hit },
 	{ "files", NULL, 0, 0, lp_files },
+	{ "fetch_sites", NULL, 0, 0, lp_fetch },
+	{ "cpu_by_function", NULL, 0, 0, lp_cpu },
 	{ "steps_from", NULL, 0, JSON_ONLY, lp_steps_from },
 	{ "step_range", NULL, 0, JSON_ONLY, lp_step_range },
 	{ "steps", NULL, 0, 0, lp_steps },

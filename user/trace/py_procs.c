@@ -33,6 +33,7 @@
 #define GIVE_UP_NS    (30000 * MS)
 #define PENDING_MAX   4096
 #define SAID_MAX      16                /* distinct reasons said on the terminal */
+#define MISMATCHES    5                 /* checks in a row that read no good frame: a mismatch */
 
 enum state { SEEK, CHECK };
 
@@ -40,6 +41,7 @@ struct pending {
 	pid_t pid;
 	enum state state;
 	uint64_t first, next;
+	unsigned mismatches;            /* CHECK: in a row (a read torn by the running program: once) */
 	struct py_found f;              /* CHECK: the layout in the map */
 };
 
@@ -170,6 +172,8 @@ static bool check(struct py_procs *p, struct pending *q, uint64_t now)
 		refuse(p, q, GPUIO_PYP_GAVE_UP, why, now);
 		return true;
 	case -EPROTO:
+		if (++q->mismatches < MISMATCHES)
+			return false;
 		refuse(p, q, GPUIO_PYP_MISMATCH, why, now);
 		return true;
 	default:
