@@ -36,6 +36,9 @@ static int gpu_get(struct rpt_model *m, uint32_t pid, uint32_t dev, struct rpt_g
 		for (int c = 0; c < RPT_CAUSE_N; c++)
 			if (rpt_series_new(m, &g->cause[c]))
 				return -ENOMEM;
+		for (int c = 0; c < RPT_LG_N; c++)
+			if (rpt_series_new(m, &g->launcher[c]))
+				return -ENOMEM;
 		*v = m->ngpus++;
 	}
 	*out = &m->gpus[*v];
@@ -632,17 +635,55 @@ uint32_t rpt_gpu_launcher(struct rpt_model *m, struct rpt_gpu *g)
  * (tw: its time by enum rpt_tw, normalised, disjoint); what no state covers
  * (before the thread's first one) is RPT_TW_NOSTATE.
  */
+const char *const rpt_lg_names[RPT_LG_N] = {
+	[RPT_LG_DATA] = "waiting_for_data", [RPT_LG_CPU] = "on_cpu", [RPT_LG_RUNNABLE] = "runnable",
+	[RPT_LG_SYNC] = "gpu_sync", [RPT_LG_OTHER] = "other",
+};
+
+int rpt_lg_of(int tw)
+{
+	switch (tw) {
+	case RPT_TW_DATA: return RPT_LG_DATA;
+	case RPT_TW_CPU: return RPT_LG_CPU;
+	case RPT_TW_RUNNABLE: return RPT_LG_RUNNABLE;
+	case RPT_TW_GPU: return RPT_LG_SYNC;
+	default: return RPT_LG_OTHER;
+	}
+}
+
+/* The launcher's spans of one state inside a gap, onto its GPU's timeline */
+static void launcher_series(struct rpt_model *m, struct rpt_gpu *g, const struct rpt_spans *v,
+			    uint64_t s, uint64_t e, struct rpt_series *out)
+{
+	size_t lo = 0, hi = v->n;
+
+	while (lo < hi) {               /* the first span ending after s */
+		size_t mid = (lo + hi) / 2;
+
+		if (v->a[mid].e <= s)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i < v->n && v->a[i].s < e; i++)
+		rpt_tl_span(m, out, v->a[i].s > s ? v->a[i].s : s, v->a[i].e < e ? v->a[i].e : e, 1.0);
+	(void)g;
+}
+
 void rpt_gaps_by_launcher(struct rpt_model *m, uint32_t pid, uint32_t tid, const struct rpt_spans *tw)
 {
 	for (size_t k = 0; k < m->ngaps; k++) {
 		struct rpt_gap *gp = &m->gaps[k];
+		struct rpt_gpu *g = &m->gpus[gp->gpu];
 		uint64_t len = gp->e - gp->s, in = 0;
 
-		if (gp->launcher_tid != tid || m->gpus[gp->gpu].pid != pid)
+		if (gp->launcher_tid != tid || g->pid != pid)
 			continue;
 		for (int c = 0; c < RPT_TW_N; c++) {
 			gp->launch_ns[c] = rpt_spans_overlap(&tw[c], gp->s, gp->e);
 			in += gp->launch_ns[c];
+			if (gp->launch_ns[c])
+				launcher_series(m, g, &tw[c], gp->s, gp->e, g->launcher[rpt_lg_of(c)]);
 		}
 		gp->launch_ns[RPT_TW_NOSTATE] = len > in ? len - in : 0;
 	}

@@ -24,7 +24,7 @@ static double waited(const struct rpt_wait *w)
 {
 	uint64_t span = rpt_wait__span(w);
 
-	return span ? (double)w->ns[RPT_TW_DATA] / (double)span : 0;
+	return span ? (double)rpt_wait__data(w) / (double)span : 0;
 }
 
 static void label(struct rpt_hosts *j, int i)

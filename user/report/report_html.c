@@ -331,31 +331,7 @@ static void figures(struct rpt_sink *s, const struct rpt_table *t, const struct 
 		fprintf(f, "</div>");
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 #define BARS_MAX 4000           /* rows drawn (the first ones) */
-
-/* The bars' scale: most rows' height, not the tallest's — one slow first step
- * must not flatten the others (taller bars are cut, marked and titled). */
-static uint64_t bar_scale(const uint64_t *tot, size_t n)
-{
-	uint64_t *v = malloc(n * sizeof(*v)), p90, max = 0;
-
-	for (size_t i = 0; i < n; i++)
-		max = tot[i] > max ? tot[i] : max;
-	if (!v)
-		return max;
-	memcpy(v, tot, n * sizeof(*v));
-	qsort(v, n, sizeof(*v), cmp_u64);
-	p90 = v[(n * 9) / 10];
-	free(v);
-	return p90 && max > 2 * p90 ? 2 * p90 : max;
-}
 
 /* A table's bar columns as stacked bars, one per row (all rows, not only the
  * ones the table lists): the first bar column red, the second blue. */
@@ -376,7 +352,7 @@ static void svg_bars(struct rpt_sink *s, const struct rpt_table *t, const struct
 				t->cols[k].get(&s->c, &rows->a[i], &cells[k]);
 				tot[i] += cells[k].kind == RPT_NS && cells[k].i > 0 ? (uint64_t)cells[k].i : 0;
 			}
-	if (!cells || !tot || !n || !(scale = bar_scale(tot, n)))
+	if (!cells || !tot || !n || !(scale = rpt_bars__scale(tot, n)))
 		goto out;
 	bw = (double)(W - L - 10) / (double)n;
 	fprintf(f, "<figure><figcaption>");

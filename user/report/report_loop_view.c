@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "report/report_model.h"
+#include "report/report_sites.h"
 #include "report/report_net.h"
 #include "report/report_priv.h"
 
@@ -130,6 +131,11 @@ uint64_t rpt_wait__span(const struct rpt_wait *w)
 	return w->span_e > w->span_s ? w->span_e - w->span_s : 0;
 }
 
+uint64_t rpt_wait__data(const struct rpt_wait *w)
+{
+	return w->next.known ? w->next.ns : w->ns[RPT_TW_DATA];
+}
+
 uint64_t rpt_wait__act_total(const struct rpt_wait *w)
 {
 	uint64_t t = 0;
@@ -176,6 +182,59 @@ static size_t from_whom(const struct rpt_wait *w, char *buf, size_t len)
 	return (size_t)snprintf(buf, len, "from %zu process(es)", np);
 }
 
+/* The steps' run: from the first step's start to the last one's end (0: no steps) */
+uint64_t rpt_wait__steps_span(const struct rpt_wait *w)
+{
+	const struct rpt_step *l;
+
+	if (!w->nsteps)
+		return 0;
+	l = &w->steps[w->nsteps - 1];
+	return l->s + l->wait_ns + l->compute_ns - w->steps[0].s;
+}
+
+/*
+ * The answer, from the loop's stacks: "the loop (python3, pid 7 tid 7)
+ * spent 2.90 s in next() at train.py:41 run (23% of its steps): 2.10 s
+ * asleep for its workers, 0.60 s waiting for a CPU, 0.20 s on a CPU; its
+ * producers' reads were 96% at dataset.py:27 load, their CPU 80% in decode".
+ */
+static void next_headline(const struct rpt_model *m, const struct rpt_wait *w, char *buf, size_t len)
+{
+	const struct rpt_next *nx = &w->next;
+	uint64_t steps = rpt_wait__steps_span(w);
+	char t[4][32], site[512], who[96];
+	size_t n;
+
+	rpt_fmt_dur(nx->ns, t[0], sizeof(t[0]));
+	rpt_fmt_dur(nx->asleep_data_ns + nx->asleep_other_ns, t[1], sizeof(t[1]));
+	rpt_fmt_dur(nx->runnable_ns, t[2], sizeof(t[2]));
+	rpt_fmt_dur(nx->cpu_ns, t[3], sizeof(t[3]));
+	from_whom(w, who, sizeof(who));
+	n = (size_t)snprintf(buf, len, "the loop (%s, pid %u tid %u) spent %s in next() at %s "
+			     "(%.0f%% of its %s): %s asleep for data %s, %s waiting for a CPU, %s "
+			     "on a CPU", rpt_proc_comm(m, w->pid), w->pid, w->tid, t[0],
+			     rpt_sites__text(m, nx->site, site, sizeof(site)),
+			     share(nx->ns, steps ? steps : rpt_wait__span(w)), steps ? "steps" : "run",
+			     t[1], who, t[2], t[3]);
+	if (n < len && w->nfetch_sites && w->fetch_bytes) {
+		size_t top = 0;         /* the line that read the most */
+
+		for (size_t i = 1; i < w->nfetch_sites; i++)
+			if (w->fetch_sites[i].bytes > w->fetch_sites[top].bytes)
+				top = i;
+		n += (size_t)snprintf(buf + n, len - n, "; its producers' reads were %.0f%% at %s",
+				      share(w->fetch_sites[top].bytes, w->fetch_bytes),
+				      rpt_sites__text(m, w->fetch_sites[top].site, site, sizeof(site)));
+	}
+	if (n < len && w->ncpu_funcs && w->samples) {
+		const struct rpt_site *f = rpt_sites__get(m, w->cpu_funcs[0].site);
+
+		snprintf(buf + n, len - n, "%s their CPU %.0f%% in %s", w->nfetch_sites ? "," : ";",
+			 share(w->cpu_funcs[0].n, w->samples), f ? f->func : "?");
+	}
+}
+
 void rpt_wait__headline(const struct rpt_model *m, const struct rpt_wait *w, char *buf, size_t len)
 {
 	uint64_t span, act;
@@ -187,6 +246,10 @@ void rpt_wait__headline(const struct rpt_model *m, const struct rpt_wait *w, cha
 		return;
 	span = rpt_wait__span(w);
 	act = rpt_wait__act_total(w);
+	if (w->next.known) {
+		next_headline(m, w, buf, len);
+		return;
+	}
 	if (w->own_reads) {
 		rpt_fmt_dur(w->own_read_ns, d, sizeof(d));
 		snprintf(buf, len, "the loop (%s, pid %u tid %u) spent %.0f%% of its run (%s) blocked in "
@@ -198,9 +261,11 @@ void rpt_wait__headline(const struct rpt_model *m, const struct rpt_wait *w, cha
 	}
 	rpt_fmt_dur(w->ns[RPT_TW_DATA], d, sizeof(d));
 	from_whom(w, who, sizeof(who));
-	n = (size_t)snprintf(buf, len, "the loop (%s, pid %u tid %u) waited %.0f%% of its run (%s) for data "
-			     "%s", rpt_proc_comm(m, w->pid), w->pid, w->tid,
-			     share(w->ns[RPT_TW_DATA], span), d, who);
+	/* of its steps where it has them: a run's start-up is not the loop's */
+	n = (size_t)snprintf(buf, len, "the loop (%s, pid %u tid %u) waited %.0f%% of its %s (%s) for "
+			     "data %s", rpt_proc_comm(m, w->pid), w->pid, w->tid,
+			     share(w->ns[RPT_TW_DATA], w->nsteps ? rpt_wait__steps_span(w) : span),
+			     w->nsteps ? "steps" : "run", d, who);
 	if (n < len && act)
 		n += (size_t)snprintf(buf + n, len - n, "; meanwhile they spent %.0f%% reading files",
 				      share(w->act_ns[RPT_WA_READ], act));

@@ -88,6 +88,7 @@ static int rpt_model__load(struct rpt_model *m, const char *path, const struct r
 	rpt_wait_name(m);
 	if (rpt_loop_sites(m))
 		goto nomem;
+	rpt_gpu_phases(m);
 	for (size_t i = 0; i < m->nckpts; i++)
 		m->ckpts[i].gpu_lost_ns = rpt_gpu_idle_in(m, m->ckpts[i].pid, m->ckpts[i].s,
 						      m->ckpts[i].e);

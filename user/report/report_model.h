@@ -210,6 +210,11 @@ extern const char *const rpt_tw_names[RPT_TW_N];
 #define RPT_LS_N (RPT_TW_N + 1)
 const char *rpt_ls_name(int k);          /* rpt_tw_names, and "no_state" */
 
+/* The launching thread's states as a GPU's idle time is drawn: a few groups */
+enum rpt_lg { RPT_LG_DATA, RPT_LG_CPU, RPT_LG_RUNNABLE, RPT_LG_SYNC, RPT_LG_OTHER, RPT_LG_N };
+extern const char *const rpt_lg_names[RPT_LG_N];
+int rpt_lg_of(int tw);          /* an rpt_tw (or RPT_TW_NOSTATE)'s group */
+
 struct rpt_gap {
 	uint64_t s, e;
 	uint32_t gpu;                   /* gpus[] index */
@@ -238,8 +243,15 @@ struct rpt_gpu {                /* one device as one process sees it */
 	uint64_t launcher_launches;
 	uint64_t launch_ns[RPT_LS_N];   /* its state during this GPU's idle gaps */
 	size_t gap0, ngap;              /* its gaps in model.gaps */
+	/* its idle by phase of its process's loop (report_gpu_phase.c): before the
+	 * first step, between steps, after the last; the launching thread's
+	 * states while idle between steps. phased: its process has a loop with steps */
+	bool phased;
+	uint64_t phase_ns[3];
+	uint64_t between_launch_ns[RPT_LS_N];
 	struct rpt_series *busy;        /* busy fraction over time */
 	struct rpt_series *cause[RPT_CAUSE_N];  /* idle ns by cause over time */
+	struct rpt_series *launcher[RPT_LG_N];  /* idle ns by its launcher's state over time */
 };
 
 struct rpt_ckpt {
@@ -458,6 +470,10 @@ struct rpt_model {
 
 /* report_wait.c: the loop's run (first to last state); the workers' time inside its waits */
 uint64_t rpt_wait__span(const struct rpt_wait *w);
+uint64_t rpt_wait__steps_span(const struct rpt_wait *w);   /* first step's start to last's end */
+/* Its wait for data: inside next() where its stacks say (w->next), else the
+ * sleeps its producers ended (ns[RPT_TW_DATA]) */
+uint64_t rpt_wait__data(const struct rpt_wait *w);
 uint64_t rpt_wait__act_total(const struct rpt_wait *w);
 /* "the loop ... waited 38% of its run (...) for data from 4 process(es); meanwhile ..." */
 void rpt_wait__headline(const struct rpt_model *m, const struct rpt_wait *w, char *buf, size_t len);

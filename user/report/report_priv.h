@@ -125,6 +125,8 @@ void rpt_wait_free(struct rpt_model *m);
 int rpt_pass1(struct rpt_model *m);
 
 int rpt_gpu_build(struct rpt_model *m);
+/* report_gpu_phase.c: each GPU's idle by phase of its process's loop (after the loops' steps) */
+void rpt_gpu_phases(struct rpt_model *m);
 
 int rpt_pass2(struct rpt_model *m);
 

@@ -207,14 +207,14 @@ static void reco_wait(struct rpt_model *m, const struct rpt_wait *w)
 	double rd, net, cpu, run;
 	unsigned ncpu = m->hdr->ncpus;
 
-	if (!(span = rpt_wait__span(w)) || w->ns[RPT_TW_DATA] * 10 < span ||
+	if (!(span = rpt_wait__span(w)) || rpt_wait__data(w) * 10 < span ||
 	    !(act = rpt_wait__act_total(w)))
 		return;
 	rd = (double)(w->act_ns[RPT_WA_READ] + w->act_ns[RPT_WA_FAULT]) / (double)act;
 	net = (double)w->act_ns[RPT_WA_NET] / (double)act;
 	cpu = (double)w->act_ns[RPT_WA_CPU] / (double)act;
 	run = (double)w->act_ns[RPT_WA_RUNNABLE] / (double)act;
-	rpt_fmt_dur(w->ns[RPT_TW_DATA], a, sizeof(a));
+	rpt_fmt_dur(rpt_wait__data(w), a, sizeof(a));
 	rpt_wait__headline(m, w, line, sizeof(line));
 	if (net >= 0.5 && (r = reco_new(m, "remote_data"))) {
 		snprintf(r->text, sizeof(r->text), "the loop (pid %u) waits for data while its producers "

@@ -3,8 +3,11 @@
  * report_steps.c — the training loop's steps from NVTX ranges: the ranges
  * the CUPTI collector recorded, and the one range name that marks the loop
  * thread's steps (the most frequent name among its outermost ranges that
- * recur). Each such range is a step: its wait for data is the loop's
- * waiting-for-data time inside it (report_wait.c), the rest is the step's.
+ * recur). Each such range is a step, with the time since the previous
+ * one ended: a loop fetches the next batch between its step ranges, so a
+ * step's wait for data is the loop's waiting-for-data time (report_wait.c,
+ * or its time inside next(): report_next.c) from the previous range's end
+ * to its own, the rest is the step's.
  * Without them, steps from the loop's waits for data; each step's time by
  * kind.
  */
@@ -123,20 +126,22 @@ int rpt_nvtx_steps(struct rpt_model *m, struct rpt_wait *w, const struct rpt_spa
 	if (!m->nnvtx || (name = step_name(m, w->tid)) == UINT32_MAX)
 		return 0;
 	qsort(m->nvtx, m->nnvtx, sizeof(*m->nvtx), by_start);
-	for (size_t i = 0; i < m->nnvtx; i++) {
+	for (size_t i = 0, prev_end = 0; i < m->nnvtx; i++) {
 		const struct rpt_nvtx *n = &m->nvtx[i];
 		struct rpt_step *st;
-		uint64_t wait;
+		uint64_t wait, from;
 
 		if (n->tid != w->tid || n->name != name)
 			continue;
 		if (array_grow((void **)&w->steps, &w->csteps, w->nsteps + 1, sizeof(*w->steps)))
 			return -ENOMEM;
-		wait = rpt_spans_overlap(data, n->s, n->e);
+		from = prev_end && prev_end < n->s ? prev_end : n->s;
+		wait = rpt_spans_overlap(data, from, n->e);
 		st = &w->steps[w->nsteps++];
-		st->s = n->s;
+		st->s = from;
 		st->wait_ns = wait;
-		st->compute_ns = n->e - n->s - wait;
+		st->compute_ns = n->e - from - wait;
+		prev_end = n->e;
 	}
 	w->step_range = m->nvtx_names[name];
 	return 1;

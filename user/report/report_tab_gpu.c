@@ -100,6 +100,19 @@ CAUSE_SERIES(g_tl_other, RPT_CAUSE_OTHER_IO)
 CAUSE_SERIES(g_tl_sync, RPT_CAUSE_CUDA_SYNC)
 CAUSE_SERIES(g_tl_none, RPT_CAUSE_NONE)
 _Static_assert(RPT_CAUSE_N == 5, "a series column per idle cause");
+GET(g_ltl)
+{
+	if (M->launch_states && G->launcher_tid)
+		rpt_cell_group(o);
+}
+#define LAUNCHER_SERIES(name, k) \
+	GET(name) { rpt_cell_series(o, G->launcher[k]->v, (double)M->tl_width); }
+LAUNCHER_SERIES(g_ltl_data, RPT_LG_DATA)
+LAUNCHER_SERIES(g_ltl_cpu, RPT_LG_CPU)
+LAUNCHER_SERIES(g_ltl_runnable, RPT_LG_RUNNABLE)
+LAUNCHER_SERIES(g_ltl_sync, RPT_LG_SYNC)
+LAUNCHER_SERIES(g_ltl_other, RPT_LG_OTHER)
+_Static_assert(RPT_LG_N == 5, "a series column per launcher state group");
 
 static const struct rpt_col gpu_cols[] = {
 	{ "lead", NULL, 0, RPT_C_LEAD | RPT_C_NOJSON, g_lead },
@@ -124,6 +137,17 @@ static const struct rpt_col gpu_cols[] = {
 	{ "launcher.idle_by_state_us", "the launching threads during the idle gaps (each gap: the "
 	  "thread whose launch ended it)", 0, 0, g_launch_states },
 	{ "launcher_note", "launching threads", 0, RPT_C_NOJSON, g_launch_note },
+	{ "launcher_timeline", "busy, and idle by what its launching thread was doing, over time", 0,
+	  RPT_C_NOTEXT | RPT_C_FIGURE | RPT_C_STACK, g_ltl },
+	{ "launcher_timeline.busy", "busy", 0, RPT_C_NOTEXT, g_tl_busy },
+	{ "launcher_timeline.waiting_for_data", "idle: launcher waiting for data", 0, RPT_C_NOTEXT,
+	  g_ltl_data },
+	{ "launcher_timeline.on_cpu", "idle: launcher on a CPU", 0, RPT_C_NOTEXT, g_ltl_cpu },
+	{ "launcher_timeline.runnable", "idle: launcher waiting for a CPU", 0, RPT_C_NOTEXT,
+	  g_ltl_runnable },
+	{ "launcher_timeline.gpu_sync", "idle: launcher in a CUDA sync", 0, RPT_C_NOTEXT, g_ltl_sync },
+	{ "launcher_timeline.other", "idle: launcher asleep otherwise, or unknown", 0, RPT_C_NOTEXT,
+	  g_ltl_other },
 	{ "timeline", "busy and idle by cause over time", 0, RPT_C_NOTEXT | RPT_C_FIGURE | RPT_C_STACK,
 	  group },
 	{ "timeline.bucket_us", NULL, 0, JSON_ONLY, tl_bucket },

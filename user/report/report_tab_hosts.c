@@ -43,7 +43,7 @@ GET(s_line)
 	const struct rpt_wait *w = straggler_loop(c);
 	char a[32];
 
-	rpt_fmt_dur(w->ns[RPT_TW_DATA], a, sizeof(a));
+	rpt_fmt_dur(rpt_wait__data(w), a, sizeof(a));
 	rpt_cell_printf(o, "straggler: %s (%s), loop pid %u tid %u (%s): waited for data %.1f%% of "
 			"its run (%s), its largest cause %s", HOST->label, HOST->m->path, w->pid,
 			w->tid, rpt_wait__thread(HOST->m, w), 100.0 * rpt_hosts__waited(w), a,
@@ -98,7 +98,7 @@ GET(l_pid) { rpt_cell_u64(o, LW->pid); }
 GET(l_tid) { rpt_cell_u64(o, LW->tid); }
 GET(l_thread) { rpt_cell_cstr(o, rpt_wait__thread(LH->m, LW)); }
 GET(l_span) { rpt_cell_ns(o, rpt_wait__span(LW)); }
-GET(l_wait) { rpt_cell_ns(o, LW->ns[RPT_TW_DATA]); }
+GET(l_wait) { rpt_cell_ns(o, rpt_wait__data(LW)); }
 GET(l_waited) { rpt_cell_f(o, 100.0 * rpt_hosts__waited(LW), 1); }
 GET(l_cause) { rpt_cell_cstr(o, rpt_wait__cause(LW)); }
 GET(l_meanwhile)

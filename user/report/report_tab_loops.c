@@ -46,9 +46,9 @@ GET(st_loop) { rpt_cell_u64(o, W->index); }
 GET(st_pid) { rpt_cell_u64(o, W->pid); }
 GET(st_tid) { rpt_cell_u64(o, W->tid); }
 GET(st_thread) { rpt_cell_cstr(o, rpt_wait__thread(M, W)); }
-GET(st_wait) { rpt_cell_ns(o, W->ns[RPT_TW_DATA]); }
+GET(st_wait) { rpt_cell_ns(o, rpt_wait__data(W)); }
 GET(st_span) { rpt_cell_ns(o, rpt_wait__span(W)); }
-GET(st_waited) { rpt_cell_pct(o, W->ns[RPT_TW_DATA], rpt_wait__span(W)); }
+GET(st_waited) { rpt_cell_pct(o, rpt_wait__data(W), rpt_wait__span(W)); }
 GET(st_cause) { rpt_cell_cstr(o, rpt_wait__cause(W)); }
 
 static const struct rpt_col straggler_cols[] = {
@@ -376,11 +376,7 @@ GET(lp_cpu) { rpt_cell_table(o, &cpu_tab); }
 
 #define NX (&W->next)
 /* the loop's wait for data: inside next() where its stacks say, else its sleeps */
-static uint64_t data_wait(const struct rpt_wait *w)
-{
-	return w->next.known ? w->next.ns : w->ns[RPT_TW_DATA];
-}
-GET(nx_wait) { rpt_cell_ns(o, data_wait(W)); }
+GET(nx_wait) { rpt_cell_ns(o, rpt_wait__data(W)); }
 GET(nx_from) { rpt_cell_cstr(o, NX->known ? "next" : "sleeps"); }
 GET(nx_group)
 {
@@ -395,7 +391,7 @@ GET(nx_data) { rpt_cell_ns(o, NX->asleep_data_ns); }
 GET(nx_other) { rpt_cell_ns(o, NX->asleep_other_ns); }
 GET(nx_runnable) { rpt_cell_ns(o, NX->runnable_ns); }
 GET(nx_cpu) { rpt_cell_ns(o, NX->cpu_ns); }
-GET(nx_share) { rpt_cell_pct(o, data_wait(W), rpt_wait__span(W)); }
+GET(nx_share) { rpt_cell_pct(o, rpt_wait__data(W), rpt_wait__span(W)); }
 GET(nx_chain)
 {
 	rpt_sites__chain(M, NX->ref, o->buf, RPT_CELL_BUF);

@@ -220,27 +220,74 @@ static int headline_rows(const struct rpt_ctx *c, const struct rpt_row *up, stru
 	return err;
 }
 
-/* "GPU 0 of pid 7 (python3): busy 40.0% of 2.00 s; idle 1.20 s: file reads 1.00 s (83%); ..." */
+/* The launching thread's two largest states while idle between steps: "waiting_for_data 1.34 s, on_cpu 0.60 s" */
+static int launcher_states(const struct rpt_gpu *g, char *buf, size_t len)
+{
+	int best[2] = { -1, -1 }, n = 0;
+	char d[32];
+
+	for (int k = 0; k < RPT_LS_N; k++) {
+		if (!g->between_launch_ns[k])
+			continue;
+		if (best[0] < 0 || g->between_launch_ns[k] > g->between_launch_ns[best[0]]) {
+			best[1] = best[0];
+			best[0] = k;
+		} else if (best[1] < 0 || g->between_launch_ns[k] > g->between_launch_ns[best[1]]) {
+			best[1] = k;
+		}
+	}
+	for (int i = 0; i < 2 && best[i] >= 0; i++) {
+		rpt_fmt_dur(g->between_launch_ns[best[i]], d, sizeof(d));
+		n += snprintf(buf + n, len - (size_t)n, "%s%s %s", i ? ", " : "",
+			      rpt_ls_name(best[i]), d);
+	}
+	return n;
+}
+
+/*
+ * "GPU 0 of pid 7 (python3): busy 40.0% of 2.00 s; idle 1.20 s: 0.80 s before
+ * the first step, 0.30 s between steps (its launching thread waiting_for_data
+ * 0.20 s, on_cpu 0.10 s), 0.10 s after the last; in traced calls: file reads
+ * 1.00 s (83%)"
+ */
 static void headline_gpu(const struct rpt_ctx *c, const struct rpt_gpu *g, struct rpt_cell *o)
 {
 	static const char *const short_cause[RPT_CAUSE_N] = {
 		"file reads", "writes/fsync", "other file calls", "CUDA sync", "outside traced calls",
 	};
-	char a[32], b[32], d[32];
+	char a[32], b[32], d[32], ls[128];
 	uint64_t span = g->last - g->first;
-	int n;
+	int n, first = 1;
 
 	rpt_fmt_dur(span, a, sizeof(a));
 	rpt_fmt_dur(g->idle_ns, b, sizeof(b));
-	n = snprintf(o->buf, RPT_CELL_BUF, "GPU %u of pid %u (%s): busy %.1f%% of %s; idle %s:",
+	n = snprintf(o->buf, RPT_CELL_BUF, "GPU %u of pid %u (%s): busy %.1f%% of %s; idle %s",
 		     g->device, g->pid, rpt_proc_comm(M, g->pid), pct(g->busy_ns, span), a, b);
-	for (int k = 0; k < RPT_CAUSE_N && n > 0 && n < RPT_CELL_BUF; k++)
-		if (g->cause_ns[k]) {
-			rpt_fmt_dur(g->cause_ns[k], d, sizeof(d));
-			n += snprintf(o->buf + n, RPT_CELL_BUF - (size_t)n, " %s %s (%.0f%%)%s",
-				      short_cause[k], d, pct(g->cause_ns[k], g->idle_ns),
-				      k < RPT_CAUSE_NONE ? ";" : "");
+	if (g->phased) {
+		static const char *const what[3] = { "before the first step", "between steps",
+						     "after the last" };
+
+		for (int p = 0; p < 3 && n > 0 && n < RPT_CELL_BUF; p++) {
+			if (!g->phase_ns[p] && p != 1)
+				continue;
+			rpt_fmt_dur(g->phase_ns[p], d, sizeof(d));
+			n += snprintf(o->buf + n, RPT_CELL_BUF - (size_t)n, "%s %s %s", first ? ":" : ",",
+				      d, what[p]);
+			first = 0;
+			if (p == 1 && M->launch_states && launcher_states(g, ls, sizeof(ls)))
+				n += snprintf(o->buf + n, RPT_CELL_BUF - (size_t)n,
+					      " (its launching thread %s)", ls);
 		}
+	}
+	/* by phase, the rest (outside traced calls) is said: the traced calls' share follows */
+	for (int k = 0, said = 0; k < RPT_CAUSE_N && n > 0 && n < RPT_CELL_BUF; k++) {
+		if (!g->cause_ns[k] || (k == RPT_CAUSE_NONE && g->phased))
+			continue;
+		rpt_fmt_dur(g->cause_ns[k], d, sizeof(d));
+		n += snprintf(o->buf + n, RPT_CELL_BUF - (size_t)n, "%s%s %s (%.0f%%)",
+			      said++ ? ", " : !g->phased ? ": " : "; in traced calls: ", short_cause[k],
+			      d, pct(g->cause_ns[k], g->idle_ns));
+	}
 	rpt_cell_cstr(o, o->buf);
 }
 

@@ -384,3 +384,27 @@ const char *rpt_cell__text(const struct rpt_ctx *c, const struct rpt_cell *x, ch
 	}
 	return buf;
 }
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+uint64_t rpt_bars__scale(const uint64_t *tot, size_t n)
+{
+	uint64_t *v = malloc(n * sizeof(*v)), p90, max = 0;
+
+	for (size_t i = 0; i < n; i++)
+		max = tot[i] > max ? tot[i] : max;
+	if (!v || !n) {
+		free(v);
+		return max;
+	}
+	memcpy(v, tot, n * sizeof(*v));
+	qsort(v, n, sizeof(*v), cmp_u64);
+	p90 = v[(n * 9) / 10];
+	free(v);
+	return p90 && max > 2 * p90 ? 2 * p90 : max;
+}

@@ -221,6 +221,9 @@ void rpt_cell_printf(struct rpt_cell *o, const char *fmt, ...) __attribute__((fo
 /* The text of a scalar cell as text and HTML show it ("1.50 MiB", "12.3%");
  * buf holds at least 64 bytes. Strings are returned as they are (s, n). */
 const char *rpt_cell__text(const struct rpt_ctx *c, const struct rpt_cell *x, char *buf, size_t len);
+/* The scale of a table's bars: most rows' height, not the tallest's (one slow
+ * first step must not flatten the rest: taller bars are cut, and marked) */
+uint64_t rpt_bars__scale(const uint64_t *tot, size_t n);
 /* Durations and sizes as the report prints them ("8.43 ms", "1.50 MiB") */
 void rpt_fmt_dur(uint64_t ns, char *buf, size_t len);
 void rpt_fmt_bytes(uint64_t b, char *buf, size_t len);

@@ -195,7 +195,7 @@ static uint64_t bar_total(const struct rpt_cell *cells, const struct rpt_table *
 static void put_bars(struct text_sink *ts, const struct rpt_table *t, const struct rpt_cell *cells)
 {
 	static const char glyph[] = "W#=+";
-	int which = 0;
+	int which = 0, drawn = 0;
 
 	if (!ts->bar_max)
 		return;
@@ -207,10 +207,15 @@ static void put_bars(struct text_sink *ts, const struct rpt_table *t, const stru
 			continue;
 		w = (int)(BAR_COLS * (double)(cells[k].i > 0 ? cells[k].i : 0) /
 			  (double)ts->bar_max + 0.5);
+		if (w > BAR_COLS - drawn)
+			w = BAR_COLS - drawn;   /* past the scale: cut, and marked */
 		for (int i = 0; i < w; i++)
 			putchar(glyph[which % 4]);
+		drawn += w;
 		which++;
 	}
+	if (bar_total(cells, t) > ts->bar_max)
+		putchar('>');
 }
 
 /* ---- layouts ---- */
@@ -283,11 +288,16 @@ static void rows_head(struct text_sink *ts, const struct rpt_table *t, const str
 	if (cells)
 		header(s, t, cells);
 	free(cells);
-	for (size_t i = 0; i < rows->shown; i++) {
-		cells = cells_for(s, t, rows, i, bufs);
-		if (cells && bar_total(cells, t) > ts->bar_max)
-			ts->bar_max = bar_total(cells, t);
-		free(cells);
+	{
+		uint64_t *tot = calloc(rows->n + 1, sizeof(*tot));
+
+		for (size_t i = 0; tot && i < rows->n; i++) {
+			cells = cells_for(s, t, rows, i, bufs);
+			tot[i] = cells ? bar_total(cells, t) : 0;
+			free(cells);
+		}
+		ts->bar_max = tot ? rpt_bars__scale(tot, rows->n) : 0;
+		free(tot);
 	}
 	free(bufs);
 }

@@ -593,7 +593,7 @@ static int finish_timed(struct wait_ctx *c, struct thread_time *t)
 	/* steps: the loop's NVTX step ranges, else one per next(), else its
 	 * recurring wait-then-work */
 	if (!rc)
-		rc = rpt_nvtx_steps(m, w, &t->tw[RPT_TW_DATA]);
+		rc = rpt_nvtx_steps(m, w, w->next.known ? &in_next : &t->tw[RPT_TW_DATA]);
 	if (rc == 0)
 		rc = rpt_wait_steps(w, w->next.known ? &in_next : &t->win);
 	free(in_next.a);
@@ -645,7 +645,7 @@ static double waited(const struct rpt_wait *w)
 {
 	uint64_t span = rpt_wait__span(w);
 
-	return span ? (double)w->ns[RPT_TW_DATA] / (double)span : 0;
+	return span ? (double)rpt_wait__data(w) / (double)span : 0;
 }
 
 static int by_waited(const void *a, const void *b)
