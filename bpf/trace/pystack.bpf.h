@@ -25,9 +25,10 @@
 #define GPUIO_PYSTACK_BPF_H
 #include "trace/common.bpf.h"
 
-/* Set before load: stacks on traced calls and sleeps (--stacks); the
- * collector looks for interpreters (--stacks or --sample-hz) */
+/* Set before load: stacks on traced calls and faults (--stacks), on
+ * sleeps (the default); the collector looks for interpreters (any stacks) */
 const volatile bool py_stacks = false;
+const volatile bool py_sleeps = false;
 const volatile bool py_wanted = false;
 
 /* The interpreters of traced processes (user/python/ fills, fork copies) */
@@ -187,16 +188,21 @@ static __always_inline __u64 py_mix(__u64 h, __u64 v)
 }
 
 /* Is this code object new to the process? Remembered for later sending. */
-static __always_inline void py_note_code(struct py_scratch *s, __u32 tgid, __u64 code, int *nnew)
+static __always_inline void py_note_code(struct py_scratch *s, __u32 tgid, __u64 code, int *nnew,
+					 bool *more)
 {
 	struct py_seen_key k = { .tgid = tgid, .id = code };
 	int n = *nnew;
 
-	if (n >= PY_CODES_PER_WALK || bpf_map_lookup_elem(&py_codes_seen, &k))
+	if (bpf_map_lookup_elem(&py_codes_seen, &k))
 		return;
 	for (int i = 0; i < PY_CODES_PER_WALK; i++)       /* twice in one stack: once */
 		if (i < n && s->new_codes[i] == code)
 			return;
+	if (n >= PY_CODES_PER_WALK) {
+		*more = true;                           /* sent by a later walk */
+		return;
+	}
 	s->new_codes[n & (PY_CODES_PER_WALK - 1)] = code;
 	*nnew = n + 1;
 }
@@ -206,14 +212,14 @@ struct py_walk_ctx {
 	const struct gpuio_py_layout *L;
 	struct py_scratch *s;
 	__u64 frame, h;
-	__u32 tgid;
-	int n, nnew;
+	int n;
 };
 
 /*
  * One frame: kept (its code and instruction), skipped (owned by the C
  * stack: a 3.12+ shim; pushed but not started), or the end of the walk (no
- * frame, too deep, unreadable, not code).
+ * frame, too deep, unreadable). Whether its code is one is checked later,
+ * for stacks not seen before (py_check_step): a seen stack's frames were.
  */
 static long py_frame_step(__u32 i, void *arg)
 {
@@ -240,7 +246,7 @@ static long py_frame_step(__u32 i, void *arg)
 	if (L->f_owner != GPUIO_PY_NONE && L->owner_cstack != 0xff &&
 	    win_u8(s->win, L->f_owner) == L->owner_cstack)
 		return 0;
-	if (!code || py_read_u64(code + 8) != L->code_type) {   /* ob_type */
+	if (!code) {
 		s->st.flags |= GPUIO_PYS_BAD;
 		return 1;
 	}
@@ -256,16 +262,17 @@ static long py_frame_step(__u32 i, void *arg)
 	s->frames[n & (GPUIO_PY_FRAMES_MAX - 1)].lasti = lasti;
 	s->frames[n & (GPUIO_PY_FRAMES_MAX - 1)].pad = 0;
 	c->h = py_mix(py_mix(c->h, code), (__u64)(__u32)lasti);
-	py_note_code(s, c->tgid, code, &c->nnew);
 	c->n = n + 1;
 	return 0;
 }
 
+#define PY_HASH_SEED 0xcbf29ce484222325ull
+
 /* Walk the frames into s->st: returns the number of frames (0: none). */
 static __always_inline int py_walk(const struct gpuio_py_layout *L, struct py_scratch *s,
-				   __u64 tstate, __u32 tgid, int *nnew)
+				   __u64 tstate)
 {
-	struct py_walk_ctx c = { .L = L, .s = s, .h = 0xcbf29ce484222325ull, .tgid = tgid };
+	struct py_walk_ctx c = { .L = L, .s = s, .h = PY_HASH_SEED };
 
 	c.frame = py_read_u64(tstate + L->ts_frame);
 	if (L->cframe_frame != GPUIO_PY_NONE && c.frame)
@@ -276,8 +283,39 @@ static __always_inline int py_walk(const struct gpuio_py_layout *L, struct py_sc
 	s->st.id = c.h ? c.h : 1;
 	if (s->st.flags)
 		stat_inc(GPUIO_STAT_PY_CUT);
-	*nnew = c.nnew;
 	return c.n;
+}
+
+/* A new stack's check, one frame a step: its code is a code object (else
+ * the stack ends before it, renamed), and the process's new code objects */
+struct py_check_ctx {
+	const struct gpuio_py_layout *L;
+	struct py_scratch *s;
+	__u64 h;
+	__u32 tgid;
+	int n, nnew;
+	bool more;
+};
+
+static long py_check_step(__u32 i, void *arg)
+{
+	struct py_check_ctx *c = arg;
+	struct py_scratch *s = c->s;
+	__u64 code;
+
+	if ((int)i >= c->n)
+		return 1;
+	code = s->frames[i & (GPUIO_PY_FRAMES_MAX - 1)].code;
+	if (py_read_u64(code + 8) != c->L->code_type) {           /* ob_type */
+		if (!(s->st.flags & GPUIO_PYS_BAD))
+			stat_inc(GPUIO_STAT_PY_CUT);
+		s->st.flags |= GPUIO_PYS_BAD;
+		c->n = i;
+		return 1;
+	}
+	c->h = py_mix(py_mix(c->h, code), (__u64)(__u32)s->frames[i & (GPUIO_PY_FRAMES_MAX - 1)].lasti);
+	py_note_code(s, c->tgid, code, &c->nnew, &c->more);
+	return 0;
 }
 
 /*
@@ -400,9 +438,10 @@ static __noinline __u64 py_stack_id(__u32 tgid, __u32 tid, __u8 *why, __u32 slot
 	struct gpuio_py_layout *L = bpf_map_lookup_elem(&py_procs, &tgid);
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct py_seen_key k = { .tgid = tgid };
+	struct py_check_ctx cc = {};
 	__u32 size;
 	struct py_scratch *s;
-	int n, nnew = 0;
+	int n;
 	__u64 tstate;
 	__u8 one = 1;
 
@@ -418,19 +457,27 @@ static __noinline __u64 py_stack_id(__u32 tgid, __u32 tid, __u8 *why, __u32 slot
 		stat_inc(GPUIO_STAT_PY_NO_TSTATE);
 		return 0;
 	}
-	n = py_walk(L, s, tstate, tgid, &nnew);
+	n = py_walk(L, s, tstate);
 	if (!n) {
 		*why = GPUIO_STACK_NONE_EMPTY;
 		return 0;
 	}
-	if (nnew) {
-		struct py_codes_ctx cc = { .L = L, .s = s, .tgid = tgid, .tid = tid, .n = nnew };
-
-		bpf_loop(PY_CODES_PER_WALK, py_code_step, &cc, 0);
-	}
 	k.id = s->st.id;
 	if (bpf_map_lookup_elem(&py_stacks_seen, &k))
-		return k.id;
+		return k.id;            /* seen: its frames were checked, its codes sent */
+	cc.L = L, cc.s = s, cc.h = PY_HASH_SEED, cc.tgid = tgid, cc.n = n;
+	bpf_loop(GPUIO_PY_FRAMES_MAX, py_check_step, &cc, 0);
+	if (!(n = cc.n)) {
+		*why = GPUIO_STACK_NONE_EMPTY;
+		return 0;
+	}
+	s->st.nframes = n;
+	k.id = s->st.id = cc.h ? cc.h : 1;
+	if (cc.nnew) {
+		struct py_codes_ctx sc = { .L = L, .s = s, .tgid = tgid, .tid = tid, .n = cc.nnew };
+
+		bpf_loop(PY_CODES_PER_WALK, py_code_step, &sc, 0);
+	}
 	size = sizeof(s->st) + (__u32)n * sizeof(s->frames[0]);
 	fill_hdr(&s->st.hdr, GPUIO_REC_PY_STACK, size, tgid, tid, bpf_ktime_get_ns());
 	s->st.pad = 0;
@@ -439,7 +486,8 @@ static __noinline __u64 py_stack_id(__u32 tgid, __u32 tid, __u8 *why, __u32 slot
 		stat_inc(GPUIO_STAT_RB_DROP_STACK);
 		return k.id;            /* its uses still name it; the collector counts it unknown */
 	}
-	bpf_map_update_elem(&py_stacks_seen, &k, &one, BPF_ANY);
+	if (!cc.more)           /* else sent again, with the codes left, next time */
+		bpf_map_update_elem(&py_stacks_seen, &k, &one, BPF_ANY);
 	return k.id;
 }
 

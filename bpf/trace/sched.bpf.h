@@ -174,9 +174,9 @@ static __always_inline int on_switch(bool preempt, struct task_struct *prev,
 	/* a traced thread going to sleep (not preempted, not exiting): in what */
 	if (pt && !preempt && (pst & 3) && !(pst >> 16))
 		wait_emit(ptgid, ppid);
-	/* and where in its program it was when it left the CPU (--stacks):
+	/* and where in its program it was when it left the CPU (stacks on):
 	 * prev is current here, its memory the one mapped */
-	if (pt && py_stacks && !(pst >> 16))
+	if (pt && py_sleeps && !(pst >> 16))
 		py_stack_at(ptgid, ppid, preempt || !(pst & 3) ? GPUIO_SA_PREEMPT : GPUIO_SA_SLEEP, 0,
 			    e_ts);
 	return 0;

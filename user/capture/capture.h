@@ -55,7 +55,7 @@ struct gpuio_cap_header {
 	/* --- added after the first release: shorter headers read as empty --- */
 	char  sched_mode[16];   /* scheduler layer, "" in older captures */
 	char  fault_mode[16];   /* fault layer, "" in older captures */
-	char  stack_mode[16];   /* Python stacks on calls and sleeps ("python", "off"), "" older */
+	char  stack_mode[16];   /* Python stacks: "calls,sleeps", "sleeps", "off"; "" older */
 	char  sample_mode[16];  /* on-CPU samples ("99Hz", "off"), "" in older captures */
 };
 /* Header of captures made before sched_mode. */

@@ -42,6 +42,7 @@ struct trace_cmd {
 	bool stream;
 	struct gpuio_stream_opts so;
 	bool quiet;
+	int stacks;              /* --stacks / --no-stacks, -1: neither (the default) */
 	/* while tracing */
 	struct cupti_launch *gc;
 	struct gpuio_stream *st;
@@ -121,6 +122,32 @@ static int on_no_bpf(const struct opt *opt, const char *arg, void *ctx)
 	return 0;
 }
 
+static int on_stacks(const struct opt *opt, const char *arg, void *ctx)
+{
+	struct trace_cmd *c = ctx;
+
+	c->stacks = !strcmp(opt->long_name, "stacks") ? GPUIO_STACKS_ALL : GPUIO_STACKS_OFF;
+	return 0;
+}
+
+#define SAMPLE_HZ_DEFAULT 99            /* not 100: off the kernel's own tick */
+#define SAMPLE_HZ_UNSET   UINT_MAX
+
+/*
+ * Python stacks by default at each sleep and 99 samples a second: a few µs
+ * per sleep, 0.03% of a CPU (docs/overhead.md); on every call (--stacks)
+ * they cost more than the call's own tracing, so that is asked for. With
+ * -a nothing by default: every process on the node would be looked into.
+ */
+static void resolve_stacks(struct trace_cmd *c)
+{
+	if (c->stacks < 0)
+		c->stacks = c->t.all ? GPUIO_STACKS_OFF : GPUIO_STACKS_SLEEPS;
+	c->t.stacks = (enum gpuio_stacks)c->stacks;
+	if (c->t.sample_hz == SAMPLE_HZ_UNSET)
+		c->t.sample_hz = c->t.stacks == GPUIO_STACKS_OFF ? 0 : SAMPLE_HZ_DEFAULT;
+}
+
 static int on_quiet(const struct opt *opt, const char *arg, void *ctx)
 {
 	gpuio_log_verbosity = GPUIO_LOG_WARN;
@@ -170,13 +197,19 @@ static const struct opt trace_opts[] = {
 		 "one ring-buffer record per file call (by default a\n"
 		 "thread's records go out together: when it leaves its CPU,\n"
 		 "after 16 calls, or 10 ms; cheaper per call)"),
-	OPT_BOOL(0, "stacks", &cmd.t.stacks,
+	OPT_CALL(0, "stacks", NULL,
 		 "the Python stack (file:line:function) of every traced\n"
-		 "call, page fault and sleep of Python 3.10-3.13 threads,\n"
-		 "read from the interpreter's own frames (docs/stacks.md)"),
-	OPT_UINT(0, "sample-hz", &cmd.t.sample_hz, "HZ", 1, 10000,
-		 "also sample traced Python threads on their CPU HZ times\n"
-		 "a second, with their stacks: where CPU time went"),
+		 "call and page fault too (by default: of each sleep of a\n"
+		 "Python 3.10-3.13 thread, read from the interpreter's own\n"
+		 "frames; costs ~1 us + 0.1 us a frame per call: docs/stacks.md)",
+		 on_stacks),
+	OPT_CALL(0, "no-stacks", NULL,
+		 "no Python stacks (no call sites, no time in next(), no\n"
+		 "samples unless --sample-hz)", on_stacks),
+	OPT_UINT(0, "sample-hz", &cmd.t.sample_hz, "HZ", 0, 10000,
+		 "sample traced Python threads on their CPU HZ times a\n"
+		 "second, with their stacks: where CPU time went (default\n"
+		 "99; 0: none)"),
 	OPT_BOOL(0, "no-cuda-uprobes", &cmd.t.no_cuda_uprobes,
 		 "do not probe CUDA API calls in libcudart / libcuda.so.1"),
 	OPT_BOOL(0, "no-gpu-inject", &cmd.no_gpu_inject,
@@ -496,6 +529,8 @@ int cmd_trace(int argc, char **argv)
 	c->t.argc = argc;
 	c->t.argv = argv;
 	c->t.ringbuf = 16 * MiB;
+	c->t.sample_hz = SAMPLE_HZ_UNSET;
+	c->stacks = -1;
 	first = opt_parse(&trace_cmd_page, argc, argv, c);
 	if (first == OPT_HELP)
 		return GPUIO_EXIT_OK;
@@ -505,6 +540,7 @@ int cmd_trace(int argc, char **argv)
 		c->t.cmd = &argv[first];
 	if (check_args(c))
 		return GPUIO_EXIT_USAGE;
+	resolve_stacks(c);
 	if (choose_bpf(c) < 0)
 		return GPUIO_EXIT_ERROR;
 	/* targets first: a typo in a pid should not cost a BPF load */

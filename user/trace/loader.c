@@ -373,8 +373,12 @@ static void keep_modes(struct gpuio_loader *l, const int *choice)
 /* Stacks ride on the VFS, fault and scheduler programs: on when asked and those loaded. */
 static void keep_stack_mode(struct gpuio_loader *l, const struct gpuio_loader_opts *o)
 {
-	snprintf(l->modes[GPUIO_LAYER_STACK], sizeof(l->modes[0]), "%s",
-		 o->stacks ? "python" : "off");
+	static const char *const mode[] = {
+		[GPUIO_STACKS_OFF] = "off", [GPUIO_STACKS_SLEEPS] = "sleeps",
+		[GPUIO_STACKS_ALL] = "calls,sleeps",
+	};
+
+	snprintf(l->modes[GPUIO_LAYER_STACK], sizeof(l->modes[0]), "%s", mode[o->stacks]);
 }
 
 /* Open the BPF object and set what its programs read before load (rodata, the ring's size). */
@@ -393,8 +397,9 @@ static int open_skel(struct gpuio_loader *l, const struct gpuio_loader_opts *o, 
 	l->skel->rodata->trace_sockets = o->sockets;
 	l->skel->rodata->self_tgid = o->self_tgid;
 	l->skel->rodata->wakeup_bytes = o->ringbuf_bytes / 16;
-	l->skel->rodata->py_stacks = o->stacks;
-	l->skel->rodata->py_wanted = o->stacks || o->sample_hz;
+	l->skel->rodata->py_stacks = o->stacks == GPUIO_STACKS_ALL;
+	l->skel->rodata->py_sleeps = o->stacks != GPUIO_STACKS_OFF;
+	l->skel->rodata->py_wanted = o->stacks != GPUIO_STACKS_OFF || o->sample_hz;
 	l->skel->rodata->fault_layer = choice[L_FAULT] < nvariants(&layers[L_FAULT]);
 	/* batched VFS records need the switch-out that sends them (batch.bpf.h) */
 	l->vfs_batch = choice[L_SCHED] < nvariants(&layers[L_SCHED]) && !o->no_batch ?
@@ -739,52 +744,6 @@ const char *gpuio_loader__best_mode(enum gpuio_layer id)
 		if (layers[lay].hdr == (int)id)
 			return layers[lay].v[0].mode;
 	return "";
-}
-
-/* Run an end-of-trace iterator once: each read runs it over more tasks; it writes nothing. */
-static void run_iter(struct bpf_link *it, const char *what)
-{
-	char buf[64];
-	ssize_t n;
-	int fd;
-
-	fd = bpf_iter_create(bpf_link__fd(it));
-	if (fd < 0) {
-		pr_warn("%s at the end are not recorded: %s", what, strerror(errno));
-		return;
-	}
-	while ((n = read(fd, buf, sizeof(buf))) > 0)
-		;
-	if (n < 0)
-		pr_warn("%s at the end: iterator failed: %s", what, strerror(errno));
-	close(fd);
-}
-
-void gpuio_loader__flush_faults(struct gpuio_loader *l)
-{
-	if (l && l->fault_iter)
-		run_iter(l->fault_iter, "page faults still open");
-}
-
-void gpuio_loader__send_batches(struct gpuio_loader *l)
-{
-	/* a batch a thread holds at this moment stays for its own next flush */
-	if (l && l->batch_iter)
-		run_iter(l->batch_iter, "VFS records batched");
-}
-
-void gpuio_loader__flush_batches(struct gpuio_loader *l)
-{
-	if (!l || !l->batch_iter)
-		return;
-	/* from now on records go straight to the ring; then the waiting ones */
-	__atomic_store_n(&l->skel->bss->batch_closing, true, __ATOMIC_SEQ_CST);
-	run_iter(l->batch_iter, "VFS records still batched");
-	/* a batch a thread held during that pass (inside a call's end) is free
-	 * a moment later; one still held now is counted as lost */
-	usleep(10000);
-	__atomic_store_n(&l->skel->bss->batch_final, true, __ATOMIC_SEQ_CST);
-	run_iter(l->batch_iter, "VFS records still batched");
 }
 
 int gpuio_loader__probe(char *why, size_t len)

@@ -13,6 +13,13 @@
 struct gpuio_bpf;
 struct gpuio_cap_header;
 
+/* Where Python stacks are taken (the trace's --stacks / --no-stacks) */
+enum gpuio_stacks {
+	GPUIO_STACKS_OFF,       /* none (and no interpreter looked for, unless sampling) */
+	GPUIO_STACKS_SLEEPS,    /* each sleep and preemption of a Python thread (the default) */
+	GPUIO_STACKS_ALL,       /* and each traced call and page fault (--stacks) */
+};
+
 struct gpuio_loader_opts {
 	bool trace_all;          /* -a */
 	bool all_fds;            /* --all-fds */
@@ -24,7 +31,7 @@ struct gpuio_loader_opts {
 	bool no_sched;           /* --no-sched: no thread states or wake-ups */
 	bool no_faults;          /* --no-faults: no page faults on file mappings */
 	bool no_batch;           /* --no-batch: one ring-buffer reservation per call */
-	bool stacks;             /* --stacks: Python stacks on calls, faults and sleeps */
+	enum gpuio_stacks stacks; /* where Python stacks are taken */
 	unsigned int sample_hz;  /* --sample-hz: on-CPU samples a second (0: none) */
 };
 
