@@ -111,6 +111,11 @@ const char *model_wait__ftype_name(unsigned ftype)
 	}
 }
 
+bool model_wait__timed(int nr)
+{
+	return nr == 35 || nr == 230;   /* nanosleep clock_nanosleep */
+}
+
 bool model_wait__sends(int nr)
 {
 	switch (nr) {

@@ -35,6 +35,9 @@ const char *model_wait__syscall_name(int nr);
 /* Does syscall nr send (write, sendmsg...)? A thread asleep in one waits for
  * room, not for data: a wake-up there hands it nothing. */
 bool model_wait__sends(int nr);
+/* Is syscall nr a sleep for a time (nanosleep)? Its wake-up is a timer's,
+ * made in the interrupt of whatever task was on that CPU: not a hand-over. */
+bool model_wait__timed(int nr);
 /* The fd type's name ("file", "pipe", "socket", "char device", ...), NULL for none. */
 const char *model_wait__ftype_name(unsigned ftype);
 

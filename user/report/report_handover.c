@@ -186,7 +186,7 @@ bool rpt_data_wake(const struct rpt_model *m, const struct tstate_iv *iv, struct
 	if (!rpt_iv_sleep(iv->state) || !rpt_data_waker(m->sched, iv, iv->end, deaths))
 		return false;
 	r = rpt_wait_in(m, iv->tid, iv->ts, iv->end);
-	return !r || !model_wait__sends(r->nr);
+	return !r || !(model_wait__sends(r->nr) || model_wait__timed(r->nr));
 }
 
 int rpt_ivs_load(struct rpt_model *m, struct rpt_ivs *v)

@@ -4,8 +4,8 @@
  * producers spent their CPU (--stacks, --sample-hz): the reads, page
  * faults and receives of every thread that feeds it (its wakers: a
  * worker process's threads, or a reader thread) folded by call site
- * (report_sites.h), and their on-CPU samples folded by the function they
- * were in — decoding, augmenting, tokenising: the most common reason
+ * (report_sites.h) with the loop's own inside its next(), and their
+ * on-CPU samples folded by the function they were in — decoding, augmenting, tokenising: the most common reason
  * workers are slow is not I/O.
  */
 #include <stdlib.h>
@@ -34,7 +34,9 @@ static int loop_sites(struct rpt_model *m, struct rpt_wait *w)
 		const struct rpt_thread_stack *t = &ts[i];
 		int site;
 
-		if (!producer(w, t->pid, t->tid))
+		/* and the loop itself inside next(): a loop with no workers fetches there */
+		if (!producer(w, t->pid, t->tid) &&
+		    !(t->tid == w->tid && rpt_next_inside(m, &w->next, t->ref)))
 			continue;
 		if (t->fetches && (site = rpt_sites__of(m, t->ref)) >= 0) {
 			if (rpt_sites__add(&w->fetch_sites, &w->nfetch_sites, &w->nfetch_cap, site, t->ref,

@@ -321,6 +321,8 @@ struct rpt_next {
 	bool known;                     /* its stacks said where next() is */
 	int site;                       /* the line that calls it (report_sites.h), -1 none */
 	uint32_t ref;                   /* a stack inside it */
+	uint64_t b_code, e_code;        /* where: the caller's code at b_line calls e_code's */
+	int b_line;
 	uint64_t calls;                 /* times it was entered */
 	uint64_t ns;                    /* in it, in all */
 	uint64_t asleep_data_ns;        /* of ns: asleep until a producer woke it with data */

@@ -10,15 +10,17 @@
  * data, the frame that calls the iterator (B: its code and line, the `for`
  * line) and the iterator's frame just inside it (E): the outermost
  * __next__ frame and its caller (a DataLoader's iterator), else the
- * innermost frame of the program's own code and the frame it called (a
- * queue's get). The pair the waits' stacks agree on most (by time) is the
- * loop's; a stack is inside next() when it holds B with E just inside.
+ * innermost frame of the program's own code and the library frame it
+ * called (a queue's get). Of the pairs the waits' stacks show, a __next__
+ * one wins, then the one with the most time: the loop's. A stack is inside
+ * next() when it holds B with E just inside.
  *
  * When: the loop's thread states give exact edges. Off a CPU the thread
  * stays where it stopped: a sleep or preemption is inside next() as its
  * switch-out stack is, and so is the wait for a CPU after it. On a CPU,
  * the stacks seen inside the run (samples, traced calls: a call's whole
- * length) place its changes: between two that disagree, at the midpoint.
+ * length) place its changes: between two that disagree, as the samples
+ * share out the loop's CPU time (change_at).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -35,6 +37,8 @@ struct boundary {
 	uint64_t b_code, e_code;
 	int b_line;
 	uint32_t ref;                   /* a stack that has it */
+	unsigned b_frame;               /* B's frame in that stack */
+	bool dunder;                    /* E is a __next__ */
 };
 
 static bool dunder_next(const char *func)
@@ -59,17 +63,24 @@ static bool boundary_of(const struct rpt_model *m, const struct model_stack *k, 
 		model_session__frame(m->s, k, (unsigned)j, &f);
 		if (dunder_next(f.func)) {
 			model_session__frame(m->s, k, (unsigned)j + 1, &g);
-			*out = (struct boundary){ .b_code = g.code, .b_line = g.line, .e_code = f.code };
+			*out = (struct boundary){ .b_code = g.code, .b_line = g.line, .e_code = f.code,
+						  .b_frame = (unsigned)j + 1, .dunder = true };
 			return true;
 		}
 	}
-	for (unsigned j = 1; j < k->nframes; j++) {             /* innermost of the program's own */
+	/* the innermost of the program's own frames, when it called library
+	 * code (a queue's get): its own code waiting itself (a lock, the GIL
+	 * after a sleep) is no iterator's */
+	for (unsigned j = 1; j < k->nframes; j++) {
 		model_session__frame(m->s, k, j, &g);
-		if (!library(g.file)) {
-			model_session__frame(m->s, k, j - 1, &f);
-			*out = (struct boundary){ .b_code = g.code, .b_line = g.line, .e_code = f.code };
-			return true;
-		}
+		if (library(g.file))
+			continue;
+		model_session__frame(m->s, k, j - 1, &f);
+		if (!library(f.file))
+			return false;
+		*out = (struct boundary){ .b_code = g.code, .b_line = g.line, .e_code = f.code,
+					  .b_frame = j, .dunder = false };
+		return true;
 	}
 	return false;
 }
@@ -88,6 +99,13 @@ static bool inside(const struct rpt_model *m, uint32_t ref, const struct boundar
 			return true;
 	}
 	return false;
+}
+
+bool rpt_next_inside(const struct rpt_model *m, const struct rpt_next *nx, uint32_t ref)
+{
+	struct boundary b = { .b_code = nx->b_code, .b_line = nx->b_line, .e_code = nx->e_code };
+
+	return nx->known && inside(m, ref, &b);
 }
 
 struct cand {
@@ -129,8 +147,10 @@ static bool find_boundary(const struct rpt_model *m, const struct tstate_iv *iv,
 		}
 		c[j].ns += iv[i].end - iv[i].ts;
 	}
+	/* an iterator's __next__ over any other; then the most time */
 	for (size_t j = 1; j < nc; j++)
-		if (c[j].ns > c[best].ns)
+		if (c[j].b.dunder > c[best].b.dunder ||
+		    (c[j].b.dunder == c[best].b.dunder && c[j].ns > c[best].ns))
 			best = j;
 	if (!nc)
 		return false;
@@ -146,6 +166,7 @@ struct sweep {
 	size_t nev, e;
 	bool label;                     /* inside next() as last seen */
 	bool seen;                      /* a stack has been seen */
+	unsigned in_pct;                /* of the run's on-CPU samples, % inside next() */
 	struct rpt_next *nx;
 	struct rpt_spans *out;
 };
@@ -173,7 +194,35 @@ static void seen_to(struct sweep *s, uint64_t t)
 	}
 }
 
-/* On a CPU over [a, b): the label changes at midpoints between disagreeing stacks. */
+/*
+ * Where between two stacks that disagree (t, u) the loop went in or out
+ * of next(): by the share of its on-CPU samples inside — a DataLoader loop
+ * unpickles briefly and computes long, a loop fetching itself decodes
+ * long and steps briefly, and a midpoint would halve the long part.
+ */
+static uint64_t change_at(const struct sweep *s, bool was_in, uint64_t t, uint64_t u)
+{
+	unsigned pct = was_in ? s->in_pct : 100 - s->in_pct;
+
+	return t + (u - t) / 100 * pct + (u - t) % 100 * pct / 100;
+}
+
+/* The share of the thread's samples inside next() (50 with too few to say) */
+#define SAMPLES_TO_SAY 8
+static unsigned in_pct(const struct rpt_model *m, const struct rpt_stack_ev *ev, size_t nev,
+		       const struct boundary *b)
+{
+	size_t all = 0, in = 0;
+
+	for (size_t i = 0; i < nev; i++)
+		if (ev[i].what == GPUIO_SA_SAMPLE && ev[i].ref) {
+			all++;
+			in += inside(m, ev[i].ref, b);
+		}
+	return all < SAMPLES_TO_SAY ? 50 : (unsigned)(100 * in / all);
+}
+
+/* On a CPU over [a, b): the label changes between disagreeing stacks (change_at). */
 static int on_cpu(struct sweep *s, uint64_t a, uint64_t b)
 {
 	uint64_t t = a;
@@ -188,7 +237,7 @@ static int on_cpu(struct sweep *s, uint64_t a, uint64_t b)
 			if (l && (rc = add_in(s, t, u, &s->nx->cpu_ns)))
 				return rc;
 		} else {
-			uint64_t mid = t + (u - t) / 2;
+			uint64_t mid = change_at(s, l, t, u);
 
 			if ((rc = add_in(s, l ? t : mid, l ? mid : u, &s->nx->cpu_ns)))
 				return rc;
@@ -205,7 +254,7 @@ static int on_cpu(struct sweep *s, uint64_t a, uint64_t b)
 		bool nl = inside(s->m, s->ev[s->e].ref, s->b);
 
 		if (nl != l) {
-			uint64_t mid = t + (b - t) / 2;
+			uint64_t mid = change_at(s, l, t, b);
 
 			if ((rc = add_in(s, l ? t : mid, l ? mid : b, &s->nx->cpu_ns)))
 				return rc;
@@ -221,8 +270,37 @@ static int on_cpu(struct sweep *s, uint64_t a, uint64_t b)
 	return l ? add_in(s, t, b, &s->nx->cpu_ns) : 0;
 }
 
+/*
+ * Where one next() span holds two calls the stacks could not tell apart (no
+ * sample in the step between): a wait for data inside it, after a CPU run
+ * since the last one long enough to be a step's work, starts a call.
+ */
+#define STEP_CPU_NS 1000000ull
+static int cut_steps(const struct tstate_iv *iv, size_t n, const struct rpt_spans *waits,
+		     const struct rpt_spans *in, struct rpt_spans *cuts)
+{
+	uint64_t cpu = 0;
+	size_t k = 0;
+	int rc = 0;
+
+	for (size_t i = 0; i < n && !rc; i++) {
+		if (iv[i].state == TS_RUNNING) {
+			cpu += iv[i].end - iv[i].ts;
+			continue;
+		}
+		if (!rpt_iv_sleep(iv[i].state) || !rpt_spans_overlap(waits, iv[i].ts, iv[i].end))
+			continue;
+		while (k < in->n && in->a[k].e <= iv[i].ts)
+			k++;
+		if (cpu >= STEP_CPU_NS && k < in->n && in->a[k].s < iv[i].ts)
+			rc = rpt_spans_add(cuts, iv[i].ts, iv[i].ts + 1);
+		cpu = 0;
+	}
+	return rc;
+}
+
 int rpt_next_build(struct rpt_model *m, struct rpt_wait *w, const struct tstate_iv *iv, size_t n,
-		   const struct rpt_spans *waits, struct rpt_spans *out)
+		   const struct rpt_spans *waits, struct rpt_spans *out, struct rpt_spans *cuts)
 {
 	struct boundary b;
 	size_t nev;
@@ -236,7 +314,9 @@ int rpt_next_build(struct rpt_model *m, struct rpt_wait *w, const struct tstate_
 		return 0;
 	w->next.known = true;
 	w->next.ref = b.ref;
-	w->next.site = rpt_sites__of(m, b.ref);
+	w->next.b_code = b.b_code, w->next.e_code = b.e_code, w->next.b_line = b.b_line;
+	w->next.site = rpt_sites__frame(m, b.ref, b.b_frame);     /* the line calling next() */
+	s.in_pct = in_pct(m, ev, nev, &b);
 	for (size_t i = 0; i < n && !rc; i++) {
 		uint64_t *acc;
 
@@ -255,5 +335,5 @@ int rpt_next_build(struct rpt_model *m, struct rpt_wait *w, const struct tstate_
 	}
 	if (!rc)
 		rpt_spans_norm(out);
-	return rc;
+	return rc ? rc : cut_steps(iv, n, waits, out, cuts);
 }

@@ -45,7 +45,7 @@ int rpt_spans_minus(const struct rpt_spans *v, uint64_t s, uint64_t e, struct rp
 
 /* report_steps.c: NVTX ranges (pass 1), the steps they mark (rpt_wait_build),
  * else the steps of the loop's waits for data; each step's time by kind */
-int rpt_wait_steps(struct rpt_wait *w, const struct rpt_spans *win);
+int rpt_wait_steps(struct rpt_wait *w, const struct rpt_spans *win, const struct rpt_spans *cuts);
 void rpt_steps_time(struct rpt_wait *w, const struct rpt_spans tw[RPT_TW_N]);
 int rpt_nvtx_add(struct rpt_model *m, const struct gpuio_nvtx_range *r);
 int rpt_nvtx_steps(struct rpt_model *m, struct rpt_wait *w, const struct rpt_spans *data);
@@ -108,8 +108,10 @@ void rpt_loops_free(struct rpt_loopset *ls);
 /* report_next.c: the loop's time inside next() from its stacks (w->next), the
  * spans of it into out (normalised); iv: the loop thread's states in time order,
  * waits: its sleeps a producer ended (normalised). 0 or -ENOMEM. */
+/* Is the stack ref inside the loop's next() (its caller's line, then its frame)? */
+bool rpt_next_inside(const struct rpt_model *m, const struct rpt_next *nx, uint32_t ref);
 int rpt_next_build(struct rpt_model *m, struct rpt_wait *w, const struct tstate_iv *iv, size_t n,
-		   const struct rpt_spans *waits, struct rpt_spans *out);
+		   const struct rpt_spans *waits, struct rpt_spans *out, struct rpt_spans *cuts);
 
 /* report_loop_sites.c: each loop's producers' fetches by line and CPU by
  * function (after rpt_wait_build). 0 or -1 (no memory). */

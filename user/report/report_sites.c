@@ -12,12 +12,17 @@
 #include "report/report_model.h"
 #include "report/report_sites.h"
 
-#define PEND 16                         /* a thread's calls whose records are still to come */
+#define PEND 64                         /* a thread's calls whose records are still to come:
+                                         * a batch (16) and the faults and calls between */
+#define SLEPT 8                         /* a thread's last sleeps, for calls that have none */
 #define SITE_NONE UINT64_MAX
 
 struct pend {
 	uint32_t seq[PEND], ref[PEND];
 	unsigned head;
+	uint64_t sleep_ts[SLEPT];
+	uint32_t sleep_ref[SLEPT];
+	unsigned sleep_head;
 };
 
 struct fsum {
@@ -89,44 +94,58 @@ static struct rpt_thread_stack *tstack(struct rpt_sites *S, uint32_t pid, uint32
 	return &S->tstacks[*v - 1];
 }
 
-int rpt_sites__stack_at(struct rpt_model *m, const struct model_stack_at *a)
+/* A thread's calls and sleeps whose records are still to come */
+static struct pend *pend_of(struct rpt_sites *S, uint32_t tid)
 {
-	struct rpt_sites *S = sites_of(m);
 	uint64_t *v;
 
-	if (!S)
-		return -ENOMEM;
-	if (a->what != GPUIO_SA_CALL) {
-		if (a->what == GPUIO_SA_SAMPLE && a->stack) {
-			struct rpt_thread_stack *t = tstack(S, a->h->pid, a->h->tid, a->stack);
-
-			if (!t)
-				return -ENOMEM;
-			t->samples++;
-		}
-		return ev_add(S, a->h->ts, a->h->tid, a->stack, a->what);
-	}
-	if (!a->stack)
-		return 0;
-	if (kmap__upsert(&S->pend_map, a->h->tid, 0, &v) < 0)
-		return -ENOMEM;
+	if (kmap__upsert(&S->pend_map, tid, 0, &v) < 0)
+		return NULL;
 	if (!*v) {
 		if (array_grow((void **)&S->pends, &S->cpends, S->npends + 1, sizeof(*S->pends)))
-			return -ENOMEM;
+			return NULL;
 		memset(&S->pends[S->npends], 0, sizeof(S->pends[0]));
 		*v = ++S->npends;
 	}
-	{
-		struct pend *p = &S->pends[*v - 1];
+	return &S->pends[*v - 1];
+}
 
+int rpt_sites__stack_at(struct rpt_model *m, const struct model_stack_at *a)
+{
+	struct rpt_sites *S = sites_of(m);
+	struct pend *p;
+
+	if (!S)
+		return -ENOMEM;
+	if (a->what == GPUIO_SA_SAMPLE && a->stack) {
+		struct rpt_thread_stack *t = tstack(S, a->h->pid, a->h->tid, a->stack);
+
+		if (!t)
+			return -ENOMEM;
+		t->samples++;
+	}
+	if (!a->stack)
+		return a->what == GPUIO_SA_CALL ? 0 : ev_add(S, a->h->ts, a->h->tid, 0, a->what);
+	if (!(p = pend_of(S, a->h->tid)))
+		return -ENOMEM;
+	if (a->what == GPUIO_SA_CALL) {
 		p->seq[p->head % PEND] = a->seq;
 		p->ref[p->head % PEND] = a->stack;
 		p->head++;
+		return 0;
 	}
-	return 0;
+	if (a->what == GPUIO_SA_SLEEP) {
+		p->sleep_ts[p->sleep_head % SLEPT] = a->h->ts;
+		p->sleep_ref[p->sleep_head % SLEPT] = a->stack;
+		p->sleep_head++;
+	}
+	return ev_add(S, a->h->ts, a->h->tid, a->stack, a->what);
 }
 
-uint32_t rpt_sites__call_stack(struct rpt_model *m, uint32_t tid, uint32_t seq)
+/* A sleep's stack is its call's where the call had none of its own (stacks
+ * on sleeps only): the thread slept inside the call, so it was there */
+uint32_t rpt_sites__call_stack(struct rpt_model *m, uint32_t tid, uint32_t seq, uint64_t ts,
+			       uint64_t end)
 {
 	uint64_t *v = m->sites ? kmap__get(&m->sites->pend_map, tid, 0) : NULL;
 	struct pend *p;
@@ -141,6 +160,9 @@ uint32_t rpt_sites__call_stack(struct rpt_model *m, uint32_t tid, uint32_t seq)
 			p->ref[i] = 0;
 			return ref;
 		}
+	for (unsigned i = 0; i < SLEPT; i++)
+		if (p->sleep_ref[i] && p->sleep_ts[i] >= ts && p->sleep_ts[i] <= end)
+			return p->sleep_ref[i];
 	return 0;
 }
 
@@ -260,6 +282,17 @@ found:
 	if (v && site >= 0)
 		*v = (uint64_t)site + 1;
 	return site;
+}
+
+int rpt_sites__frame(const struct rpt_model *m, uint32_t ref, unsigned i)
+{
+	const struct model_stack *k = ref && m->sites ? model_session__stack(m->s, ref) : NULL;
+	struct model_frame f;
+
+	if (!k || i >= k->nframes)
+		return -1;
+	model_session__frame(m->s, k, i, &f);
+	return site_intern(m->sites, &f, library_file(f.file));
 }
 
 int rpt_sites__func_of(const struct rpt_model *m, uint32_t ref)

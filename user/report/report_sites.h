@@ -50,8 +50,10 @@ struct rpt_site_sum {
 
 /* ---- pass 1 (report_load.c) ---- */
 int rpt_sites__stack_at(struct rpt_model *m, const struct model_stack_at *a);
-/* The stack of tid's call numbered seq (0: none), taken once. */
-uint32_t rpt_sites__call_stack(struct rpt_model *m, uint32_t tid, uint32_t seq);
+/* The stack of tid's call numbered seq over [ts, end] (0: none), taken
+ * once; else the stack of a sleep inside it */
+uint32_t rpt_sites__call_stack(struct rpt_model *m, uint32_t tid, uint32_t seq, uint64_t ts,
+			       uint64_t end);
 /* A traced call of a thread with its stack: its start and end for the loop
  * analysis; fetch: it fetched data (reads, faults, receives). 0 or -ENOMEM. */
 int rpt_sites__call(struct rpt_model *m, uint32_t pid, uint32_t tid, uint64_t ts, uint64_t end,
@@ -67,6 +69,8 @@ bool rpt_sites__any(const struct rpt_model *m);          /* the capture has stac
 /* The call site of a stack reference, -1 none (no stack, or not checked) */
 int rpt_sites__of(const struct rpt_model *m, uint32_t ref);
 const struct rpt_site *rpt_sites__get(const struct rpt_model *m, int site);
+/* Frame i of a stack as a site (its own line), -1 none */
+int rpt_sites__frame(const struct rpt_model *m, uint32_t ref, unsigned i);
 /* The function a stack was in (its innermost frame, the line left out), -1 none */
 int rpt_sites__func_of(const struct rpt_model *m, uint32_t ref);
 /* "file:line function" of a site (buf of at least 64 bytes) */

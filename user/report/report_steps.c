@@ -156,12 +156,15 @@ void rpt_nvtx_free(struct rpt_model *m)
 	m->nnvtx = m->cnvtx = m->nnvtx_names = m->cnvtx_names = 0;
 }
 
-/* Steps from the loop's waits for data (no NVTX step range): waits closer
- * than STEP_MERGE_NS merged (one fetch of a batch), a step from one wait's
- * start to the next's. */
-int rpt_wait_steps(struct rpt_wait *w, const struct rpt_spans *win)
+/* Steps from the loop's waits for data or its time in next() (no NVTX
+ * step range): waits closer than STEP_MERGE_NS merged (one fetch of a
+ * batch), each cut where cuts says (one starts there: a wait's start
+ * inside two next() calls the stacks could not tell apart), a step from
+ * one wait's start to the next's. */
+int rpt_wait_steps(struct rpt_wait *w, const struct rpt_spans *win, const struct rpt_spans *cuts)
 {
 	struct rpt_spans ep = { 0 };
+	size_t k = 0;
 	int rc = 0;
 
 	for (size_t i = 0; i < win->n && !rc; i++) {
@@ -169,6 +172,14 @@ int rpt_wait_steps(struct rpt_wait *w, const struct rpt_spans *win)
 			ep.a[ep.n - 1].e = win->a[i].e;
 		else
 			rc = rpt_spans_add(&ep, win->a[i].s, win->a[i].e);
+		for (; cuts && k < cuts->n && cuts->a[k].s < win->a[i].e && !rc; k++) {
+			uint64_t c = cuts->a[k].s;
+
+			if (c <= ep.a[ep.n - 1].s)
+				continue;
+			ep.a[ep.n - 1].e = c;
+			rc = rpt_spans_add(&ep, c, win->a[i].e);
+		}
 	}
 	for (size_t i = 0; i < ep.n && !rc; i++) {
 		struct rpt_step *s;

@@ -576,7 +576,7 @@ static int finish_timed(struct wait_ctx *c, struct thread_time *t)
 {
 	struct rpt_model *m = c->m;
 	struct rpt_wait *w = t->w;
-	struct rpt_spans in_next = { 0 };
+	struct rpt_spans in_next = { 0 }, cuts = { 0 };
 	int rc;
 
 	rpt_gaps_by_launcher(m, t->pid, t->tid, t->tw);
@@ -589,14 +589,15 @@ static int finish_timed(struct wait_ctx *c, struct thread_time *t)
 	rpt_blocked_sort(w);
 	loop_peers(m, w);
 	/* the wait the program sees: its time inside next(), where its stacks say */
-	rc = rpt_next_build(m, w, &c->v.a[t->i0], t->i1 - t->i0, &t->win, &in_next);
+	rc = rpt_next_build(m, w, &c->v.a[t->i0], t->i1 - t->i0, &t->win, &in_next, &cuts);
 	/* steps: the loop's NVTX step ranges, else one per next(), else its
 	 * recurring wait-then-work */
 	if (!rc)
 		rc = rpt_nvtx_steps(m, w, w->next.known ? &in_next : &t->tw[RPT_TW_DATA]);
 	if (rc == 0)
-		rc = rpt_wait_steps(w, w->next.known ? &in_next : &t->win);
+		rc = w->next.known ? rpt_wait_steps(w, &in_next, &cuts) : rpt_wait_steps(w, &t->win, NULL);
 	free(in_next.a);
+	free(cuts.a);
 	rpt_steps_time(w, t->tw);
 	w->gaps = m->sched->gaps;
 	return rc > 0 ? 0 : rc;
