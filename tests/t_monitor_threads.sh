@@ -24,6 +24,10 @@
 #      within 10% (waiting_for_data, span), and are 80-105% of the
 #      program's own next() time; the cgroup's on_cpu equals its cpu.stat
 #      usage_usec increase within 25% (+ steal above; 18-19% seen, unexplained).
+#  (c) the same loop on busy CPUs (2 workers computing 15 ms a sample, the
+#      loop 5 ms a step, 2 CPUs), not traced: its loop wait (data: asleep
+#      until a worker's batch, then waiting for a CPU) within 15% of the
+#      program's own next() time.
 source "$(dirname "$0")/lib.sh"
 need_root
 source "$(dirname "$0")/monitor_lib.sh"
@@ -77,5 +81,18 @@ scrape "$TMP/b1.txt"
 grep -E "^gpuio_(process_)?(thread|loop)_[a-z_]*\{cgroup=\"/${CG_B#"$CGV2"/}\"" "$TMP/b1.txt" | grep -v 'comm="sh"'
 pycheck thread_time.torch "$TMP/b0.txt.json" "$TMP/b1.txt.json" "$TMP/loop.report.json" "$TMP/loop.json" \
   "/${CG_B#"$CGV2"/}" "$U0" "$U1" "$(awk -v a="$S0" -v b="$S1" 'BEGIN { print b - a }')" || fail "the loop series disagree with the report or the program (FAIL lines above)"
+
+# (c) a busy loop: 2 workers computing 15 ms a sample on 2 CPUs, untraced
+torch_warm_data "$TMP/busy" 32 65536
+scrape "$TMP/c0.txt"
+start_in_cgroup "$CG_B" "$TORCH_PY" "$SHAPES_PROG" loader --data "$TMP/busy" --files 32 --workers 2 \
+  --batch 4 --cpu-us 15000 --sleep-us 0 --step-cpu-us 5000 --seconds 4 --out "$TMP/busy.json" \
+  >"$TMP/busy.log" 2>&1
+wait "$CGPID" || { tail -n 30 "$TMP/busy.log"; fail "torch_shapes.py loader (busy) failed"; }
+proc_unreg "$CGPID"
+sleep 1.5                                  # a refresh after the exits
+scrape "$TMP/c1.txt"
+pycheck thread_time.busy "$TMP/c0.txt.json" "$TMP/c1.txt.json" "$TMP/busy.json" "/${CG_B#"$CGV2"/}" ||
+  fail "the busy loop's wait series is off the program's next() (FAIL lines above)"
 mon_stop
 echo "thread time and loop waits match schedstat, cpu.stat, the program and the report"

@@ -119,3 +119,12 @@ def torch(before, after, report, prog, cg, usage_before, usage_after, steal="0")
         v = _inc(b, a, "gpuio_loop_wait_seconds_total", cause=c, cgroup=cg)
         print(f"     loop wait cause={c}: {v:.4f} s")
     return 0 if ok else 1
+
+
+def busy(before, after, prog, cg):
+    """A DataLoader loop on busy CPUs (untraced): its process's loop wait
+    (cause data: asleep until a worker's batch, then runnable until it got a
+    CPU) within 15% of the program's own next() time."""
+    b, a, p = _load(before), _load(after), _load(prog)
+    data = _inc(b, a, "gpuio_process_loop_wait_seconds_total", cause="data", cgroup=cg, comm="python3")
+    return 0 if _near("busy loop wait cause=data vs the program's next()", data, p["total_wait_s"], 0.15) else 1
