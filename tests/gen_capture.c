@@ -24,10 +24,12 @@
  *             without a thread, CUPTI overhead, collector status with drops
  *             and an UNAVAILABLE collector; records out of time order. The
  *             manifest lists every GPU-side slice the export must show.
- *   gpuwait [nosched]
+ *   gpuwait [nosched|stacks]
  *             a trainer's GPU idle gaps while its launching thread waited
  *             for data, ran, was runnable, read a file, synced (and no
- *             state), NVTX step ranges: the manifest has each gap's split
+ *             state), NVTX step ranges: the manifest has each gap's split;
+ *             stacks: its Python stacks at two sleeps (gap_sites: where the
+ *             launcher was in each gap)
  *   states [N] one thread's N cycles of 1..3 ns long thread states at every ns
  *             residue of a µs (the JSON export's rounding at its finest)
  *   faults    page faults on file mappings: page_fault records of every
@@ -1031,6 +1033,73 @@ static void add_ginfo(unsigned pid, unsigned long long ts, unsigned state, unsig
 	append(&i, sizeof(i));
 }
 
+/* ---- Python stacks (3.10 line tables: (2, line - first) puts lasti 0 on line) ---- */
+
+static void add_py_proc(unsigned pid, unsigned long long ts)
+{
+	struct gpuio_py_proc r;
+
+	memset(&r, 0, sizeof(r));
+	fill_hdr(&r.hdr, GPUIO_REC_PY_PROC, sizeof(r), pid, pid, ts);
+	r.status = GPUIO_PYP_OK;
+	r.minor = 10;
+	snprintf(r.what, sizeof(r.what), "Python 3.10 (generated)");
+	append(&r, sizeof(r));
+}
+
+/* A code object at addr: file, name, first line; lasti 0 is on line */
+static void add_py_code(unsigned pid, unsigned long long ts, unsigned long long addr, const char *file,
+			const char *name, int first, int line)
+{
+	unsigned char buf[sizeof(struct gpuio_py_code) + 256] __attribute__((aligned(8)));
+	struct gpuio_py_code *c = (void *)buf;
+	size_t fl = strlen(file), nl = strlen(name), size = (sizeof(*c) + fl + nl + 2 + 7) & ~7ul;
+
+	memset(buf, 0, sizeof(buf));
+	fill_hdr(&c->hdr, GPUIO_REC_PY_CODE, (unsigned)size, pid, pid, ts);
+	c->code = addr;
+	c->firstlineno = first;
+	c->minor = 10;
+	c->file_len = (unsigned short)fl;
+	c->name_len = (unsigned short)nl;
+	c->lines_len = 2;
+	memcpy(c->data, file, fl);
+	memcpy(c->data + fl, name, nl);
+	c->data[fl + nl] = 2;
+	c->data[fl + nl + 1] = (unsigned char)(signed char)(line - first);
+	append(buf, size);
+}
+
+/* A stack of codes (innermost first, each at lasti 0), named id */
+static void add_py_stack(unsigned pid, unsigned tid, unsigned long long ts, unsigned long long id,
+			 const unsigned long long *codes, unsigned n)
+{
+	unsigned char buf[sizeof(struct gpuio_py_stack) + 8 * sizeof(struct gpuio_py_frame)]
+		__attribute__((aligned(8)));
+	struct gpuio_py_stack *s = (void *)buf;
+	size_t size = sizeof(*s) + n * sizeof(s->frames[0]);
+
+	memset(buf, 0, sizeof(buf));
+	fill_hdr(&s->hdr, GPUIO_REC_PY_STACK, (unsigned)size, pid, tid, ts);
+	s->id = id;
+	s->nframes = (unsigned short)n;
+	for (unsigned i = 0; i < n; i++)
+		s->frames[i].code = codes[i];
+	append(buf, size);
+}
+
+static void add_stack_at(unsigned pid, unsigned tid, unsigned long long ts, unsigned long long id,
+			 unsigned what)
+{
+	struct gpuio_stack_at a;
+
+	memset(&a, 0, sizeof(a));
+	fill_hdr(&a.hdr, GPUIO_REC_STACK_AT, sizeof(a), pid, tid, ts);
+	a.id = id;
+	a.what = (unsigned char)what;
+	append(&a, sizeof(a));
+}
+
 /*
  * One process (pid 500, threads 500 and 501) on two GPUs, two streams each;
  * a second process whose collector could not start (pid 600). Records are
@@ -1241,7 +1310,27 @@ static void gen_gpubig(unsigned long long n)
  * nosched: the same without scheduler records. The manifest: every gap's
  * split in ns and every step's wait and rest.
  */
-static void gen_gpuwait(bool nosched)
+/* The trainer's Python stacks (gen_gpuwait stacks): where its loop thread
+ * slept: in the DataLoader's __next__ (called at train.py:50) while the GPU
+ * idled from 10 ms, in train_step's sync (train.py:33) from 100 ms */
+static void gpuwait_stacks(unsigned pid, unsigned tid, unsigned long long t0)
+{
+	const unsigned long long MS = 1000000ull, MAIN = 0x1000, NEXT = 0x2000, STEP = 0x3000;
+	const unsigned long long data[] = { NEXT, MAIN }, sync[] = { STEP, MAIN };
+
+	add_py_proc(pid, BASE_NS + 1000);
+	add_py_code(pid, BASE_NS + 1000, MAIN, "/job/train.py", "main", 45, 50);
+	add_py_code(pid, BASE_NS + 1000, NEXT,
+		    "/usr/lib/python3/dist-packages/torch/utils/data/dataloader.py",
+		    "_BaseDataLoaderIter.__next__", 620, 630);
+	add_py_code(pid, BASE_NS + 1000, STEP, "/job/train.py", "train_step", 30, 33);
+	add_py_stack(pid, tid, t0 + 12 * MS, 0xd1, data, 2);
+	add_stack_at(pid, tid, t0 + 12 * MS, 0xd1, GPUIO_SA_SLEEP);
+	add_py_stack(pid, tid, t0 + 102 * MS, 0xd2, sync, 2);
+	add_stack_at(pid, tid, t0 + 102 * MS, 0xd2, GPUIO_SA_SLEEP);
+}
+
+static void gen_gpuwait(bool nosched, bool stacks)
 {
 	const unsigned P = 300, T1 = 300, T2 = 301, T3 = 302, WK = 310, JN = 320;
 	const unsigned SW = GPUIO_SCHED_SWITCH;
@@ -1298,6 +1387,8 @@ static void gen_gpuwait(bool nosched)
 		if (i < 3)
 			add_nvtx(P, T2, s + 2 * MS, s + 4 * MS, 0, "io_step");
 	}
+	if (stacks)
+		gpuwait_stacks(P, T1, t0);
 	if (!nosched) {
 		add_sched_ev(SW, GPUIO_SF_NEXT_TRACED, 0, P, 0, t0, P, T1, 0);
 		add_sched_ev(SW, GPUIO_SF_PREV_TRACED, 0, P, T1, t0 + 12 * MS, 0, 0, 1);       /* S */
@@ -1341,6 +1432,10 @@ static void gen_gpuwait(bool nosched)
 	printf("\"loop_us\":{\"on_cpu\":86200,\"runnable\":3300,\"file_io\":11500,"
 	       "\"gpu_sync\":15500,\"waiting_for_data\":15500,\"other_sleep\":9000},"
 	       "\"wakers\":[%u],", WK);
+	/* stacks: where the launcher was in each gap (none seen: null) */
+	if (stacks)
+		printf("\"gap_sites\":{\"-20\":null,\"10\":\"/job/train.py:50 main\",\"40\":null,"
+		       "\"70\":null,\"100\":\"/job/train.py:33 train_step\"},");
 	printf("\"step_range\":\"train_step\",\"steps\":[{\"start_ms\":10,\"wait_us\":15500,"
 	       "\"rest_us\":14500},{\"start_ms\":40,\"wait_us\":0,\"rest_us\":30000},"
 	       "{\"start_ms\":70,\"wait_us\":0,\"rest_us\":30000},{\"start_ms\":100,\"wait_us\":0,"
@@ -2478,7 +2573,7 @@ int main(int argc, char **argv)
 	else if (!strcmp(mode, "gpubig"))
 		gen_gpubig(strtoull(argv[3], NULL, 0));
 	else if (!strcmp(mode, "gpuwait"))
-		gen_gpuwait(argc > 3 && !strcmp(argv[3], "nosched"));
+		gen_gpuwait(argc > 3 && !strcmp(argv[3], "nosched"), argc > 3 && !strcmp(argv[3], "stacks"));
 	else if (!strcmp(mode, "faults"))
 		gen_faults();
 	else if (!strcmp(mode, "states"))

@@ -56,6 +56,13 @@ pycheck findings_truth.report "$TMP/w.json" "$TMP/w.trace.json" "$TMP/w.trace.pf
 "$GPUIO" convert -q --no-findings "$TMP/w.gpuio" -o "$TMP/w.none.json" || fail "convert --no-findings failed"
 ! grep -q '"gpuio_step"\|"gpuio_gap"' "$TMP/w.none.json" || fail "--no-findings still drew findings"
 
+# with Python stacks: where the launching thread was in each gap
+"$GEN" gpuwait "$TMP/s.gpuio" stacks >"$TMP/s.manifest" || fail "gen_capture gpuwait stacks failed"
+"$GPUIO" report --json "$TMP/s.gpuio" >"$TMP/s.json" || fail "report --json (stacks) failed"
+pycheck report_truth.gpu_gap_sites "$TMP/s.manifest" "$TMP/s.json" || fail "the gaps' launcher sites"
+"$GPUIO" report "$TMP/s.gpuio" | grep -q "at the line /job/train.py:33 train_step$" ||
+  fail "the text report does not say where the launcher was"
+
 # without thread states: named, not explained, and said so
 "$GEN" gpuwait "$TMP/n.gpuio" nosched >/dev/null || fail "gen_capture gpuwait nosched failed"
 "$GPUIO" report --json "$TMP/n.gpuio" >"$TMP/n.json" || fail "report --json (nosched) failed"

@@ -458,3 +458,17 @@ def errors_dir():
     """a directory of captures a.gpuio and b.gpuio: an array of both, in order"""
     r = json.load(sys.stdin)
     assert isinstance(r, list) and [x["capture"].rsplit("/", 1)[1] for x in r] == ["a.gpuio", "b.gpuio"]
+
+
+def gpu_gap_sites(manifest, report):
+    """gen_capture gpuwait stacks: each GPU idle gap's launcher_site is where
+    the generator put the launching thread's stack in it (null: no stack
+    seen inside the gap: the thread has moved on from older ones)"""
+    m, r = json.load(open(manifest)), json.load(open(report))
+    ck = Checks()
+    gaps = {round(g["start_ts_us"] / 1e3 - m["t0_ns"] / 1e6): g for g in r["gpu"]["largest_gaps"]}
+    for start, want in m["gap_sites"].items():
+        g = gaps.get(int(start))
+        ck(g is not None and g.get("launcher_site") == want,
+           "the gap from %s ms: launcher at %r (%r)" % (start, want, g and g.get("launcher_site")))
+    return ck.status()

@@ -61,5 +61,25 @@ class ReportTruth(unittest.TestCase):
             rt.png_rows(b"GIF89a" + bytes(20))
 
 
+class GapSites(unittest.TestCase):
+    def run_check(self, sites):
+        import io, json, os, tempfile
+        from contextlib import redirect_stdout
+        m = {"t0_ns": 50_000_000, "gap_sites": {"10": "/a.py:5 f", "40": None}}
+        r = {"gpu": {"largest_gaps": [{"start_ts_us": 60000.0, "launcher_site": sites[0]},
+                                      {"start_ts_us": 90000.0, "launcher_site": sites[1]}]}}
+        with tempfile.TemporaryDirectory() as d:
+            mp, rp = os.path.join(d, "m"), os.path.join(d, "r")
+            json.dump(m, open(mp, "w"))
+            json.dump(r, open(rp, "w"))
+            with redirect_stdout(io.StringIO()):
+                return rt.gpu_gap_sites(mp, rp)
+
+    def test_sites(self):
+        self.assertEqual(self.run_check(["/a.py:5 f", None]), 0)
+        self.assertEqual(self.run_check(["/a.py:6 f", None]), 1)
+        self.assertEqual(self.run_check(["/a.py:5 f", "/a.py:5 f"]), 1)
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -15,6 +15,7 @@
 #include "report/report_model.h"
 #include "report/report_net.h"
 #include "report/report_priv.h"
+#include "report/report_sites.h"
 
 static int gpu_get(struct rpt_model *m, uint32_t pid, uint32_t dev, struct rpt_gpu **out)
 {
@@ -268,6 +269,7 @@ int rpt_gpu_build(struct rpt_model *m)
 				gp->e = v->s;
 				gp->gpu = (uint32_t)(g - m->gpus);
 				gp->top = -1;
+				gp->launcher_site = -1;
 				g->idle_ns += gp->e - gp->s;
 				g->ngaps++;
 			}
@@ -706,6 +708,8 @@ void rpt_gaps_launch_totals(struct rpt_model *m)
 
 		for (int c = 0; c < RPT_LS_N; c++)
 			in += gp->launch_ns[c];
+		if (gp->launcher_tid)
+			gp->launcher_site = rpt_sites__held(m, gp->launcher_tid, gp->s, gp->e);
 		if (!in)
 			gp->launch_ns[RPT_TW_NOSTATE] = gp->e - gp->s;
 		for (int c = 0; c < RPT_LS_N; c++) {

@@ -224,6 +224,7 @@ struct rpt_gap {
 	uint64_t cause_ns[RPT_CAUSE_N];
 	uint32_t launcher_tid;          /* launched the work that ended the gap (0: none seen) */
 	uint64_t launch_ns[RPT_LS_N];   /* that thread's state during the gap */
+	int launcher_site;              /* where in its program it was (report_sites.h), -1 */
 	int top;                        /* index in top_gaps, -1 */
 };
 

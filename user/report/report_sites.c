@@ -295,6 +295,45 @@ int rpt_sites__frame(const struct rpt_model *m, uint32_t ref, unsigned i)
 	return site_intern(m->sites, &f, library_file(f.file));
 }
 
+#define HELD_SITES 16
+int rpt_sites__held(const struct rpt_model *m, uint32_t tid, uint64_t s, uint64_t e)
+{
+	size_t n, lo = 0, hi, ns = 0, best = 0;
+	const struct rpt_stack_ev *ev = rpt_sites__thread(m, tid, &n);
+	struct { int site; uint64_t ns; } v[HELD_SITES];
+
+	/* the stacks seen in [s, e) (one from before says little: the thread
+	 * has moved on since), each until the next */
+	for (hi = n; lo < hi;) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ev[mid].ts < s)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i < n && ev[i].ts < e; i++) {
+		uint64_t a = ev[i].ts, b = i + 1 < n && ev[i + 1].ts < e ? ev[i + 1].ts : e;
+		int site = ev[i].ref ? rpt_sites__of(m, ev[i].ref) : -1;
+		size_t j;
+
+		if (site < 0 || b <= a)
+			continue;
+		for (j = 0; j < ns && v[j].site != site; j++)
+			;
+		if (j == ns) {
+			if (ns == HELD_SITES)
+				continue;
+			v[ns++] = (typeof(v[0])){ .site = site };
+		}
+		v[j].ns += b - a;
+	}
+	for (size_t j = 1; j < ns; j++)
+		if (v[j].ns > v[best].ns)
+			best = j;
+	return ns ? v[best].site : -1;
+}
+
 int rpt_sites__func_of(const struct rpt_model *m, uint32_t ref)
 {
 	const struct model_stack *k = ref && m->sites ? model_session__stack(m->s, ref) : NULL;

@@ -71,6 +71,9 @@ int rpt_sites__of(const struct rpt_model *m, uint32_t ref);
 const struct rpt_site *rpt_sites__get(const struct rpt_model *m, int site);
 /* Frame i of a stack as a site (its own line), -1 none */
 int rpt_sites__frame(const struct rpt_model *m, uint32_t ref, unsigned i);
+/* Where thread tid was over [s, e): the site of the stack it held longest
+ * there (each stack seen in it holds until the next), -1 none seen */
+int rpt_sites__held(const struct rpt_model *m, uint32_t tid, uint64_t s, uint64_t e);
 /* The function a stack was in (its innermost frame, the line left out), -1 none */
 int rpt_sites__func_of(const struct rpt_model *m, uint32_t ref);
 /* "file:line function" of a site (buf of at least 64 bytes) */

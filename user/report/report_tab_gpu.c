@@ -11,6 +11,7 @@
 #include "capture/capture.h"
 #include "report/report_doc.h"
 #include "report/report_model.h"
+#include "report/report_sites.h"
 
 #define GET(name) static void name(const struct rpt_ctx *c, const struct rpt_row *r, \
 				   struct rpt_cell *o)
@@ -194,6 +195,13 @@ GET(gp_launch_states)
 		rpt_cell_null(o);
 }
 GET(gp_approx) { rpt_cell_bool(o, GP->approx); }
+GET(gp_site)
+{
+	if (GP->launcher_site < 0)
+		rpt_cell_null(o);
+	else
+		rpt_cell_cstr(o, rpt_sites__text(M, GP->launcher_site, o->buf, RPT_CELL_BUF));
+}
 
 /* the files read during one of the largest gaps (up to RPT_GAP_FILES) */
 static int gap_file_rows(const struct rpt_ctx *c, const struct rpt_row *up, struct rpt_rows *out)
@@ -240,6 +248,7 @@ static const struct rpt_col gap_cols[] = {
 	{ "by_cause_us", "host threads were in", 0, 0, gp_causes },
 	{ "launcher_tid", "its launching thread", 8, 0, gp_launcher },
 	{ "launcher_state_us", "the launcher was", 0, 0, gp_launch_states },
+	{ "launcher_site", "at the line", 0, RPT_C_NOZERO, gp_site },
 	{ "files", NULL, 0, 0, gp_files },
 };
 static const struct rpt_table gaps_tab = {
