@@ -133,6 +133,7 @@ bench:
 	@tests/bench/sockets.sh | tee $(BUILD)/bench/sockets.md
 	@tests/bench/bystander.sh | tee $(BUILD)/bench/bystander.md
 	@tests/bench/faults.sh | tee $(BUILD)/bench/faults.md
+	@tests/bench/stacks.sh | tee $(BUILD)/bench/stacks.md
 	@tests/bench/cupti.sh | tee $(BUILD)/bench/cupti.md
 	@tests/bench/cuda_uprobes.sh | tee $(BUILD)/bench/cuda_uprobes.md
 	@tests/bench/report.sh

@@ -11,14 +11,18 @@
  * reader keeps a process's stacks only where it did (model/stacks.c). A
  * failed or abandoned check takes the layout out of the map at once.
  * Looks are every few ms while a process starts (ringbuf_drain.c polls
- * that often then), less often later; a process that never maps CPython
- * is dropped without a word.
+ * that often then), less often later, and a program not named python*
+ * (a shell, a tool: most of what a job starts) is looked at fast only for
+ * its first 20 ms; a process that never maps CPython is dropped without a
+ * word.
  */
 #include <bpf/bpf.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "bpf/gpuio_abi.h"
 #include "lib/log.h"
 #include "python/py_find.h"
@@ -26,6 +30,7 @@
 
 #define MS 1000000ull
 #define SEEK_FAST_NS  (1 * MS)          /* a starting image: the loader, then libpython */
+#define OTHER_FAST_NS (20 * MS)         /* not named python*: its loader's libraries only */
 #define SEEK_FOR_NS   (2000 * MS)       /* no CPython mapped by then: not Python */
 #define CHECK_FAST_NS (2 * MS)
 #define FAST_FOR_NS   (500 * MS)
@@ -40,6 +45,7 @@ enum state { SEEK, CHECK };
 struct pending {
 	pid_t pid;
 	enum state state;
+	bool named;                     /* its executable is named python*: CPython comes */
 	uint64_t first, next;
 	unsigned mismatches;            /* CHECK: in a row (a read torn by the running program: once) */
 	struct py_found f;              /* CHECK: the layout in the map */
@@ -191,13 +197,30 @@ static bool look(struct py_procs *p, struct pending *q, uint64_t now)
 	return q->state == CHECK && check(p, q, now);
 }
 
+/* Is the process's executable named python* (python3, python3.11, pythonw)? */
+static bool exe_named_python(pid_t pid)
+{
+	char link[64], path[PATH_MAX];
+	const char *base;
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/%d/exe", (int)pid);
+	n = readlink(link, path, sizeof(path) - 1);
+	if (n <= 0)
+		return true;            /* cannot say: looked for as if */
+	path[n] = 0;
+	base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	return !strncmp(base, "python", 6);
+}
+
 static struct pending *add(struct py_procs *p, pid_t pid, uint64_t now, enum state st)
 {
 	if (p->n == PENDING_MAX) {
 		pr_debug("pid %d: too many interpreters starting at once: no stacks", (int)pid);
 		return NULL;
 	}
-	p->p[p->n] = (struct pending){ .pid = pid, .state = st, .first = now, .next = now };
+	p->p[p->n] = (struct pending){ .pid = pid, .state = st, .first = now, .next = now,
+				       .named = exe_named_python(pid) };
 	return &p->p[p->n++];
 }
 
@@ -272,8 +295,11 @@ void py_procs__tick(struct py_procs *p, uint64_t now)
 			*q = p->p[--p->n];
 			continue;
 		}
+		/* another program (a shell, a tool) maps CPython only as an
+		 * embedder does, at its start: looked at slowly after that */
 		q->next = now + (age >= FAST_FOR_NS ? RETRY_NS :
-				 q->state == SEEK ? SEEK_FAST_NS : CHECK_FAST_NS);
+				 q->state == CHECK ? CHECK_FAST_NS :
+				 q->named || age < OTHER_FAST_NS ? SEEK_FAST_NS : RETRY_NS);
 		i++;
 	}
 }
