@@ -458,9 +458,13 @@ static int on_vfs(void *ctx, const struct gpuio_vfs_event *e)
 	uint32_t ref;
 	int rc;
 
-	/* where in the program it was made: kept for the loops and files */
+	/* where in the program it was made: kept for the loops and files; a
+	 * receive on a Unix socket (a worker handing over a batch's file
+	 * descriptors) fetches nothing */
 	ref = m->sites ? rpt_sites__call_stack(m, h->tid, e->seq, h->ts, end) : 0;
-	if (ref && (rc = rpt_sites__call(m, h->pid, h->tid, h->ts, end, ref, rpt_call_fetches_data(e),
+	if (ref && (rc = rpt_sites__call(m, h->pid, h->tid, h->ts, end, ref,
+					 rpt_call_fetches_data(e) &&
+					 (e->ftype != GPUIO_FT_SOCK || rpt_net__remote(m, e)),
 					 e->ret > 0 && gpuio_call__moves_bytes(call) ? (uint64_t)e->ret : 0)))
 		return rc;
 	/* a socket call with a named peer is the network's (report_net.c) */

@@ -52,6 +52,9 @@ static int loop_sites(struct rpt_model *m, struct rpt_wait *w)
 			w->samples += t->samples;
 		}
 	}
+	for (size_t i = 0; i < m->nthreads; i++)
+		if (producer(w, m->threads[i].pid, m->threads[i].tid))
+			w->fetch_all_bytes += m->threads[i].data_bytes;
 	rpt_sites__sort(w->fetch_sites, w->nfetch_sites);
 	/* samples: by count (their ns are filled from the rate) */
 	for (size_t i = 0; i < w->ncpu_funcs; i++) {

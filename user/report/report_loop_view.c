@@ -219,13 +219,22 @@ static void next_headline(const struct rpt_model *m, const struct rpt_wait *w, c
 			     t[1], who, t[2], t[3]);
 	if (n < len && w->nfetch_sites && w->fetch_bytes) {
 		size_t top = 0;         /* the line that read the most */
+		uint64_t all = w->fetch_all_bytes > w->fetch_bytes ? w->fetch_all_bytes : w->fetch_bytes;
 
 		for (size_t i = 1; i < w->nfetch_sites; i++)
 			if (w->fetch_sites[i].bytes > w->fetch_sites[top].bytes)
 				top = i;
-		n += (size_t)snprintf(buf + n, len - n, "; its producers' reads were %.0f%% at %s",
-				      share(w->fetch_sites[top].bytes, w->fetch_bytes),
-				      rpt_sites__text(m, w->fetch_sites[top].site, site, sizeof(site)));
+		/* stacks on sleeps only place the reads that slept: said so */
+		if (w->fetch_bytes * 10 >= all * 9)
+			n += (size_t)snprintf(buf + n, len - n, "; its producers' reads were %.0f%% at %s",
+					      share(w->fetch_sites[top].bytes, w->fetch_bytes),
+					      rpt_sites__text(m, w->fetch_sites[top].site, site, sizeof(site)));
+		else
+			n += (size_t)snprintf(buf + n, len - n, "; its producers' reads that slept "
+					      "(%.0f%% of their bytes; --stacks places every read) were "
+					      "%.0f%% at %s", share(w->fetch_bytes, all),
+					      share(w->fetch_sites[top].bytes, w->fetch_bytes),
+					      rpt_sites__text(m, w->fetch_sites[top].site, site, sizeof(site)));
 	}
 	if (n < len && w->ncpu_funcs && w->samples) {
 		const struct rpt_site *f = rpt_sites__get(m, w->cpu_funcs[0].site);

@@ -352,6 +352,7 @@ struct rpt_wait {                /* one training loop */
 	struct rpt_site_sum *fetch_sites, *cpu_funcs;
 	size_t nfetch_sites, nfetch_cap, ncpu_funcs, ncpu_cap;
 	uint64_t fetch_bytes, fetch_ns, samples;      /* their totals */
+	uint64_t fetch_all_bytes;       /* the producers' data bytes, with a stack or not */
 	struct rpt_waker wakers[RPT_WAKERS_MAX];
 	size_t nwakers;
 	uint64_t act_ns[RPT_WA_N];      /* the wakers' main threads, inside the waits */

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include "lib/json_writer.h"
 #include "lib/units.h"
 #include "model/calls.h"
@@ -170,6 +171,13 @@ static const struct model_peer *net_peer(const struct rpt_model *m,
 bool rpt_net__owns(const struct rpt_model *m, const struct gpuio_vfs_event *e)
 {
 	return net_peer(m, e) != NULL;
+}
+
+bool rpt_net__remote(const struct rpt_model *m, const struct gpuio_vfs_event *e)
+{
+	const struct model_peer *p = net_peer(m, e);
+
+	return p && (p->family == AF_INET || p->family == AF_INET6);
 }
 
 /* The bytes a call moved, its time, into a peer, a process, a thread. */

@@ -82,6 +82,9 @@ struct rpt_net {
 int rpt_net__vfs(struct rpt_model *m, const struct gpuio_vfs_event *e);
 /* Whether e is the network's, as rpt_net__vfs decides (for later passes over the calls). */
 bool rpt_net__owns(const struct rpt_model *m, const struct gpuio_vfs_event *e);
+/* Is the call's socket an IP one (a fetch from another host or a local
+ * server), not a Unix socket (a worker handing over a batch's fds)? */
+bool rpt_net__remote(const struct rpt_model *m, const struct gpuio_vfs_event *e);
 /* After pass 1: open requests closed, tables sorted, processes' busiest threads. */
 int rpt_net__finish(struct rpt_model *m);
 void rpt_net__free(struct rpt_model *m);

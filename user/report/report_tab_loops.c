@@ -370,6 +370,16 @@ static const struct rpt_table cpu_tab = {
 };
 
 GET(lp_fetch) { rpt_cell_table(o, &fetch_tab); }
+/* stacks on sleeps only (the default) place the reads that slept */
+GET(lp_placed)
+{
+	uint64_t all = W->fetch_all_bytes > W->fetch_bytes ? W->fetch_all_bytes : W->fetch_bytes;
+
+	if (all && W->nfetch_sites)
+		rpt_cell_pct(o, W->fetch_bytes, all);
+	else
+		rpt_cell_null(o);
+}
 GET(lp_cpu) { rpt_cell_table(o, &cpu_tab); }
 
 /* ---- the wait the program sees: its time inside next() (report_next.c) ---- */
@@ -432,6 +442,8 @@ static const struct rpt_col loop_cols[] = {
 	{ "data_read_bytes", "read", 0, RPT_C_NOZERO, lp_read_bytes },
 	{ "data_hit_ratio", "page-cache hits", 0, RPT_C_NOZERO, lp_hit },
 	{ "files", NULL, 0, 0, lp_files },
+	{ "fetch_sites_bytes_pct", "their bytes read at a known line",
+	  0, RPT_C_NOZERO, lp_placed },
 	{ "fetch_sites", NULL, 0, 0, lp_fetch },
 	{ "cpu_by_function", NULL, 0, 0, lp_cpu },
 	{ "steps_from", NULL, 0, JSON_ONLY, lp_steps_from },
