@@ -192,6 +192,8 @@ static void json_end(struct json_writer *w, bool *pfirst, const struct capture_i
 			json_writer__putc(w, '}');
 		}
 		ju64(w, &f2, "path_truncated", s->bpf[GPUIO_STAT_PATH_TRUNC]);
+		ju64(w, &f2, "py_stacks_cut", gpuio_stats__bpf(s, GPUIO_STAT_PY_CUT));
+		ju64(w, &f2, "py_no_thread_state", gpuio_stats__bpf(s, GPUIO_STAT_PY_NO_TSTATE));
 		ju64(w, &f2, "events_block", s->bpf[GPUIO_STAT_EVENTS_BLOCK]);
 		ju64(w, &f2, "path_unresolved", s->user[GPUIO_USTAT_PATH_UNRESOLVED]);
 		ju64(w, &f2, "records", s->records);

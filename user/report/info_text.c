@@ -147,6 +147,11 @@ static void text_end(const struct capture_info *in)
 		       (unsigned long long)s->bpf[GPUIO_STAT_EVENTS_BLOCK],
 		       (unsigned long long)s->user[GPUIO_USTAT_PATH_UNRESOLVED],
 		       (unsigned long long)s->bpf[GPUIO_STAT_PATH_TRUNC]);
+		if (in->hdr->stack_mode[0] && strcmp(in->hdr->stack_mode, "off"))
+			printf("%-13sPython stacks cut short %llu (a frame unreadable, or deeper than "
+			       "64); thread states not found %llu\n", "",
+			       (unsigned long long)gpuio_stats__bpf(s, GPUIO_STAT_PY_CUT),
+			       (unsigned long long)gpuio_stats__bpf(s, GPUIO_STAT_PY_NO_TSTATE));
 	}
 	if (in->corrupt[0])
 		printf("%-13scorrupt: %s (records after it are unreadable)\n", "end", in->corrupt);
