@@ -91,4 +91,22 @@ touch "$TMP/go"
 wait "$SPID" || { tail -n 30 "$TMP/attach.log"; fail "attach: py_sites.py failed"; }
 wait "$GPID" || { cat "$TMP/attach.err"; fail "attach: gpuio trace -p exited non-zero"; }
 check_sites attach workers sleeps
+
+# the page: the loop's next() and its lines, in headless Chromium
+"$GPUIO" report --html "$TMP/sites.html" "$TMP/none.gpuio" || fail "report --html failed"
+for want in "in next() at $PROG:" "its producers&#39; reads, faults and receives, by line" \
+            "its producers&#39; CPU, by function"; do
+  grep -qF "$want" "$TMP/sites.html" || fail "the page lacks '$want'"
+done
+CHROME=$(command -v chromium || command -v chromium-browser || true)
+if [ -n "$CHROME" ]; then
+  timeout 120 "$CHROME" --headless --no-sandbox --disable-gpu --no-first-run \
+    --user-data-dir="$TMP/profile" --virtual-time-budget=3000 --dump-dom "file://$TMP/sites.html" \
+    >"$TMP/dom.html" 2>/dev/null || fail "chromium --dump-dom failed"
+  grep -q 'data-charts="[1-9]' "$TMP/dom.html" || fail "page script did not run"
+  grep -q 'data-js-errors="' "$TMP/dom.html" && fail "script errors in the page"
+  echo "html: loads in Chromium, $(grep -o 'data-charts="[0-9]*"' "$TMP/dom.html")"
+else
+  echo "html: chromium not installed: the page was not loaded (apt-get install chromium)"
+fi
 echo "PASS"
