@@ -403,7 +403,8 @@ struct gpuio_devname_event {
 #define GPUIO_PY_LINES_MAX    2048   /* line table bytes kept (longer: cut, flag) */
 
 struct gpuio_py_frame {
-	__u64 code;                  /* the PyCodeObject's address in the process */
+	__u64 code;                  /* the PyCodeObject: a hash of its address, name, file name
+				      * and first line (an address alone is reused once freed) */
 	__s32 lasti;                 /* instruction index (code units) being executed */
 	__u32 pad;
 };
@@ -431,7 +432,7 @@ struct gpuio_py_stack {
 #define GPUIO_PYC_NAME_CUT  0x4
 struct gpuio_py_code {
 	struct gpuio_hdr hdr;
-	__u64 code;                  /* its address */
+	__u64 code;                  /* its identity, as gpuio_py_frame.code names it */
 	__s32 firstlineno;
 	__u16 minor;                 /* the interpreter's 3.minor: the line table's format */
 	__u16 flags;                 /* GPUIO_PYC_* */
@@ -506,7 +507,8 @@ struct gpuio_py_layout {
 	__u16 str_compact_size;      /* sizeof(PyCompactUnicodeObject): other compact strings' data */
 	__u16 str_utf8, str_utf8_len, str_len;
 	__u8  owner_cstack;          /* frames owned by the C stack (shims): skipped; 0xff none */
-	__u8  pad[3];
+	__u8  code_win;              /* bytes of a code object read to name it (py_layout__finish) */
+	__u8  pad[2];
 };
 
 /* ===================== GPU records =====================

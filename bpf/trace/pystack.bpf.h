@@ -71,6 +71,7 @@ struct {
 
 #define PY_FRAME_WIN 128                /* room for a frame's fields, read at once */
 #define PY_STR_WIN   64                 /* a string object's header: every field read is in it */
+#define PY_CODE_WIN  256                /* a code object's head: its type, names, first line */
 #define PY_CODES_PER_WALK 4             /* code objects sent per walk at most (the rest: later) */
 /* indexes are masked for the verifier: the masks must be these sizes */
 _Static_assert((GPUIO_PY_FRAMES_MAX & (GPUIO_PY_FRAMES_MAX - 1)) == 0, "a power of two");
@@ -84,8 +85,10 @@ struct py_scratch {
 	struct gpuio_py_stack st;
 	struct gpuio_py_frame frames[GPUIO_PY_FRAMES_MAX];
 	__u8 win[PY_FRAME_WIN];
+	__u8 cwin[PY_CODE_WIN];
 	__u8 str[PY_STR_WIN];
-	__u64 new_codes[PY_CODES_PER_WALK];
+	__u64 new_codes[PY_CODES_PER_WALK];     /* addresses */
+	__u64 new_ids[PY_CODES_PER_WALK];       /* and their identities (py_code_id) */
 	struct gpuio_py_code code;
 	__u8 code_data[GPUIO_PY_FILE_MAX + GPUIO_PY_NAME_MAX + GPUIO_PY_LINES_MAX + 8];
 };
@@ -187,23 +190,25 @@ static __always_inline __u64 py_mix(__u64 h, __u64 v)
 	return h ^ (h >> 29);
 }
 
-/* Is this code object new to the process? Remembered for later sending. */
-static __always_inline void py_note_code(struct py_scratch *s, __u32 tgid, __u64 code, int *nnew,
-					 bool *more)
+/* Is this code object (its identity id, at code) new to the process?
+ * Remembered for later sending. */
+static __always_inline void py_note_code(struct py_scratch *s, __u32 tgid, __u64 code, __u64 id,
+					 int *nnew, bool *more)
 {
-	struct py_seen_key k = { .tgid = tgid, .id = code };
+	struct py_seen_key k = { .tgid = tgid, .id = id };
 	int n = *nnew;
 
 	if (bpf_map_lookup_elem(&py_codes_seen, &k))
 		return;
 	for (int i = 0; i < PY_CODES_PER_WALK; i++)       /* twice in one stack: once */
-		if (i < n && s->new_codes[i] == code)
+		if (i < n && s->new_ids[i] == id)
 			return;
 	if (n >= PY_CODES_PER_WALK) {
 		*more = true;                           /* sent by a later walk */
 		return;
 	}
 	s->new_codes[n & (PY_CODES_PER_WALK - 1)] = code;
+	s->new_ids[n & (PY_CODES_PER_WALK - 1)] = id;
 	*nnew = n + 1;
 }
 
@@ -297,24 +302,37 @@ struct py_check_ctx {
 	bool more;
 };
 
+static __always_inline __u64 cwin_u64(const __u8 *w, __u16 off)
+{
+	return *(const __u64 *)(w + (off & (PY_CODE_WIN - 8)));
+}
+
 static long py_check_step(__u32 i, void *arg)
 {
 	struct py_check_ctx *c = arg;
+	const struct gpuio_py_layout *L = c->L;
 	struct py_scratch *s = c->s;
-	__u64 code;
+	struct gpuio_py_frame *f = &s->frames[i & (GPUIO_PY_FRAMES_MAX - 1)];
+	__u64 code, id;
 
 	if ((int)i >= c->n)
 		return 1;
-	code = s->frames[i & (GPUIO_PY_FRAMES_MAX - 1)].code;
-	if (py_read_u64(code + 8) != c->L->code_type) {           /* ob_type */
+	code = f->code;
+	if (bpf_probe_read_user(s->cwin, L->code_win & (PY_CODE_WIN - 8), (void *)code) ||
+	    cwin_u64(s->cwin, 8) != L->code_type) {                /* ob_type */
 		if (!(s->st.flags & GPUIO_PYS_BAD))
 			stat_inc(GPUIO_STAT_PY_CUT);
 		s->st.flags |= GPUIO_PYS_BAD;
 		c->n = i;
 		return 1;
 	}
-	c->h = py_mix(py_mix(c->h, code), (__u64)(__u32)s->frames[i & (GPUIO_PY_FRAMES_MAX - 1)].lasti);
-	py_note_code(s, c->tgid, code, &c->nnew, &c->more);
+	c->h = py_mix(py_mix(c->h, code), (__u64)(__u32)f->lasti);
+	/* its identity: a freed code object's address is reused by another */
+	id = py_mix(py_mix(py_mix(code, cwin_u64(s->cwin, L->co_name)),
+			   cwin_u64(s->cwin, L->co_filename)),
+		    (__u32)*(const __s32 *)(s->cwin + (L->co_firstlineno & (PY_CODE_WIN - 4))));
+	f->code = id;
+	py_note_code(s, c->tgid, code, id, &c->nnew, &c->more);
 	return 0;
 }
 
@@ -359,10 +377,10 @@ static __always_inline __u32 py_str(const struct gpuio_py_layout *L, struct py_s
 
 /* Send one code object of the process: its file, name, first line and line table. */
 static __always_inline void py_send_code(const struct gpuio_py_layout *L, struct py_scratch *s,
-					 __u32 tgid, __u32 tid, __u64 code)
+					 __u32 tgid, __u32 tid, __u64 code, __u64 id)
 {
 	struct gpuio_py_code *c = &s->code;
-	struct py_seen_key k = { .tgid = tgid, .id = code };
+	struct py_seen_key k = { .tgid = tgid, .id = id };
 	__u64 fname, name, lt, ltlen;
 	__u32 at = 0, n, size;
 	bool cut = false;
@@ -373,7 +391,7 @@ static __always_inline void py_send_code(const struct gpuio_py_layout *L, struct
 	lt = py_read_u64(code + L->co_linetable);
 	c->firstlineno = 0;
 	bpf_probe_read_user(&c->firstlineno, sizeof(c->firstlineno), (void *)(code + L->co_firstlineno));
-	c->code = code;
+	c->code = id;
 	c->minor = L->minor;
 	c->flags = 0;
 	n = py_str(L, s, fname, s->code_data, GPUIO_PY_FILE_MAX, &c->file_kind, &cut);
@@ -425,7 +443,8 @@ static long py_code_step(__u32 i, void *arg)
 
 	if ((int)i >= c->n)
 		return 1;
-	py_send_code(c->L, c->s, c->tgid, c->tid, c->s->new_codes[i & (PY_CODES_PER_WALK - 1)]);
+	py_send_code(c->L, c->s, c->tgid, c->tid, c->s->new_codes[i & (PY_CODES_PER_WALK - 1)],
+		     c->s->new_ids[i & (PY_CODES_PER_WALK - 1)]);
 	return 0;
 }
 

@@ -154,7 +154,7 @@ static int layout_of(pid_t pid, struct py_found *f, char *why, size_t len)
 	int err;
 
 	if (f->minor >= PY_MINOR_MIN && f->minor <= PY_MINOR_TABLE_MAX)
-		return py_layout__table(f->minor, &f->layout);
+		return py_layout__table(f->minor, &f->layout) ?: py_layout__finish(&f->layout);
 	if (f->minor && f->minor < PY_MINOR_MIN) {
 		snprintf(why, len, "Python 3.%u: gpuio reads the frames of 3.10 and later", f->minor);
 		return -ENOTSUP;
@@ -170,6 +170,9 @@ static int layout_of(pid_t pid, struct py_found *f, char *why, size_t len)
 	else if (err)
 		snprintf(why, len, "Python 3.%u in %s: no _Py_DebugOffsets at _PyRuntime", f->minor,
 			 f->path);
+	else if ((err = py_layout__finish(&f->layout)))
+		snprintf(why, len, "Python 3.%u: its code objects' names lie beyond what the walk reads",
+			 f->minor);
 	return err;
 }
 

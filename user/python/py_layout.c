@@ -39,6 +39,22 @@ static const struct gpuio_py_layout table[] = {
 	},
 };
 
+int py_layout__finish(struct gpuio_py_layout *out)
+{
+	unsigned end = 16;              /* ob_type */
+
+	if (out->co_filename + 8u > end)
+		end = out->co_filename + 8u;
+	if (out->co_name + 8u > end)
+		end = out->co_name + 8u;
+	if (out->co_firstlineno + 4u > end)
+		end = out->co_firstlineno + 4u;
+	if (end > PY_CODE_WIN_MAX)
+		return -ENOTSUP;
+	out->code_win = (uint8_t)((end + 7) & ~7u);
+	return 0;
+}
+
 int py_layout__table(unsigned minor, struct gpuio_py_layout *out)
 {
 	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++)

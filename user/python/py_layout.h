@@ -30,4 +30,10 @@ int py_layout__table(unsigned minor, struct gpuio_py_layout *out);
 int py_layout__debug_offsets(const void *buf, size_t len, struct gpuio_py_layout *out,
 			     uint64_t *hex);
 
+/* What the walk reads of a code object to tell it from another that
+ * reuses its address (its name, file name, first line): out->code_win.
+ * 0, or -ENOTSUP when those lie beyond what it reads at once. */
+#define PY_CODE_WIN_MAX 248
+int py_layout__finish(struct gpuio_py_layout *out);
+
 #endif /* GPUIO_PY_LAYOUT_H */
