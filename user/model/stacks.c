@@ -233,6 +233,14 @@ void model_stacks__frame(const struct model_stacks *st, const struct model_stack
 	out->line = py_line(c->minor, c->lines, c->nlines, c->firstlineno, f->lasti);
 }
 
+bool model_frame__library(const char *file)
+{
+	if (!file[0] || file[0] == '<')         /* unknown, <frozen ...>, <string> */
+		return true;
+	return strstr(file, "/site-packages/") || strstr(file, "/dist-packages/") ||
+	       strstr(file, "/lib/python3.") || strstr(file, "/lib64/python3.");
+}
+
 uint32_t model_stacks__status(const struct model_stacks *st, uint32_t pid, const char **what)
 {
 	uint64_t *v = kmap__get(&st->proc_map, pid, 0);

@@ -58,6 +58,14 @@ uint32_t model_stacks__ref(const struct model_stacks *st, uint32_t pid, uint64_t
 const struct model_stack *model_stacks__get(const struct model_stacks *st, uint32_t ref);
 void model_stacks__frame(const struct model_stacks *st, const struct model_stack *k, unsigned i,
 			 struct model_frame *out);
+/*
+ * Whether a frame's file is not the program's own code: the standard
+ * library (.../lib/python3.N/, lib64 too), installed packages
+ * (site-packages, dist-packages), frozen and generated code (<frozen ...>,
+ * <string>) and a file never named (""). The one rule for "the line of the
+ * program": the report's call sites and the exports' `site` arg.
+ */
+bool model_frame__library(const char *file);
 /* What the capture's PY_PROC records said of pid's latest image: a status
  * (enum gpuio_py_status, 0 none) and its line ("" none). */
 uint32_t model_stacks__status(const struct model_stacks *st, uint32_t pid, const char **what);

@@ -44,12 +44,6 @@ static bool dunder_next(const char *func)
 	return n >= 8 && !strcmp(func + n - 8, "__next__");
 }
 
-static bool library(const char *f)
-{
-	return !f[0] || f[0] == '<' || strstr(f, "/site-packages/") || strstr(f, "/dist-packages/") ||
-	       strstr(f, "/lib/python3.") || strstr(f, "/lib64/python3.");
-}
-
 /* The boundary a stack shows, false when none */
 static bool boundary_of(const struct rpt_model *m, const struct model_stack *k, struct boundary *out)
 {
@@ -65,7 +59,7 @@ static bool boundary_of(const struct rpt_model *m, const struct model_stack *k, 
 	}
 	for (unsigned j = 1; j < k->nframes; j++) {             /* innermost of the program's own */
 		model_session__frame(m->s, k, j, &g);
-		if (!library(g.file)) {
+		if (!model_frame__library(g.file)) {
 			model_session__frame(m->s, k, j - 1, &f);
 			*out = (struct boundary){ .b_code = g.code, .b_line = g.line, .e_code = f.code };
 			return true;
