@@ -12,8 +12,9 @@
 #    the mapping the touch line's; each 20 ms sleep's state the nap line's;
 #    the trace info counts the slices with a stack;
 #  - .pftrace, through Perfetto's importer: cpu_profile_stack_sample's most
-#    common innermost function is the busy one, at its line, with at least
-#    half of 499 Hz x its burn time, on the program's thread; the SQL views
+#    common innermost function is the busy one, at its line, with 0.8 to 1.1
+#    times 499 Hz x the CPU time the program measured in it, on the
+#    program's thread; the SQL views
 #    gpuio_cpu_functions and gpuio_call_sites say the same;
 #  - both exports import with no error, the importer's CPU samples = the
 #    file's = what the trace info says was written (tp_check).

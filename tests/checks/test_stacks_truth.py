@@ -5,7 +5,7 @@ from contextlib import redirect_stdout
 from checks import stacks_truth
 from checks.common import Checks
 
-T = {"file": "/p/prog.py", "busy_func": "burn", "busy_line": 66, "burn_s": 1.0, "tid": 7,
+T = {"file": "/p/prog.py", "busy_func": "burn", "busy_line": 66, "burn_s": 1.0, "burn_cpu_s": 0.8, "tid": 7,
      "read_func": "read_data", "read_line": 38}
 
 
@@ -23,22 +23,25 @@ class Leaf(unittest.TestCase):
         return ck.bad
 
     def test_right(self):
-        self.assertEqual(self.bad(rows(90) + rows(8, line=65) + rows(3, func="main")), 0)
+        self.assertEqual(self.bad(rows(80) + rows(8, line=65) + rows(3, func="main")), 0)
 
     def test_other_function_first(self):
         self.assertGreater(self.bad(rows(40) + rows(60, func="main")), 0)
 
     def test_same_name_other_file(self):
-        self.assertGreater(self.bad(rows(90, file="/usr/lib/python3.11/x.py")), 0)
+        self.assertGreater(self.bad(rows(80, file="/usr/lib/python3.11/x.py")), 0)
 
     def test_other_line(self):
-        self.assertEqual(self.bad(rows(90, line=65) + rows(10)), 1)
+        self.assertEqual(self.bad(rows(70, line=65) + rows(10)), 1)
 
     def test_too_few(self):
-        self.assertEqual(self.bad(rows(40)), 1)
+        self.assertEqual(self.bad(rows(63)), 1)
+
+    def test_too_many(self):
+        self.assertEqual(self.bad(rows(94)), 1)
 
     def test_other_thread(self):
-        self.assertEqual(self.bad(rows(60) + rows(30, tid=8)), 1)
+        self.assertEqual(self.bad(rows(70) + rows(10, tid=8)), 1)
 
     def test_none(self):
         self.assertGreater(self.bad([]), 0)

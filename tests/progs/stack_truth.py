@@ -19,7 +19,8 @@ function its name (co_qualname where the interpreter has it, else co_name)
 and the line of the statement that does the work: read_func/read_line,
 map_func/map_line, nap_func/nap_line, busy_func/busy_line; data, mapped
 (the two paths), reads, bytes (what the preads returned), pages (touched),
-naps, burn_s, python (sys.version).
+naps, burn_s, burn_cpu_s (the thread's CPU time in burn(): time.thread_time),
+python (sys.version).
 """
 import inspect
 import json
@@ -60,12 +61,14 @@ def nap(n):
 
 
 def burn(seconds):
+    """seconds of wall time on the CPU as it is given; the thread's own CPU time spent"""
+    cpu0 = time.thread_time()
     end = time.monotonic() + seconds
     x = 0
     while time.monotonic() < end:
         for i in range(2000):
             x = (x + i * i) % 1000003  # work: busy
-    return x
+    return time.thread_time() - cpu0
 
 
 def where(fn, tag):
@@ -97,11 +100,12 @@ def main():
     got = read_data(data, opts["--reads"], opts["--size"])
     pages = touch_map(mapped)
     nap(opts["--naps"])
-    burn(opts["--burn-s"])
+    burn_cpu = burn(opts["--burn-s"])
     out = {"file": read_data.__code__.co_filename, "pid": os.getpid(),
            "tid": threading.get_native_id(), "python": sys.version.split()[0],
            "data": data, "mapped": mapped, "reads": opts["--reads"], "bytes": got,
-           "pages": pages, "naps": opts["--naps"], "burn_s": opts["--burn-s"]}
+           "pages": pages, "naps": opts["--naps"], "burn_s": opts["--burn-s"],
+           "burn_cpu_s": round(burn_cpu, 6)}
     for key, fn, tag in (("read", read_data, "read"), ("map", touch_map, "map"),
                          ("nap", nap, "nap"), ("busy", burn, "busy")):
         out[key + "_func"], out[key + "_line"] = where(fn, tag)
