@@ -157,7 +157,8 @@ int model_stacks__stack(struct model_stacks *st, const struct gpuio_py_stack *r)
 	k = &st->stacks[st->nstacks];
 	*k = (struct model_stack){ .pid = r->hdr.pid, .gen = gen, .nframes = (uint16_t)n,
 				   .flags = r->flags, .frame0 = (uint32_t)st->nframes, .id = r->id };
-	memcpy(&st->frames[st->nframes], r->frames, n * sizeof(r->frames[0]));
+	if (n)          /* a stack of no frames may find the pool still unmade */
+		memcpy(&st->frames[st->nframes], r->frames, n * sizeof(r->frames[0]));
 	st->nframes += n;
 	*v = ++st->nstacks;
 	return 0;

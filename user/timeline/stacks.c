@@ -219,7 +219,8 @@ void tl_stacks__rewind(struct tl_model *x)
 
 	if (!S)
 		return;
-	memset(S->rings, 0, S->nrings * sizeof(*S->rings));
+	if (S->nrings)
+		memset(S->rings, 0, S->nrings * sizeof(*S->rings));
 	S->calls = S->samples = 0;
 }
 
