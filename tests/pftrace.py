@@ -18,13 +18,17 @@ those of user/proto/gpuio_trace.proto), independent of the C writer:
     declaring MONOTONIC must come first (Perfetto drops events otherwise);
   - tracks come from TrackDescriptors; TrackEvents are sorted by timestamp
     (stable, like trace processor) and BEGIN/END pair per track as a stack;
-  - flows: flow_ids start (or continue) a flow, terminating_flow_ids end it.
+  - flows: flow_ids start (or continue) a flow, terminating_flow_ids end it;
+  - CPU samples: a sequence's ThreadDescriptor (pid, tid, reference time in
+    µs) and StreamingProfilePackets (callstack iids, µs deltas on the
+    sequence's time), their callstacks, frames, function names and mappings
+    interned on that sequence; an unknown iid is an error.
 
 usage: pftrace.py TRACE.pftrace[.gz]   print a summary, exit 1 on errors
        pftrace.py events TRACE         Chrome-style events (JSON) on stdout
 
 Importable: load(path) -> Trace; Trace.slices(), .counters(), .instants(),
-.flows(), .tracks; to_chrome(trace) -> Chrome-JSON-like event list.
+.flows(), .tracks, .samples; to_chrome(trace) -> Chrome-JSON-like event list.
 """
 import gzip
 import json
@@ -152,6 +156,8 @@ class Trace:
         self.first_flags = None
         self.machines = {}       # machine id -> SystemInfo {"name", "release", ...}
         self.limited = False     # only the first packets were parsed
+        self.samples = []        # CPU samples: {ts, pid, tid, frames}, frames
+                                 # [(func, file, line)] innermost first
 
     # ---- derived views ----
     def group_of(self, t):
@@ -281,7 +287,7 @@ def load(path, limit=None):
         where = "packet %d" % n
         ts = clock = seq_id = None
         flags = machine = 0
-        te = td = cs = interned = defaults = sysinfo = None
+        te = td = cs = interned = defaults = sysinfo = thread = spp = None
         for f, w, v in fields(p):
             if f == 8:
                 ts = v
@@ -305,6 +311,10 @@ def load(path, limit=None):
                 machine = v
             elif f == 45:
                 sysinfo = v
+            elif f == 44:
+                thread = v
+            elif f == 54:
+                spp = v
         if n == 0:
             t.first_flags = flags
         if sysinfo is not None:
@@ -350,6 +360,11 @@ def load(path, limit=None):
                 if old is not None and old != s:
                     t.errors.append("%s: iid %d of %s rebound from %r to %r" % (where, iid, table, old, s))
                 seq[table][iid] = s
+        if interned is not None or thread is not None or spp is not None:
+            try:
+                _profile(t, seq, interned, thread, spp)
+            except Error as e:
+                t.errors.append("%s: %s" % (where, e))
         if cs is not None:
             snap = {"clocks": {}, "primary": None, "ts": ts}
             for f, w, v in fields(cs):
@@ -461,6 +476,84 @@ def load(path, limit=None):
     return t
 
 
+def _ints(w, v):
+    """A repeated integer field's values: one (varint) or packed (LEN)."""
+    if w != 2:
+        return [v]
+    out, i = [], 0
+    while i < len(v):
+        x, i = _varint(v, i)
+        out.append(x)
+    return out
+
+
+def _profile_tables(seq, interned):
+    """The CPU samples' interned tables of a sequence (InternedData 5, 6, 7, 17, 19)."""
+    for f, w, v in fields(interned):
+        if f not in (5, 6, 7, 17, 19):
+            continue
+        e = defaultdict(list)
+        for f2, w2, v2 in fields(v):
+            is_str = f in (5, 17) and f2 == 2       # InternedString.str
+            e[f2].extend([v2] if is_str else _ints(w2, v2))
+        iid = e[1][0] if e[1] else None
+        table = seq.setdefault({5: "functions", 6: "frames", 7: "callstacks", 17: "paths",
+                                19: "mappings"}[f], {})
+        if f in (5, 17):
+            table[iid] = e[2][0].decode("utf-8") if e[2] else ""
+        elif f == 6:    # Frame {iid, function_name_id, mapping_id, rel_pc}
+            table[iid] = (e[2][0] if e[2] else 0, e[3][0] if e[3] else 0, e[4][0] if e[4] else 0)
+        elif f == 7:    # Callstack {iid, frame_ids outermost first}
+            table[iid] = list(e[2])
+        else:           # Mapping {iid, path_string_ids}
+            table[iid] = list(e[7])
+
+
+def _frames(seq, cs):
+    """[(func, file, line)] innermost first of callstack iid cs on seq."""
+    frames = seq.get("frames", {})
+    if cs not in seq.get("callstacks", {}):
+        raise Error("callstack iid %d not interned" % cs)
+    out = []
+    for fid in seq["callstacks"][cs]:
+        if fid not in frames:
+            raise Error("frame iid %d not interned" % fid)
+        fn, mp, pc = frames[fid]
+        if fn not in seq.get("functions", {}) or mp not in seq.get("mappings", {}):
+            raise Error("frame %d: function %d or mapping %d not interned" % (fid, fn, mp))
+        paths = [seq.get("paths", {}).get(i) for i in seq["mappings"][mp]]
+        if None in paths:
+            raise Error("mapping %d: a path iid not interned" % mp)
+        out.append((seq["functions"][fn], "/".join(paths), pc))
+    return out[::-1]
+
+
+def _profile(t, seq, interned, thread, spp):
+    """CPU samples: the sequence's tables, its ThreadDescriptor, its samples."""
+    if interned is not None:
+        _profile_tables(seq, interned)
+    if thread is not None:
+        d = {f: v for f, w, v in fields(thread)}
+        seq["thread"] = (d.get(1), d.get(2))
+        seq["time_us"] = _int64(d.get(6, 0))
+    if spp is None:
+        return
+    if "thread" not in seq:
+        raise Error("StreamingProfilePacket on a sequence without a ThreadDescriptor")
+    stacks, deltas = [], []
+    for f, w, v in fields(spp):
+        if f == 1:
+            stacks.extend(_ints(w, v))
+        elif f == 2:
+            deltas.extend(_int64(x) for x in _ints(w, v))
+    if len(stacks) != len(deltas):
+        raise Error("%d callstacks, %d timestamps" % (len(stacks), len(deltas)))
+    for cs, d in zip(stacks, deltas):
+        seq["time_us"] += d
+        t.samples.append({"ts": seq["time_us"] * 1000, "pid": seq["thread"][0],
+                          "tid": seq["thread"][1], "frames": _frames(seq, cs)})
+
+
 def to_chrome(t):
     """Chrome-JSON-like events (X, C, i, M) with synthetic pid/tid for tracks
     that are not threads; flows as "_flow_out"/"_flow_in" id lists."""
@@ -533,8 +626,9 @@ def main(argv):
     else:
         sl = t.slices()
         print("%s: %d packets, %d tracks, %d slices, %d counters, %d instants, %d flows, "
-              "%d tail bytes" % (path, t.packets, len(t.tracks), len(sl), len(t.counters()),
-                                 len(t.instants()), len(t.flows(sl)), len(t.tail)))
+              "%d CPU samples, %d tail bytes" % (path, t.packets, len(t.tracks), len(sl),
+                                                 len(t.counters()), len(t.instants()),
+                                                 len(t.flows(sl)), len(t.samples), len(t.tail)))
     for e in t.errors[:25]:
         print("pftrace: %s: %s" % (path, e), file=sys.stderr)
     return 1 if t.errors else 0

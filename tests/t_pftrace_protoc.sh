@@ -7,7 +7,10 @@
 # thread, disk, lane and counter track descriptors, the openat and pread64
 # slices with their args (interned names and strings resolved), the block
 # request with queue/service time, the flow from the pread64 to it, the
-# counters and the info instant.
+# counters and the info instant. A Python program traced with --stacks
+# --sample-hz: its CPU samples' sequences (ThreadDescriptor,
+# StreamingProfilePacket, interned frames and callstacks) are in the schema
+# too.
 source "$(dirname "$0")/lib.sh"
 GEN="$GPUIO_TESTS/gen_capture"
 [ -x "$GEN" ] || fail "missing $GEN (run: make test-progs)"
@@ -34,8 +37,14 @@ if [ "$(id -u)" -eq 0 ]; then
   "$GPUIO" trace -q --no-export --capture "$TMP/t.gpuio" -- /bin/true > /dev/null 2>&1 ||
     fail "tracing /bin/true failed"
   "$GPUIO" convert -q "$TMP/t.gpuio" -o "$TMP/t.pftrace" || fail "convert failed"
+  if [ -x /usr/bin/python3.11 ]; then
+    "$GPUIO" trace -q --stacks --sample-hz 499 --no-export --capture "$TMP/p.gpuio" -- \
+      /usr/bin/python3.11 -c 'sum(i * i for i in range(3000000))' > /dev/null 2>&1 ||
+      fail "tracing python3.11 with --stacks failed"
+    "$GPUIO" convert -q "$TMP/p.gpuio" -o "$TMP/p.pftrace" || fail "convert failed"
+  fi
 fi
-for f in "$TMP"/s.pftrace "$TMP"/t.pftrace; do
+for f in "$TMP"/s.pftrace "$TMP"/t.pftrace "$TMP"/p.pftrace; do
   [ -e "$f" ] || continue
   protoc --decode=gpuio.Trace -I"$PROTO_DIR" "$PROTO_DIR/gpuio_trace.proto" \
     < "$f" > "$f.txt" 2> "$TMP/protoc.err" || { cat "$TMP/protoc.err"; fail "protoc: $f"; }
@@ -47,4 +56,8 @@ grep -q 'sched_switch {' "$TMP/s.pftrace.txt" || fail "no sched_switch decoded f
 grep -q 'sched_waking {' "$TMP/s.pftrace.txt" || fail "no sched_waking decoded from the states capture"
 [ ! -e "$TMP/t.pftrace.txt" ] || grep -q 'process_labels: "cgroup=' "$TMP/t.pftrace.txt" ||
   fail "no process_labels decoded from a traced run"
+for m in 'thread_descriptor {' 'streaming_profile_packet {' 'callstacks {' 'frames {' 'mappings {'; do
+  [ ! -e "$TMP/p.pftrace.txt" ] || grep -q "$m" "$TMP/p.pftrace.txt" ||
+    fail "no $m decoded from a traced Python program's samples"
+done
 echo "protoc decodes the protobuf export field by field"

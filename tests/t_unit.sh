@@ -2,7 +2,7 @@
 # t_unit: the unit tests of libgpuio.a (tests/unit/): lane assignment, the
 # clock anchor and capture header, the header's attach layers and the drop
 # counters, the capture writer and reader, the maps parser, number and name
-# parsing, the key map, the report's file roles.
+# parsing, the key map, the report's file roles, the Python stacks' images.
 # Each prints its checks.
 source "$(dirname "$0")/lib.sh"
 shopt -s nullglob

@@ -107,6 +107,7 @@ struct pftrace {
 	size_t fix_cap;
 
 	struct pftrace_ftrace *ft;      /* sched events not yet written (pftrace_sched.c) */
+	struct pftrace_prof *prof;      /* the CPU samples' sequences (pftrace_prof.c) */
 	int64_t boot_minus_mono;        /* ftrace timestamps are BOOTTIME */
 };
 
@@ -136,6 +137,7 @@ void pftrace__free(struct pftrace *p)
 	free(p->arena);
 	free(p->fix);
 	pftrace_ftrace__free(p->ft);
+	pftrace_prof__free(p->prof);
 	free(p);
 }
 
@@ -375,6 +377,8 @@ int pftrace__start(struct pftrace *p, struct out_file *o, const struct pftrace_c
 	p->o = o;
 	p->generation++;
 	intern_clear(p);
+	pftrace_prof__free(p->prof);    /* a new file: the samples' sequences begin again */
+	p->prof = NULL;
 	clear_packet(p, c, true);
 	return pftrace__error(p);
 }
@@ -720,6 +724,18 @@ void pftrace__raw_packet(struct pftrace *p, uint32_t field, const struct pb_buf 
 		pftrace__flush(p, false);
 }
 
+void pftrace__put_packet(struct pftrace *p, const struct pb_buf *pkt)
+{
+	pb_buf__append_msg(&p->out, TRACE_PACKET, pkt);
+	p->packets++;
+	if (!p->err && pb_buf__error(pkt))
+		p->err = pb_buf__error(pkt);
+	if (p->out.len >= OUT_FLUSH_AT && !p->in_slice)
+		pftrace__flush(p, false);
+}
+
 int64_t pftrace__boot_minus_mono(const struct pftrace *p) { return p->boot_minus_mono; }
+uint32_t pftrace__machine_id(const struct pftrace *p) { return p->machine; }
+struct pftrace_prof **pftrace__prof(struct pftrace *p) { return &p->prof; }
 struct pftrace_ftrace **pftrace__ftrace(struct pftrace *p) { return &p->ft; }
 void pftrace__fail(struct pftrace *p, int err) { if (!p->err) p->err = err; }

@@ -127,4 +127,12 @@ void pftrace__sched_flush(struct pftrace *p);
 /* An exporter's switch or wake-up, as the above (untraced sides as the idle task). */
 void pftrace__sched(struct pftrace *p, const struct tl_sched *o);
 
+/*
+ * An on-CPU sample with its Python stack (ts: MONOTONIC) as Perfetto's own
+ * CPU sample (pftrace_prof.c): a packet sequence per thread, its frames and
+ * callstacks interned there, a StreamingProfilePacket per sample; the
+ * importer's cpu_profile_stack_sample table. Between slices only.
+ */
+void pftrace__sample(struct pftrace *p, uint64_t ts, const struct tl_sample *o);
+
 #endif /* GPUIO_PFTRACE_H */

@@ -23,6 +23,8 @@
  *    thread's track or an overlap lane (a track under the process, like
  *    io_uring lanes); API call -> activity arrows as flow_ids /
  *    terminating_flow_ids (tl_gpu_flow_id);
+ *  - on-CPU samples with their Python stacks (--stacks --sample-hz): Perfetto's
+ *    own CPU samples, a packet sequence per sampled thread (pftrace_prof.c);
  *  - thread states: the switches and wake-ups as ftrace sched_switch /
  *    sched_waking / sched_wakeup_new events in per-CPU FtraceEventBundles
  *    (BOOTTIME), from which Perfetto builds its thread_state table (Running,
@@ -111,6 +113,12 @@ static void p_vfs(struct tl_sink *s, const struct tl_vfs *v)
 	pftrace__slice_begin(x->p, tl_ts(m, v->ts), track, "vfs", v->name, v->name != v->namebuf,
 			     &s->args, f.nout ? &f : NULL);
 	pftrace__slice_end(x->p, tl_ts(m, v->ts + v->dur), track);
+}
+
+/* An on-CPU sample: Perfetto's own CPU sample, on its thread's sequence */
+static void p_sample(struct tl_sink *s, const struct tl_sample *o)
+{
+	pftrace__sample(pexp_of(s)->p, tl_ts(s->m, o->ts), o);
 }
 
 /* A disk: a track with its two throughput counter tracks under it. */
@@ -257,6 +265,7 @@ static const struct tl_sink_ops pftrace_ops = {
 	.thread = p_thread,
 	.proc_lane = p_proc_lane,
 	.vfs = p_vfs,
+	.sample = p_sample,
 	.sched = p_sched,
 	.disk = p_disk,
 	.disk_lane = p_disk_lane,

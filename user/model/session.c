@@ -74,6 +74,7 @@ struct model_session {
 	size_t ncolls, ccolls;
 	struct sched_tab sched;
 	struct model_stacks *stacks;    /* Python stacks: made at the first record of them */
+	uint64_t at;                    /* the ordinal of the record handled (1: the first) */
 	struct read_at *ra;
 };
 
@@ -221,7 +222,8 @@ static int on_proc(struct model_session *s, const struct gpuio_proc_event *e)
 		p->exit_ts = e->hdr.ts;
 	}
 	/* a new image: its Python stacks are its own (the same addresses, other code) */
-	if (e->kind == GPUIO_PROC_EXEC && s->stacks && model_stacks__exec(s->stacks, e->hdr.pid))
+	if (e->kind == GPUIO_PROC_EXEC && s->stacks &&
+	    model_stacks__exec(s->stacks, e->hdr.pid, s->f.records))
 		return -ENOMEM;
 	if (proc_names__names_process(&p->rank, e)) {
 		char *args = NULL;
@@ -503,7 +505,8 @@ static int dispatch(const struct model_session *s, const struct gpuio_hdr *h,
 			const struct gpuio_stack_at *e = r;
 			struct model_stack_at a = {
 				.h = &e->hdr, .what = e->what, .why = e->why, .seq = e->seq,
-				.stack = s && s->stacks ? model_stacks__ref(s->stacks, e->hdr.pid, e->id) : 0,
+				.stack = s && s->stacks ?
+					 model_stacks__ref(s->stacks, e->hdr.pid, e->id, s->at) : 0,
 			};
 
 			return t->stack_at(t->ctx, &a);
@@ -519,6 +522,7 @@ static int handle(struct model_session *s, const struct gpuio_hdr *h,
 {
 	int err = note(s, h);
 
+	s->at = s->f.records;
 	for (size_t i = 0; !err && i < ntools; i++)
 		err = dispatch(s, h, tools[i]);
 	return err;
@@ -581,7 +585,7 @@ int model_session__replay(struct model_session *s, const struct model_tool *t, u
 		return -EBADMSG;
 	}
 	while (!err && n < s->f.records && (rc = gpuio_cap_reader__next(s->r, &h)) > 0) {
-		n++;
+		s->at = ++n;    /* the ordinal pass 1 gave it (model_stacks__ref) */
 		if (h->type < 64 && (mask & (1ull << h->type)))
 			err = dispatch(s, h, t);
 	}

@@ -20,7 +20,9 @@ struct code {
 };
 
 struct pyproc {
-	uint32_t gen;                   /* its current image */
+	uint32_t gen;                   /* its current image: the execs seen */
+	uint64_t *exec_at;              /* the record ordinal of each exec, in order */
+	size_t cexec;
 	uint32_t status;                /* the latest PY_PROC's */
 	char what[sizeof(((struct gpuio_py_proc *)0)->what) + 1];
 };
@@ -57,6 +59,8 @@ void model_stacks__free(struct model_stacks *st)
 	free(st->codes);
 	free(st->stacks);
 	free(st->frames);
+	for (size_t i = 0; i < st->nprocs; i++)
+		free(st->procs[i].exec_at);
 	free(st->procs);
 	kmap__free(&st->proc_map);
 	kmap__free(&st->ok_map);
@@ -87,13 +91,28 @@ static uint32_t gen_of(const struct model_stacks *st, uint32_t pid)
 	return v ? st->procs[*v - 1].gen : 0;
 }
 
-int model_stacks__exec(struct model_stacks *st, uint32_t pid)
+/* pid's image when the record numbered at was read: the execs up to it */
+static uint32_t gen_at(const struct model_stacks *st, uint32_t pid, uint64_t at)
+{
+	uint64_t *v = kmap__get(&st->proc_map, pid, 0);
+	const struct pyproc *p;
+	uint32_t g;
+
+	if (!v)
+		return 0;
+	p = &st->procs[*v - 1];
+	for (g = p->gen; g && p->exec_at[g - 1] > at; g--)
+		;
+	return g;
+}
+
+int model_stacks__exec(struct model_stacks *st, uint32_t pid, uint64_t at)
 {
 	struct pyproc *p = proc_get(st, pid, true);
 
-	if (!p)
+	if (!p || array_grow((void **)&p->exec_at, &p->cexec, p->gen + 1, sizeof(*p->exec_at)))
 		return -ENOMEM;
-	p->gen++;
+	p->exec_at[p->gen++] = at;
 	p->status = 0;
 	p->what[0] = 0;
 	return 0;
@@ -138,7 +157,8 @@ int model_stacks__stack(struct model_stacks *st, const struct gpuio_py_stack *r)
 	k = &st->stacks[st->nstacks];
 	*k = (struct model_stack){ .pid = r->hdr.pid, .gen = gen, .nframes = (uint16_t)n,
 				   .flags = r->flags, .frame0 = (uint32_t)st->nframes, .id = r->id };
-	memcpy(&st->frames[st->nframes], r->frames, n * sizeof(r->frames[0]));
+	if (n)          /* a stack of no frames may find the pool still unmade */
+		memcpy(&st->frames[st->nframes], r->frames, n * sizeof(r->frames[0]));
 	st->nframes += n;
 	*v = ++st->nstacks;
 	return 0;
@@ -191,9 +211,9 @@ int model_stacks__code(struct model_stacks *st, const struct gpuio_py_code *r)
 	return 0;
 }
 
-uint32_t model_stacks__ref(const struct model_stacks *st, uint32_t pid, uint64_t id)
+uint32_t model_stacks__ref(const struct model_stacks *st, uint32_t pid, uint64_t id, uint64_t at)
 {
-	uint64_t *v = id ? kmap__get(&st->stack_map, pid | (uint64_t)gen_of(st, pid) << 32, id) :
+	uint64_t *v = id ? kmap__get(&st->stack_map, pid | (uint64_t)gen_at(st, pid, at) << 32, id) :
 		      NULL;
 
 	return v ? (uint32_t)*v : 0;
@@ -231,6 +251,14 @@ void model_stacks__frame(const struct model_stacks *st, const struct model_stack
 	out->file = c->file;
 	out->func = c->func;
 	out->line = py_line(c->minor, c->lines, c->nlines, c->firstlineno, f->lasti);
+}
+
+bool model_frame__library(const char *file)
+{
+	if (!file[0] || file[0] == '<')         /* unknown, <frozen ...>, <string> */
+		return true;
+	return strstr(file, "/site-packages/") || strstr(file, "/dist-packages/") ||
+	       strstr(file, "/lib/python3.") || strstr(file, "/lib64/python3.");
 }
 
 uint32_t model_stacks__status(const struct model_stacks *st, uint32_t pid, const char **what)

@@ -43,13 +43,19 @@ struct model_frame {
 struct model_stacks *model_stacks__new(void);
 void model_stacks__free(struct model_stacks *st);
 
-/* Pass 1, in record order. 0 or -ENOMEM. */
-int model_stacks__exec(struct model_stacks *st, uint32_t pid);
+/*
+ * Pass 1, in record order. 0 or -ENOMEM. at: the exec's record ordinal (the
+ * session's count of records read, this one included), so that a later pass
+ * finds each record's image again.
+ */
+int model_stacks__exec(struct model_stacks *st, uint32_t pid, uint64_t at);
 int model_stacks__py_proc(struct model_stacks *st, const struct gpuio_py_proc *r);
 int model_stacks__stack(struct model_stacks *st, const struct gpuio_py_stack *r);
 int model_stacks__code(struct model_stacks *st, const struct gpuio_py_code *r);
-/* The stack a STACK_AT record of pid names: a reference (0: none known). */
-uint32_t model_stacks__ref(const struct model_stacks *st, uint32_t pid, uint64_t id);
+/* The stack a STACK_AT record of pid names, in the image pid had at record
+ * ordinal at (pass 1: the record being read; a replay: the same record
+ * again): a reference (0: none known). */
+uint32_t model_stacks__ref(const struct model_stacks *st, uint32_t pid, uint64_t id, uint64_t at);
 
 /*
  * After pass 1: the stack a reference names, NULL when there is none or
@@ -58,6 +64,14 @@ uint32_t model_stacks__ref(const struct model_stacks *st, uint32_t pid, uint64_t
 const struct model_stack *model_stacks__get(const struct model_stacks *st, uint32_t ref);
 void model_stacks__frame(const struct model_stacks *st, const struct model_stack *k, unsigned i,
 			 struct model_frame *out);
+/*
+ * Whether a frame's file is not the program's own code: the standard
+ * library (.../lib/python3.N/, lib64 too), installed packages
+ * (site-packages, dist-packages), frozen and generated code (<frozen ...>,
+ * <string>) and a file never named (""). The one rule for "the line of the
+ * program": the report's call sites and the exports' `site` arg.
+ */
+bool model_frame__library(const char *file);
 /* What the capture's PY_PROC records said of pid's latest image: a status
  * (enum gpuio_py_status, 0 none) and its line ("" none). */
 uint32_t model_stacks__status(const struct model_stacks *st, uint32_t pid, const char **what);

@@ -48,12 +48,6 @@ static bool dunder_next(const char *func)
 	return n >= 8 && !strcmp(func + n - 8, "__next__");
 }
 
-static bool library(const char *f)
-{
-	return !f[0] || f[0] == '<' || strstr(f, "/site-packages/") || strstr(f, "/dist-packages/") ||
-	       strstr(f, "/lib/python3.") || strstr(f, "/lib64/python3.");
-}
-
 /* The boundary a stack shows, false when none */
 static bool boundary_of(const struct rpt_model *m, const struct model_stack *k, struct boundary *out)
 {
@@ -73,10 +67,10 @@ static bool boundary_of(const struct rpt_model *m, const struct model_stack *k, 
 	 * after a sleep) is no iterator's */
 	for (unsigned j = 1; j < k->nframes; j++) {
 		model_session__frame(m->s, k, j, &g);
-		if (library(g.file))
+		if (model_frame__library(g.file))
 			continue;
 		model_session__frame(m->s, k, j - 1, &f);
-		if (!library(f.file))
+		if (!model_frame__library(f.file))
 			return false;
 		*out = (struct boundary){ .b_code = g.code, .b_line = g.line, .e_code = f.code,
 					  .b_frame = j, .dunder = false };

@@ -211,20 +211,6 @@ int rpt_sites__file_call(struct rpt_model *m, size_t file, uint32_t ref, uint64_
 
 /* ---- sites ---- */
 
-/* The standard library, installed packages, frozen and generated code */
-static bool library_file(const char *f)
-{
-	const char *p;
-
-	if (!f[0] || f[0] == '<')
-		return true;
-	if (strstr(f, "/site-packages/") || strstr(f, "/dist-packages/"))
-		return true;
-	/* .../lib/python3.11/x.py, .../lib64/python3.12/... */
-	p = strstr(f, "/python3.");
-	return p && p - f >= 4 && (!strncmp(p - 4, "/lib", 4) || (p - f >= 6 && !strncmp(p - 6, "/lib64", 6)));
-}
-
 static uint64_t text_hash(const char *s, uint64_t h)
 {
 	for (; *s; s++)
@@ -270,7 +256,7 @@ int rpt_sites__of(const struct rpt_model *m, uint32_t ref)
 		return -1;
 	for (unsigned i = 0; i < k->nframes; i++) {
 		model_session__frame(m->s, k, i, &f);
-		if (!library_file(f.file)) {
+		if (!model_frame__library(f.file)) {
 			site = site_intern(S, &f, false);
 			goto found;
 		}
@@ -292,7 +278,7 @@ int rpt_sites__frame(const struct rpt_model *m, uint32_t ref, unsigned i)
 	if (!k || i >= k->nframes)
 		return -1;
 	model_session__frame(m->s, k, i, &f);
-	return site_intern(m->sites, &f, library_file(f.file));
+	return site_intern(m->sites, &f, model_frame__library(f.file));
 }
 
 #define HELD_SITES 16
@@ -343,7 +329,7 @@ int rpt_sites__func_of(const struct rpt_model *m, uint32_t ref)
 		return -1;
 	model_session__frame(m->s, k, 0, &f);
 	f.line = -1;
-	return site_intern(m->sites, &f, library_file(f.file));
+	return site_intern(m->sites, &f, model_frame__library(f.file));
 }
 
 const struct rpt_site *rpt_sites__get(const struct rpt_model *m, int site)

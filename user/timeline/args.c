@@ -103,8 +103,9 @@ void tl_arg_hex(struct tl_args *a, const char *k, uint64_t v)
 	tl_arg_copy(a, k, buf, false);
 }
 
-/* A thread-state interval: the CPU it ran on, or how its sleep ended. */
-void tl_model__tstate_args(const struct tl_model *m, const struct tstate_iv *iv, struct tl_args *a)
+/* A thread-state interval: the CPU it ran on, or how its sleep ended, and
+ * where in the program its switch-out was (--stacks). */
+void tl_model__tstate_args(struct tl_model *m, const struct tstate_iv *iv, struct tl_args *a)
 {
 	tl_args_reset(a);
 	tl_arg_u64(a, "tid", iv->tid);
@@ -121,4 +122,5 @@ void tl_model__tstate_args(const struct tl_model *m, const struct tstate_iv *iv,
 		if (iv->waker_seq)
 			tl_arg_u64(a, "waker_call_seq", iv->waker_seq);
 	}
+	tl_stacks__state_args(m, iv, a);
 }

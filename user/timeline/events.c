@@ -354,6 +354,7 @@ void tl_model__vfs(struct tl_model *x, const struct gpuio_vfs_event *e, struct t
 	} else {
 		call_args(x, e, cf, a);
 	}
+	tl_stacks__call_args(x, e, a);  /* where in the program (--stacks) */
 	x->st.vfs++;
 	x->vfs_ordinal++;
 }

@@ -288,6 +288,7 @@ void tl_model__info(struct tl_model *x, struct tl_args *a)
 	tl_arg_us(a, "throughput_bucket_us", (int64_t)x->bucket_ns);
 	/* only captures with fault counts (older ones: as they were) */
 	tl_model__fault_info(x, a);
+	tl_stacks__info(x, a);          /* only captures with Python stacks */
 	if (tl_model__gpu_any(x))
 		gpu_info_args(x, a);
 	/* merged outputs: where this capture sits on the shared timeline */

@@ -205,12 +205,20 @@ static int on_fault_count(void *ctx, const struct gpuio_fault_count *e)
 	return tl_fault_count(ctx, e);
 }
 
+/* A Python stack's use: the switch-outs' stacks are kept (the states they begin) */
+static int on_stack_at(void *ctx, const struct model_stack_at *a)
+{
+	struct tl_model *x = ctx;
+
+	return x->online ? 0 : tl_stacks__pass1(x, a);
+}
+
 /* The handlers of pass 1 (gpu_load.c has the GPU ones). */
 static void set_tool(struct tl_model *x)
 {
 	x->tool = (struct model_tool){
 		.ctx = x, .vfs = on_vfs, .block = on_block, .proc = on_proc, .sched = on_sched,
-		.fault_count = on_fault_count,
+		.fault_count = on_fault_count, .stack_at = on_stack_at,
 	};
 	if (!x->online)
 		tl_gpu_handlers(&x->tool);

@@ -8,7 +8,8 @@
  * docs/architecture.md.
  *
  * Order of the walk, per capture: process, its threads, its lanes (io_uring,
- * CUDA overlap, thread states); VFS slices in capture order; the scheduler
+ * CUDA overlap, thread states); VFS slices in capture order, and among them
+ * the on-CPU samples with Python stacks (--stacks --sample-hz); the scheduler
  * events and thread states in time order; per disk: disk, its lanes,
  * its block slices, its throughput counters; per GPU: gpu, then every stream
  * lane, the GPU slices in time order, the busy counters; last the info.
@@ -40,6 +41,8 @@ struct tl_sink_ops {
 	void (*proc_lane)(struct tl_sink *s, uint32_t pid, uint32_t tid, const char *name,
 			  size_t len, uint64_t sort);
 	void (*vfs)(struct tl_sink *s, const struct tl_vfs *v);
+	/* an on-CPU sample with its Python stack (NULL: the format has no samples) */
+	void (*sample)(struct tl_sink *s, const struct tl_sample *o);
 	/* a thread's state track (JSON: a lane; Perfetto draws states on the thread itself) */
 	void (*state_lane)(struct tl_sink *s, uint32_t pid, uint32_t tid, const char *name,
 			   size_t len, uint64_t sort);

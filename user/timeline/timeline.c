@@ -197,6 +197,7 @@ static int load(struct tl_model *x, const char *capture_path, const struct tl_re
 			"ignored (exporting the %llu whole records before it)", capture_path,
 			(unsigned long long)x->f->trunc_offset, (unsigned long long)x->f->truncated,
 			(unsigned long long)x->f->records);
+	tl_stacks__finish(x);
 	err = tl_layout_block(x);
 	if (!err)
 		err = tl_layout_async(x);
@@ -338,19 +339,50 @@ void tl_model__free(struct tl_model *x)
 	free(x->flow_cur);
 	x->flow_cur = NULL;
 	tl_gpu_free(&x->gpu);
+	tl_stacks__free(x);
 	free(x);
 }
 
 /* ---- pass 2 ---- */
 
-int tl_model__each_vfs(struct tl_model *x, tl_vfs_fn fn, void *ctx)
+struct vfs_pass {
+	struct tl_model *x;
+	tl_vfs_fn fn;
+	tl_sample_fn sfn;
+	void *ctx;
+};
+
+static int pass_vfs(void *ctx, const struct gpuio_vfs_event *e)
 {
-	const struct model_tool t = { .ctx = ctx, .vfs = fn };
+	struct vfs_pass *p = ctx;
+
+	return p->fn(p->ctx, e);
+}
+
+/* A call's stack waits for the call; a sample goes out */
+static int pass_stack(void *ctx, const struct model_stack_at *a)
+{
+	struct vfs_pass *p = ctx;
+	struct tl_sample o;
+	int rc = tl_stacks__pass2(p->x, a, &o);
+
+	return rc > 0 && p->sfn ? p->sfn(p->ctx, &o) : rc < 0 ? rc : 0;
+}
+
+int tl_model__each_vfs(struct tl_model *x, tl_vfs_fn fn, tl_sample_fn sfn, void *ctx)
+{
+	struct vfs_pass p = { .x = x, .fn = fn, .sfn = sfn, .ctx = ctx };
+	const struct model_tool t = { .ctx = &p, .vfs = pass_vfs, .stack_at = pass_stack };
+	uint64_t mask = 1ull << GPUIO_REC_VFS;
 
 	x->vfs_ordinal = 0;
 	x->async_next = 0;
 	x->err[0] = 0;
-	return model_session__replay(x->s, &t, 1ull << GPUIO_REC_VFS);
+	if (x->stacks) {        /* the stacks of calls, and the samples */
+		tl_stacks__rewind(x);
+		mask |= 1ull << GPUIO_REC_STACK_AT;
+	}
+	return model_session__replay(x->s, &t, mask);
 }
 
 const char *tl_model__error(const struct tl_model *x)

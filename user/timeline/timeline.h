@@ -251,6 +251,22 @@ struct tl_gslice {
 	uint64_t fkey;          /* flow key: output pid << 32 | correlation */
 };
 
+/* A frame of a Python stack (model/stacks.h), as the exports show it. */
+struct tl_frame {
+	const char *file;       /* "" when unknown */
+	const char *func;
+	int line;               /* -1 unknown */
+};
+
+/* An on-CPU sample of a thread with its Python stack (sink.h: sample). */
+struct tl_sample {
+	uint64_t ts;            /* capture clock (tl_ts: the output's) */
+	uint32_t pid, tid;      /* output ids */
+	uint64_t key;           /* the stack: one key, one list of frames (per capture) */
+	const struct tl_frame *frames;  /* innermost first; valid while the model is */
+	unsigned nframes;
+};
+
 /* The report's findings to draw as tracks (model/findings.h); f must outlive
  * the walk. Without: no findings tracks. */
 struct findings;

@@ -242,6 +242,7 @@ struct tl_model {
 	size_t nbuckets;
 	struct tl_stats st;
 	const struct findings *findings;        /* the report's, drawn by findings.c (or NULL) */
+	struct tl_stacks *stacks;       /* Python stacks (stacks.c); NULL: the capture has none */
 };
 
 
@@ -266,7 +267,7 @@ const char *tl_model__proc_labels(const struct tl_model *m, const struct tl_proc
 				  size_t len);
 size_t tl_model__proc_name(struct tl_model *m, const struct tl_proc *p, char *buf, size_t len);
 /* The args of a thread-state interval (JSON state slices). */
-void tl_model__tstate_args(const struct tl_model *m, const struct tstate_iv *iv,
+void tl_model__tstate_args(struct tl_model *m, const struct tstate_iv *iv,
 			   struct tl_args *a);
 /* comm of a thread (its own, else its process's) */
 const char *tl_model__thread_name(struct tl_model *m, const struct tl_proc *p,
@@ -313,9 +314,11 @@ int tl_model__next_gpu(struct tl_model *m, struct tl_gslice *o, struct tl_args *
 /* Busy fraction of one GPU per bucket: values only when they change, then 0. */
 bool tl_model__next_gpu_counter(struct tl_model *m, const struct tl_gdev *d,
 				struct tl_counter_it *it, uint64_t *t, double *v);
-/* Pass 2: every VFS record again, in capture order, to fn. */
+/* Pass 2: every VFS record again, in capture order, to fn; with Python
+ * stacks, each on-CPU sample that has one to sfn (may be NULL). */
 typedef int (*tl_vfs_fn)(void *ctx, const struct gpuio_vfs_event *e);
-int tl_model__each_vfs(struct tl_model *m, tl_vfs_fn fn, void *ctx);
+typedef int (*tl_sample_fn)(void *ctx, const struct tl_sample *o);
+int tl_model__each_vfs(struct tl_model *m, tl_vfs_fn fn, tl_sample_fn sfn, void *ctx);
 /* Online: the process or thread entry (created), the disk entry (created). */
 struct tl_disk *tl_model__dev(struct tl_model *m, uint32_t dev);
 struct tl_proc *tl_model__proc(struct tl_model *m, uint32_t pid);
@@ -382,5 +385,31 @@ void tl_arg_cstr(struct tl_args *a, const char *k, const char *s);
 void tl_arg_f3(struct tl_args *a, const char *k, double v);
 #define TL_ARG_NAME(a, k, tab, v) tl_arg_name(a, k, tab, ARRAY_SIZE(tab), v)
 void tl_arg_hex(struct tl_args *a, const char *k, uint64_t v);
+
+/*
+ * stacks.c: Python stacks. A stack as shown: its text (frames innermost
+ * first, "file:line function" joined by "\n"), its site (the innermost frame
+ * of the program's own code, NULL: none), its frames.
+ */
+struct tl_stack {
+	char *text, *site;
+	size_t len, site_len;
+	struct tl_frame *frames;
+	unsigned nframes;
+};
+/* The stack a session reference names (NULL: none, or not shown). */
+const struct tl_stack *tl_stacks__get(struct tl_model *x, uint32_t ref);
+/* Pass 1: a STACK_AT record (keeps the switch-outs'); then sort them. */
+int tl_stacks__pass1(struct tl_model *x, const struct model_stack_at *a);
+void tl_stacks__finish(struct tl_model *x);
+/* Pass 2: a STACK_AT record; 1 with *o filled for an on-CPU sample to show. */
+int tl_stacks__pass2(struct tl_model *x, const struct model_stack_at *a, struct tl_sample *o);
+void tl_stacks__rewind(struct tl_model *x);
+/* The args `site` and `stack` of a call or fault (pass 2), of a state a
+ * switch-out began; the info's "python_stacks" (when the capture has any). */
+void tl_stacks__call_args(struct tl_model *x, const struct gpuio_vfs_event *e, struct tl_args *a);
+void tl_stacks__state_args(struct tl_model *x, const struct tstate_iv *iv, struct tl_args *a);
+void tl_stacks__info(struct tl_model *x, struct tl_args *a);
+void tl_stacks__free(struct tl_model *x);
 
 #endif /* GPUIO_TIMELINE_PRIV_H */

@@ -84,6 +84,17 @@ static int walk_one_vfs(void *ctx, const struct gpuio_vfs_event *e)
 	return s->ops->error(s);
 }
 
+/* Pass 2 too: an on-CPU sample with its Python stack, where the format draws them. */
+static int walk_one_sample(void *ctx, const struct tl_sample *o)
+{
+	struct tl_sink *s = ctx;
+
+	if (!s->ops->sample)
+		return 0;
+	s->ops->sample(s, o);
+	return s->ops->error(s);
+}
+
 struct tstate_walk {
 	struct tl_sink *s;
 	struct tl_model *m;
@@ -233,7 +244,7 @@ int tl_model__walk(struct tl_sink *s, struct tl_model *m)
 
 	s->m = m;
 	walk_processes(s, m);
-	err = tl_model__each_vfs(m, walk_one_vfs, s);
+	err = tl_model__each_vfs(m, walk_one_vfs, walk_one_sample, s);
 	if (err)
 		return tl_model__said(m, err);
 	err = walk_sched(s, m);

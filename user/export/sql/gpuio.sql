@@ -27,6 +27,9 @@
 --   gpuio_gpu_gaps         GPU idle gaps per (process, GPU), as gpuio report
 --   gpuio_gpu_stream_gaps  idle gaps per (process, GPU, stream)
 --   gpuio_thread_states    thread states, with what a blocked thread was in
+--   gpuio_call_sites       calls and faults per line of the program and file (--stacks)
+--   gpuio_cpu_samples      one row per on-CPU sample, its function and site
+--   gpuio_cpu_functions    samples per function: where CPU time went
 --
 -- Statements are CREATE OR REPLACE: running the file twice (the UI) is fine.
 
@@ -106,6 +109,8 @@ CREATE OR REPLACE PERFETTO VIEW gpuio_file_calls(
   process_name STRING,
   block_requests LONG,
   block_bytes LONG,
+  site STRING,
+  stack STRING,
   arg_set_id ARGSETID
 ) AS
 SELECT v.id, v.ts, v.dur, v.ts + v.dur AS end_ts,
@@ -134,6 +139,8 @@ SELECT v.id, v.ts, v.dur, v.ts + v.dur AS end_ts,
        p.name AS process_name,
        COALESCE(fb.block_requests, 0) AS block_requests,
        COALESCE(fb.block_bytes, 0) AS block_bytes,
+       extract_arg(v.arg_set_id, 'debug.site') AS site,
+       extract_arg(v.arg_set_id, 'debug.stack') AS stack,
        v.arg_set_id
 FROM _gpuio_vfs_slices v
 LEFT JOIN thread t ON t.utid = v.utid
@@ -165,6 +172,8 @@ CREATE OR REPLACE PERFETTO VIEW gpuio_page_faults(
   process_name STRING,
   block_requests LONG,
   block_bytes LONG,
+  site STRING,
+  stack STRING,
   arg_set_id ARGSETID
 ) AS
 SELECT v.id, v.ts, v.dur, v.ts + v.dur AS end_ts,
@@ -180,12 +189,110 @@ SELECT v.id, v.ts, v.dur, v.ts + v.dur AS end_ts,
        v.utid, t.tid, t.name AS thread_name, v.upid, p.pid, p.name AS process_name,
        COALESCE(fb.block_requests, 0) AS block_requests,
        COALESCE(fb.block_bytes, 0) AS block_bytes,
+       extract_arg(v.arg_set_id, 'debug.site') AS site,
+       extract_arg(v.arg_set_id, 'debug.stack') AS stack,
        v.arg_set_id
 FROM _gpuio_vfs_slices v
 LEFT JOIN thread t ON t.utid = v.utid
 LEFT JOIN process p ON p.upid = v.upid
 LEFT JOIN _gpuio_flow_blocks fb ON fb.slice_id = v.id
 WHERE v.name = 'page_fault';
+
+-- ---------------------------------------------------------------------------
+-- Python stacks (gpuio trace --stacks --sample-hz N)
+-- ---------------------------------------------------------------------------
+
+-- Calls and page faults per line of the program that made them (the arg
+-- site: the innermost frame of the program's own code, "file:line function")
+-- and file.
+CREATE OR REPLACE PERFETTO VIEW gpuio_call_sites(
+  site STRING, path STRING, calls LONG, page_faults LONG, bytes LONG, dur DURATION,
+  threads LONG
+) AS
+SELECT site, path, SUM(calls) AS calls, SUM(faults) AS page_faults,
+       SUM(bytes) AS bytes, SUM(dur) AS dur, COUNT(DISTINCT utid) AS threads
+FROM (SELECT site, path, 1 AS calls, 0 AS faults, COALESCE(bytes, 0) AS bytes, dur, utid
+      FROM gpuio_file_calls WHERE site IS NOT NULL
+      UNION ALL
+      SELECT site, path, 0, 1, COALESCE(bytes, 0), dur, utid
+      FROM gpuio_page_faults WHERE site IS NOT NULL)
+GROUP BY site, path;
+
+-- A sample's frame as gpuio wrote it: the function, the file (the frame's
+-- mapping; Perfetto puts "/" before names like "<frozen os>"), the line
+-- (rel_pc), and whether the file is library code (the rule of the arg site).
+CREATE OR REPLACE PERFETTO VIEW _gpuio_py_frames(
+  frame_id LONG, function STRING, file STRING, line LONG, library BOOL
+) AS
+SELECT frame_id, function, file, line,
+       (file IN ('', '?') OR file GLOB '<*' OR file GLOB '*/site-packages/*'
+        OR file GLOB '*/dist-packages/*' OR file GLOB '*/lib/python3.*'
+        OR file GLOB '*/lib64/python3.*') AS library
+FROM (SELECT f.id AS frame_id, f.name AS function, f.rel_pc AS line,
+             CASE WHEN m.name GLOB '/<*' OR m.name = '/?' THEN SUBSTR(m.name, 2)
+                  ELSE m.name END AS file
+      FROM stack_profile_frame f JOIN stack_profile_mapping m ON m.id = f.mapping);
+
+-- Each callsite's ancestors, itself first (depth 0 up).
+CREATE OR REPLACE PERFETTO VIEW _gpuio_callsite_up(callsite_id LONG, depth LONG,
+                                                   frame_id LONG) AS
+WITH RECURSIVE up(callsite_id, depth, cur, frame_id) AS (
+  SELECT id, 0, parent_id, frame_id FROM stack_profile_callsite
+  UNION ALL
+  SELECT up.callsite_id, up.depth + 1, c.parent_id, c.frame_id
+  FROM up JOIN stack_profile_callsite c ON c.id = up.cur
+)
+SELECT callsite_id, depth, frame_id FROM up;
+
+-- One row per on-CPU sample: its thread, its innermost frame (function,
+-- file, line) and site (the innermost frame of the program's own code,
+-- "file:line function" as the calls' arg site; NULL when none).
+CREATE OR REPLACE PERFETTO VIEW gpuio_cpu_samples(
+  id LONG, ts TIMESTAMP, utid JOINID(thread.id), tid LONG, thread_name STRING,
+  upid JOINID(process.id), pid LONG, process_name STRING, callsite_id LONG,
+  function STRING, file STRING, line LONG, site STRING
+) AS
+SELECT s.id, s.ts, s.utid, t.tid, t.name AS thread_name, t.upid, p.pid,
+       p.name AS process_name, s.callsite_id, f.function, f.file, f.line,
+       (SELECT g.file || ':' || g.line || ' ' || g.function
+        FROM _gpuio_callsite_up u JOIN _gpuio_py_frames g ON g.frame_id = u.frame_id
+        WHERE u.callsite_id = s.callsite_id AND NOT g.library
+        ORDER BY u.depth LIMIT 1) AS site
+FROM cpu_profile_stack_sample s
+JOIN stack_profile_callsite c ON c.id = s.callsite_id
+JOIN _gpuio_py_frames f ON f.frame_id = c.frame_id
+LEFT JOIN thread t USING (utid)
+LEFT JOIN process p ON p.upid = t.upid;
+
+-- Samples per process and function: self_samples with the function
+-- innermost (on the CPU in its own code), total_samples with it anywhere on
+-- the stack; share = self_samples / the process's samples.
+CREATE OR REPLACE PERFETTO VIEW gpuio_cpu_functions(
+  upid JOINID(process.id), pid LONG, process_name STRING, function STRING, file STRING,
+  self_samples LONG, total_samples LONG, share DOUBLE
+) AS
+WITH per_site AS (
+  SELECT s.callsite_id, t.upid, COUNT(*) AS n
+  FROM cpu_profile_stack_sample s LEFT JOIN thread t USING (utid)
+  GROUP BY s.callsite_id, t.upid
+),
+funcs AS (
+  SELECT DISTINCT ps.callsite_id, ps.upid, ps.n, g.function, g.file, u.depth = 0 AS leaf
+  FROM per_site ps
+  JOIN _gpuio_callsite_up u ON u.callsite_id = ps.callsite_id
+  JOIN _gpuio_py_frames g ON g.frame_id = u.frame_id
+),
+agg AS (
+  SELECT upid, function, file, SUM(CASE WHEN leaf THEN n ELSE 0 END) AS self_samples,
+         SUM(CASE WHEN leaf THEN 0 ELSE n END) AS other
+  FROM (SELECT callsite_id, upid, n, function, file, MAX(leaf) AS leaf
+        FROM funcs GROUP BY callsite_id, upid, function, file)
+  GROUP BY upid, function, file
+)
+SELECT a.upid, p.pid, p.name AS process_name, a.function, a.file, a.self_samples,
+       a.self_samples + a.other AS total_samples,
+       1.0 * a.self_samples / (SELECT SUM(n) FROM per_site ps WHERE ps.upid IS a.upid) AS share
+FROM agg a LEFT JOIN process p ON p.upid = a.upid;
 
 -- ---------------------------------------------------------------------------
 -- Block requests
