@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # t_no_bpf: `gpuio trace` where BPF is refused records the GPU side alone.
 #
-# Run as an unprivileged user (nobody, when the suite runs as root), with the
-# real collector and, where a GPU would be, stand-ins:
+# Run as an unprivileged user (nobody, when the suite runs as root; from
+# copies of gpuio, its collector and the stand-ins in a 0755 temporary
+# directory, since the tree may be out of nobody's reach), with the real
+# collector and, where a GPU would be, stand-ins:
 #   launch  `gpuio trace -- python3 gen.py` as nobody: the program writes a
 #           CUPTI activity spec with times around now and execs cupti_synth,
 #           which puts those records through the real collector into the
@@ -39,6 +41,24 @@ fi
 W=$TMP/w
 mkdir -p "$W" && chmod 0755 "$TMP" && chmod 0777 "$W"
 cd "$W"
+# The unprivileged user must reach gpuio, the collector beside it and the
+# stand-ins wherever the tree lives (a clone under root's 0700 home is out of
+# nobody's reach): it runs copies, in the same layout, from a 0755 directory.
+if [ ${#AS[@]} -gt 0 ]; then
+  B=$TMP/bin
+  mkdir -p "$B/tests/fake_cuda" "$B/tests/fake_cupti.d"
+  cp "$GPUIO" "$(dirname "$GPUIO")/libgpuio-cupti.so" "$B/"
+  cp "$SYNTH" "$CALLS" "$B/tests/"
+  cp "$LIBCUDA" "$B/tests/fake_cuda/"
+  cp "$CUPTI" "$B/tests/fake_cupti.d/"
+  chmod -R a+rX "$B"
+  GPUIO=$B/gpuio SYNTH=$B/tests/cupti_synth CALLS=$B/tests/fake_libcuda_calls
+  LIBCUDA=$B/tests/fake_cuda/libcuda.so.1 CUPTI=$B/tests/fake_cupti.d/libcupti.so.13
+  "${AS[@]}" sh -c 'for f; do [ -r "$f" ] || { echo "$f"; exit 1; }; done' sh \
+    "$GPUIO" "$B/libgpuio-cupti.so" "$SYNTH" "$CALLS" "$LIBCUDA" "$CUPTI" > "$TMP/unreadable" ||
+    skip "nobody cannot read $(cat "$TMP/unreadable") even in a 0755 temporary directory ($TMP)"
+  echo "as nobody: gpuio, its collector and the stand-ins copied to $B (the tree may be out of nobody's reach)"
+fi
 
 # ---- launch: known GPU records through the real collector ----
 cat > "$W/gen.py" <<'EOF'

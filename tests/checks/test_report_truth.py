@@ -43,6 +43,27 @@ class ReportTruth(unittest.TestCase):
         self.assertEqual(rt.steps_vs_windows([150, 250, 305], steps), (2, 1, 2))
         self.assertEqual(rt.steps_vs_windows([], steps), (0, 0, 2))
 
+    def test_asleep_in_next(self):
+        steps = [{"wait_s": 0.100, "wait_cpu_ns": 10_000_000, "wait_run_delay_ns": 30_000_000},
+                 {"wait_s": 0.010, "wait_cpu_ns": 8_000_000, "wait_run_delay_ns": 5_000_000},
+                 {"wait_s": 0.050, "wait_cpu_ns": 0}]          # an older program: no run delay
+        # 60 ms, none (its CPU and run delay exceed its wait), 50 ms
+        self.assertAlmostEqual(rt.asleep_in_next(steps), 0.110)
+
+    def test_data_wait_agrees(self):
+        # the idle-machine cpu_bound run that failed a next()-wall comparison:
+        # 1.167 s reported; the program slept 1.373 - 0.050 CPU - 0.200 run delay
+        self.assertTrue(rt.data_wait_agrees(1.167, 0.050, 1.123))
+        # the program's sleep between the report's sleep and that plus dtr
+        self.assertTrue(rt.data_wait_agrees(2.0, 0.5, 1.9))
+        self.assertTrue(rt.data_wait_agrees(2.0, 0.5, 2.1))
+        # well outside both: a report that missed a third of the sleep, or invented some
+        self.assertFalse(rt.data_wait_agrees(1.0, 0.05, 1.5))
+        self.assertFalse(rt.data_wait_agrees(1.5, 0.05, 1.0))
+        # the margin is 10% + 20 ms of the program's sleep, not more
+        self.assertTrue(rt.data_wait_agrees(1.119, 0.0, 1.0))
+        self.assertFalse(rt.data_wait_agrees(1.121, 0.0, 1.0))
+
     def test_png_rows(self):
         blue, red = (0x4e, 0x79, 0xa7), (0xe1, 0x57, 0x59)
         rows = [bytearray(blue * 2 + red), bytearray(red * 3)]

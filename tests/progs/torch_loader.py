@@ -65,8 +65,10 @@ Other I/O it does (a tracer sees it too): each worker writes its pid file
 (worker_init_fn) and its JSON (at exit) in a private directory under $TMPDIR
 (torch_loader.XXXX, removed at the end); the workers and the loop thread read
 /proc/thread-self/schedstat and /proc/self/task/*/{comm,schedstat} at start
-and end (never during a step); batches travel as tensors in shared memory
-(fds passed over a Unix socket), as in any DataLoader with workers.
+and end; the loop thread also preads its schedstat (kept open) right before
+each t0 and right after each t1, outside the wait it measures; batches travel
+as tensors in shared memory (fds passed over a Unix socket), as in any
+DataLoader with workers.
 
 Output (JSON; times *_s in seconds from perf_counter, *_mono_ns from
 CLOCK_MONOTONIC, *_cpu_ns thread CPU time):
@@ -101,7 +103,10 @@ CLOCK_MONOTONIC, *_cpu_ns thread CPU time):
     steps                    per step: epoch, step, wait_s (t1-t0),
                              compute_s (t2-t1), t0/t1/t2_mono_ns,
                              wait_cpu_ns, compute_cpu_ns (loop thread CPU
-                             in the wait and in the compute), samples, bytes,
+                             in the wait and in the compute),
+                             wait_run_delay_ns (schedstat: the loop thread
+                             waiting for a CPU inside next(), read just
+                             outside t0 and t1), samples, bytes,
                              worker (worker_id that made the batch), iter_s
                              (first step of an epoch: time in iter(loader))
     first_wait_s             the first step's wait (includes worker start-up)
@@ -122,6 +127,11 @@ CLOCK_MONOTONIC, *_cpu_ns thread CPU time):
                              (the loop thread, MainThread, and one
                              QueueFeederThread per worker, feeding its
                              index queue)
+    main_schedstat_end       the loop thread's schedstat [run ns, run_delay
+                             ns, timeslices] since the thread started (its
+                             whole life so far: import, loop, shutdown), read
+                             as late as it can be, right before the output is
+                             written, at main_schedstat_end_mono_ns
     shutdown_s               from the last step to the workers all joined
     calibration              ns_per_iter, iters_per_sample, iters_per_step
     config, run_s (program start to output), import_torch_s
@@ -158,6 +168,22 @@ def schedstat(path="/proc/thread-self/schedstat"):
             return [int(x) for x in f.read().split()[:3]]
     except OSError:
         return None
+
+
+class RunDelay:
+    """The calling thread's schedstat run_delay (ns) now: one pread of the
+    file, opened once (0 where it cannot be read)."""
+
+    def __init__(self):
+        try:
+            self.fd = os.open("/proc/thread-self/schedstat", os.O_RDONLY)
+        except OSError:
+            self.fd = None
+
+    def __call__(self):
+        if self.fd is None:
+            return 0
+        return int(os.pread(self.fd, 128, 0).split()[1])
 
 
 def threads():
@@ -360,6 +386,7 @@ def run(args):
     main_tid = threading.get_native_id()
     sched0 = schedstat()
     sched0_mono = mono_ns()
+    run_delay = RunDelay()
     loop_start = None
     it = None
     epoch = 0
@@ -370,6 +397,7 @@ def run(args):
             break
         EPOCH = epoch
         # first step of the epoch: t0 before iter(), so its wait includes forking the workers
+        d0 = run_delay()
         t0 = time.perf_counter()
         m0 = mono_ns()
         c0 = time.thread_time_ns()
@@ -380,6 +408,7 @@ def run(args):
         k = 0
         while True:
             if k > 0:
+                d0 = run_delay()
                 t0 = time.perf_counter()
                 m0 = mono_ns()
                 c0 = time.thread_time_ns()
@@ -395,6 +424,7 @@ def run(args):
             t1 = time.perf_counter()
             m1 = mono_ns()
             c1 = time.thread_time_ns()
+            d1 = run_delay()
             spin(iters_step, step_block)
             t2 = time.perf_counter()
             m2 = mono_ns()
@@ -405,7 +435,7 @@ def run(args):
             n_bytes += nb
             st = {"epoch": epoch, "step": len(steps), "wait_s": t1 - t0, "compute_s": t2 - t1,
                   "t0_mono_ns": m0, "t1_mono_ns": m1, "t2_mono_ns": m2,
-                  "wait_cpu_ns": c1 - c0, "compute_cpu_ns": c2 - c1,
+                  "wait_cpu_ns": c1 - c0, "compute_cpu_ns": c2 - c1, "wait_run_delay_ns": d1 - d0,
                   "samples": ns, "bytes": nb, "worker": int(batch["worker"][0])}
             if iter_s is not None:
                 st["iter_s"] = iter_s
@@ -487,6 +517,8 @@ def run(args):
         "import_torch_s": import_torch_s,
     }
     out["run_s"] = time.perf_counter() - PROG_START
+    out["main_schedstat_end"] = schedstat()
+    out["main_schedstat_end_mono_ns"] = mono_ns()
     summary = ("torch_loader: %d steps, wait %.3f s (first %.3f s), compute %.3f s, loop %.3f s, "
                "%d files, %d bytes, %d workers, run %.2f s"
                % (len(steps), out["total_wait_s"], out["first_wait_s"] or 0.0, out["total_compute_s"],

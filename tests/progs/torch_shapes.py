@@ -78,7 +78,8 @@ Options (all shapes but launch):
     --cpu-us N[,N...]    per-sample CPU in the worker after the read (rank:
                          one value per rank, the last one repeated)
     --allreduce          rank: a gloo all_reduce after each step (MASTER_ADDR/
-                         PORT from the environment); each step's "ar0/ar1_mono_ns"
+                         PORT from the environment); each step's "ar0/ar1_mono_ns",
+                         "ar_cpu_ns" and "ar_run_delay_ns" (schedstat) around it
     --steps N            stop after N steps (ranks in a collective: all the same)
     --sleep-us N[,N...]  then a sleep of N us (rank: one value per rank): a
                          slow source without CPU (ranks of different speeds
@@ -124,6 +125,10 @@ Output (JSON; *_s seconds on perf_counter, *_mono_ns CLOCK_MONOTONIC):
     samples, bytes           received by the loop
     main_threads             {tid: {comm, schedstat, name}} at the loop's end
     main_run_delay_ns        the loop thread's schedstat run_delay over the loop
+    main_schedstat_end       the loop thread's schedstat [run ns, run_delay ns,
+                             timeslices] since it started, read right before
+                             the output is written, at
+                             main_schedstat_end_mono_ns
     worker_pids, workers     DataLoader worker processes (not noworkers):
                              per worker, written at its exit: worker_id,
                              pid, tid, samples, bytes, read_s (open+read+close,
@@ -134,7 +139,8 @@ Output (JSON; *_s seconds on perf_counter, *_mono_ns CLOCK_MONOTONIC):
                              start_mono_ns, end_mono_ns (the read / copy /
                              request), cpu_end_mono_ns, bytes, + file and
                              offset (memmap), status (remote)}
-    rank: rank, local_rank, world_size, cpu_us (this rank's)
+    rank: rank, local_rank, world_size, cpu_us (this rank's); a rank exits
+          (os._exit) right after its output, without the interpreter's teardown
     threads: readers: per reader {reader, tid, comm, samples, bytes, read_s,
              read_calls, log}; reader_tids
     noworkers: reads: the loop thread's own {samples, bytes, read_s,
@@ -452,10 +458,12 @@ def run_loader(args, torch, ds, loop, seconds=None, pin=None):
         if args.allreduce:
             # the step's collective: the faster ranks wait in it for the slowest
             import torch.distributed as dist
+            d0 = loop.run_delay()
             a0, c0 = mono_ns(), time.thread_time_ns()
             dist.all_reduce(torch.ones(1))
             st["ar0_mono_ns"], st["ar1_mono_ns"] = a0, mono_ns()
             st["ar_cpu_ns"] = time.thread_time_ns() - c0
+            st["ar_run_delay_ns"] = loop.run_delay() - d0
         if args.steps and len(loop.steps) >= args.steps:
             break
         if seconds is not None and st["t2_mono_ns"] - loop.start_mono >= seconds * 1e9:
@@ -695,6 +703,8 @@ def run(args):
     out.update(extra)
     out["import_torch_s"] = import_torch_s
     out["run_s"] = time.perf_counter() - PROG_START
+    out["main_schedstat_end"] = schedstat()
+    out["main_schedstat_end_mono_ns"] = mono_ns()
     summary = ("torch_shapes %s: pid %d, %d steps, wait %.3f s (first %.3f s), compute %.3f s, loop %.3f s, "
                "%d samples, %d bytes, run %.2f s"
                % (args.shape + (" %d" % extra["rank"] if "rank" in extra else ""), out["pid"],
@@ -713,8 +723,15 @@ def run(args):
         err = err or "no step ran"
     if err:
         print("torch_shapes: %s" % err, file=sys.stderr)
-        return 1
-    return 0
+    if args.shape == "rank":
+        # a rank ends right after its last reading (main_schedstat_end): the
+        # interpreter's teardown with torch loaded (0.2-0.6 s, unmeasured)
+        # would otherwise be the end of the thread's life in a trace. Its
+        # workers are joined, its process group destroyed, its output written.
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(1 if err else 0)
+    return 1 if err else 0
 
 
 def main():

@@ -374,7 +374,10 @@ static int reader_open(const char *path, bool follow, struct gpuio_cap_reader **
 	if (!follow && S_ISREG(st.st_mode) && st.st_size >= 0 && (uint64_t)st.st_size < RBUF_SIZE)
 		cap = (size_t)st.st_size > 2 * GPUIO_REC_SIZE_MAX ? (size_t)st.st_size :
 		      2 * GPUIO_REC_SIZE_MAX;
-	r = calloc(1, sizeof(*r) + cap);
+	/* the buffer is filled before it is read: only the struct needs zeroing */
+	r = malloc(sizeof(*r) + cap);
+	if (r)
+		memset(r, 0, sizeof(*r));
 	if (!r) {
 		close(fd);
 		snprintf(err, errlen, "out of memory");

@@ -90,13 +90,26 @@ struct gpuio_cenc {
 	struct file_state file[FILE_CAP];
 };
 
+/*
+ * The decoder's tables grow with the ids a capture defines (the encoder hands
+ * them out from 0 up): a small capture costs a few entries, not the bounds.
+ */
+struct thr_ent {
+	bool ok;
+	struct thr_key key;
+	struct thr_state st;
+};
+struct file_ent {
+	bool ok;
+	struct file_key key;
+	struct file_state st;
+};
+
 struct gpuio_cdec {
 	__u64 prev_ts;
-	bool thr_ok[THR_CAP], file_ok[FILE_CAP];
-	struct thr_key thr_key[THR_CAP];
-	struct file_key file_key[FILE_CAP];
-	struct thr_state thr[THR_CAP];
-	struct file_state file[FILE_CAP];
+	__u32 nthr, nfile;       /* entries allocated (at most THR_CAP, FILE_CAP) */
+	struct thr_ent *thr;
+	struct file_ent *file;
 };
 
 /* ---- varints ---- */
@@ -455,13 +468,47 @@ struct gpuio_cdec *gpuio_cdec__new(void)
 	return calloc(1, sizeof(struct gpuio_cdec));
 }
 
-void gpuio_cdec__free(struct gpuio_cdec *d) { free(d); }
+void gpuio_cdec__free(struct gpuio_cdec *d)
+{
+	if (!d)
+		return;
+	free(d->thr);
+	free(d->file);
+	free(d);
+}
 
 void gpuio_cdec__reset(struct gpuio_cdec *d)
 {
 	d->prev_ts = 0;
-	memset(d->thr_ok, 0, sizeof(d->thr_ok));
-	memset(d->file_ok, 0, sizeof(d->file_ok));
+	for (__u32 i = 0; i < d->nthr; i++)
+		d->thr[i].ok = false;
+	for (__u32 i = 0; i < d->nfile; i++)
+		d->file[i].ok = false;
+}
+
+/*
+ * Room for entry id (< cap) in a table of *n entries of size sz: doubled (16
+ * at least, cap at most), the new entries zero (undefined). False when out of
+ * memory.
+ */
+static bool grow(void **tab, __u32 *n, __u32 id, size_t sz, __u32 cap)
+{
+	__u32 want = *n ? *n : 16;
+	void *p;
+
+	if (id < *n)
+		return true;
+	while (want <= id)
+		want *= 2;
+	if (want > cap)
+		want = cap;
+	p = realloc(*tab, (size_t)want * sz);
+	if (!p)
+		return false;
+	memset((char *)p + (size_t)*n * sz, 0, (size_t)(want - *n) * sz);
+	*tab = p;
+	*n = want;
+	return true;
 }
 
 #define BAD(...) do { snprintf(why, whylen, __VA_ARGS__); return -EBADMSG; } while (0)
@@ -495,9 +542,9 @@ static int dec_thread(struct gpuio_cdec *d, struct cur *c, char *why, size_t why
 	k.tid = get_u32(c);
 	if (c->bad || id >= THR_CAP)
 		BAD("a thread definition that makes no sense (id %u)", id);
-	d->thr_ok[id] = true;
-	d->thr_key[id] = k;
-	d->thr[id] = (struct thr_state){ .last_file = NO_ID };
+	if (!grow((void **)&d->thr, &d->nthr, id, sizeof(*d->thr), THR_CAP))
+		BAD("out of memory for thread %u", id);
+	d->thr[id] = (struct thr_ent){ .ok = true, .key = k, .st.last_file = NO_ID };
 	return GPUIO_CDEC_DEF;
 }
 
@@ -515,37 +562,39 @@ static int dec_file(struct gpuio_cdec *d, struct cur *c, char *why, size_t whyle
 	k.fd = (__s32)fd;
 	if (c->bad || id >= FILE_CAP || fd != k.fd)
 		BAD("a file definition that makes no sense (id %u)", id);
-	d->file_ok[id] = true;
-	d->file_key[id] = k;
-	d->file[id].next_off = INT64_MIN;
+	if (!grow((void **)&d->file, &d->nfile, id, sizeof(*d->file), FILE_CAP))
+		BAD("out of memory for file %u", id);
+	d->file[id] = (struct file_ent){ .ok = true, .key = k, .st.next_off = INT64_MIN };
 	return GPUIO_CDEC_DEF;
 }
 
 static bool file_ref(struct gpuio_cdec *d, __u32 id, __u32 pid)
 {
-	return id < FILE_CAP && d->file_ok[id] && d->file_key[id].pid == pid;
+	return id < d->nfile && d->file[id].ok && d->file[id].key.pid == pid;
 }
 
 static bool thr_ref(const struct gpuio_cdec *d, __u32 id)
 {
-	return id < THR_CAP && d->thr_ok[id];
+	return id < d->nthr && d->thr[id].ok;
 }
 
 /* A defined thread's (pid, tid), into a record's fields. */
 static void thr_ids(const struct gpuio_cdec *d, __u32 id, __u32 *pid, __u32 *tid)
 {
-	*pid = d->thr_key[id].pid;
-	*tid = d->thr_key[id].tid;
+	*pid = d->thr[id].key.pid;
+	*tid = d->thr[id].key.tid;
 }
 
 /* A defined file's identity, into a VFS record's fields (first or second file). */
 static void file_ids(const struct gpuio_cdec *d, __u32 id, __s32 *fd, __u32 *dev, __u64 *ino,
 		     __u8 *ftype)
 {
-	*fd = d->file_key[id].fd;
-	*dev = d->file_key[id].dev;
-	*ino = d->file_key[id].ino;
-	*ftype = d->file_key[id].ftype;
+	const struct file_key *k = &d->file[id].key;
+
+	*fd = k->fd;
+	*dev = k->dev;
+	*ino = k->ino;
+	*ftype = k->ftype;
 }
 
 static int dec_vfs(struct gpuio_cdec *d, struct cur *c, unsigned char *rec, char *why, size_t whylen)
@@ -565,7 +614,7 @@ static int dec_vfs(struct gpuio_cdec *d, struct cur *c, unsigned char *rec, char
 	tid = get_u32(c);
 	if (c->bad || !thr_ref(d, tid))
 		BAD("a VFS record of an undefined thread (id %u)", tid);
-	ts = &d->thr[tid];
+	ts = &d->thr[tid].st;
 	thr_ids(d, tid, &v.hdr.pid, &v.hdr.tid);
 	v.hdr.cpu = get_u32(c);
 	call = get_u(c);
@@ -581,7 +630,7 @@ static int dec_vfs(struct gpuio_cdec *d, struct cur *c, unsigned char *rec, char
 	if (c->bad || call > UINT16_MAX || (P & P_OFF_NONE && P & P_OFF_NEXT) ||
 	    !file_ref(d, fid, v.hdr.pid))
 		BAD("a VFS record of an undefined file (id %u) or bad values", fid);
-	fs = &d->file[fid];
+	fs = &d->file[fid].st;
 	if (P & P_OFF_NEXT)
 		v.offset = fs->next_off;
 	file_ids(d, fid, &v.fd, &v.dev, &v.ino, &v.ftype);
@@ -631,7 +680,7 @@ static int dec_sched(struct gpuio_cdec *d, struct cur *c, unsigned char *rec, ch
 		BAD("a scheduler record of an undefined thread (ids %u, %u)", tid, oid);
 	thr_ids(d, tid, &s.hdr.pid, &s.hdr.tid);
 	if (oid != NO_ID) {
-		other = &d->thr[oid];
+		other = &d->thr[oid].st;
 		thr_ids(d, oid, &s.other_pid, &s.other_tid);
 	}
 	s.prev_state = P & S_STATE ? get_u32(c) : 0;
@@ -647,7 +696,7 @@ static int dec_sched(struct gpuio_cdec *d, struct cur *c, unsigned char *rec, ch
 	if (P & S_COMM_OTHER && other)
 		memcpy(s.comm, other->comm_other, 16);
 	else if (P & S_COMM_SELF)
-		memcpy(s.comm, d->thr[tid].comm_self, 16);
+		memcpy(s.comm, d->thr[tid].st.comm_self, 16);
 	else if (!(P & S_COMM_ZERO)) {
 		if (c->end - c->p < 16)
 			c->bad = true;
@@ -659,7 +708,7 @@ static int dec_sched(struct gpuio_cdec *d, struct cur *c, unsigned char *rec, ch
 	if (c->bad || c->p != c->end)
 		BAD("a scheduler record %s", c->bad ? "cut short or with a bad number" :
 		    "with bytes too many");
-	after_sched(&d->thr[tid], other, &s);
+	after_sched(&d->thr[tid].st, other, &s);
 	d->prev_ts = s.hdr.ts;
 	memcpy(rec, &s, sizeof(s));
 	memset(rec + sizeof(s), 0, 16);

@@ -11,16 +11,20 @@
 #include "lib/out_file.h"
 #include "lib/utf8.h"
 
+/* The buffer starts small and doubles up to JW_BUF_SIZE before anything is
+ * written out: a small output costs a small buffer, a large one is written
+ * in the same JW_BUF_SIZE pieces as ever. */
 #define JW_BUF_SIZE (256u << 10)
+#define JW_BUF_FIRST (8u << 10)
 /* room one escaped byte can take: "\u00XX" is 6, U+FFFD is 3 */
 #define JW_MAX_EXPAND 8
 
 struct json_writer {
 	struct out_file *o;     /* plain or gzip: the one byte sink (out_file.h) */
 	int err;
-	size_t len;
+	size_t len, cap;
 	uint64_t bytes;
-	char buf[JW_BUF_SIZE];
+	char *buf;
 };
 
 static void flush_buf(struct json_writer *w)
@@ -41,8 +45,15 @@ int json_writer__new(int fd, bool gz, bool own_fd, struct json_writer **out)
 	w->err = 0;
 	w->len = 0;
 	w->bytes = 0;
+	w->cap = JW_BUF_FIRST;
+	w->buf = malloc(w->cap);
+	if (!w->buf) {
+		free(w);
+		return -ENOMEM;
+	}
 	err = out_file__new(fd, gz, own_fd, &w->o);
 	if (err) {
+		free(w->buf);
 		free(w);
 		return err;
 	}
@@ -71,14 +82,39 @@ int json_writer__close(struct json_writer *w)
 	if (!w->err)
 		w->err = err;
 	err = w->err;
+	free(w->buf);
 	free(w);
 	return err;
 }
 
+/* Room for n more bytes (n <= JW_BUF_SIZE): a larger buffer while it is not
+ * JW_BUF_SIZE yet, else (or out of memory) what it holds written out. */
+static void make_room(struct json_writer *w, size_t n)
+{
+	if (w->len + n <= w->cap)
+		return;
+	if (w->cap < JW_BUF_SIZE) {
+		size_t cap = w->cap;
+		char *p;
+
+		while (cap < w->len + n && cap < JW_BUF_SIZE)
+			cap *= 2;
+		if (cap > JW_BUF_SIZE)
+			cap = JW_BUF_SIZE;
+		p = realloc(w->buf, cap);
+		if (p) {
+			w->buf = p;
+			w->cap = cap;
+			if (w->len + n <= w->cap)
+				return;
+		}
+	}
+	flush_buf(w);
+}
+
 static inline char *reserve(struct json_writer *w, size_t n)
 {
-	if (w->len + n > JW_BUF_SIZE)
-		flush_buf(w);
+	make_room(w, n);
 	return w->buf + w->len;
 }
 
@@ -88,9 +124,9 @@ void json_writer__raw(struct json_writer *w, const char *s, size_t n)
 	while (n) {
 		size_t room, k;
 
-		if (w->len == JW_BUF_SIZE)
-			flush_buf(w);
-		room = JW_BUF_SIZE - w->len;
+		if (w->len == w->cap)
+			make_room(w, 1);
+		room = w->cap - w->len;
 		k = n < room ? n : room;
 		memcpy(w->buf + w->len, s, k);
 		w->len += k;
