@@ -23,7 +23,7 @@ CAP_HEADER = [
     ("vfs_mode", "16s"), ("block_mode", "16s"), ("proc_mode", "16s"),
     ("pagecache_mode", "16s"), ("iouring_mode", "16s"), ("modes_detail", "512s"),
     ("target", "128s"), ("cmdline", "1024s"), ("sched_mode", "16s"),
-    ("fault_mode", "16s"),
+    ("fault_mode", "16s"), ("stack_mode", "16s"), ("sample_mode", "16s"),
 ]
 
 # type -> (name, struct name, fields after gpuio_hdr, variable tail or None)

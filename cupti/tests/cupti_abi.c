@@ -22,7 +22,8 @@ int main(void)
 	F(gpuio_cap_header, proc_mode); F(gpuio_cap_header, pagecache_mode);
 	F(gpuio_cap_header, iouring_mode); F(gpuio_cap_header, modes_detail);
 	F(gpuio_cap_header, target); F(gpuio_cap_header, cmdline); F(gpuio_cap_header, sched_mode);
-	F(gpuio_cap_header, fault_mode); Z(gpuio_cap_header);
+	F(gpuio_cap_header, fault_mode); F(gpuio_cap_header, stack_mode);
+	F(gpuio_cap_header, sample_mode); Z(gpuio_cap_header);
 
 	F(gpuio_gpu_info, offset_ns); F(gpuio_gpu_info, uncertainty_ns); F(gpuio_gpu_info, cupti_dropped);
 	F(gpuio_gpu_info, records); F(gpuio_gpu_info, write_errors); F(gpuio_gpu_info, state);

@@ -23,7 +23,7 @@ def synth_main(path, long_name):
     pid = hdr["tracer_pid"]
     assert hdr["version"] == 1 and hdr["abi_version"] == 1, hdr
     ns = os.stat("/proc/self/ns/pid").st_ino   # same namespace as the collector
-    assert hdr["header_size"] == 2056 and hdr["target"] == "cupti pid %d pidns %d" % (pid, ns), hdr
+    assert hdr["header_size"] == 2088 and hdr["target"] == "cupti pid %d pidns %d" % (pid, ns), hdr
     assert hdr["monotonic_ns"] > 0 and hdr["realtime_ns"] > hdr["monotonic_ns"], hdr
 
     def info(state, dropped, records):
