@@ -60,7 +60,7 @@ run_job() {  # run_job NAME N SLEEPS: N ranks, each traced apart
   pycheck hosts_truth.hosts "$TMP/$name.json" "${outs[@]}" || fail "$name: the report across hosts disagrees with the ranks' clocks"
   local slow
   slow=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["across_hosts"]["straggler"]["capture"])' "$TMP/$name.json")
-  grep -q "^  straggler: .* ($slow), loop pid" "$TMP/$name.txt" || fail "$name: the text does not name the straggler's capture"
+  grep -q "^ *straggler: .* ($slow), loop pid" "$TMP/$name.txt" || fail "$name: the text does not name the straggler's capture"
 }
 
 run_job two 2 2000,15000

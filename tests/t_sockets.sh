@@ -44,7 +44,7 @@ python3 "$GPUIO_SRC/tests/compare_exports.py" "$TMP/gen.json" "$TMP/gen.pftrace"
 "$GPUIO" report --json "$TMP/gen.gpuio" > "$TMP/gen.report.json" || fail "A: report --json"
 pycheck sockets.gen_report "$TMP/gen.report.json" "$TMP/gen.manifest" || fail "A: report"
 "$GPUIO" report "$TMP/gen.gpuio" > "$TMP/gen.report.txt" || fail "A: report"
-grep -q '^NETWORK' "$TMP/gen.report.txt" && grep -q '^  10.0.0.5:9000 ' "$TMP/gen.report.txt" ||
+grep -q '^NETWORK' "$TMP/gen.report.txt" && grep -q '^ *10.0.0.5:9000 ' "$TMP/gen.report.txt" ||
   { cat "$TMP/gen.report.txt"; fail "A: no NETWORK table with 10.0.0.5:9000 in the text report"; }
 "$GPUIO" report --html "$TMP/gen.html" "$TMP/gen.gpuio" || fail "A: report --html"
 grep -q '<h2>Network</h2>' "$TMP/gen.html" && grep -q 'unix:@gpuio-test' "$TMP/gen.html" ||
@@ -88,7 +88,7 @@ checks() {
       fail "$n: $(basename "$t") against what the client and the store counted"
   done
   "$GPUIO" report "$TMP/$n.gpuio" > "$TMP/$n.report.txt" || fail "$n: report"
-  grep -q "^  127.0.0.1:$(cat "$TMP/$n.port") .* client .* $K " "$TMP/$n.report.txt" &&
+  grep -q "^ *127.0.0.1:$(cat "$TMP/$n.port") .* client .* $K " "$TMP/$n.report.txt" &&
     grep -q '\[remote_data\]' "$TMP/$n.report.txt" ||
     { cat "$TMP/$n.report.txt"; fail "$n: the text report lacks the store's row or the advice"; }
 }

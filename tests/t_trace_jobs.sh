@@ -53,11 +53,11 @@ labels() {
   fi
   "$GPUIO" report "$4.gpuio" > "$TMP/r.txt" 2>&1 || fail "report"
   "$GPUIO" report --json "$4.gpuio" > "$TMP/r.json" 2>&1 || fail "report --json"
-  grep -E '^  job  ' "$TMP/r.txt"
+  grep -A3 '^  jobs (' "$TMP/r.txt" || true
   pycheck procs.report_jobs "$TMP/r.json" "$1" || fail "report --json: jobs"
 }
 labels "$want_l" "$TMP/l.json" "$TMP/l.pftrace" "$TMP/l"
-grep -qE "^  job +slurm_job=4242 slurm_step=0 unit=slurmstepd.scope \(cgroup /$SLURM, " "$TMP/r.txt" \
+grep -qE "^ +1 slurm_job=4242 slurm_step=0 unit=slurmstepd.scope /$SLURM\$" "$TMP/r.txt" \
   || { cat "$TMP/r.txt"; fail "report: no Slurm job line"; }
 
 # ---- attach to a process in a Kubernetes container's v1 memory cgroup

@@ -11,6 +11,7 @@
  * record any script error into <html data-js-errors=N>, so a headless browser
  * test can read both from the DOM.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -410,6 +411,31 @@ static bool has_bars(const struct rpt_table *t)
 
 static bool has_bars(const struct rpt_table *t);
 
+/* A section's title as a page heading: "WHY THE LOOP WAITED" -> "Why the
+ * loop waited" (the text's capitals are its way of making a heading);
+ * acronyms stay */
+static void heading(FILE *f, const char *t)
+{
+	static const char *const keep[] = { "GPU", "CPU", "VFS", "I/O", "NVTX" };
+	char buf[256];
+	size_t n = 0;
+
+	for (const char *w = t; *w && n + 1 < sizeof(buf);) {
+		size_t len = strcspn(w, " (");
+		bool acronym = false;
+
+		for (size_t k = 0; k < sizeof(keep) / sizeof(keep[0]); k++)
+			acronym |= strlen(keep[k]) == len && !strncmp(w, keep[k], len);
+		for (size_t i = 0; i < len && n + 1 < sizeof(buf); i++)
+			buf[n++] = acronym || (w == t && i == 0) ? w[i] : (char)tolower((unsigned char)w[i]);
+		w += len;
+		while ((*w == ' ' || *w == '(') && n + 1 < sizeof(buf))
+			buf[n++] = *w++;
+	}
+	buf[n] = 0;
+	escs(f, buf);
+}
+
 static void title(struct rpt_sink *s, const struct rpt_table *t, const struct rpt_rows *rows)
 {
 	FILE *f = out_of(s);
@@ -418,7 +444,10 @@ static void title(struct rpt_sink *s, const struct rpt_table *t, const struct rp
 
 	if (t->title && !(t->flags & RPT_T_NOHEAD)) {
 		fprintf(f, "<h%d>", h);
-		escs(f, t->title);
+		if (h == 2)
+			heading(f, t->title);
+		else
+			escs(f, t->title);
 		fprintf(f, "</h%d>", h);
 	}
 	about[0] = 0;

@@ -93,7 +93,7 @@ _Static_assert(JOB_IDENTITY_NFIELDS == 6, "a column per job identity field");
 static const struct rpt_col job_cols[] = {
 	{ "cgroup", "cgroup", 0, RPT_C_TAIL, job_cgroup },
 	{ "processes", "processes", 9, 0, job_procs },
-	{ "identity", "identity", -40, RPT_C_NOJSON, job_who },
+	{ "identity", "identity", 0, RPT_C_NOJSON, job_who },      /* whole: never cut */
 	{ "slurm_job", NULL, 0, RPT_C_NOTEXT | RPT_C_NOHTML, job_f0 },
 	{ "slurm_step", NULL, 0, RPT_C_NOTEXT | RPT_C_NOHTML, job_f1 },
 	{ "k8s_pod_uid", NULL, 0, RPT_C_NOTEXT | RPT_C_NOHTML, job_f2 },
