@@ -374,6 +374,20 @@ def loader_wait(scen, cap, pj, rj):
           "program: next() %.3f s, less its CPU %.3f s and run delay %.3f s there: asleep %.3f s (%+.1f%%)"
           % (got, dtr, got - dtr, t["total_wait_s"], cpu, rd, want,
              100 * (got - dtr - want) / want if want else 0))
+    # the wait the program sees (Python stacks): its next() calls' wall
+    # time, less iter() at each epoch's first step (forking the workers:
+    # the program's first wait holds it, next() does not), 5% + 20 ms
+    if w.get("waiting_for_data_from") == "next":
+        nx = sum(s["wait_s"] - (s.get("iter_s") or 0) for s in t["steps"])
+        g = w["waiting_for_data_us"] / 1e6
+        ok = abs(g - nx) <= 0.05 * nx + 0.020
+        print("  in next(): report %.3f s, program %.3f s (%+.1f%%, its iter() %.3f s left out)"
+              % (g, nx, 100 * (g - nx) / nx if nx else 0, t["total_wait_s"] - nx))
+        if not ok:
+            bad.append("in next() %.3f s, the program's next() calls %.3f s (5%% + 20 ms)" % (g, nx))
+    elif "waiting_for_data_from" in w:
+        bad.append("the loop's wait is from %r, not its next() (stacks are on by default)"
+                   % w["waiting_for_data_from"])
     share = shares(w["wakers_meanwhile_us"])
     print("  workers meanwhile: " + ", ".join("%s %.0f%%" % (k, 100 * v) for k, v in share.items()))
     kinds = [x["kind"] for x in r["recommendations"]]

@@ -273,20 +273,28 @@ static int on_cpu(struct sweep *s, uint64_t a, uint64_t b)
 static int cut_steps(const struct tstate_iv *iv, size_t n, const struct rpt_spans *waits,
 		     const struct rpt_spans *in, struct rpt_spans *cuts)
 {
-	uint64_t cpu = 0;
-	size_t k = 0;
+	uint64_t cpu = 0;               /* on a CPU inside span cur since its start or a wait */
+	size_t k = 0, cur = SIZE_MAX;
 	int rc = 0;
 
 	for (size_t i = 0; i < n && !rc; i++) {
+		uint64_t a, b;
+
+		while (k < in->n && in->a[k].e <= iv[i].ts)
+			k++;
+		if (k == in->n || in->a[k].s >= iv[i].end)
+			continue;               /* outside next() */
+		if (cur != k)
+			cur = k, cpu = 0;
 		if (iv[i].state == TS_RUNNING) {
-			cpu += iv[i].end - iv[i].ts;
+			a = iv[i].ts > in->a[k].s ? iv[i].ts : in->a[k].s;
+			b = iv[i].end < in->a[k].e ? iv[i].end : in->a[k].e;
+			cpu += b - a;
 			continue;
 		}
 		if (!rpt_iv_sleep(iv[i].state) || !rpt_spans_overlap(waits, iv[i].ts, iv[i].end))
 			continue;
-		while (k < in->n && in->a[k].e <= iv[i].ts)
-			k++;
-		if (cpu >= STEP_CPU_NS && k < in->n && in->a[k].s < iv[i].ts)
+		if (cpu >= STEP_CPU_NS && in->a[k].s < iv[i].ts)
 			rc = rpt_spans_add(cuts, iv[i].ts, iv[i].ts + 1);
 		cpu = 0;
 	}
