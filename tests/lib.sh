@@ -24,6 +24,25 @@ check_struct() {
   $CHECK "$1" >"$TMP/check.out" 2>&1 || { cat "$TMP/check.out"; fail "check_trace.py rejected $1"; }
   tp_check "$1"
 }
+# page_loads HTML: headless Chromium runs the report page's script (its
+# charts drawn, no script or console error), else fail; said and passed where
+# Chromium is not installed
+page_loads() {
+  local chrome
+  chrome=$(command -v chromium || command -v chromium-browser || true)
+  if [ -z "$chrome" ]; then
+    echo "html: chromium not installed: the page was not loaded (apt-get install chromium)"
+    return 0
+  fi
+  timeout 120 "$chrome" --headless --no-sandbox --disable-gpu --no-first-run \
+    --user-data-dir="$TMP/profile" --enable-logging=stderr --v=0 --virtual-time-budget=3000 \
+    --dump-dom "file://$1" >"$TMP/dom.html" 2>"$TMP/chrome.err" ||
+    { tail -20 "$TMP/chrome.err"; fail "chromium --dump-dom $1 failed"; }
+  grep -q 'data-charts="[1-9]' "$TMP/dom.html" || fail "$1: the page's script did not run"
+  grep -q 'data-js-errors="' "$TMP/dom.html" && fail "$1: script errors in the page"
+  if grep -E 'CONSOLE|Uncaught|SyntaxError' "$TMP/chrome.err"; then fail "$1: console errors"; fi
+  echo "html: loads in Chromium, $(grep -o 'data-charts="[0-9]*"' "$TMP/dom.html")"
+}
 # tp_check TRACE: Perfetto's own importer takes TRACE with no error/data_loss
 # stats and the slice/flow/counter counts the file holds (tests/tp_check.py;
 # said and passed where the importer is absent: lib/tp.sh)

@@ -98,15 +98,5 @@ for want in "in next() at $PROG:" "its producers&#39; reads, faults and receives
             "its producers&#39; CPU, by function"; do
   grep -qF "$want" "$TMP/sites.html" || fail "the page lacks '$want'"
 done
-CHROME=$(command -v chromium || command -v chromium-browser || true)
-if [ -n "$CHROME" ]; then
-  timeout 120 "$CHROME" --headless --no-sandbox --disable-gpu --no-first-run \
-    --user-data-dir="$TMP/profile" --virtual-time-budget=3000 --dump-dom "file://$TMP/sites.html" \
-    >"$TMP/dom.html" 2>/dev/null || fail "chromium --dump-dom failed"
-  grep -q 'data-charts="[1-9]' "$TMP/dom.html" || fail "page script did not run"
-  grep -q 'data-js-errors="' "$TMP/dom.html" && fail "script errors in the page"
-  echo "html: loads in Chromium, $(grep -o 'data-charts="[0-9]*"' "$TMP/dom.html")"
-else
-  echo "html: chromium not installed: the page was not loaded (apt-get install chromium)"
-fi
+page_loads "$TMP/sites.html"
 echo "PASS"

@@ -56,14 +56,4 @@ done
 "$GPUIO" report --html "$TMP/io.html" "$TMP/io_bound.gpuio" || fail "report --html failed"
 grep -q "<h2>Why the loop waited</h2>" "$TMP/io.html" || fail "no wait section in the page"
 grep -q "<figcaption>STEPS (" "$TMP/io.html" && grep -q "<title>1: wait " "$TMP/io.html" || fail "no step chart in the page"
-CHROME=$(command -v chromium || command -v chromium-browser || true)
-if [ -n "$CHROME" ]; then
-  timeout 120 "$CHROME" --headless --no-sandbox --disable-gpu --no-first-run \
-    --user-data-dir="$TMP/profile" --virtual-time-budget=3000 --dump-dom "file://$TMP/io.html" \
-    >"$TMP/dom.html" 2>/dev/null || fail "chromium --dump-dom failed"
-  grep -q 'data-charts="[1-9]' "$TMP/dom.html" || fail "page script did not run"
-  grep -q 'data-js-errors="' "$TMP/dom.html" && fail "script errors in the page"
-  echo "html: loads in Chromium, $(grep -o 'data-charts="[0-9]*"' "$TMP/dom.html")"
-else
-  echo "html: chromium not installed: the page was not loaded (apt-get install chromium)"
-fi
+page_loads "$TMP/io.html"
