@@ -15,6 +15,10 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib/tp.sh"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 skip() { echo "SKIP: $*"; exit 77; }
 need_root() { [ "$(id -u)" -eq 0 ] || skip "needs root"; }
+# has ARGS...: grep ARGS over all of stdin. Use it after a pipe, not grep -q:
+# grep -q exits at the first match, and with pipefail the writer's SIGPIPE
+# then fails the pipeline when its output is longer than one pipe buffer
+has() { grep "$@" >/dev/null; }
 # pycheck MODULE.FUNCTION ARG...: a check of tests/checks/MODULE.py (checks/run.py)
 pycheck() { python3 "$GPUIO_SRC/tests/checks/run.py" "$@"; }
 

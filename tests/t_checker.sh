@@ -83,5 +83,5 @@ n=$((n + 1))
 pycheck checker.totals "$TMP/nested.json" || fail "files/block/info totals"
 python3 "$CT" files "$TMP/nested.json" | python3 -c 'import json,sys; assert json.load(sys.stdin)["/a"]["read_bytes"] == 100' ||
   fail "check_trace.py files"
-python3 "$CT" info "$TMP/nested.json" | grep -q '"hostname"' || fail "check_trace.py info"
+python3 "$CT" info "$TMP/nested.json" | has '"hostname"' || fail "check_trace.py info"
 echo "checker rejected $n bad traces, accepted the good one"

@@ -103,9 +103,9 @@ check_unavailable "fail enable 27" 27 \
 
 # another profiler holding CUPTI is said plainly by info and report
 held=$(ls "$TMP"/u39/cupti.*.gpuio)
-"$GPUIO" info "$held" | grep -q "held by another profiler: no GPU activity, CUDA calls from uprobes" ||
+"$GPUIO" info "$held" | has "held by another profiler: no GPU activity, CUDA calls from uprobes" ||
   fail "gpuio info does not say CUPTI is held by another profiler"
-"$GPUIO" report "$held" 2>/dev/null | grep -q "another profiler holds CUPTI in pid" ||
+"$GPUIO" report "$held" 2>/dev/null | has "another profiler holds CUPTI in pid" ||
   fail "gpuio report does not say CUPTI is held by another profiler"
 
 # --- the gpuio readers accept the side files

@@ -12,7 +12,7 @@
 source "$(dirname "$0")/lib.sh"
 need_root
 command -v dpkg-buildpackage >/dev/null || skip "dpkg-buildpackage not installed (scripts/install-deps.sh all)"
-if dpkg-query -W -f='${Status}' gpuio 2>/dev/null | grep -q 'install ok installed'; then
+if dpkg-query -W -f='${Status}' gpuio 2>/dev/null | has 'install ok installed'; then
   skip "a gpuio package is already installed here: not replacing it"
 fi
 on_exit 'dpkg -P gpuio > /dev/null 2>&1 || true'
@@ -45,7 +45,7 @@ mkdir -p "$TMP/w"
   { cat "$TMP/k.err"; fail "installed gpuio trace failed"; }
 pycheck io_truth.known_io_writes "$TMP/k.json" "$TMP/w" ||
   fail "the installed binary's trace misses the workload's writes"
-MANPAGER=cat man -l /usr/share/man/man1/gpuio-trace.1.gz 2>/dev/null | grep -q DESCRIPTION || fail "man gpuio-trace does not render"
+MANPAGER=cat man -l /usr/share/man/man1/gpuio-trace.1.gz 2>/dev/null | has DESCRIPTION || fail "man gpuio-trace does not render"
 # removal: nothing left of what was installed
 dpkg -P gpuio > "$TMP/purge.out" 2>&1 || { cat "$TMP/purge.out"; fail "dpkg -P failed"; }
 left=$(while read -r f; do if [ -f "$f" ]; then echo "$f"; fi; done < "$TMP/files")

@@ -115,7 +115,7 @@ grep -q '^threads ok' "$TMP/d.out" || fail "D: the injected process's threads we
 n=0
 for f in "$TMP"/d.gpu/cupti.*.gpuio; do
   [ -f "$f" ] || continue
-  info_records "$f" | grep -q "^2 2 $tpid CUPTI unavailable: " && n=$((n + 1))
+  info_records "$f" | has "^2 2 $tpid CUPTI unavailable: " && n=$((n + 1))
   [ "$(info_records "$f" | grep -c '^2 ')" -eq 1 ] || fail "D: UNAVAILABLE said more than once"
 done
 [ "$n" -eq 1 ] || fail "D: expected one side file with the attach-mode UNAVAILABLE record, found $n"

@@ -87,7 +87,7 @@ for mode in tp_btf tp_btf:vma raw_tp; do
     break
   done
   cat "$TMP/touch.out"
-  "$GPUIO" info "$TMP/run.gpuio" | grep -q "fault=$mode\b" || fail "$mode: not the mode the capture says"
+  "$GPUIO" info "$TMP/run.gpuio" | has "fault=$mode\b" || fail "$mode: not the mode the capture says"
   "$GPUIO" report --json --files all "$TMP/run.gpuio" >"$TMP/report.json" || fail "gpuio report failed"
   if [ "$mode" = tp_btf ]; then
     "$GPUIO" convert -q "$TMP/run.gpuio" -o "$TMP/run.pftrace" || fail "convert to .pftrace failed"

@@ -73,7 +73,7 @@ for i in 1 2 3; do
   echo "slow read $i: $(( ($(date +%s%N) - t0) / 1000000 )) ms"
   sleep 1
 done
-trigger_dumped() { ls "$TMP/dumps" 2>/dev/null | grep -q trigger; }
+trigger_dumped() { ls "$TMP/dumps" 2>/dev/null | has trigger; }
 poll -t 10 -i 0.1 trigger_dumped || true
 sleep 1
 scrape "$TMP/m.txt"

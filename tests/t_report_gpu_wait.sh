@@ -60,7 +60,7 @@ pycheck findings_truth.report "$TMP/w.json" "$TMP/w.trace.json" "$TMP/w.trace.pf
 "$GEN" gpuwait "$TMP/s.gpuio" stacks >"$TMP/s.manifest" || fail "gen_capture gpuwait stacks failed"
 "$GPUIO" report --json "$TMP/s.gpuio" >"$TMP/s.json" || fail "report --json (stacks) failed"
 pycheck report_truth.gpu_gap_sites "$TMP/s.manifest" "$TMP/s.json" || fail "the gaps' launcher sites"
-"$GPUIO" report "$TMP/s.gpuio" | grep -q "at the line /job/train.py:33 train_step$" ||
+"$GPUIO" report "$TMP/s.gpuio" | has "at the line /job/train.py:33 train_step$" ||
   fail "the text report does not say where the launcher was"
 
 # without thread states: named, not explained, and said so

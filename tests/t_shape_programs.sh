@@ -23,7 +23,7 @@ for s in threads noworkers memmap remote; do
 done
 # the throttled setup is undone at the end as on exit
 torch_io_cleanup
-! losetup -l -n -O BACK-FILE | grep -qF "$TMP/shape.img" || fail "the loop device is still attached"
+! losetup -l -n -O BACK-FILE | has -F "$TMP/shape.img" || fail "the loop device is still attached"
 ! ls -d "/sys/fs/cgroup/blkio/gpuio-shape-$$" 2>/dev/null || fail "the blkio group is still there"
 shape_loader plain "$TMP/loader" 2
 shape_own loader "$TMP/loader"

@@ -49,7 +49,7 @@ grep -q '^NETWORK' "$TMP/gen.report.txt" && grep -q '^ *10.0.0.5:9000 ' "$TMP/ge
 "$GPUIO" report --html "$TMP/gen.html" "$TMP/gen.gpuio" || fail "A: report --html"
 grep -q '<h2>Network</h2>' "$TMP/gen.html" && grep -q 'unix:@gpuio-test' "$TMP/gen.html" ||
   fail "A: no network table in the HTML report"
-"$GPUIO" info "$TMP/gen.gpuio" | grep -q 'sock_peer 7$' || fail "A: info does not count 7 sock_peer records"
+"$GPUIO" info "$TMP/gen.gpuio" | has 'sock_peer 7$' || fail "A: info does not count 7 sock_peer records"
 
 # ---- the servers (untraced) -----------------------------------------------
 HAVE_V6=0

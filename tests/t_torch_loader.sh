@@ -27,7 +27,7 @@ need_torch
 
 torch_io_bound "$TMP/io.json"
 # torch_io_bound undid its setup
-! losetup -l -n -O BACK-FILE | grep -qF "$TMP/torch-io.img" || fail "the loop device is still attached"
+! losetup -l -n -O BACK-FILE | has -F "$TMP/torch-io.img" || fail "the loop device is still attached"
 [ ! -e "$TMP/torch-io.img" ] || fail "the image is still there"
 ! mountpoint -q "$TMP/torch-io.mnt" || fail "$TMP/torch-io.mnt still mounted"
 ! ls -d /sys/fs/cgroup/blkio/gpuio-torch-$$ 2>/dev/null || fail "the blkio group is still there"

@@ -27,7 +27,7 @@ t0=$(date +%s)
 
 qemu=${QEMU:-qemu-system-x86_64}
 command -v "$qemu" >/dev/null || skip "$qemu not installed (scripts/install-deps.sh all installs qemu-system-x86)"
-"$qemu" -accel help 2>/dev/null | grep -qx tcg || skip "$qemu has no TCG accelerator"
+"$qemu" -accel help 2>/dev/null | has -x tcg || skip "$qemu has no TCG accelerator"
 
 make --no-print-directory vm-build vm-build-broken ||
   fail "make vm-build vm-build-broken failed (build/gpuio-static needs all of user/*.c to link)"

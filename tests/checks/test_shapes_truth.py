@@ -251,6 +251,26 @@ class Report(unittest.TestCase):
         bad = copy.deepcopy(r)
         bad["files"] = []
         self.assertIn("in the report's files", run("memmap", p, bad)[1])
+        # attached: a file all of whose samples were copied before the window
+        # may be absent; one with a sample copied inside it may not
+        p["scenario"]["mode"] = "attach"
+        lo = 10
+        self.assertEqual(run("memmap", p, bad, lo=lo)[0], 1)  # no file brought in at all
+        p["mmap_files"].append(dict(p["mmap_files"][0], path="/d/sample-00001.bin"))
+        p["workers"][0]["log"].append({"file": 1, "offset": 0, "bytes": size, "start_mono_ns": 20,
+                                       "end_mono_ns": 30})
+        ok = copy.deepcopy(r)
+        ok["files"] = [{"path": "/d/sample-00001.bin", "read_bytes": size}]
+        rc, out = run("memmap", p, ok, lo=lo)
+        self.assertEqual(rc, 0, out)
+        self.assertIn("sample-00000.bin not in the report's files, first touched before the window", out)
+        p["workers"][0]["log"].append(dict(p["workers"][0]["log"][0], start_mono_ns=11, end_mono_ns=12))
+        rc, out = run("memmap", p, ok, lo=lo)
+        self.assertEqual(rc, 0, out)
+        p["workers"][0]["log"][0].update(start_mono_ns=11, end_mono_ns=12)
+        rc, out = run("memmap", p, ok, lo=lo)
+        self.assertEqual(rc, 1)
+        self.assertIn("sample-00000.bin in the report's files (2 samples copied inside the window)", out)
 
     def test_remote(self):
         p = prog(500, [100, 100], workers=[501, 502], port=4321)
