@@ -405,13 +405,27 @@ struct gpuio_devname_event {
 struct gpuio_py_frame {
 	__u64 code;                  /* the PyCodeObject: a hash of its address, name, file name
 				      * and first line (an address alone is reused once freed) */
-	__s32 lasti;                 /* instruction index (code units) being executed */
+	__s32 lasti;                 /* instruction index (code units) being executed;
+				      * GPUIO_PY_LASTI_NATIVE: code is a native return address */
 	__u32 pad;
 };
+/*
+ * Native frames: the thread's user stack by its frame pointers, innermost
+ * first, up to the first address inside the interpreter (its own C frames
+ * say nothing the Python frames do not), at most GPUIO_PY_NATIVE_MAX; they
+ * come before the Python frames. The collector keeps only those it can
+ * name and that return where a call was (a frame pointer chain through
+ * code built without one runs into junk: cut there, GPUIO_PYS_NATIVE_CUT),
+ * and names each address once per process (a PY_CODE record, flag
+ * GPUIO_PYC_NATIVE: file = the mapped ELF file, name = its symbol).
+ */
+#define GPUIO_PY_LASTI_NATIVE (-2)
+#define GPUIO_PY_NATIVE_MAX   8
 
 /* gpuio_py_stack.flags */
 #define GPUIO_PYS_CUT      0x1       /* frames past GPUIO_PY_FRAMES_MAX (outermost) left out */
 #define GPUIO_PYS_BAD      0x2       /* a frame could not be read or was not code: stopped there */
+#define GPUIO_PYS_NATIVE_CUT 0x4     /* native frames past one not named or not a return left out */
 struct gpuio_py_stack {
 	struct gpuio_hdr hdr;        /* the thread that first had it */
 	__u64 id;                    /* hash of the frames: what STACK_AT records name */
@@ -430,6 +444,7 @@ struct gpuio_py_stack {
 #define GPUIO_PYC_LINES_CUT 0x1      /* the line table is longer than what was kept */
 #define GPUIO_PYC_FILE_CUT  0x2
 #define GPUIO_PYC_NAME_CUT  0x4
+#define GPUIO_PYC_NATIVE    0x8      /* a native address: file = its ELF file, name = its symbol */
 struct gpuio_py_code {
 	struct gpuio_hdr hdr;
 	__u64 code;                  /* its identity, as gpuio_py_frame.code names it */
@@ -509,6 +524,7 @@ struct gpuio_py_layout {
 	__u8  owner_cstack;          /* frames owned by the C stack (shims): skipped; 0xff none */
 	__u8  code_win;              /* bytes of a code object read to name it (py_layout__finish) */
 	__u8  pad[2];
+	__u64 text_lo, text_hi;      /* the interpreter's code, mapped: native frames stop there */
 };
 
 /* ===================== GPU records =====================

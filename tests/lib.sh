@@ -19,6 +19,20 @@ need_root() { [ "$(id -u)" -eq 0 ] || skip "needs root"; }
 # grep -q exits at the first match, and with pipefail the writer's SIGPIPE
 # then fails the pipeline when its output is longer than one pipe buffer
 has() { grep "$@" >/dev/null; }
+# find_pythons: PYTHONS=(each CPython 3.10-3.13 on PATH or built with pyenv),
+# a line said for each version that is not installed
+find_pythons() {
+  local v p c
+  PYTHONS=()
+  for v in 10 11 12 13; do
+    p=$(command -v "python3.$v" 2>/dev/null || true)
+    case $p in */shims/*) p= ;; esac   # a pyenv shim is a shell script
+    for c in /root/.pyenv/versions/3."$v".*/bin/python3."$v"; do
+      [ -z "$p" ] && [ -x "$c" ] && p=$c
+    done
+    if [ -n "$p" ]; then PYTHONS+=("$p"); else echo "skip: python3.$v not installed"; fi
+  done
+}
 # pycheck MODULE.FUNCTION ARG...: a check of tests/checks/MODULE.py (checks/run.py)
 pycheck() { python3 "$GPUIO_SRC/tests/checks/run.py" "$@"; }
 

@@ -22,15 +22,8 @@ need_root
 PROG=$GPUIO_SRC/tests/progs/py_sites.py
 
 # the interpreters: Debian's, then any 3.10-3.13 on PATH or built with pyenv
-pythons=()
-for v in 10 11 12 13; do
-  p=$(command -v "python3.$v" 2>/dev/null || true)
-  case $p in */shims/*) p= ;; esac   # a pyenv shim is a shell script
-  for c in /root/.pyenv/versions/3."$v".*/bin/python3."$v"; do
-    [ -z "$p" ] && [ -x "$c" ] && p=$c
-  done
-  if [ -n "$p" ]; then pythons+=("$p"); else echo "skip: python3.$v not installed"; fi
-done
+find_pythons
+pythons=("${PYTHONS[@]}")
 [ ${#pythons[@]} -gt 0 ] || skip "no Python 3.10-3.13 here"
 DEB_PY=/usr/bin/python3
 [ -x "$DEB_PY" ] || DEB_PY=${pythons[0]}

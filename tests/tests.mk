@@ -91,3 +91,10 @@ test-progs: $(BUILD)/tests/libinject_test.so
 # themselves) is not built: tests run it from the source tree with
 # /usr/bin/python3 (Debian's python3-torch) through tests/torch_lib.sh;
 # t_torch_loader.sh checks its numbers, and skips without torch.
+# native_lib: a library with frame pointers whose functions read at known
+# depths (t_native_frames.sh), loaded by tests/progs/native_frames.py
+$(BUILD)/tests/native_lib: tests/progs/native_lib.c
+	@mkdir -p $(BUILD)/tests/native_lib.d
+	$(CC) -O2 -g -Wall -shared -fPIC -fno-omit-frame-pointer -fno-optimize-sibling-calls \
+		 -o $(BUILD)/tests/native_lib.d/libnative_frames.so $<
+	ln -sfn native_lib.d/libnative_frames.so $@

@@ -30,6 +30,8 @@
 const volatile bool py_stacks = false;
 const volatile bool py_sleeps = false;
 const volatile bool py_wanted = false;
+/* native frames before the Python ones (frame pointers; --no-native-frames) */
+const volatile bool py_native = false;
 
 /* The interpreters of traced processes (user/python/ fills, fork copies) */
 struct {
@@ -89,6 +91,8 @@ struct py_scratch {
 	__u8 str[PY_STR_WIN];
 	__u64 new_codes[PY_CODES_PER_WALK];     /* addresses */
 	__u64 new_ids[PY_CODES_PER_WALK];       /* and their identities (py_code_id) */
+	__u64 ips[GPUIO_PY_NATIVE_MAX];         /* the user stack, as the kernel walked it */
+	__u32 nnative;                          /* frames[0..nnative): native ones */
 	struct gpuio_py_code code;
 	__u8 code_data[GPUIO_PY_FILE_MAX + GPUIO_PY_NAME_MAX + GPUIO_PY_LINES_MAX + 8];
 };
@@ -273,22 +277,57 @@ static long py_frame_step(__u32 i, void *arg)
 
 #define PY_HASH_SEED 0xcbf29ce484222325ull
 
-/* Walk the frames into s->st: returns the number of frames (0: none). */
+/*
+ * The native frames (py_native): the user stack by frame pointers, from
+ * the registers saved at kernel entry, up to the first address inside the
+ * interpreter (gpuio_abi.h), into frames[0..k). Returns k; *h mixed.
+ */
+static __always_inline int py_native_frames(const struct gpuio_py_layout *L, struct py_scratch *s,
+					    struct task_struct *task, __u64 *h)
+{
+	long got;
+	int k = 0;
+
+	if (!py_native)
+		return 0;
+	got = bpf_get_task_stack(task, s->ips, sizeof(s->ips), BPF_F_USER_STACK);
+	for (int i = 0; i < GPUIO_PY_NATIVE_MAX; i++) {
+		__u64 ip;
+
+		if (got <= 0 || (long)i * 8 >= got)
+			break;
+		ip = s->ips[i];
+		if (!ip || (ip >= L->text_lo && ip < L->text_hi))
+			break;
+		s->frames[i].code = ip;
+		s->frames[i].lasti = GPUIO_PY_LASTI_NATIVE;
+		s->frames[i].pad = 0;
+		*h = py_mix(py_mix(*h, ip), (__u32)GPUIO_PY_LASTI_NATIVE);
+		k = i + 1;
+	}
+	return k;
+}
+
+/* Walk the frames into s->st (after the native ones): returns the number
+ * of Python frames (0: none). */
 static __always_inline int py_walk(const struct gpuio_py_layout *L, struct py_scratch *s,
-				   __u64 tstate)
+				   __u64 tstate, struct task_struct *task)
 {
 	struct py_walk_ctx c = { .L = L, .s = s, .h = PY_HASH_SEED };
+	int k = py_native_frames(L, s, task, &c.h);
 
 	c.frame = py_read_u64(tstate + L->ts_frame);
 	if (L->cframe_frame != GPUIO_PY_NONE && c.frame)
 		c.frame = py_read_u64(c.frame + L->cframe_frame);
 	s->st.flags = 0;
+	c.n = k;
+	s->nnative = k;
 	bpf_loop(GPUIO_PY_FRAMES_MAX + 8, py_frame_step, &c, 0);
 	s->st.nframes = c.n;
 	s->st.id = c.h ? c.h : 1;
 	if (s->st.flags)
 		stat_inc(GPUIO_STAT_PY_CUT);
-	return c.n;
+	return c.n - k;
 }
 
 /* A new stack's check, one frame a step: its code is a code object (else
@@ -318,6 +357,10 @@ static long py_check_step(__u32 i, void *arg)
 	if ((int)i >= c->n)
 		return 1;
 	code = f->code;
+	if (f->lasti == GPUIO_PY_LASTI_NATIVE) {        /* an address: named by the collector */
+		c->h = py_mix(py_mix(c->h, code), (__u32)GPUIO_PY_LASTI_NATIVE);
+		return 0;
+	}
 	if (bpf_probe_read_user(s->cwin, L->code_win & (PY_CODE_WIN - 8), (void *)code) ||
 	    cwin_u64(s->cwin, 8) != L->code_type) {                /* ob_type */
 		if (!(s->st.flags & GPUIO_PYS_BAD))
@@ -476,17 +519,17 @@ static __noinline __u64 py_stack_id(__u32 tgid, __u32 tid, __u8 *why, __u32 slot
 		stat_inc(GPUIO_STAT_PY_NO_TSTATE);
 		return 0;
 	}
-	n = py_walk(L, s, tstate);
-	if (!n) {
+	if (!py_walk(L, s, tstate, task)) {
 		*why = GPUIO_STACK_NONE_EMPTY;
 		return 0;
 	}
+	n = s->st.nframes;
 	k.id = s->st.id;
 	if (bpf_map_lookup_elem(&py_stacks_seen, &k))
 		return k.id;            /* seen: its frames were checked, its codes sent */
 	cc.L = L, cc.s = s, cc.h = PY_HASH_SEED, cc.tgid = tgid, cc.n = n;
 	bpf_loop(GPUIO_PY_FRAMES_MAX, py_check_step, &cc, 0);
-	if (!(n = cc.n)) {
+	if ((n = cc.n) <= (int)s->nnative) {     /* no Python frame stood its check */
 		*why = GPUIO_STACK_NONE_EMPTY;
 		return 0;
 	}

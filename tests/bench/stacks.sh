@@ -5,8 +5,10 @@
 #
 #  1. ns per os.pread() of 4 KiB (cached file, tests/bench/py_work.py) at
 #     two stack depths (~5 and ~25 frames): untraced, gpuio --no-stacks,
-#     gpuio (the default: stacks at sleeps, 99 Hz samples) and gpuio
-#     --stacks (a stack on every call); rounds interleaved, medians;
+#     gpuio (the default: stacks at sleeps, 99 Hz samples), gpuio
+#     --stacks --no-native-frames (a Python stack on every call) and gpuio
+#     --stacks (with the native frames before it: libc's pread64 here);
+#     rounds interleaved, medians;
 #  2. sampling: one Python thread busy for 3 s, traced with the default:
 #     the sampler's BPF time per sample and per second of run from the
 #     kernel's own accounting (kernel.bpf_stats_enabled), as % of one CPU;
@@ -39,8 +41,9 @@ median() { printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { if (NR) prin
 
 # ---- 1. per call
 declare -A V=()
-SETUPS=(untraced nostacks default stacks)
-declare -A OPT=([nostacks]="--no-stacks" [default]="" [stacks]="--stacks")
+SETUPS=(untraced nostacks default pyonly stacks)
+declare -A OPT=([nostacks]="--no-stacks" [default]="" [pyonly]="--stacks --no-native-frames"
+                [stacks]="--stacks")
 for depth in 0 20; do
   for ((r = 1; r <= RUNS; r++)); do
     for s in "${SETUPS[@]}"; do
@@ -59,8 +62,8 @@ for depth in 0 20; do
 done
 echo "### ns per 4 KiB os.pread() of a cached file ($CALLS calls, median of $RUNS)"
 echo
-echo "| Python frames | untraced | gpuio --no-stacks | gpuio (default) | gpuio --stacks | --stacks over --no-stacks |"
-echo "|---:|---:|---:|---:|---:|---:|"
+echo "| Python frames | untraced | gpuio --no-stacks | gpuio (default) | --stacks --no-native-frames | gpuio --stacks | --stacks over --no-stacks |"
+echo "|---:|---:|---:|---:|---:|---:|---:|"
 for depth in 0 20; do
   row="| ~$((depth + 5))"
   for s in "${SETUPS[@]}"; do

@@ -4,8 +4,8 @@ each thing it does (read from its own code objects), how many reads and
 bytes, its pid and tid.
 
   - json_sites: in the JSON export, every pread64 of its data file carries
-    site = "FILE:LINE FUNCTION" of the read statement and a stack that
-    begins there; every page_fault on its mapped file the touch line's;
+    site = "FILE:LINE FUNCTION" of the read statement and a stack whose
+    Python frames begin there (native ones before them); every page_fault on its mapped file the touch line's;
     its sleeps in nap() (state lane) the nap line's; the trace info counts
     the slices with a stack.
   - pftrace_samples: the .pftrace's CPU samples, as Perfetto's importer
@@ -19,6 +19,7 @@ import collections
 
 import truth
 from checks.common import Checks, load_json
+from checks.native_truth import is_python
 from checks.sql_truth import read_rows
 
 
@@ -37,11 +38,12 @@ def _reads(ck, t, ev):
        % (sum(e["args"].get("bytes", 0) for e in reads), t["bytes"]))
     sites = collections.Counter(e["args"].get("site") for e in reads)
     ck(sites == {want: len(reads)}, "every one's site is %r: %s" % (want, dict(sites)))
-    ck(all(e["args"].get("stack", "").split("\n")[0] == want for e in reads),
-       "every one's stack begins at that frame (innermost first)")
-    ck(all(len(e["args"].get("stack", "").split("\n")) >= 2 and
-           e["args"]["stack"].split("\n")[1].startswith(t["file"] + ":") for e in reads),
-       "and goes on to its caller in the program (main)")
+    # the native frames (libc's pread64) come first: the Python ones after
+    py = [[f for f in e["args"].get("stack", "").split("\n") if is_python(f)] for e in reads]
+    ck(all(p[:1] == [want] for p in py),
+       "every one's Python frames begin at that frame (innermost first)")
+    ck(all(len(p) >= 2 and p[1].startswith(t["file"] + ":") for p in py),
+       "and go on to its caller in the program (main)")
 
 
 def _faults(ck, t, ev, fault_mode):

@@ -5,7 +5,8 @@
  * packages, frozen code are not), and a STACK_AT record's stack found in
  * the image its process had when the record was read, also when a later
  * pass asks after an exec gave the same pid new code (the same stack id in
- * two images).
+ * two images); native frames before the Python ones, named by their
+ * PY_CODE records, never the program's line.
  */
 #include <string.h>
 #include "model/stacks.h"
@@ -81,11 +82,78 @@ static void images(void)
 	model_stacks__free(st);
 }
 
+/* A native PY_CODE record: addr named func in file */
+static void native_code(struct model_stacks *st, uint32_t pid, uint64_t addr, const char *file,
+			const char *func)
+{
+	struct {
+		struct gpuio_py_code c;
+		char data[64];
+	} r;
+	size_t fl = strlen(file), nl = strlen(func);
+
+	memset(&r, 0, sizeof(r));
+	r.c.hdr.type = GPUIO_REC_PY_CODE;
+	r.c.hdr.size = (uint16_t)((sizeof(r.c) + fl + nl + 7) & ~7u);
+	r.c.hdr.pid = pid;
+	r.c.code = addr;
+	r.c.flags = GPUIO_PYC_NATIVE;
+	r.c.file_len = (uint16_t)fl;
+	r.c.name_len = (uint16_t)nl;
+	memcpy(r.data, file, fl);
+	memcpy(r.data + fl, func, nl);
+	CHECK(model_stacks__code(st, &r.c) == 0, "native code %s", func);
+}
+
+/* Native frames before the Python ones: counted, named, no line */
+static void natives(void)
+{
+	struct model_stacks *st = model_stacks__new();
+	struct {
+		struct gpuio_py_stack s;
+		struct gpuio_py_frame f[3];
+	} r;
+	const struct model_stack *k;
+	struct model_frame f;
+
+	memset(&r, 0, sizeof(r));
+	r.s.hdr.type = GPUIO_REC_PY_STACK;
+	r.s.hdr.size = sizeof(r);
+	r.s.hdr.pid = r.s.hdr.tid = 9;
+	r.s.id = 0x99;
+	r.s.nframes = 3;
+	r.f[0] = (struct gpuio_py_frame){ .code = 0x7f0000001234, .lasti = GPUIO_PY_LASTI_NATIVE };
+	r.f[1] = (struct gpuio_py_frame){ .code = 0x7f0000005678, .lasti = GPUIO_PY_LASTI_NATIVE };
+	r.f[2] = (struct gpuio_py_frame){ .code = 0x1000, .lasti = 4 };
+	proc_ok(st, 9);
+	CHECK(model_stacks__stack(st, &r.s) == 0, "stack");
+	native_code(st, 9, 0x7f0000001234, "/lib/libc.so.6", "__pread64");
+	k = model_stacks__get(st, model_stacks__ref(st, 9, 0x99, 1));
+	CHECK(k && k->nframes == 3 && k->nnative == 2, "3 frames, 2 native: %u %u",
+	      k ? k->nframes : 0, k ? k->nnative : 0);
+	if (!k)
+		return;
+	model_stacks__frame(st, k, 0, &f);
+	CHECK(f.native && !strcmp(f.file, "/lib/libc.so.6") && !strcmp(f.func, "__pread64") &&
+	      f.line == -1 && f.code == 0x7f0000001234, "frame 0: %s %s %d", f.func, f.file, f.line);
+	model_stacks__frame(st, k, 1, &f);
+	CHECK(f.native && !f.file[0] && f.line == -1, "frame 1, never named: native, unknown");
+	model_stacks__frame(st, k, 2, &f);
+	CHECK(!f.native, "frame 2: Python");
+	model_stacks__free(st);
+}
+
 int main(void)
 {
-	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
-		CHECK(model_frame__library(files[i].file) == files[i].library, "%s: library %d",
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		struct model_frame f = { .file = files[i].file, .func = "f" };
+
+		CHECK(model_frame__library(&f) == files[i].library, "%s: library %d",
 		      files[i].file, files[i].library);
+		f.native = true;        /* a native frame is never the program's line */
+		CHECK(model_frame__library(&f), "%s native: library", files[i].file);
+	}
 	images();
+	natives();
 	return unit_done("unit_stacks");
 }

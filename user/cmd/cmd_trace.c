@@ -201,11 +201,16 @@ static const struct opt trace_opts[] = {
 		 "the Python stack (file:line:function) of every traced\n"
 		 "call and page fault too (by default: of each sleep of a\n"
 		 "Python 3.10-3.13 thread, read from the interpreter's own\n"
-		 "frames; costs ~1 us + 0.1 us a frame per call: docs/stacks.md)",
+		 "frames; costs ~1 us + 0.1 us a frame per call, ~1 us more\n"
+		 "for the native frames: docs/stacks.md)",
 		 on_stacks),
 	OPT_CALL(0, "no-stacks", NULL,
 		 "no Python stacks (no call sites, no time in next(), no\n"
 		 "samples unless --sample-hz)", on_stacks),
+	OPT_BOOL(0, "no-native-frames", &cmd.t.no_native,
+		 "Python frames only: no native (C/C++) frames before\n"
+		 "them (by default the user stack by frame pointers, up to\n"
+		 "the interpreter, where the code keeps them)"),
 	OPT_UINT(0, "sample-hz", &cmd.t.sample_hz, "HZ", 0, 10000,
 		 "sample traced Python threads on their CPU HZ times a\n"
 		 "second, with their stacks: where CPU time went (default\n"

@@ -17,6 +17,7 @@ struct code {
 	uint32_t nlines;
 	int32_t firstlineno;
 	uint16_t minor;
+	bool native;                    /* a native address: file, function, no line */
 };
 
 struct pyproc {
@@ -159,6 +160,8 @@ int model_stacks__stack(struct model_stacks *st, const struct gpuio_py_stack *r)
 				   .flags = r->flags, .frame0 = (uint32_t)st->nframes, .id = r->id };
 	if (n)          /* a stack of no frames may find the pool still unmade */
 		memcpy(&st->frames[st->nframes], r->frames, n * sizeof(r->frames[0]));
+	while (k->nnative < n && r->frames[k->nnative].lasti == GPUIO_PY_LASTI_NATIVE)
+		k->nnative++;
 	st->nframes += n;
 	*v = ++st->nstacks;
 	return 0;
@@ -207,6 +210,7 @@ int model_stacks__code(struct model_stacks *st, const struct gpuio_py_code *r)
 	c->nlines = (uint32_t)ll;
 	c->firstlineno = r->firstlineno;
 	c->minor = r->minor;
+	c->native = r->flags & GPUIO_PYC_NATIVE;
 	*v = ++st->ncodes;
 	return 0;
 }
@@ -241,6 +245,7 @@ void model_stacks__frame(const struct model_stacks *st, const struct model_stack
 
 	out->code = f->code;
 	out->lasti = f->lasti;
+	out->native = f->lasti == GPUIO_PY_LASTI_NATIVE;
 	if (!v) {
 		out->file = "";
 		out->func = "?";
@@ -250,12 +255,14 @@ void model_stacks__frame(const struct model_stacks *st, const struct model_stack
 	c = &st->codes[*v - 1];
 	out->file = c->file;
 	out->func = c->func;
-	out->line = py_line(c->minor, c->lines, c->nlines, c->firstlineno, f->lasti);
+	out->line = c->native ? -1 : py_line(c->minor, c->lines, c->nlines, c->firstlineno, f->lasti);
 }
 
-bool model_frame__library(const char *file)
+bool model_frame__library(const struct model_frame *f)
 {
-	if (!file[0] || file[0] == '<')         /* unknown, <frozen ...>, <string> */
+	const char *file = f->file;
+
+	if (f->native || !file[0] || file[0] == '<')    /* native, unknown, <frozen ...>, <string> */
 		return true;
 	return strstr(file, "/site-packages/") || strstr(file, "/dist-packages/") ||
 	       strstr(file, "/lib/python3.") || strstr(file, "/lib64/python3.");

@@ -28,6 +28,7 @@ struct model_stack {
 	uint32_t gen;                   /* the process's image: execs before it */
 	uint16_t nframes;
 	uint16_t flags;                 /* GPUIO_PYS_* */
+	uint16_t nnative;               /* frames [0, nnative): native, before the Python ones */
 	uint32_t frame0;                /* its frames in the table's pool, innermost first */
 	uint64_t id;
 };
@@ -36,8 +37,10 @@ struct model_frame {
 	const char *file;               /* "" when its code object was never sent */
 	const char *func;               /* its qualified name (3.11+), or its name */
 	int line;                       /* -1 unknown */
-	uint64_t code;
+	uint64_t code;                  /* native: the address */
 	int32_t lasti;
+	bool native;                    /* a native frame (gpuio_abi.h): its file is the ELF
+					 * file, func its symbol, no line */
 };
 
 struct model_stacks *model_stacks__new(void);
@@ -65,13 +68,13 @@ const struct model_stack *model_stacks__get(const struct model_stacks *st, uint3
 void model_stacks__frame(const struct model_stacks *st, const struct model_stack *k, unsigned i,
 			 struct model_frame *out);
 /*
- * Whether a frame's file is not the program's own code: the standard
- * library (.../lib/python3.N/, lib64 too), installed packages
+ * Whether a frame is not the program's own Python code: native frames,
+ * the standard library (.../lib/python3.N/, lib64 too), installed packages
  * (site-packages, dist-packages), frozen and generated code (<frozen ...>,
  * <string>) and a file never named (""). The one rule for "the line of the
  * program": the report's call sites and the exports' `site` arg.
  */
-bool model_frame__library(const char *file);
+bool model_frame__library(const struct model_frame *f);
 /* What the capture's PY_PROC records said of pid's latest image: a status
  * (enum gpuio_py_status, 0 none) and its line ("" none). */
 uint32_t model_stacks__status(const struct model_stacks *st, uint32_t pid, const char **what);

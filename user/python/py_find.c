@@ -146,6 +146,26 @@ static bool symbols(pid_t pid, const struct cand *c, uint64_t *runtime, uint64_t
 	return true;
 }
 
+/* The interpreter file's executable mappings in pid: [*lo, *hi), 0 none */
+static void text_range(pid_t pid, const char *path, __u64 *lo, __u64 *hi)
+{
+	struct proc_maps it;
+	struct proc_map m;
+
+	*lo = *hi = 0;
+	if (proc_maps__open(&it, pid))
+		return;
+	while (proc_maps__next(&it, &m) > 0) {
+		if (m.perms[2] != 'x' || strcmp(m.path, path))
+			continue;
+		if (!*hi || m.lo < *lo)
+			*lo = m.lo;
+		if (m.hi > *hi)
+			*hi = m.hi;
+	}
+	proc_maps__close(&it);
+}
+
 /* The layout of 3.minor: the table, or the interpreter's own offsets. */
 static int layout_of(pid_t pid, struct py_found *f, char *why, size_t len)
 {
@@ -321,6 +341,7 @@ int py_find__layout(pid_t pid, struct py_found *out, char *why, size_t len)
 			return err;
 		out->layout.runtime = runtime;          /* the table's layout is addresses-free */
 		out->layout.code_type = code_type;
+		text_range(pid, c[i].path, &out->layout.text_lo, &out->layout.text_hi);
 		snprintf(why, len, "Python 3.%u (%s): not checked yet", out->minor, out->path);
 		return 0;
 	}

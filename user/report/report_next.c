@@ -53,7 +53,8 @@ static bool boundary_of(const struct rpt_model *m, const struct model_stack *k, 
 {
 	struct model_frame f, g;
 
-	for (int j = (int)k->nframes - 2; j >= 0; j--) {        /* outermost __next__ */
+	/* its Python frames: a native one is no iterator's */
+	for (int j = (int)k->nframes - 2; j >= (int)k->nnative; j--) {  /* outermost __next__ */
 		model_session__frame(m->s, k, (unsigned)j, &f);
 		if (dunder_next(f.func)) {
 			model_session__frame(m->s, k, (unsigned)j + 1, &g);
@@ -65,12 +66,12 @@ static bool boundary_of(const struct rpt_model *m, const struct model_stack *k, 
 	/* the innermost of the program's own frames, when it called library
 	 * code (a queue's get): its own code waiting itself (a lock, the GIL
 	 * after a sleep) is no iterator's */
-	for (unsigned j = 1; j < k->nframes; j++) {
+	for (unsigned j = k->nnative + 1; j < k->nframes; j++) {
 		model_session__frame(m->s, k, j, &g);
-		if (model_frame__library(g.file))
+		if (model_frame__library(&g))
 			continue;
 		model_session__frame(m->s, k, j - 1, &f);
-		if (!model_frame__library(f.file))
+		if (!model_frame__library(&f))
 			return false;
 		*out = (struct boundary){ .b_code = g.code, .b_line = g.line, .e_code = f.code,
 					  .b_frame = j, .dunder = false };
@@ -84,7 +85,7 @@ static bool inside(const struct rpt_model *m, uint32_t ref, const struct boundar
 	const struct model_stack *k = ref ? model_session__stack(m->s, ref) : NULL;
 	struct model_frame f, g;
 
-	for (unsigned j = 0; k && j + 1 < k->nframes; j++) {
+	for (unsigned j = k ? k->nnative : 0; k && j + 1 < k->nframes; j++) {
 		model_session__frame(m->s, k, j, &f);
 		if (f.code != b->e_code)
 			continue;

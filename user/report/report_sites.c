@@ -256,12 +256,13 @@ int rpt_sites__of(const struct rpt_model *m, uint32_t ref)
 		return -1;
 	for (unsigned i = 0; i < k->nframes; i++) {
 		model_session__frame(m->s, k, i, &f);
-		if (!model_frame__library(f.file)) {
+		if (!model_frame__library(&f)) {
 			site = site_intern(S, &f, false);
 			goto found;
 		}
 	}
-	model_session__frame(m->s, k, 0, &f);
+	/* all library: its innermost Python frame (a native one says less) */
+	model_session__frame(m->s, k, k->nnative < k->nframes ? k->nnative : 0, &f);
 	site = site_intern(S, &f, true);
 found:
 	v = kmap__get(&S->site_of, ref, 0);     /* the intern may have grown nothing here */
@@ -278,7 +279,7 @@ int rpt_sites__frame(const struct rpt_model *m, uint32_t ref, unsigned i)
 	if (!k || i >= k->nframes)
 		return -1;
 	model_session__frame(m->s, k, i, &f);
-	return site_intern(m->sites, &f, model_frame__library(f.file));
+	return site_intern(m->sites, &f, model_frame__library(&f));
 }
 
 #define HELD_SITES 16
@@ -325,11 +326,11 @@ int rpt_sites__func_of(const struct rpt_model *m, uint32_t ref)
 	const struct model_stack *k = ref && m->sites ? model_session__stack(m->s, ref) : NULL;
 	struct model_frame f;
 
-	if (!k || !k->nframes)
+	if (!k || k->nnative >= k->nframes)
 		return -1;
-	model_session__frame(m->s, k, 0, &f);
+	model_session__frame(m->s, k, k->nnative, &f);    /* by Python function */
 	f.line = -1;
-	return site_intern(m->sites, &f, model_frame__library(f.file));
+	return site_intern(m->sites, &f, model_frame__library(&f));
 }
 
 const struct rpt_site *rpt_sites__get(const struct rpt_model *m, int site)
@@ -362,7 +363,11 @@ size_t rpt_sites__chain(const struct rpt_model *m, uint32_t ref, char *buf, size
 		int n;
 
 		model_session__frame(m->s, k, i, &f);
-		n = snprintf(buf + at, len - at, "%s%s:%d %s", i ? " <- " : "", f.file, f.line, f.func);
+		if (f.native)
+			n = snprintf(buf + at, len - at, "%s%s %s", i ? " <- " : "", f.func, f.file);
+		else
+			n = snprintf(buf + at, len - at, "%s%s:%d %s", i ? " <- " : "", f.file, f.line,
+				     f.func);
 		at = n < 0 ? at : at + (size_t)n < len ? at + (size_t)n : len - 1;
 	}
 	return at;

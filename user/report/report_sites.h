@@ -74,11 +74,13 @@ int rpt_sites__frame(const struct rpt_model *m, uint32_t ref, unsigned i);
 /* Where thread tid was over [s, e): the site of the stack it held longest
  * there (each stack seen in it holds until the next), -1 none seen */
 int rpt_sites__held(const struct rpt_model *m, uint32_t tid, uint64_t s, uint64_t e);
-/* The function a stack was in (its innermost frame, the line left out), -1 none */
+/* The Python function a stack was in (its innermost Python frame, the line
+ * left out; native frames are not counted), -1 none */
 int rpt_sites__func_of(const struct rpt_model *m, uint32_t ref);
 /* "file:line function" of a site (buf of at least 64 bytes) */
 const char *rpt_sites__text(const struct rpt_model *m, int site, char *buf, size_t len);
-/* The frames of a stack as "file:line function" lines joined by " <- " (innermost first) */
+/* The frames of a stack as "file:line function" lines joined by " <- "
+ * (innermost first; a native frame as "function file") */
 size_t rpt_sites__chain(const struct rpt_model *m, uint32_t ref, char *buf, size_t len);
 /* A file's calls by site, most time first (*n of them) */
 const struct rpt_site_sum *rpt_sites__file(const struct rpt_model *m, size_t file, size_t *n);

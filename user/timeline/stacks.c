@@ -63,7 +63,9 @@ static size_t frame_text(char *buf, size_t at, size_t len, const struct tl_frame
 
 	if (at >= len)
 		return at;
-	if (f->line >= 0)
+	if (f->native)
+		n = snprintf(buf + at, len - at, "%s %s", f->func, file);
+	else if (f->line >= 0)
 		n = snprintf(buf + at, len - at, "%s:%d %s", file, f->line, f->func);
 	else
 		n = snprintf(buf + at, len - at, "%s:? %s", file, f->func);
@@ -79,6 +81,7 @@ static size_t frame_room(const struct tl_frame *f)
 static int stack_make(struct tl_model *x, const struct model_stack *k, struct tl_stack *o)
 {
 	size_t cap = 1, at = 0;
+	int site = -1;          /* the program's own innermost frame */
 
 	memset(o, 0, sizeof(*o));
 	o->frames = calloc(k->nframes, sizeof(*o->frames));
@@ -89,7 +92,10 @@ static int stack_make(struct tl_model *x, const struct model_stack *k, struct tl
 		struct model_frame f;
 
 		model_session__frame(x->s, k, i, &f);
-		o->frames[i] = (struct tl_frame){ .file = f.file, .func = f.func, .line = f.line };
+		o->frames[i] = (struct tl_frame){ .file = f.file, .func = f.func, .line = f.line,
+						  .native = f.native };
+		if (site < 0 && !model_frame__library(&f))
+			site = (int)i;
 		cap += frame_room(&o->frames[i]);
 	}
 	o->text = malloc(cap);
@@ -101,7 +107,7 @@ static int stack_make(struct tl_model *x, const struct model_stack *k, struct tl
 		if (i)
 			o->text[at++] = '\n';
 		at = frame_text(o->text, at, cap, f);
-		if (!o->site && !model_frame__library(f->file)) {
+		if ((int)i == site) {
 			o->site = malloc(frame_room(f));
 			if (!o->site)
 				return -ENOMEM;

@@ -256,6 +256,7 @@ struct tl_frame {
 	const char *file;       /* "" when unknown */
 	const char *func;
 	int line;               /* -1 unknown */
+	bool native;            /* a native frame: file is its ELF file, no line */
 };
 
 /* An on-CPU sample of a thread with its Python stack (sink.h: sample). */

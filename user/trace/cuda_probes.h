@@ -63,7 +63,5 @@ void cuda_probes__free(struct cuda_probes *cp);
  * (process gone, address not in a file, no symbol).
  */
 int cuda_probes__emit_sym(struct gpuio_cap_writer *w, pid_t pid, __u64 addr, __u64 ts);
-/* Drop the symbol tables cached by cuda_probes__emit_sym. */
-void cuda_probes__sym_cache_free(void);
 
 #endif

@@ -400,6 +400,7 @@ static int open_skel(struct gpuio_loader *l, const struct gpuio_loader_opts *o, 
 	l->skel->rodata->py_stacks = o->stacks == GPUIO_STACKS_ALL;
 	l->skel->rodata->py_sleeps = o->stacks != GPUIO_STACKS_OFF;
 	l->skel->rodata->py_wanted = o->stacks != GPUIO_STACKS_OFF || o->sample_hz;
+	l->skel->rodata->py_native = !o->no_native;
 	l->skel->rodata->fault_layer = choice[L_FAULT] < nvariants(&layers[L_FAULT]);
 	/* batched VFS records need the switch-out that sends them (batch.bpf.h) */
 	l->vfs_batch = choice[L_SCHED] < nvariants(&layers[L_SCHED]) && !o->no_batch ?

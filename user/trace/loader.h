@@ -33,6 +33,7 @@ struct gpuio_loader_opts {
 	bool no_batch;           /* --no-batch: one ring-buffer reservation per call */
 	enum gpuio_stacks stacks; /* where Python stacks are taken */
 	unsigned int sample_hz;  /* --sample-hz: on-CPU samples a second (0: none) */
+	bool no_native;          /* --no-native-frames: Python frames only */
 };
 
 struct gpuio_loader {

@@ -18,7 +18,9 @@
 #include "lib/log.h"
 #include "trace/procfs.h"
 #include "trace/py_procs.h"
+#include "trace/native_frames.h"
 #include "lib/clock.h"
+#include "lib/elf_symtab.h"
 
 struct ringbuf_drain {
 	struct gpuio_loader *l;
@@ -32,6 +34,9 @@ struct ringbuf_drain {
 	struct keyset *cgroups;    /* processes whose cgroup (job identity) was read */
 	struct fault_counts *fc;   /* page faults per (process, file), with each snapshot */
 	struct py_procs *py;       /* traced processes' interpreters (stacks or samples on), or NULL */
+	struct native_frames *nat; /* the stacks' native frames checked and named, or NULL */
+	_Alignas(8) __u8 stack_buf[sizeof(struct gpuio_py_stack) +
+				   GPUIO_PY_FRAMES_MAX * sizeof(struct gpuio_py_frame)];
 	int ncpus;
 	__u64 *percpu;
 	__u64 vfs, block, cuda, sched;
@@ -127,6 +132,8 @@ static void take_proc(struct ringbuf_drain *c, const struct gpuio_proc_event *p)
 		py_procs__fork(c->py, (pid_t)p->ppid, (pid_t)h->pid, h->ts);
 	else if (p->kind == GPUIO_PROC_EXIT)
 		py_procs__forget(c->py, (pid_t)h->pid);
+	if (p->kind == GPUIO_PROC_EXEC && h->pid == h->tid)
+		native_frames__exec(c->nat, (pid_t)h->pid);
 	/* a new process: which job it belongs to (its cgroup, inherited at fork) */
 	if ((p->kind == GPUIO_PROC_FORK || p->kind == GPUIO_PROC_EXEC) && h->pid == h->tid &&
 	    !keyset__test_and_add(c->cgroups, h->pid, 0))
@@ -193,6 +200,18 @@ static void take_cuda_api(struct ringbuf_drain *c, const struct gpuio_cuda_api *
 			 h->pid);
 }
 
+/* A stack: its native frames checked and named first (native_frames.h) */
+static void take_py_stack(struct ringbuf_drain *c, const struct gpuio_py_stack *r)
+{
+	struct gpuio_py_stack *out = (void *)c->stack_buf;
+	size_t n = native_frames__take(c->nat, r, r->hdr.size, out, sizeof(c->stack_buf));
+
+	if (n)
+		append(c, out, n);
+	else
+		append(c, r, r->hdr.size);
+}
+
 /* A record from the ring: stored, with what only userspace can add about it. */
 static int handle(void *ctx, void *data, size_t size)
 {
@@ -229,6 +248,9 @@ static int handle(void *ctx, void *data, size_t size)
 	case GPUIO_REC_CUDA_API:
 		take_cuda_api(c, data);
 		break;
+	case GPUIO_REC_PY_STACK:
+		take_py_stack(c, data);
+		break;
 	default:
 		append(c, data, h->size);
 		break;
@@ -257,6 +279,8 @@ int ringbuf_drain__new(struct gpuio_loader *l, struct gpuio_cap_writer *w,
 				  bpf_map__fd(l->skel->maps.fault_counts) : -1);
 	if (strcmp(l->modes[GPUIO_LAYER_STACK], "off") || strcmp(l->modes[GPUIO_LAYER_SAMPLE], "off"))
 		c->py = py_procs__new(bpf_map__fd(l->skel->maps.py_procs), append_any, c);
+	if (c->py && l->skel->rodata->py_native)
+		c->nat = native_frames__new(append_any, c);
 	c->rb = ring_buffer__new(bpf_map__fd(l->skel->maps.events), handle, c, NULL);
 	c->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (!c->percpu || !c->paths || !c->tids || !c->devs || !c->stubs || !c->cgroups || !c->fc ||
@@ -396,7 +420,8 @@ void ringbuf_drain__free(struct ringbuf_drain *c)
 	keyset__free(c->cgroups);
 	fault_counts__free(c->fc);
 	py_procs__free(c->py);
-	cuda_probes__sym_cache_free();
+	native_frames__free(c->nat);
+	elf_symtab__cache_free();
 	free(c->percpu);
 	free(c);
 }

@@ -204,7 +204,7 @@ static int setup(struct trace_session *s)
 		.ringbuf_bytes = o->ringbuf, .vfs_mode = o->vfs_mode,
 		.no_cuda_uprobes = o->no_cuda_uprobes, .no_sched = o->no_sched,
 		.no_faults = o->no_faults, .no_batch = o->no_batch,
-		.stacks = o->stacks, .sample_hz = o->sample_hz,
+		.stacks = o->stacks, .sample_hz = o->sample_hz, .no_native = o->no_native,
 	};
 	struct sigaction sa = { .sa_handler = on_signal };
 	int err;

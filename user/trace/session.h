@@ -33,6 +33,7 @@ struct trace_opts {
 	bool no_batch;          /* --no-batch */
 	enum gpuio_stacks stacks; /* where Python stacks are taken */
 	unsigned int sample_hz; /* --sample-hz: on-CPU samples a second, 0 none */
+	bool no_native;         /* --no-native-frames */
 	bool no_bpf;             /* --no-bpf, or BPF refused here: the GPU side alone */
 	const char *no_bpf_why;  /* with no_bpf: why, for the user and the capture */
 	__u64 duration_ns;

@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: MIT
+/* native_frames.c — native frames checked and named (native_frames.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "lib/elf_symtab.h"
+#include "lib/kmap.h"
+#include "trace/native_frames.h"
+
+/* what is known of an address (per process and image) */
+#define NA_KNOWN   1
+#define NA_FILE    2            /* in a mapped file: named (a PY_CODE record sent) */
+#define NA_CALL    4            /* a call instruction before it: a return address */
+
+struct native_frames {
+	void (*emit)(void *ctx, const void *rec, size_t len);
+	void *ctx;
+	struct kmap addrs;      /* (pid | image << 32, address) -> NA_* */
+	struct kmap images;     /* (pid, 0) -> execs seen */
+	unsigned long named, cut;
+};
+
+struct native_frames *native_frames__new(void (*emit)(void *ctx, const void *rec, size_t len),
+					 void *ctx)
+{
+	struct native_frames *n = calloc(1, sizeof(*n));
+
+	if (n) {
+		n->emit = emit;
+		n->ctx = ctx;
+	}
+	return n;
+}
+
+void native_frames__free(struct native_frames *n)
+{
+	if (!n)
+		return;
+	kmap__free(&n->addrs);
+	kmap__free(&n->images);
+	free(n);
+}
+
+void native_frames__exec(struct native_frames *n, pid_t pid)
+{
+	uint64_t *v;
+
+	if (n && kmap__upsert(&n->images, (uint64_t)pid, 0, &v) >= 0)
+		(*v)++;
+}
+
+void native_frames__counts(const struct native_frames *n, unsigned long *named, unsigned long *cut)
+{
+	*named = n ? n->named : 0;
+	*cut = n ? n->cut : 0;
+}
+
+/* The PY_CODE record that names addr: its file, its function (or +offset) */
+static void name_addr(struct native_frames *n, const struct gpuio_hdr *h, uint64_t addr,
+		      const struct elf_where *w)
+{
+	struct {
+		struct gpuio_py_code c;
+		uint8_t data[GPUIO_PY_FILE_MAX + GPUIO_PY_NAME_MAX + 8];
+	} rec;
+	char name[GPUIO_PY_NAME_MAX + 1];
+	size_t fl = strlen(w->path), nl;
+
+	if (!elf_symtab__name(w, name, sizeof(name)))
+		snprintf(name, sizeof(name), "+0x%llx", (unsigned long long)w->foff);
+	nl = strlen(name);
+	memset(&rec.c, 0, sizeof(rec.c));
+	if (fl > GPUIO_PY_FILE_MAX) {
+		fl = GPUIO_PY_FILE_MAX;
+		rec.c.flags |= GPUIO_PYC_FILE_CUT;
+	}
+	memcpy(rec.data, w->path, fl);
+	memcpy(rec.data + fl, name, nl);
+	rec.c.code = addr;
+	rec.c.flags |= GPUIO_PYC_NATIVE;
+	rec.c.file_len = (__u16)fl;
+	rec.c.name_len = (__u16)nl;
+	rec.c.file_kind = rec.c.name_kind = GPUIO_PYSTR_UTF8;
+	rec.c.hdr = (struct gpuio_hdr){ .type = GPUIO_REC_PY_CODE, .pid = h->pid, .tid = h->tid,
+					.ts = h->ts };
+	rec.c.hdr.size = (__u16)((sizeof(rec.c) + fl + nl + 7) & ~(size_t)7);
+	memset(rec.data + fl + nl, 0, rec.c.hdr.size - sizeof(rec.c) - fl - nl);
+	n->emit(n->ctx, &rec, rec.c.hdr.size);
+	n->named++;
+}
+
+/* What is known of pid's address: looked at once per process and image */
+static unsigned addr_state(struct native_frames *n, const struct gpuio_hdr *h, uint64_t addr)
+{
+	uint64_t *img = kmap__get(&n->images, h->pid, 0), *v;
+	struct elf_where w;
+
+	if (kmap__upsert(&n->addrs, h->pid | (img ? *img : 0) << 32, addr, &v) < 0)
+		return 0;
+	if (*v)
+		return (unsigned)*v;
+	*v = NA_KNOWN;
+	if (elf_where((pid_t)h->pid, addr, &w))
+		return NA_KNOWN;        /* anonymous (JIT code), or the process is gone */
+	*v |= NA_FILE | (elf_symtab__after_call(&w) ? NA_CALL : 0);
+	name_addr(n, h, addr, &w);
+	return (unsigned)*v;
+}
+
+size_t native_frames__take(struct native_frames *n, const struct gpuio_py_stack *r, size_t size,
+			   struct gpuio_py_stack *out, size_t out_size)
+{
+	unsigned nf, nat = 0, keep;
+
+	if (size > out_size || size < sizeof(*r))
+		return 0;
+	memcpy(out, r, size);
+	if (!n)
+		return size;
+	nf = out->nframes;
+	if (sizeof(*r) + (size_t)nf * sizeof(r->frames[0]) > size)
+		nf = (unsigned)((size - sizeof(*r)) / sizeof(r->frames[0]));
+	while (nat < nf && out->frames[nat].lasti == GPUIO_PY_LASTI_NATIVE)
+		nat++;
+	for (keep = 0; keep < nat; keep++) {
+		unsigned st = addr_state(n, &r->hdr, out->frames[keep].code);
+
+		/* the innermost is where the thread is; the others must be returns */
+		if (!(st & NA_FILE) || (keep && !(st & NA_CALL)))
+			break;
+	}
+	if (keep == nat)
+		return size;
+	n->cut += nat - keep;
+	memmove(&out->frames[keep], &out->frames[nat], (nf - nat) * sizeof(out->frames[0]));
+	out->nframes = (__u16)(nf - (nat - keep));
+	out->flags |= GPUIO_PYS_NATIVE_CUT;
+	out->hdr.size = (__u16)(sizeof(*out) + out->nframes * sizeof(out->frames[0]));
+	return out->hdr.size;
+}
