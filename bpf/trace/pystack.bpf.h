@@ -280,32 +280,54 @@ static long py_frame_step(__u32 i, void *arg)
 /*
  * The native frames (py_native): the user stack by frame pointers, from
  * the registers saved at kernel entry, up to the first address inside the
- * interpreter (gpuio_abi.h), into frames[0..k). Returns k; *h mixed.
+ * interpreter (gpuio_abi.h), into frames[0..k). One address a bpf_loop
+ * step: unrolled, each k would be a state the verifier walks the rest of
+ * the stack with (+2.5 s of load time).
  */
+struct py_native_ctx {
+	const struct gpuio_py_layout *L;
+	struct py_scratch *s;
+	long got;               /* bytes bpf_get_task_stack wrote */
+	__u64 h;
+	int k;
+};
+
+_Static_assert((GPUIO_PY_NATIVE_MAX & (GPUIO_PY_NATIVE_MAX - 1)) == 0, "a power of two");
+_Static_assert(GPUIO_PY_NATIVE_MAX <= GPUIO_PY_FRAMES_MAX, "room in frames[]");
+
+static long py_native_step(__u32 i, void *arg)
+{
+	struct py_native_ctx *c = arg;
+	struct py_scratch *s = c->s;
+	__u32 j = i & (GPUIO_PY_NATIVE_MAX - 1);
+	__u64 ip;
+
+	if (i >= GPUIO_PY_NATIVE_MAX || (long)i * 8 >= c->got)
+		return 1;
+	ip = s->ips[j];
+	if (!ip || (ip >= c->L->text_lo && ip < c->L->text_hi))
+		return 1;
+	s->frames[j].code = ip;
+	s->frames[j].lasti = GPUIO_PY_LASTI_NATIVE;
+	s->frames[j].pad = 0;
+	c->h = py_mix(py_mix(c->h, ip), (__u32)GPUIO_PY_LASTI_NATIVE);
+	c->k = i + 1;
+	return 0;
+}
+
 static __always_inline int py_native_frames(const struct gpuio_py_layout *L, struct py_scratch *s,
 					    struct task_struct *task, __u64 *h)
 {
-	long got;
-	int k = 0;
+	struct py_native_ctx c = { .L = L, .s = s, .h = *h };
 
 	if (!py_native)
 		return 0;
-	got = bpf_get_task_stack(task, s->ips, sizeof(s->ips), BPF_F_USER_STACK);
-	for (int i = 0; i < GPUIO_PY_NATIVE_MAX; i++) {
-		__u64 ip;
-
-		if (got <= 0 || (long)i * 8 >= got)
-			break;
-		ip = s->ips[i];
-		if (!ip || (ip >= L->text_lo && ip < L->text_hi))
-			break;
-		s->frames[i].code = ip;
-		s->frames[i].lasti = GPUIO_PY_LASTI_NATIVE;
-		s->frames[i].pad = 0;
-		*h = py_mix(py_mix(*h, ip), (__u32)GPUIO_PY_LASTI_NATIVE);
-		k = i + 1;
-	}
-	return k;
+	c.got = bpf_get_task_stack(task, s->ips, sizeof(s->ips), BPF_F_USER_STACK);
+	if (c.got <= 0)
+		return 0;
+	bpf_loop(GPUIO_PY_NATIVE_MAX, py_native_step, &c, 0);
+	*h = c.h;
+	return c.k;
 }
 
 /* Walk the frames into s->st (after the native ones): returns the number
