@@ -36,8 +36,12 @@ expected_calls >"$TMP/want.calls"
 
 # ---- A. launch ----
 # the program dlopens the driver itself: the uprobes reach it at gpuio's next
-# rescan (1 s), so it waits for $TMP/goA before calling
-( sleep 2; touch "$TMP/goA" ) &
+# rescan (1 s), so it waits for $TMP/goA before calling; goA once gpuio says
+# they are attached (a fixed 2 s raced gpuio's own start), at most 30 s
+( for _ in $(seq 300); do
+    grep -q 'cuda uprobes: .*libcuda.so.1: [0-9]* functions' "$TMP/a.err" 2>/dev/null && break
+    sleep 0.1
+  done; touch "$TMP/goA" ) &
 proc_reg $! "goA toucher"
 "$GPUIO" trace -o "$TMP/a.json" --capture "$TMP/a.gpuio" -- "$CALLS" "$FAKE" --wait "$TMP/goA" \
   --linger 200 >"$TMP/a.out" 2>"$TMP/a.err" || { cat "$TMP/a.err"; fail "launch trace failed"; }

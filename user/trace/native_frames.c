@@ -4,8 +4,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sysmacros.h>
 #include "lib/elf_symtab.h"
 #include "lib/kmap.h"
+#include "lib/proc_maps.h"
 #include "trace/native_frames.h"
 
 /* what is known of an address (per process and image) */
@@ -13,13 +15,102 @@
 #define NA_FILE    2            /* in a mapped file: named (a PY_CODE record sent) */
 #define NA_CALL    4            /* a call instruction before it: a return address */
 
+/* A process's file mappings, as last read: a torch process maps ~1,700
+ * (a read of /proc/PID/maps each), and a new stack brings up to 8 new
+ * addresses. Read again when an address is in none of them. */
+struct fmap {
+	uint64_t lo, hi, offset, dev, ino;
+	char *path;
+};
+struct pmaps {
+	uint64_t key;           /* pid | image << 32; 0: empty */
+	struct fmap *m;
+	size_t n, cap;
+};
+#define PMAPS_CACHED 8
+
 struct native_frames {
 	void (*emit)(void *ctx, const void *rec, size_t len);
 	void *ctx;
 	struct kmap addrs;      /* (pid | image << 32, address) -> NA_* */
 	struct kmap images;     /* (pid, 0) -> execs seen */
+	struct pmaps maps[PMAPS_CACHED];
+	unsigned next_maps;
 	unsigned long named, cut;
 };
+
+static void pmaps_clear(struct pmaps *p)
+{
+	for (size_t i = 0; i < p->n; i++)
+		free(p->m[i].path);
+	p->n = 0;
+	p->key = 0;
+}
+
+static int pmaps_read(struct pmaps *p, uint64_t key, pid_t pid)
+{
+	struct proc_maps it;
+	struct proc_map m;
+	int err = proc_maps__open(&it, pid);
+
+	pmaps_clear(p);
+	if (err)
+		return err;
+	while (proc_maps__next(&it, &m) > 0) {
+		if (!proc_map__is_file(&m) || m.perms[2] != 'x')
+			continue;
+		if (array_grow((void **)&p->m, &p->cap, p->n + 1, sizeof(*p->m)) ||
+		    !(p->m[p->n].path = strdup(m.path))) {
+			proc_maps__close(&it);
+			return -ENOMEM;
+		}
+		p->m[p->n].lo = m.lo, p->m[p->n].hi = m.hi, p->m[p->n].offset = m.offset;
+		p->m[p->n].dev = makedev(m.maj, m.min), p->m[p->n].ino = m.ino;
+		p->n++;
+	}
+	proc_maps__close(&it);
+	p->key = key;
+	return 0;
+}
+
+static const struct fmap *pmaps_find(const struct pmaps *p, uint64_t addr)
+{
+	for (size_t i = 0; i < p->n; i++)
+		if (addr >= p->m[i].lo && addr < p->m[i].hi)
+			return &p->m[i];
+	return NULL;
+}
+
+/* Where addr of pid (image key) lies: its executable file mapping; the
+ * maps read again once when it is in none of those last read */
+static int where(struct native_frames *n, uint64_t key, pid_t pid, uint64_t addr,
+		 struct elf_where *w)
+{
+	struct pmaps *p = NULL;
+	const struct fmap *f = NULL;
+
+	for (unsigned i = 0; i < PMAPS_CACHED && !p; i++)
+		if (n->maps[i].key == key)
+			p = &n->maps[i];
+	if (p)
+		f = pmaps_find(p, addr);
+	if (!f) {
+		if (!p) {
+			p = &n->maps[n->next_maps];
+			n->next_maps = (n->next_maps + 1) % PMAPS_CACHED;
+		}
+		if (pmaps_read(p, key, pid))
+			return -ESRCH;
+		if (!(f = pmaps_find(p, addr)))
+			return -ENOENT;
+	}
+	snprintf(w->path, sizeof(w->path), "%s", f->path);
+	snprintf(w->open_path, sizeof(w->open_path), "/proc/%d/root%s", (int)pid, f->path);
+	w->foff = addr - f->lo + f->offset;
+	w->dev = f->dev;
+	w->ino = f->ino;
+	return 0;
+}
 
 struct native_frames *native_frames__new(void (*emit)(void *ctx, const void *rec, size_t len),
 					 void *ctx)
@@ -39,6 +130,10 @@ void native_frames__free(struct native_frames *n)
 		return;
 	kmap__free(&n->addrs);
 	kmap__free(&n->images);
+	for (unsigned i = 0; i < PMAPS_CACHED; i++) {
+		pmaps_clear(&n->maps[i]);
+		free(n->maps[i].m);
+	}
 	free(n);
 }
 
@@ -94,14 +189,15 @@ static void name_addr(struct native_frames *n, const struct gpuio_hdr *h, uint64
 static unsigned addr_state(struct native_frames *n, const struct gpuio_hdr *h, uint64_t addr)
 {
 	uint64_t *img = kmap__get(&n->images, h->pid, 0), *v;
+	uint64_t key = h->pid | (img ? *img : 0) << 32;
 	struct elf_where w;
 
-	if (kmap__upsert(&n->addrs, h->pid | (img ? *img : 0) << 32, addr, &v) < 0)
+	if (kmap__upsert(&n->addrs, key, addr, &v) < 0)
 		return 0;
 	if (*v)
 		return (unsigned)*v;
 	*v = NA_KNOWN;
-	if (elf_where((pid_t)h->pid, addr, &w))
+	if (where(n, key, (pid_t)h->pid, addr, &w))
 		return NA_KNOWN;        /* anonymous (JIT code), or the process is gone */
 	*v |= NA_FILE | (elf_symtab__after_call(&w) ? NA_CALL : 0);
 	name_addr(n, h, addr, &w);
