@@ -75,6 +75,17 @@ def run(shape, p, r, lo=LO, hi=HI):
 
 
 class Helpers(unittest.TestCase):
+    def test_attach_from(self):
+        # steps' waits [t0, t1]; window from 100 ms; anchor 0
+        p = {"steps": [{"t0_mono_ns": 50 * MS, "t1_mono_ns": 160 * MS},
+                       {"t0_mono_ns": 200 * MS, "t1_mono_ns": 300 * MS}]}
+        lo, hi = 100 * MS, 400 * MS
+        for start_ms, want_ms, bad in ((120, 120, 0), (170, 160, 0), (90, 100, 0), (185, 160, 1)):
+            J = st.Judge()
+            with contextlib.redirect_stdout(io.StringIO()):
+                got = st._attach_from(J, p, {"start_us": start_ms * 1000.0}, lo, hi, 0, "x")
+            self.assertEqual((got, J.bad), (want_ms * MS, bad), start_ms)
+
     def test_clip(self):
         self.assertEqual(st.clip([(0, 10), (20, 30)], 5, 25), 10)
         self.assertEqual(st.clip([(0, 10)], 10, 20), 0)
