@@ -406,6 +406,18 @@ bool ringbuf_drain__targets_gone(struct ringbuf_drain *c)
 	return err == -ENOENT || (err == -1 && errno == ENOENT);
 }
 
+/* What the native frames came to: the frames left out are said, not dropped silently */
+static void native_frames_said(const struct native_frames *n)
+{
+	unsigned long named, cut;
+
+	native_frames__counts(n, &named, &cut);
+	if (named || cut)
+		pr_info("native frames: %lu addresses named; %lu frames left out (not in a file, or "
+			"not a return address: a frame-pointer chain through code without them)",
+			named, cut);
+}
+
 void ringbuf_drain__free(struct ringbuf_drain *c)
 {
 	if (!c)
@@ -420,6 +432,7 @@ void ringbuf_drain__free(struct ringbuf_drain *c)
 	keyset__free(c->cgroups);
 	fault_counts__free(c->fc);
 	py_procs__free(c->py);
+	native_frames_said(c->nat);
 	native_frames__free(c->nat);
 	elf_symtab__cache_free();
 	free(c->percpu);
