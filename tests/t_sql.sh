@@ -61,7 +61,8 @@ if mm=$(stat -c '%Hd:%Ld' "$D" 2>/dev/null) && [ -e "/sys/dev/block/$mm" ]; then
 fi
 dstat() { if [ "$disk" = - ]; then echo 0 0; else awk '{printf "%.0f %.0f\n", $3 * 512, $7 * 512}' "/sys/block/$disk/stat"; fi; }
 read -r r0 w0 < <(dstat)
-"$GPUIO" trace -q -o "$TMP/k.pftrace" -- "$GPUIO_TESTS/known_io" "$D" 2> "$TMP/k.err" ||
+KNOWN_IO_SWITCHES="$TMP/k.switches" \
+  "$GPUIO" trace -q -o "$TMP/k.pftrace" -- "$GPUIO_TESTS/known_io" "$D" 2> "$TMP/k.err" ||
   { cat "$TMP/k.err"; fail "gpuio trace -- known_io failed"; }
 read -r r1 w1 < <(dstat)
 if [ "$disk" = - ]; then echo - > "$TMP/diskstat"; else echo "$disk $((r1 - r0)) $((w1 - w0))" > "$TMP/diskstat"; fi
@@ -72,7 +73,8 @@ qs "$TMP/k.pftrace" "SELECT id, dev, op, bytes, path, call_id, call, call_path, 
   FROM gpuio_block_requests;" "$TMP/k.blocks"
 qs "$TMP/k.pftrace" "SELECT id, ts, state, blocked, blocked_kind, call_id, call, call_path
   FROM gpuio_thread_states WHERE call_id IS NOT NULL;" "$TMP/k.states"
-pycheck sql_truth.known_io "$D" "$TMP/k.calls" "$TMP/k.blocks" "$TMP/k.states" "$TMP/diskstat" ||
+pycheck sql_truth.known_io "$D" "$TMP/k.calls" "$TMP/k.blocks" "$TMP/k.states" "$TMP/diskstat" \
+  "$TMP/k.switches" ||
   fail "the views differ from what known_io did"
 q "$TMP/k.pftrace" "$TMP/doc/files.sql" "$TMP/k.q1"
 q "$TMP/k.pftrace" "$TMP/doc/block.sql" "$TMP/k.q2"

@@ -276,13 +276,10 @@ static int traced_add(struct trace_session *s, pid_t pid)
 	return 0;
 }
 
-/* Put tgid in the traced set and describe it in the capture. */
-static int add_target(struct trace_session *s, pid_t tgid, bool is_root_target)
+/* Describe tgid, already in the traced set, in the capture; a process gone
+ * by now leaves the set (a root target that is gone is an error). */
+static int describe_target(struct trace_session *s, pid_t tgid, bool is_root_target)
 {
-	int err = traced_add(s, tgid);
-
-	if (err)
-		return err;
 	/* its interpreter, for the stacks of what it does from now on */
 	if (s->c)
 		ringbuf_drain__python(s->c, tgid);
@@ -364,23 +361,55 @@ static int launch(struct trace_session *s)
 	return 0;
 }
 
-/* -p PID...: each target and its descendants. */
+/* Append to all[*n] the descendants of the -p targets not in it yet. */
+static void find_descendants(const struct trace_opts *o, pid_t *all, size_t *n)
+{
+	pid_t *d = calloc(MAX_TARGETS, sizeof(*d));
+	size_t nd, k, j;
+
+	for (int i = 0; d && i < o->npids; i++) {
+		nd = procfs_descendants(o->pids[i], d, MAX_TARGETS);
+		for (k = 0; k < nd && *n < MAX_TARGETS; k++) {
+			for (j = 0; j < *n && all[j] != d[k]; j++)
+				;
+			if (j == *n)
+				all[(*n)++] = d[k];
+		}
+	}
+	free(d);
+}
+
+/*
+ * -p PID...: each target and its descendants, all put in the traced set
+ * before any is described: reading a process's /proc takes milliseconds (a
+ * torch process: tens), and a worker added after its parent's description
+ * would be traced from later than its parent, its first requests or reads
+ * missing from a window that starts at the parent's first event. /proc is
+ * walked before the inserts (so they land together) and once after them,
+ * for a child forked in between; the kernel adds those forked later.
+ */
 static int attach_pids(struct trace_session *s)
 {
-	pid_t *desc = calloc(MAX_TARGETS, sizeof(*desc));
-	size_t nd;
+	pid_t *all = calloc(MAX_TARGETS, sizeof(*all));
+	size_t n = 0, k = 0;
+	int err = 0;
 
-	for (int i = 0; i < s->o->npids; i++) {
-		if (add_target(s, s->o->pids[i], true) < 0) {
-			free(desc);
-			return -ESRCH;
-		}
-		nd = desc ? procfs_descendants(s->o->pids[i], desc, MAX_TARGETS) : 0;
-		for (size_t k = 0; k < nd; k++)
-			add_target(s, desc[k], false);
+	if (!all)
+		return -ENOMEM;
+	for (int i = 0; i < s->o->npids && n < MAX_TARGETS; i++)
+		all[n++] = s->o->pids[i];
+	find_descendants(s->o, all, &n);
+	for (int pass = 0; pass < 2 && !err; pass++) {
+		for (; k < n && !err; k++)
+			err = traced_add(s, all[k]);
+		if (!pass)
+			find_descendants(s->o, all, &n);
 	}
-	free(desc);
-	return 0;
+	for (k = 0; k < n && !err; k++)
+		if (describe_target(s, all[k], k < (size_t)s->o->npids) < 0)
+			err = -ESRCH;
+	free(all);
+	return err;
 }
 
 /* Whether the launched command or the -p targets are gone (why_end set). */
