@@ -127,6 +127,7 @@ bench:
 	@tests/bench/prog_cost.sh | tee $(BUILD)/bench/prog_cost.md
 	@tests/bench/collector.sh | tee $(BUILD)/bench/collector.md
 	@tests/bench/loader.sh | tee $(BUILD)/bench/loader.md
+	@tests/bench/start.sh | tee $(BUILD)/bench/start.md
 	@tests/bench/monitor_run.sh
 	@tests/bench/monitor_sched.sh | tee $(BUILD)/bench/monitor_sched.md
 	@tests/bench/sched.sh | tee $(BUILD)/bench/sched.md

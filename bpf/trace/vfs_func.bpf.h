@@ -52,7 +52,7 @@ static __always_inline int fn_begin(__u8 hook, __u16 call, struct file *file,
 static __always_inline int fn_open_begin(struct open_how *how)
 {
 	struct vfs_args v = {
-		.call = GPUIO_CALL_OPENAT, .hook = HOOK_OPEN, .fd = -1, .fd2 = -1,
+		.call = GPUIO_CALL_OPENAT, .hook = HOOK_OPEN, .fd = -1, .fd2 = -1, .is_open = true,
 		.offset = -1, .offset2 = -1,
 		.flags = (__u32)BPF_CORE_READ(how, flags),
 	};

@@ -106,16 +106,19 @@ static __always_inline void sys_enter_decode(struct call_state *cs, long nr, con
 		if (v.offset == -1 && (nr == NR_preadv2 || nr == NR_pwritev2))
 			v.implicit = true;
 		break;
-	case NR_open:   v.call = GPUIO_CALL_OPEN;   v.fd = -1; v.flags = a[1]; break;
+	case NR_open:   v.call = GPUIO_CALL_OPEN;   v.fd = -1; v.flags = a[1]; goto open;
 	case NR_creat:  v.call = GPUIO_CALL_CREAT;  v.fd = -1;
-		v.flags = O_CREAT_ | O_WRONLY_ | O_TRUNC_; break;
-	case NR_openat: v.call = GPUIO_CALL_OPENAT; v.fd = -1; v.flags = a[2]; break;
+		v.flags = O_CREAT_ | O_WRONLY_ | O_TRUNC_; goto open;
+	case NR_openat: v.call = GPUIO_CALL_OPENAT; v.fd = -1; v.flags = a[2]; goto open;
 	case NR_openat2: {
 		__u64 fl = 0;
 		bpf_probe_read_user(&fl, sizeof(fl), (void *)a[2]);   /* how->flags */
 		v.call = GPUIO_CALL_OPENAT2; v.fd = -1; v.flags = fl;
-		break;
+		goto open;
 	}
+	open:
+		v.is_open = true;
+		break;
 	case NR_close:     v.call = GPUIO_CALL_CLOSE;     break;
 	case NR_fsync:     v.call = GPUIO_CALL_FSYNC;     break;
 	case NR_fdatasync: v.call = GPUIO_CALL_FDATASYNC; break;

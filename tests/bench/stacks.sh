@@ -13,7 +13,7 @@
 #     the sampler's BPF time per sample and per second of run from the
 #     kernel's own accounting (kernel.bpf_stats_enabled), as % of one CPU;
 #     and gpuio's own CPU time (user + sys, /proc) meanwhile, with and
-#     without samples (its start, ~0.3 s more to verify the stack walk, is
+#     without samples (its start, ~20 ms more to verify the stack walk, is
 #     left out: a cost once per trace, not per second).
 # Markdown on stdout; "n/a (why)" where a part cannot run. Needs root.
 set -uo pipefail

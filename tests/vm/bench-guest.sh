@@ -76,6 +76,8 @@ vmbench() {
         [ -n "$pc" ] && [ -n "$tc" ] || { cat /tmp/gb.out; fail "no cpu_per_call_ns or tracer CPU line (gpuio trace -v)"; }
         cpu=$(( pc + tc / calls ))
         echo "VMBENCH round=$r setup=$b:$m $(grep -o 'ns_per_call=[0-9]*' /tmp/gb.out) cpu_per_call_ns=$cpu mode=$vm $ev$dr"
+        # the start: gpuio's own "started in W ms (C ms CPU): parts" line
+        grep -o 'started in .*' /tmp/gb.out | sed "s/^/VMSTART round=$r setup=$b:$m /"
       done
     done
     for m in fentry kprobe syscall; do

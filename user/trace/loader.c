@@ -26,6 +26,7 @@
 #include "cuda/cuda_lib.h"
 #include "trace/loader.h"
 #include "trace/link_reaper.h"
+#include "trace/mode_probe.h"
 #include "lib/log.h"
 #include "lib/units.h"
 
@@ -587,6 +588,61 @@ static int force_vfs_mode(const struct gpuio_loader_opts *o, int *choice)
 }
 
 /*
+ * Layer lay's variant was refused for why: note it, step down to its next
+ * variant (a forced VFS mode only to its own family; an optional layer past
+ * its last one is off). 0, or -EPERM with the reason said.
+ */
+static int step_down(struct gpuio_loader *l, const struct gpuio_loader_opts *o, int *choice,
+		     int lay, const char *why)
+{
+	add_detail(l, "%s %s refused: %s", layers[lay].name, layers[lay].v[choice[lay]].mode, why);
+	pr_debug("%s mode %s refused: %s", layers[lay].name, layers[lay].v[choice[lay]].mode, why);
+	choice[lay]++;
+	/* a forced VFS mode must not silently fall to another one */
+	while (lay == L_VFS && o->vfs_mode && choice[lay] < nvariants(&layers[lay]) &&
+	       !vfs_mode_matches(&layers[lay].v[choice[lay]], o->vfs_mode))
+		choice[lay]++;
+	if (choice[lay] >= nvariants(&layers[lay]) && !layers[lay].optional) {
+		if (lay == L_VFS && o->vfs_mode)
+			pr_err("--vfs-mode=%s is not available on this kernel: %s "
+			       "(omit --vfs-mode to use the best mode that works)", o->vfs_mode, why);
+		else
+			pr_err("cannot trace the %s layer on this kernel: %s", layers[lay].name, why);
+		return -EPERM;
+	}
+	if (choice[lay] >= nvariants(&layers[lay]))
+		pr_warn("%s layer off: no attach mode works here (%s)", layers[lay].name, why);
+	return 0;
+}
+
+/*
+ * The VFS ladder's function-hook modes, asked with an empty program each
+ * (mode_probe.c, ~1 ms) before the whole set is loaded in one of them: a
+ * kernel without trampolines or kprobes refused only after ~300 ms of
+ * verifying every layer's programs, once per mode. The ladder still steps
+ * down if the whole set is refused where the probe was not.
+ */
+static int probe_vfs_modes(struct gpuio_loader *l, const struct gpuio_loader_opts *o, int *choice)
+{
+	char why[256];
+
+	/* make bench's start row: the ladder alone, as before the probe */
+	if (getenv("GPUIO_BENCH_NO_MODE_PROBE"))
+		return 0;
+	while (choice[L_VFS] < nvariants(&layers[L_VFS])) {
+		const char *fam = layers[L_VFS].v[choice[L_VFS]].family;
+		int kind = !strcmp(fam, "fentry") ? MODE_PROBE_FENTRY :
+			   !strcmp(fam, "kprobe") ? MODE_PROBE_KPROBE : -1;
+
+		if (kind < 0 || mode_probe(kind, why, sizeof(why)) == 0)
+			return 0;
+		if (step_down(l, o, choice, L_VFS, why) < 0)
+			return -EPERM;
+	}
+	return 0;
+}
+
+/*
  * The ladder: try the choices; on a refusal note why, step the refused layer
  * down to its next variant (an optional layer past its last one is off) and
  * try again. 0, or -EPERM with the reason said.
@@ -596,37 +652,27 @@ static int climb(struct gpuio_loader *l, const struct gpuio_loader_opts *o, int 
 	char why[256];
 
 	for (int attempt = 0; attempt < 16; attempt++) {
-		int rc, lay;
+		int rc;
 
 		why[0] = 0;
 		rc = try_load(l, o, choice, why, sizeof(why));
-		if (rc == 0)
+		if (rc == 0) {
+			struct bpf_program *p;
+			int n = 0;
+
+			bpf_object__for_each_program(p, l->skel->obj)
+				n += bpf_program__autoload(p);
+			snprintf(l->load_what, sizeof(l->load_what), "BPF load and attach "
+				 "(%d programs, %d %s)", n, attempt + 1, attempt ? "tries" : "try");
 			return 0;
+		}
 		detach_all(l);
 		if (rc < 0) {
 			pr_err("%s", why);
 			return -EPERM;
 		}
-		lay = rc - 1;
-		add_detail(l, "%s %s refused: %s", layers[lay].name,
-			   layers[lay].v[choice[lay]].mode, why);
-		pr_debug("%s mode %s refused: %s", layers[lay].name,
-			 layers[lay].v[choice[lay]].mode, why);
-		choice[lay]++;
-		/* a forced VFS mode must not silently fall to another one */
-		while (lay == L_VFS && o->vfs_mode && choice[lay] < nvariants(&layers[lay]) &&
-		       !vfs_mode_matches(&layers[lay].v[choice[lay]], o->vfs_mode))
-			choice[lay]++;
-		if (choice[lay] >= nvariants(&layers[lay]) && !layers[lay].optional) {
-			if (lay == L_VFS && o->vfs_mode)
-				pr_err("--vfs-mode=%s is not available on this kernel: %s "
-				       "(omit --vfs-mode to use the best mode that works)", o->vfs_mode, why);
-			else
-				pr_err("cannot trace the %s layer on this kernel: %s", layers[lay].name, why);
+		if (step_down(l, o, choice, rc - 1, why) < 0)
 			return -EPERM;
-		}
-		if (choice[lay] >= nvariants(&layers[lay]))
-			pr_warn("%s layer off: no attach mode works here (%s)", layers[lay].name, why);
 	}
 	pr_err("could not load gpuio's BPF programs after several attempts");
 	return -EPERM;
@@ -648,6 +694,8 @@ int gpuio_loader__open(const struct gpuio_loader_opts *o, struct gpuio_loader **
 		return -ENOTSUP;
 	}
 	err = force_vfs_mode(o, choice);
+	if (!err)
+		err = probe_vfs_modes(l, o, choice);
 	if (!err)
 		err = climb(l, o, choice);
 	if (err)
@@ -700,35 +748,6 @@ void gpuio_loader__destroy(struct gpuio_loader *l)
 	detach_all(l);
 }
 
-void gpuio_loader__describe(const struct gpuio_loader *l, struct gpuio_cap_header *h)
-{
-	const struct gpuio_cap_layer *ly;
-
-	gpuio_cap_layer__for_each(ly)
-		gpuio_cap_layer__set(ly, h, l->modes[ly - gpuio_cap_layers]);
-	snprintf(h->modes_detail, sizeof(h->modes_detail), "%s", l->detail);
-}
-
-void gpuio_loader__describe_off(const char *why, struct gpuio_cap_header *h)
-{
-	const struct gpuio_cap_layer *ly;
-
-	gpuio_cap_layer__for_each(ly)
-		gpuio_cap_layer__set(ly, h, "off");
-	snprintf(h->modes_detail, sizeof(h->modes_detail), "no BPF: %s; GPU from CUPTI only",
-		 why && *why ? why : "--no-bpf");
-}
-
-void gpuio_loader__modes_text(const struct gpuio_loader *l, char *buf, size_t len)
-{
-	struct gpuio_cap_header h;
-
-	/* as a capture of this trace names them, so that both read the same */
-	memset(&h, 0, sizeof(h));
-	gpuio_loader__describe(l, &h);
-	gpuio_cap_layers__text(&h, buf, len);
-}
-
 struct bpf_program *gpuio_loader__sample_prog(const struct gpuio_loader *l)
 {
 	return strcmp(l->modes[GPUIO_LAYER_SAMPLE], "off") ? l->skel->progs.py_sample : NULL;
@@ -745,26 +764,4 @@ const char *gpuio_loader__best_mode(enum gpuio_layer id)
 		if (layers[lay].hdr == (int)id)
 			return layers[lay].v[0].mode;
 	return "";
-}
-
-int gpuio_loader__probe(char *why, size_t len)
-{
-	int fd, err;
-
-	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "gpuio_probe", sizeof(__u32), sizeof(__u32), 1,
-			    NULL);
-	if (fd >= 0) {
-		close(fd);
-		return 0;
-	}
-	err = -errno;
-	if (err == -ENOSYS)
-		snprintf(why, len, "this kernel has no bpf() system call (a sandbox kernel such as "
-			 "gVisor)");
-	else if (err == -EPERM || err == -EACCES)
-		snprintf(why, len, "bpf() is not permitted here (%s: no CAP_BPF, a seccomp filter "
-			 "or an unprivileged container)", strerror(-err));
-	else
-		snprintf(why, len, "bpf() failed: %s", strerror(-err));
-	return err;
 }

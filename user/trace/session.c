@@ -30,6 +30,7 @@
 #include "trace/ringbuf_drain.h"
 #include "trace/sampler.h"
 #include "trace/session.h"
+#include "trace/start_clock.h"
 #include "trace/start_at.h"
 #include "lib/units.h"
 
@@ -57,6 +58,7 @@ struct trace_session {
 	const char *why_end;
 	int child_status;
 	__u64 start;
+	struct start_clock sc;           /* the start, part by part (-v) */
 };
 
 static volatile sig_atomic_t stop_signal;
@@ -224,7 +226,9 @@ static int setup(struct trace_session *s)
 		err = gpuio_loader__open(&lo, &s->l);
 		if (err)
 			return err;
+		start_clock__mark(&s->sc, s->l->load_what);
 		start_sampler(s);
+		start_clock__mark(&s->sc, "samples");
 		gpuio_loader__modes_text(s->l, modes, sizeof(modes));
 		pr_debug("attach modes: %s cuda=%s", modes, s->l->cuda_mode);
 	}
@@ -233,8 +237,10 @@ static int setup(struct trace_session *s)
 		pr_info("waiting until %s to attach (Ctrl-C cancels)", o->start_at_str);
 		if (gpuio_start_at__wait(&o->start_at) < 0)
 			return -EINTR;
+		start_clock__mark(&s->sc, "waiting for --start-at");
 	}
 	gpu_setup(s);
+	start_clock__mark(&s->sc, "CUDA libraries");
 	fill_header(s);
 	err = gpuio_cap_writer__create(o->capture, &s->hdr, s->ouid, s->ogid, &s->w);
 	if (err) {
@@ -253,6 +259,7 @@ static int setup(struct trace_session *s)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	start_clock__mark(&s->sc, "capture and collector");
 	return 0;
 }
 
@@ -435,16 +442,6 @@ static bool targets_ended(struct trace_session *s)
 	return false;
 }
 
-/* CPU time of this process, all its threads, ns. */
-static __u64 process_cpu_ns(void)
-{
-	struct timespec ts;
-
-	if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0)
-		return 0;
-	return (__u64)ts.tv_sec * NSEC_PER_SEC + (__u64)ts.tv_nsec;
-}
-
 /* Drain until an end comes; ticks for the stream, the GPU side and progress. */
 static void loop(struct trace_session *s)
 {
@@ -454,7 +451,18 @@ static void loop(struct trace_session *s)
 
 	s->start = last_stats = last_progress = clock_mono_ns();
 	for (;;) {
-		err = s->c ? ringbuf_drain__poll(s->c, 100) : sleep_ms(100);
+		int wait_ms = 100;
+
+		/* -d ends on time, not at the next 100 ms period after it */
+		if (o->duration_ns) {
+			__u64 at = s->start + o->duration_ns, t = clock_mono_ns();
+
+			if (at <= t)
+				wait_ms = 0;
+			else if ((at - t) / 1000000 < 100)
+				wait_ms = (int)((at - t + 999999) / 1000000);
+		}
+		err = s->c ? ringbuf_drain__poll(s->c, wait_ms) : sleep_ms(wait_ms);
 		if (err) {
 			pr_err("reading events failed: %s", strerror(-err));
 			s->why_end = "error";
@@ -657,6 +665,7 @@ int trace_session__run(const struct trace_opts *o, const struct trace_hooks *h,
 	s.gpu = s.h->gpu;
 	s.ticking = s.h->tick != NULL;
 	gpuio_sudo_ids(&s.ouid, &s.ogid);
+	start_clock__begin(&s.sc);
 	if (setup(&s) < 0)
 		goto fail;
 	if (o->cmd) {
@@ -673,6 +682,13 @@ int trace_session__run(const struct trace_opts *o, const struct trace_hooks *h,
 	/* the targets' descendants too, and from now on every tick */
 	gpu_watch__scan(s.gw);
 	gpuio_cap_writer__flush(s.w);
+	start_clock__mark(&s.sc, o->cmd ? "the command" : "targets");
+	if (gpuio_log_verbosity >= GPUIO_LOG_DEBUG) {
+		char t[512];
+
+		start_clock__text(&s.sc, t, sizeof(t));
+		pr_debug("%s", t);
+	}
 	if (gpuio_log_verbosity >= GPUIO_LOG_INFO) {
 		char d[32] = "";
 

@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: MIT
+/*
+ * mode_probe.c — the function-hook modes asked of the kernel with empty
+ * programs (mode_probe.h): a load the kernel refuses (EPERM: no
+ * trampolines) and an attach it cannot do (ENOENT: no kprobes) both show.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <bpf/libbpf.h>
+#include "mode_probe.skel.h"
+#include "trace/mode_probe.h"
+
+int mode_probe(enum mode_probe_kind kind, char *why, size_t len)
+{
+	struct mode_probe_bpf *sk = mode_probe_bpf__open();
+	static const char *const what[2][2] = {
+		[MODE_PROBE_FENTRY] = { "fentry on vfs_read", "fexit on vfs_read" },
+		[MODE_PROBE_KPROBE] = { "kprobe on vfs_read", "kretprobe on vfs_read" },
+	};
+	struct bpf_program *p[2];
+	struct bpf_link *ln[2] = { NULL, NULL };
+	int err = 0, i;
+
+	if (!sk) {
+		err = -errno;
+		snprintf(why, len, "cannot open the probe object: %s", strerror(-err));
+		return err;
+	}
+	p[0] = kind == MODE_PROBE_FENTRY ? sk->progs.probe_fentry : sk->progs.probe_kprobe;
+	p[1] = kind == MODE_PROBE_FENTRY ? sk->progs.probe_fexit : sk->progs.probe_kretprobe;
+	for (i = 0; i < 2; i++)
+		bpf_program__set_autoload(p[i], true);
+	err = mode_probe_bpf__load(sk);
+	if (err) {
+		snprintf(why, len, "%s: %s", what[kind][0], strerror(-err));
+		goto out;
+	}
+	for (i = 0; i < 2 && !err; i++) {
+		ln[i] = bpf_program__attach(p[i]);
+		if (!ln[i]) {
+			err = -errno;
+			snprintf(why, len, "attach %s: %s", what[kind][i], strerror(-err));
+		}
+	}
+out:
+	for (i = 0; i < 2; i++)
+		bpf_link__destroy(ln[i]);
+	mode_probe_bpf__destroy(sk);
+	return err;
+}
