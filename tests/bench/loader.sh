@@ -4,6 +4,8 @@
 #
 #   1. the bundled demo loader (build/tests/demo_loader DIR 2 6): it times the
 #      read phases of its warm epochs itself ("samples_per_s=");
+#   (each also as a whole run: 1 / the command's wall time, gpuio's start
+#   and end included, beside the steady state the loader times itself)
 #   2. a PyTorch DataLoader (tests/progs/torch_loader.py, Debian's
 #      python3-torch, /usr/bin/python3): 4 workers, 100 KB files in the page
 #      cache, batches of 32; samples/s = samples / the loop's own
@@ -87,12 +89,18 @@ table() {
   local title=$1 extract=$2; shift 2
   local setups="untraced traced no-sched" r s v
   declare -A vals=()
+  declare -A walls=()
+  local t0 t1
   for r in $(seq "$RUNS"); do
     for s in $setups; do
       say "$title: round $r, $s"
+      t0=$(date +%s%N)
       v=$(run_setup "$s" "$@" 2>"$T/err" | $extract)
+      t1=$(date +%s%N)
       [ -n "$v" ] || v=$($extract <"$T/err")
       vals[$s]="${vals[$s]:-} ${v:-n/a}"
+      # the whole command, gpuio's start and end included, as runs/s
+      walls[$s]="${walls[$s]:-} $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f", 1e9 / (b - a) }')"
     done
   done
   if [ -n "$STATS" ]; then
@@ -102,11 +110,24 @@ table() {
   echo "### $title"
   echo
   # per round: the setup's rate and its slowdown against that round's untraced
-  python3 - "$RUNS" "${vals[untraced]}" "${vals[traced]}" "${vals[no-sched]}" <<'PY'
+  # steady state (the loader's own rate, its start left out), then the
+  # whole command (1 / its wall time: gpuio's start and end, the
+  # interpreter's and the workers' start included)
+  for what in steady whole; do
+    if [ $what = steady ]; then
+      echo "Steady state: the loader's own samples/s (its start left out)."
+    else
+      echo "Whole run: 1 / the command's wall time (gpuio's start and end, the interpreter's and the workers' start included)."
+    fi
+    echo
+    if [ $what = steady ]; then a=${vals[untraced]} b=${vals[traced]} c=${vals[no-sched]}
+    else a=${walls[untraced]} b=${walls[traced]} c=${walls[no-sched]}; fi
+  python3 - "$RUNS" "$a" "$b" "$c" "$what" <<'PY'
 import math, statistics, sys
 n = int(sys.argv[1])
 cols = [[float(x) if x not in ("", "n/a") else None for x in a.split()] for a in sys.argv[2:5]]
 names = ["untraced", "gpuio trace (all layers)", "gpuio trace --no-sched"]
+unit = "samples/s" if sys.argv[5] == "steady" else "runs/s"
 
 def ci(xs):
     """~95% distribution-free interval of the median: order statistics"""
@@ -114,14 +135,14 @@ def ci(xs):
     k = max(1, int(math.floor((len(xs) - 1.96 * math.sqrt(len(xs))) / 2)))
     return (xs[k - 1], xs[len(xs) - k]) if len(xs) >= 6 else (None, None)
 
-print("| setup | samples/s (median) | slowdown, median of the rounds' pairs | ~95% CI of it | rounds | resolves 2%? | target ≤ 2% (#25) |")
+print("| setup | %s (median) | slowdown, median of the rounds' pairs | ~95%% CI of it | rounds | resolves 2%%? | target ≤ 2%% (#25, #34: steady state) |" % unit)
 print("|---|---:|---:|---|---:|---|---|")
 base = cols[0]
 for name, col in zip(names, cols):
     rates = [v for v in col if v]
     med = statistics.median(rates) if rates else None
     if col is base:
-        print("| %s | %s | — | — | %d | — | — |" % (name, "%.1f" % med if med else "n/a", len(rates)))
+        print("| %s | %s | — | — | %d | — | — |" % (name, "%.4g" % med if med else "n/a", len(rates)))
         continue
     sl = [100.0 * (b - v) / b for b, v in zip(base, col) if b and v]
     if not sl:
@@ -131,10 +152,13 @@ for name, col in zip(names, cols):
     res = "n/a (too few rounds)" if lo is None else ("yes" if hi - lo <= 4.0 else "no: the interval is %.1f points wide" % (hi - lo))
     # met: the whole interval at or under 2%; not met: the whole interval over it
     tgt = "n/a" if lo is None else "met" if hi <= 2.0 else "not met" if lo > 2.0 else "not shown (the interval spans 2%)"
-    print("| %s | %.1f | %+.1f %% | %s | %d | %s | %s |" % (name, med, statistics.median(sl),
+    if unit == "runs/s":
+        tgt = "— (start included)"
+    print("| %s | %.4g | %+.1f %% | %s | %d | %s | %s |" % (name, med, statistics.median(sl),
           "[%+.1f, %+.1f] %%" % (lo, hi) if lo is not None else "n/a", len(sl), res, tgt))
 PY
   echo
+  done
   # where the time goes: the kernel's run time of gpuio's programs in the last
   # run (after the rounds), against that run's wall time (one CPU = 100%)
   if [ -n "$STATS" ] && [ -s "$T/progs.last" ]; then
