@@ -5,6 +5,7 @@
  * costs about a millisecond; loading the whole set only to learn that the
  * kernel refuses fentry (no trampolines) or kprobes (none built in) cost
  * ~300 ms per refused mode (user/trace/loader.c probes before its ladder).
+ * The same for the CUDA layer's uprobe.multi links (6.6+, per process 6.10+).
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -30,6 +31,14 @@ int BPF_KPROBE(probe_kprobe)
 
 SEC("?kretprobe/vfs_read")
 int BPF_KRETPROBE(probe_kretprobe)
+{
+	return 0;
+}
+
+/* loaded as uprobe.multi (expected attach type set by mode_probe.c: the
+ * section name is newer than Debian's libbpf); its links are only asked */
+SEC("?uprobe")
+int BPF_KPROBE(probe_uprobe_multi)
 {
 	return 0;
 }

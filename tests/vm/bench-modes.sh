@@ -172,6 +172,6 @@ grep -o 'VMSTART .*' "$out" | awk -v unit="$unit" '
   END {
     if (!length(seen)) exit
     printf "\n### Start: from gpuio trace to tracing, in the guest (%s)\n\n", unit
-    printf "| setup | to tracing, ms | CPU ms | BPF load + attach, ms | programs, tries |\n|---|---:|---:|---:|---|\n"
+    printf "| setup | to tracing, ms | CPU ms | BPF load + attach, ms | programs, loads |\n|---|---:|---:|---:|---|\n"
     for (s in seen) printf "| %s | %s | %s | %s | %s |\n", s, med(w[s]), med(c[s]), med(ld[s]), what[s]
   }' | tee -a "$src/build/vm/bench.md"

@@ -30,124 +30,8 @@
 #include "lib/log.h"
 #include "lib/units.h"
 
-#define MAX_PROGS 64
-/* VFS records per ring-buffer reservation (VFS_BATCH_CAP of bpf/trace/batch.bpf.h) */
-#define VFS_BATCH_RECORDS 16
-
-/* A program name prefixed "?func:" loads only where the kernel has func;
- * "@tracepoint:" attaches it to syscalls:tracepoint, where that exists. */
-struct variant {
-	const char *mode;              /* as reported, e.g. "sys:tp_btf" */
-	const char *family;            /* as forced by --vfs-mode */
-	bool needs_tracefs;
-	const char *progs[MAX_PROGS];
-	unsigned int expected_attach;  /* set on its programs before load (0: libbpf's) */
-};
-
-struct layer {
-	const char *name;
-	int hdr;                       /* its layer in the capture header (enum gpuio_layer), -1: none */
-	bool optional;                 /* the trace goes on without it */
-	struct variant v[8];
-	bool manual;                   /* loaded here, attached by its module (per library) */
-};
-
-enum { L_PROC, L_VFS, L_BLOCK, L_PAGECACHE, L_IOURING, L_SCHED, L_FAULT, L_CUDA, L_SAMPLE,
-       L_COUNT };
-
-#define FN_PROGS(e, x) \
-	"vfs_read_" e, "vfs_read_" x, "vfs_write_" e, "vfs_write_" x, \
-	"?vfs_readv:vfs_readv_" e, "?vfs_readv:vfs_readv_" x, \
-	"?vfs_writev:vfs_writev_" e, "?vfs_writev:vfs_writev_" x, \
-	"?vfs_iter_read:vfs_iter_read_" e, "?vfs_iter_read:vfs_iter_read_" x, \
-	"?vfs_iter_write:vfs_iter_write_" e, "?vfs_iter_write:vfs_iter_write_" x, \
-	"vfs_fsync_" e, "vfs_fsync_" x, "vfs_open_" e, "vfs_open_" x, \
-	"?filp_close:vfs_close_" e, "?filp_close:vfs_close_" x, \
-	"?__sys_recvfrom:vfs_sock_recvfrom_" e, "?__sys_recvfrom:vfs_sock_recvfrom_" x, \
-	"?__sys_sendto:vfs_sock_sendto_" e, "?__sys_sendto:vfs_sock_sendto_" x, \
-	"?__sys_recvmsg:vfs_sock_recvmsg_" e, "?__sys_recvmsg:vfs_sock_recvmsg_" x, \
-	"?__sys_sendmsg:vfs_sock_sendmsg_" e, "?__sys_sendmsg:vfs_sock_sendmsg_" x, \
-	"?__sys_recvmmsg:vfs_sock_recvmmsg_" e, "?__sys_recvmmsg:vfs_sock_recvmmsg_" x, \
-	"?__sys_sendmmsg:vfs_sock_sendmmsg_" e, "?__sys_sendmmsg:vfs_sock_sendmmsg_" x
-
-/* the syscalls sys_enter_decode knows (bpf/trace/vfs_syscall.bpf.h), each
- * with its own tracepoints: other syscalls run nothing */
-#define SYSC(e, x, name) "@sys_enter_" name ":" e, "@sys_exit_" name ":" x
-#define SYSC_PROGS(e, x) \
-	SYSC(e, x, "read"), SYSC(e, x, "write"), SYSC(e, x, "open"), SYSC(e, x, "close"), \
-	SYSC(e, x, "pread64"), SYSC(e, x, "pwrite64"), SYSC(e, x, "readv"), SYSC(e, x, "writev"), \
-	SYSC(e, x, "sendfile64"), SYSC(e, x, "fsync"), SYSC(e, x, "fdatasync"), \
-	SYSC(e, x, "ftruncate"), SYSC(e, x, "creat"), SYSC(e, x, "openat"), SYSC(e, x, "splice"), \
-	SYSC(e, x, "sync_file_range"), SYSC(e, x, "fallocate"), SYSC(e, x, "preadv"), \
-	SYSC(e, x, "pwritev"), SYSC(e, x, "copy_file_range"), SYSC(e, x, "preadv2"), \
-	SYSC(e, x, "pwritev2"), SYSC(e, x, "openat2"), \
-	SYSC(e, x, "sendto"), SYSC(e, x, "recvfrom"), SYSC(e, x, "sendmsg"), SYSC(e, x, "recvmsg"), \
-	SYSC(e, x, "recvmmsg"), SYSC(e, x, "sendmmsg")
-
-static const struct layer layers[L_COUNT] = {
-	[L_PROC] = { "proc", GPUIO_LAYER_PROC, false, {
-		{ "tp_btf", NULL, false, { "proc_fork_btf", "proc_exec_btf", "proc_exit_btf", "proc_free_btf", "proc_rename_btf" } },
-		{ "raw_tp", NULL, false, { "proc_fork_raw", "proc_exec_raw", "proc_exit_raw", "proc_free_raw", "proc_rename_raw" } },
-	} },
-	[L_VFS] = { "vfs", GPUIO_LAYER_VFS, false, {
-		{ "fentry", "fentry", false, { FN_PROGS("fentry", "fexit") } },
-		{ "kprobe", "kprobe", false, { FN_PROGS("kp", "krp") } },
-		{ "sys:tp_btf", "syscall", false, { "vfs_sys_enter_btf", "vfs_sys_exit_btf" } },
-		{ "sys:raw_tp", "syscall", false, { "vfs_sys_enter_raw", "vfs_sys_exit_raw" } },
-		{ "sys:tracepoint", "syscall", true, { "vfs_sys_enter_tp", "vfs_sys_exit_tp" } },
-		/* by --vfs-mode only: nothing for other processes' syscalls, but
-		 * 58 links whose detach the kernel serialises (link_reaper.c) */
-		{ "sys:each", "per_syscall", true, { SYSC_PROGS("vfs_sysc_enter", "vfs_sysc_exit") } },
-		{ "sys:each:probe", "per_syscall", true,
-		  { SYSC_PROGS("vfs_sysc_enter_probe", "vfs_sysc_exit_probe") } },
-	} },
-	[L_BLOCK] = { "block", GPUIO_LAYER_BLOCK, true, {
-		{ "tp_btf", NULL, false, { "blk_bio_queue_btf", "blk_split_btf", "blk_rq_insert_btf", "blk_rq_issue_btf", "blk_rq_complete_btf" } },
-		{ "raw_tp", NULL, false, { "blk_bio_queue_raw", "blk_split_raw", "blk_rq_insert_raw", "blk_rq_issue_raw", "blk_rq_complete_raw" } },
-	} },
-	[L_PAGECACHE] = { "pagecache", GPUIO_LAYER_PAGECACHE, true, {
-		{ "tp_btf", NULL, false, { "pc_add_btf", "pc_dirty_btf" } },
-		{ "raw_tp", NULL, false, { "pc_add_raw", "pc_dirty_raw" } },
-	} },
-	[L_IOURING] = { "io_uring", GPUIO_LAYER_IOURING, true, {
-		{ "tp_btf", NULL, false, { "uring_submit_btf", "uring_complete_cqe_btf" } },
-		{ "tp_btf:v1", NULL, false, { "uring_submit_btf", "uring_complete_args_btf" } },
-		{ "tp_btf:v0", NULL, false, { "uring_submit_sqe_btf", "uring_complete_args_btf" } },
-	} },
-	/* thread states and wake-ups of traced threads (--no-sched: off); its
-	 * switch-out sends a thread's batched VFS records, vfs_batch_flush is the
-	 * iterator that sends those still waiting at the end */
-	[L_SCHED] = { "sched", GPUIO_LAYER_SCHED, true, {
-		{ "tp_btf", NULL, false, { "sched_switch_btf", "sched_waking_btf", "sched_wakeup_new_btf",
-					   "vfs_batch_flush" } },
-		{ "raw_tp", NULL, false, { "sched_switch_raw", "sched_waking_raw", "sched_wakeup_new_raw",
-					   "vfs_batch_flush" } },
-	} },
-	/* page faults on file mappings (--no-faults: off): the filemap events
-	 * (6.11+) name a fault's file, else a lookup at its entry (":vma", costly
-	 * per fault); fault_flush is the iterator that settles the faults still
-	 * open at the end */
-	[L_FAULT] = { "fault", GPUIO_LAYER_FAULT, true, {
-		{ "tp_btf", NULL, false, { "fault_user_btf", "fault_fmap_btf", "fault_fpages_btf",
-					   "fault_exit_btf", "fault_flush" } },
-		{ "tp_btf:vma", NULL, false, { "fault_user_vma_btf", "fault_exit_btf", "fault_flush" } },
-		{ "raw_tp", NULL, false, { "fault_user_raw", "fault_fmap_raw", "fault_fpages_raw",
-					   "fault_exit_raw", "fault_flush" } },
-		{ "raw_tp:vma", NULL, false, { "fault_user_vma_raw", "fault_exit_raw", "fault_flush" } },
-	} },
-	/* attached per library file by user/trace/cuda_probes.c (--no-cuda-uprobes: off) */
-	[L_CUDA] = { "cuda", -1, true, {
-		/* BPF_TRACE_UPROBE_MULTI (48; libbpf 1.1's headers predate it) */
-		{ "uprobe.multi", NULL, false, { "cuda_multi_entry", "cuda_multi_return" },
-		  .expected_attach = 48 },
-		{ "uprobe", NULL, false, { "cuda_api_entry", "cuda_api_return" } },
-	}, .manual = true },
-	/* on-CPU samples of traced Python threads (--sample-hz): a CPU-clock
-	 * perf event per CPU, opened and attached by user/trace/sampler.c */
-	[L_SAMPLE] = { "samples", GPUIO_LAYER_SAMPLE, true, {
-		{ "perf_event", NULL, false, { "py_sample" } },
-	}, .manual = true },
-};
+#include "trace/btf_names.h"
+#include "trace/loader_priv.h"
 
 /* Program name of a table entry ("?func:name" -> name). */
 static const char *prog_name(const char *entry)
@@ -183,10 +67,20 @@ static bool tracefs_has_syscall(const char *name)
 	return access(path, F_OK) == 0;
 }
 
+/* The kernel's BTF, loaded once (NULL: none). */
+static struct btf *vmlinux_btf(void)
+{
+	static struct btf *vmlinux;
+
+	if (!vmlinux)
+		vmlinux = btf__load_vmlinux_btf();
+	return vmlinux;
+}
+
 /* Is an optional entry's kernel function present (in vmlinux BTF)? */
 static bool prog_available(const char *entry)
 {
-	static struct btf *vmlinux;
+	struct btf *vmlinux;
 	char func[64];
 	const char *c;
 
@@ -199,11 +93,8 @@ static bool prog_available(const char *entry)
 	if (!c || (size_t)(c - entry - 1) >= sizeof(func))
 		return false;
 	snprintf(func, sizeof(func), "%.*s", (int)(c - entry - 1), entry + 1);
-	if (!vmlinux)
-		vmlinux = btf__load_vmlinux_btf();
-	if (!vmlinux)
-		return false;
-	return btf__find_by_name_kind(vmlinux, func, BTF_KIND_FUNC) > 0;
+	vmlinux = vmlinux_btf();
+	return vmlinux && btf__find_by_name_kind(vmlinux, func, BTF_KIND_FUNC) > 0;
 }
 
 /*
@@ -462,6 +353,7 @@ static int load_progs(struct gpuio_loader *l, const int *choice, char *why, size
 
 	load_log_len = 0;
 	load_log[0] = 0;
+	l->loads++;
 	err = gpuio_bpf__load(l->skel);
 	if (!err)
 		return 0;
@@ -514,6 +406,47 @@ static int attach_layers(struct gpuio_loader *l, const struct gpuio_loader_opts 
 	return 0;
 }
 
+/*
+ * Does every tp_btf program of the chosen variants have its tracepoint in
+ * this kernel (a btf_trace_NAME type)? A tracepoint newer than the kernel
+ * (io_uring_submit_req 6.3, the filemap fault events 6.11) is then refused
+ * by name, before any program is loaded: on a stock 6.1 kernel the ladder
+ * took 5 loads of the whole set. 0, or the layer + 1 with why.
+ */
+static int check_tracepoints(struct gpuio_loader *l, const struct gpuio_loader_opts *o,
+			     const int *choice, char *why, size_t whylen)
+{
+	char ty[96];
+
+	for (int lay = 0; lay < L_COUNT; lay++) {
+		const struct variant *v;
+
+		if (choice[lay] >= nvariants(&layers[lay]))
+			continue;
+		v = &layers[lay].v[choice[lay]];
+		for (int p = 0; p < MAX_PROGS && v->progs[p]; p++) {
+			struct bpf_program *prog;
+			const char *sec;
+
+			if (!prog_wanted(o, v->progs[p]) ||
+			    !(prog = bpf_object__find_program_by_name(l->skel->obj,
+								      prog_name(v->progs[p]))))
+				continue;
+			sec = bpf_program__section_name(prog);
+			sec += sec[0] == '?';
+			if (strncmp(sec, "tp_btf/", 7))
+				continue;
+			snprintf(ty, sizeof(ty), "btf_trace_%s", sec + 7);
+			if (btf_names__has(ty) == 0) {
+				snprintf(why, whylen, "%s: no tracepoint %s in this kernel",
+					 prog_name(v->progs[p]), sec + 7);
+				return lay + 1;
+			}
+		}
+	}
+	return 0;
+}
+
 /* One attempt with the current choices. Returns 0, or the failing layer + 1 (-1: none). */
 static int try_load_unlocked(struct gpuio_loader *l, const struct gpuio_loader_opts *o, int *choice,
 			     char *why, size_t whylen)
@@ -522,7 +455,9 @@ static int try_load_unlocked(struct gpuio_loader *l, const struct gpuio_loader_o
 
 	if (open_skel(l, o, choice, why, whylen) < 0)
 		return -1;
-	rc = mark_autoload(l, o, choice, why, whylen);
+	rc = check_tracepoints(l, o, choice, why, whylen);
+	if (!rc)
+		rc = mark_autoload(l, o, choice, why, whylen);
 	if (!rc)
 		rc = load_progs(l, choice, why, whylen);
 	if (rc)
@@ -616,13 +551,14 @@ static int step_down(struct gpuio_loader *l, const struct gpuio_loader_opts *o, 
 }
 
 /*
- * The VFS ladder's function-hook modes, asked with an empty program each
- * (mode_probe.c, ~1 ms) before the whole set is loaded in one of them: a
- * kernel without trampolines or kprobes refused only after ~300 ms of
- * verifying every layer's programs, once per mode. The ladder still steps
- * down if the whole set is refused where the probe was not.
+ * The modes the kernel may lack, asked with an empty program each
+ * (mode_probe.c, ~1 ms) before the whole set is loaded in one of them: the
+ * VFS ladder's function hooks (a kernel without trampolines or kprobes
+ * refused them only after ~300 ms of verifying every layer's programs, once
+ * per mode) and the CUDA layer's uprobe.multi links (6.6+). The ladder
+ * still steps down if the whole set is refused where a probe passed.
  */
-static int probe_vfs_modes(struct gpuio_loader *l, const struct gpuio_loader_opts *o, int *choice)
+static int probe_modes(struct gpuio_loader *l, const struct gpuio_loader_opts *o, int *choice)
 {
 	char why[256];
 
@@ -635,10 +571,14 @@ static int probe_vfs_modes(struct gpuio_loader *l, const struct gpuio_loader_opt
 			   !strcmp(fam, "kprobe") ? MODE_PROBE_KPROBE : -1;
 
 		if (kind < 0 || mode_probe(kind, why, sizeof(why)) == 0)
-			return 0;
+			break;
 		if (step_down(l, o, choice, L_VFS, why) < 0)
 			return -EPERM;
 	}
+	if (choice[L_CUDA] < nvariants(&layers[L_CUDA]) &&
+	    layers[L_CUDA].v[choice[L_CUDA]].expected_attach &&
+	    mode_probe(MODE_PROBE_UPROBE_MULTI, why, sizeof(why)) != 0)
+		return step_down(l, o, choice, L_CUDA, why);
 	return 0;
 }
 
@@ -663,7 +603,7 @@ static int climb(struct gpuio_loader *l, const struct gpuio_loader_opts *o, int 
 			bpf_object__for_each_program(p, l->skel->obj)
 				n += bpf_program__autoload(p);
 			snprintf(l->load_what, sizeof(l->load_what), "BPF load and attach "
-				 "(%d programs, %d %s)", n, attempt + 1, attempt ? "tries" : "try");
+				 "(%d programs, %d %s)", n, l->loads, l->loads > 1 ? "loads" : "load");
 			return 0;
 		}
 		detach_all(l);
@@ -695,7 +635,7 @@ int gpuio_loader__open(const struct gpuio_loader_opts *o, struct gpuio_loader **
 	}
 	err = force_vfs_mode(o, choice);
 	if (!err)
-		err = probe_vfs_modes(l, o, choice);
+		err = probe_modes(l, o, choice);
 	if (!err)
 		err = climb(l, o, choice);
 	if (err)

@@ -47,7 +47,8 @@ struct gpuio_loader {
 	struct bpf_link *batch_iter;     /* the batched records' end-of-trace iterator, or NULL */
 	unsigned int vfs_batch;          /* VFS records per reservation; 0: not batched */
 	unsigned long long *traced_bits; /* the BPF side's traced-tgid bitmap, mmapped */
-	char load_what[64];              /* "BPF load (N programs, K tries)", for -v */
+	char load_what[64];              /* "BPF load and attach (N programs, K loads)", -v */
+	int loads;                       /* loads of the whole set the ladder took */
 };
 
 /* Returns 0 or -errno with a one-line reason already printed. */

@@ -9,12 +9,31 @@
 #include <string.h>
 #include <bpf/libbpf.h>
 #include "mode_probe.skel.h"
+#include "cuda/cuda_lib.h"
 #include "trace/mode_probe.h"
+
+/* BPF_TRACE_UPROBE_MULTI (48; libbpf 1.1's headers predate it) */
+#define ATTACH_UPROBE_MULTI_TYPE 48
+
+static int probe_uprobe_multi(struct mode_probe_bpf *sk, char *why, size_t len)
+{
+	struct bpf_program *p = sk->progs.probe_uprobe_multi;
+	int err;
+
+	bpf_program__set_autoload(p, true);
+	bpf_program__set_expected_attach_type(p, ATTACH_UPROBE_MULTI_TYPE);
+	err = mode_probe_bpf__load(sk);
+	if (err) {
+		snprintf(why, len, "uprobe.multi program: %s", strerror(-err));
+		return err;
+	}
+	return cuda_uprobe_multi_probe(bpf_program__fd(p), why, len);
+}
 
 int mode_probe(enum mode_probe_kind kind, char *why, size_t len)
 {
 	struct mode_probe_bpf *sk = mode_probe_bpf__open();
-	static const char *const what[2][2] = {
+	static const char *const what[][2] = {
 		[MODE_PROBE_FENTRY] = { "fentry on vfs_read", "fexit on vfs_read" },
 		[MODE_PROBE_KPROBE] = { "kprobe on vfs_read", "kretprobe on vfs_read" },
 	};
@@ -25,6 +44,11 @@ int mode_probe(enum mode_probe_kind kind, char *why, size_t len)
 	if (!sk) {
 		err = -errno;
 		snprintf(why, len, "cannot open the probe object: %s", strerror(-err));
+		return err;
+	}
+	if (kind == MODE_PROBE_UPROBE_MULTI) {
+		err = probe_uprobe_multi(sk, why, len);
+		mode_probe_bpf__destroy(sk);
 		return err;
 	}
 	p[0] = kind == MODE_PROBE_FENTRY ? sk->progs.probe_fentry : sk->progs.probe_kprobe;

@@ -9,10 +9,11 @@
 
 #include <stddef.h>
 
-enum mode_probe_kind { MODE_PROBE_FENTRY, MODE_PROBE_KPROBE };
+enum mode_probe_kind { MODE_PROBE_FENTRY, MODE_PROBE_KPROBE, MODE_PROBE_UPROBE_MULTI };
 
-/* 0 when both of the kind's programs load and attach; else -errno, and
- * why (as the ladder would say it: "PROGRAM: REASON"). */
+/* 0 when both of the kind's programs load and attach (uprobe.multi: loads,
+ * and its links are per process: cuda_uprobe_multi_probe); else -errno,
+ * and why (as the ladder would say it: "PROGRAM: REASON"). */
 int mode_probe(enum mode_probe_kind kind, char *why, size_t len);
 
 #endif
