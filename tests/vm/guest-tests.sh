@@ -368,7 +368,14 @@ gpuio_attach_fentry() {
   else
     known unresolved-named "path_unresolved=$unres, yet every file in the capture has a name" || bad=1
   fi
-  [ $bad -eq 0 ] || fail "gpuio trace -p (default mode): see MISMATCH lines"
+  if [ $bad -ne 0 ]; then
+    # what to look at when it fails: gpuio's whole -v log, the stats, every
+    # VFS record the capture holds (in order), and where known_io was
+    cat /tmp/attach.log
+    grep '^stats ' /tmp/attach.tot
+    capture_totals --dump /tmp/attach.gpuio | grep -a '^vfs ' | head -120
+    fail "gpuio trace -p (default mode): see MISMATCH lines"
+  fi
 }
 check gpuio-attach-fentry gpuio_attach_fentry
 
