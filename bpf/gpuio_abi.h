@@ -76,6 +76,15 @@ enum gpuio_call {
 	/* socket calls (read/write/readv/writev on a socket keep their names) */
 	GPUIO_CALL_RECVFROM, GPUIO_CALL_SENDTO, GPUIO_CALL_RECVMSG, GPUIO_CALL_SENDMSG,
 	GPUIO_CALL_RECVMMSG, GPUIO_CALL_SENDMMSG,
+	/* Linux native AIO: an iocb, from its io_submit to the io_getevents
+	 * that reaped it (bpf/trace/aio.bpf.h); then the two syscalls */
+	GPUIO_CALL_AIO_READ, GPUIO_CALL_AIO_WRITE, GPUIO_CALL_AIO_FSYNC,
+	GPUIO_CALL_AIO_FDSYNC, GPUIO_CALL_AIO_POLL,
+	GPUIO_CALL_IO_SUBMIT, GPUIO_CALL_IO_GETEVENTS,
+	/* a socket's connection: connect (fd the socket, ret 0 or -errno) and
+	 * accept/accept4 (fd and dev/ino the accepted socket, fd2 the
+	 * listening one; ret the new fd or -errno) */
+	GPUIO_CALL_CONNECT, GPUIO_CALL_ACCEPT,
 	GPUIO_CALL_MAX
 };
 /*
@@ -85,6 +94,18 @@ enum gpuio_call {
  * flags given. recvmmsg/sendmmsg: requested and ret sum the messages' bytes
  * (msg_len), and offset2 is the messages the call moved (the syscall's own
  * return value), -1 when it failed.
+ */
+
+/*
+ * AIO records (bpf/trace/aio.bpf.h). An iocb (AIO_READ/WRITE/FSYNC/FDSYNC/
+ * POLL): hdr.ts its io_submit's entry, dur_ns until the io_getevents that
+ * reaped it returned, tid the submitter, fd/dev/ino/ftype its file, offset
+ * and requested from the iocb (the sum of the iovecs for PREADV/PWRITEV; -1
+ * and 0 for the others), ret the event's res, flags its RWF_* flags, seq 0.
+ * IO_SUBMIT: the syscall; fd/dev/ino its first iocb's file, requested the
+ * bytes its traced iocbs ask for, flags the iocbs it was given, ret how many
+ * it took (or -errno). IO_GETEVENTS: no file; ret the events it returned
+ * (only one that reaped a traced request is recorded).
  */
 
 /*
@@ -301,6 +322,7 @@ enum gpuio_stat {
 	GPUIO_STAT_RB_DROP_STACK,     /* ring buffer full: a stack, code object or stack reference lost */
 	GPUIO_STAT_PY_NO_TSTATE,      /* a Python thread's own thread state not found: no stack */
 	GPUIO_STAT_PY_CUT,            /* a Python stack cut short (unreadable frame, too deep) */
+	GPUIO_STAT_AIO_UNTRACKED,     /* AIO iocbs or events past the first 1024 of one syscall */
 	GPUIO_STAT_MAX
 };
 

@@ -47,11 +47,11 @@ import json
 import sys
 from collections import defaultdict
 
-READ_CALLS = {"read", "pread64", "readv", "preadv", "preadv2", "io_uring_read"}
-WRITE_CALLS = {"write", "pwrite64", "writev", "pwritev", "pwritev2", "io_uring_write"}
+READ_CALLS = {"read", "pread64", "readv", "preadv", "preadv2", "io_uring_read", "aio_read"}
+WRITE_CALLS = {"write", "pwrite64", "writev", "pwritev", "pwritev2", "io_uring_write", "aio_write"}
 OPEN_CALLS = {"open", "openat", "openat2", "creat"}
 TWO_FILE_CALLS = {"sendfile", "copy_file_range", "splice"}
-SYNC_CALLS = {"fsync", "fdatasync", "sync_file_range"}
+SYNC_CALLS = {"fsync", "fdatasync", "sync_file_range", "aio_fsync", "aio_fdsync"}
 SLICE_PHASES = {"X", "B", "E"}
 TS_PHASES = {"X", "B", "E", "i", "I", "C", "b", "e", "n", "s", "t", "f", "R"}
 MAX_ERRORS = 25

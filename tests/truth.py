@@ -15,8 +15,8 @@ import gzip
 import json
 import sys
 
-READ_CALLS = {"read", "pread64", "readv", "preadv", "preadv2", "io_uring_read"}
-WRITE_CALLS = {"write", "pwrite64", "writev", "pwritev", "pwritev2", "io_uring_write"}
+READ_CALLS = {"read", "pread64", "readv", "preadv", "preadv2", "io_uring_read", "aio_read"}
+WRITE_CALLS = {"write", "pwrite64", "writev", "pwritev", "pwritev2", "io_uring_write", "aio_write"}
 OPEN_CALLS = {"open", "openat", "openat2", "creat"}
 INFO_NAME = "gpuio trace info"
 DISK_PID_BASE = 0x40000000

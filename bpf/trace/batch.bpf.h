@@ -26,7 +26,7 @@
 #define GPUIO_BATCH_BPF_H
 #include "trace/common.bpf.h"
 
-#define VFS_BATCH_CAP    16                 /* records a batch holds at most */
+#define VFS_BATCH_CAP    16                 /* records a batch holds at most (a power of 2) */
 #define VFS_BATCH_AGE_NS 10000000ull        /* 10 ms: see above */
 
 /* records per reservation (loader: VFS_BATCH_CAP when the scheduler layer
@@ -77,7 +77,15 @@ static __always_inline void batch_flush_locked(struct vfs_batch *b, __u32 pid, _
 		return;
 	if (n > VFS_BATCH_CAP)
 		n = VFS_BATCH_CAP;
+	/* bounded again where the size is made: 6.1's verifier loses the
+	 * bound above when the compiler keeps n on the stack */
+	barrier_var(n);
+	if (n > VFS_BATCH_CAP)
+		n = VFS_BATCH_CAP;
 	size = sizeof(b->hdr) + (__u64)n * sizeof(b->ev[0]);
+	barrier_var(size);
+	if (size > sizeof(b->hdr) + sizeof(b->ev))
+		return;
 	fill_hdr(&b->hdr, GPUIO_REC_RING_BATCH, (__u16)size, pid, tid, b->first_ns);
 	/* wake the collector when these bytes cross a multiple of wakeup_bytes */
 	avail = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA);

@@ -285,7 +285,6 @@ static __always_inline void fault_file(struct call_state *cs, __u64 ino, __u32 d
 	struct path_key key = { .ino = ino, .dev = dev };
 	struct fault_vma v = { .addr = cs->fault.addr };
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	struct file_id id;
 
 	if (!cs->fault.ino) {
 		/* device mappings, /dev/zero, sockets: memory, not file I/O */
@@ -319,10 +318,12 @@ static __always_inline void fault_file(struct call_state *cs, __u64 ino, __u32 d
 				return;         /* not now: at its next fault */
 			file = (struct file *)v.file;
 		}
-		id.ino = ino;
-		id.dev = dev;
-		id.ftype = ftype;
-		emit_path(file, &id, pid_tgid, cs->fault.ts);
+		/* a BTF pointer, which emit_path_of (global) takes only as a
+		 * number: copied as one (once per file) */
+		__u64 fp = 0;
+
+		bpf_probe_read_kernel(&fp, sizeof(fp), &file);
+		emit_path_of(fp, ino, dev, pid_tgid, cs->fault.ts);
 	}
 	cs->named_ino = ino;
 	cs->named_dev = dev;

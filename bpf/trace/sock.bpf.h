@@ -173,6 +173,9 @@ static __always_inline bool sock_decode(__u16 call, const __u64 *a, struct vfs_a
 		v->flags = (__u32)a[3];
 		v->mmsg = a[1];
 		return true;
+	case GPUIO_CALL_CONNECT:        /* (fd, addr, addrlen) */
+	case GPUIO_CALL_ACCEPT:         /* (fd, addr, addrlen[, flags]): the listening fd */
+		return true;
 	}
 	return false;
 }
@@ -254,10 +257,10 @@ static __always_inline bool sock_addrs(struct sock *sk, struct gpuio_sock_peer *
  * not connected: asked again at its next call) or the record was lost
  * (counted; tried again too). One map lookup when it was sent before.
  */
-static __noinline bool emit_sock_peer(struct file *f, __u64 ino, __u32 dev, __u64 pid_tgid,
-				      __u64 ts)
+__noinline int emit_sock_peer_of(__u64 file, __u64 ino, __u32 dev, __u64 pid_tgid, __u64 ts)
 {
 	struct file_id id = { .ino = ino, .dev = dev, .ftype = GPUIO_FT_SOCK };
+	struct file *f = (struct file *)file;
 	struct path_key key = { .ino = ino, .dev = dev };
 	struct gpuio_sock_peer *r;
 	struct socket *so;
@@ -299,6 +302,13 @@ static __noinline bool emit_sock_peer(struct file *f, __u64 ino, __u32 dev, __u6
 	val = final ? SOCK_SENT_PEER : SOCK_SENT_NO_PEER;
 	bpf_map_update_elem(&socks_sent, &key, &val, BPF_ANY);
 	return final;
+}
+
+/* Global (emit_sock_peer_of): checked once per program, not at each call site. */
+static __always_inline bool emit_sock_peer(struct file *f, __u64 ino, __u32 dev, __u64 pid_tgid,
+					   __u64 ts)
+{
+	return emit_sock_peer_of((__u64)f, ino, dev, pid_tgid, ts);
 }
 
 #endif

@@ -24,6 +24,7 @@ enum {
 	HOOK_READ = 1, HOOK_WRITE, HOOK_READV, HOOK_WRITEV, HOOK_ITER_READ,
 	HOOK_ITER_WRITE, HOOK_FSYNC, HOOK_OPEN, HOOK_CLOSE,
 	HOOK_RECVFROM, HOOK_SENDTO, HOOK_RECVMSG, HOOK_SENDMSG, HOOK_RECVMMSG, HOOK_SENDMMSG,
+	HOOK_AIO_SUBMIT, HOOK_AIO_GETEVENTS, HOOK_CONNECT, HOOK_ACCEPT, HOOK_SYSCALL,
 };
 
 static __always_inline __s64 kpos(loff_t *pos)
@@ -77,6 +78,76 @@ static __always_inline int fn_sock_begin(__u8 hook, __u16 call, __u64 a0, __u64 
 		vfs_begin(cs, &v, ACC_PROBE);
 	return 0;
 }
+
+/*
+ * The AIO syscalls at their x86-64 wrappers (__x64_sys_io_submit, ...): the
+ * program's registers are their argument. aio_read/aio_write call
+ * ->read_iter directly, past every vfs_* hook above (aio.bpf.h).
+ */
+static __always_inline int fn_aio_submit(__u64 nr, __u64 iocbpp)
+{
+	struct call_state *cs = current_traced();
+
+	if (cs)
+		aio_submit_begin(cs, nr, iocbpp, HOOK_AIO_SUBMIT);
+	return 0;
+}
+
+static __always_inline int fn_aio_getevents(__u64 events)
+{
+	struct call_state *cs = current_traced();
+
+	if (cs)
+		aio_getevents_begin(cs, events, HOOK_AIO_GETEVENTS);
+	return 0;
+}
+
+/*
+ * Calls with no VFS function of their own (sendfile, copy_file_range,
+ * splice, sync_file_range, fallocate, ftruncate: splice's and sendfile's
+ * data never pass vfs_read/vfs_write), and fsync/fdatasync, are hooked at their x86-64 syscall
+ * wrappers and decoded from the program's registers as the syscall modes
+ * decode them: the same records, fd included. A vfs_* hook they pass inside
+ * belongs to them (vfs_begin).
+ */
+static __always_inline int fn_sys_begin(long nr, const struct pt_regs *regs)
+{
+	struct call_state *cs = current_traced();
+	struct pt_regs r;
+	__u64 a[6];
+
+	if (!cs || bpf_probe_read_kernel(&r, sizeof(r), regs))
+		return 0;
+	a[0] = r.di; a[1] = r.si; a[2] = r.dx;
+	a[3] = r.r10; a[4] = r.r8; a[5] = r.r9;
+	sys_enter_decode_hook(cs, nr, a, ACC_PROBE, HOOK_SYSCALL);
+	return 0;
+}
+
+#define SYSW(name, nr) \
+	SEC("?fentry/__x64_sys_" #name) \
+	int BPF_PROG(vfs_sysw_##name##_fentry, struct pt_regs *regs) \
+	{ return fn_sys_begin(nr, regs); } \
+	SEC("?fexit/__x64_sys_" #name) \
+	int BPF_PROG(vfs_sysw_##name##_fexit, struct pt_regs *regs, long ret) \
+	{ vfs_end(ret, HOOK_SYSCALL, ACC_PROBE); return 0; } \
+	SEC("?kprobe/__x64_sys_" #name) \
+	int BPF_KPROBE(vfs_sysw_##name##_kp, struct pt_regs *regs) \
+	{ return fn_sys_begin(nr, regs); } \
+	SEC("?kretprobe/__x64_sys_" #name) \
+	int BPF_KRETPROBE(vfs_sysw_##name##_krp, long ret) \
+	{ vfs_end(ret, HOOK_SYSCALL, ACC_PROBE); return 0; }
+
+SYSW(sendfile64, NR_sendfile)
+SYSW(copy_file_range, NR_copy_file_range)
+SYSW(splice, NR_splice)
+SYSW(sync_file_range, NR_sync_file_range)
+SYSW(fallocate, NR_fallocate)
+SYSW(ftruncate, NR_ftruncate)
+/* vfs_fsync_range is hooked too, but 6.1's compiler inlines it into
+ * fdatasync's path (datasync constant): fdatasync showed nothing there */
+SYSW(fsync, NR_fsync)
+SYSW(fdatasync, NR_fdatasync)
 
 /* function hooks never take the position from the file (implicit is unset) */
 #define FN_END(hook, ret) ({ vfs_end((long)(ret), hook, ACC_PROBE); 0; })
@@ -150,6 +221,41 @@ int BPF_PROG(vfs_close_fentry, struct file *file, void *id)
 SEC("?fexit/filp_close")
 int BPF_PROG(vfs_close_fexit, struct file *file, void *id, int ret)
 { return FN_END(HOOK_CLOSE, ret); }
+
+SEC("?fentry/__x64_sys_io_submit")
+int BPF_PROG(vfs_aio_submit_fentry, struct pt_regs *regs)
+{ return fn_aio_submit(regs->si, regs->dx); }
+SEC("?fexit/__x64_sys_io_submit")
+int BPF_PROG(vfs_aio_submit_fexit, struct pt_regs *regs, long ret)
+{ return FN_END(HOOK_AIO_SUBMIT, ret); }
+
+SEC("?fentry/__x64_sys_io_getevents")
+int BPF_PROG(vfs_aio_getevents_fentry, struct pt_regs *regs)
+{ return fn_aio_getevents(regs->r10); }
+SEC("?fexit/__x64_sys_io_getevents")
+int BPF_PROG(vfs_aio_getevents_fexit, struct pt_regs *regs, long ret)
+{ return FN_END(HOOK_AIO_GETEVENTS, ret); }
+
+SEC("?fentry/__x64_sys_io_pgetevents")
+int BPF_PROG(vfs_aio_pgetevents_fentry, struct pt_regs *regs)
+{ return fn_aio_getevents(regs->r10); }
+SEC("?fexit/__x64_sys_io_pgetevents")
+int BPF_PROG(vfs_aio_pgetevents_fexit, struct pt_regs *regs, long ret)
+{ return FN_END(HOOK_AIO_GETEVENTS, ret); }
+
+SEC("?fentry/__sys_connect")
+int BPF_PROG(vfs_sock_connect_fentry, int fd, void *addr, int addrlen)
+{ return fn_sock_begin(HOOK_CONNECT, GPUIO_CALL_CONNECT, fd, (__u64)addr, addrlen, 0); }
+SEC("?fexit/__sys_connect")
+int BPF_PROG(vfs_sock_connect_fexit, int fd, void *addr, int addrlen, int ret)
+{ return FN_END(HOOK_CONNECT, ret); }
+
+SEC("?fentry/__sys_accept4")
+int BPF_PROG(vfs_sock_accept_fentry, int fd, void *addr, int *addrlen, int flags)
+{ return fn_sock_begin(HOOK_ACCEPT, GPUIO_CALL_ACCEPT, fd, (__u64)addr, (__u64)addrlen, flags); }
+SEC("?fexit/__sys_accept4")
+int BPF_PROG(vfs_sock_accept_fexit, int fd, void *addr, int *addrlen, int flags, int ret)
+{ return FN_END(HOOK_ACCEPT, ret); }
 
 SEC("?fentry/__sys_recvfrom")
 int BPF_PROG(vfs_sock_recvfrom_fentry, int fd, void *buf, size_t len, unsigned int flags)
@@ -260,6 +366,41 @@ int BPF_KPROBE(vfs_close_kp, struct file *file, void *id)
 SEC("?kretprobe/filp_close")
 int BPF_KRETPROBE(vfs_close_krp, int ret)
 { return FN_END(HOOK_CLOSE, ret); }
+
+SEC("?kprobe/__x64_sys_io_submit")
+int BPF_KPROBE(vfs_aio_submit_kp, struct pt_regs *regs)
+{ return fn_aio_submit(BPF_CORE_READ(regs, si), BPF_CORE_READ(regs, dx)); }
+SEC("?kretprobe/__x64_sys_io_submit")
+int BPF_KRETPROBE(vfs_aio_submit_krp, long ret)
+{ return FN_END(HOOK_AIO_SUBMIT, ret); }
+
+SEC("?kprobe/__x64_sys_io_getevents")
+int BPF_KPROBE(vfs_aio_getevents_kp, struct pt_regs *regs)
+{ return fn_aio_getevents(BPF_CORE_READ(regs, r10)); }
+SEC("?kretprobe/__x64_sys_io_getevents")
+int BPF_KRETPROBE(vfs_aio_getevents_krp, long ret)
+{ return FN_END(HOOK_AIO_GETEVENTS, ret); }
+
+SEC("?kprobe/__x64_sys_io_pgetevents")
+int BPF_KPROBE(vfs_aio_pgetevents_kp, struct pt_regs *regs)
+{ return fn_aio_getevents(BPF_CORE_READ(regs, r10)); }
+SEC("?kretprobe/__x64_sys_io_pgetevents")
+int BPF_KRETPROBE(vfs_aio_pgetevents_krp, long ret)
+{ return FN_END(HOOK_AIO_GETEVENTS, ret); }
+
+SEC("?kprobe/__sys_connect")
+int BPF_KPROBE(vfs_sock_connect_kp, int fd, void *addr, int addrlen)
+{ return fn_sock_begin(HOOK_CONNECT, GPUIO_CALL_CONNECT, fd, (__u64)addr, addrlen, 0); }
+SEC("?kretprobe/__sys_connect")
+int BPF_KRETPROBE(vfs_sock_connect_krp, int ret)
+{ return FN_END(HOOK_CONNECT, ret); }
+
+SEC("?kprobe/__sys_accept4")
+int BPF_KPROBE(vfs_sock_accept_kp, int fd, void *addr, int *addrlen, int flags)
+{ return fn_sock_begin(HOOK_ACCEPT, GPUIO_CALL_ACCEPT, fd, (__u64)addr, (__u64)addrlen, flags); }
+SEC("?kretprobe/__sys_accept4")
+int BPF_KRETPROBE(vfs_sock_accept_krp, int ret)
+{ return FN_END(HOOK_ACCEPT, ret); }
 
 SEC("?kprobe/__sys_recvfrom")
 int BPF_KPROBE(vfs_sock_recvfrom_kp, int fd, void *buf, size_t len, unsigned int flags)

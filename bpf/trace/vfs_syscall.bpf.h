@@ -20,6 +20,8 @@ enum {
 	NR_openat2 = 437,
 	NR_sendto = 44, NR_recvfrom = 45, NR_sendmsg = 46, NR_recvmsg = 47,
 	NR_recvmmsg = 299, NR_sendmmsg = 307,
+	NR_io_getevents = 208, NR_io_submit = 209, NR_io_pgetevents = 333,
+	NR_connect = 42, NR_accept = 43, NR_accept4 = 288,
 };
 #else
 #error "gpuio's syscall table is x86_64 only for now"
@@ -40,10 +42,12 @@ static __always_inline bool nr_traced(long nr)
 	case NR_fallocate: case NR_preadv: case NR_pwritev:
 	case NR_copy_file_range: case NR_preadv2: case NR_pwritev2:
 	case NR_openat2:
+	case NR_io_getevents: case NR_io_submit: case NR_io_pgetevents:
 		return true;
 	/* rodata: with --no-sockets (and no --all-fds) these cost nothing */
 	case NR_sendto: case NR_recvfrom: case NR_sendmsg: case NR_recvmsg:
 	case NR_recvmmsg: case NR_sendmmsg:
+	case NR_connect: case NR_accept: case NR_accept4:
 		return sock_calls_traced();
 	}
 	return false;
@@ -59,6 +63,8 @@ static __always_inline __u16 nr_sock_call(long nr)
 	case NR_sendmsg:  return GPUIO_CALL_SENDMSG;
 	case NR_recvmmsg: return GPUIO_CALL_RECVMMSG;
 	case NR_sendmmsg: return GPUIO_CALL_SENDMMSG;
+	case NR_connect:  return GPUIO_CALL_CONNECT;
+	case NR_accept: case NR_accept4: return GPUIO_CALL_ACCEPT;
 	}
 	return GPUIO_CALL_NONE;
 }
@@ -72,10 +78,15 @@ static __always_inline __s64 user_loff(__u64 uptr)
 	return v;
 }
 
-static __always_inline void sys_enter_decode(struct call_state *cs, long nr, const __u64 *a,
-					     const int acc)
+/*
+ * A syscall's arguments into a call's begin. hook: 0 at sys_enter; the
+ * function-hook modes decode the calls they hook at their syscall wrappers
+ * (vfs_func.bpf.h) with their own hook number.
+ */
+static __always_inline void sys_enter_decode_hook(struct call_state *cs, long nr, const __u64 *a,
+						  const int acc, __u8 hook)
 {
-	struct vfs_args v = { .fd = (int)a[0], .fd2 = -1, .offset = -1, .offset2 = -1 };
+	struct vfs_args v = { .fd = (int)a[0], .fd2 = -1, .offset = -1, .offset2 = -1, .hook = hook };
 
 	switch (nr) {
 	case NR_read:  v.call = GPUIO_CALL_READ;  goto implicit_count;
@@ -153,6 +164,13 @@ static __always_inline void sys_enter_decode(struct call_state *cs, long nr, con
 		v.requested = a[4];
 		v.flags = a[5];
 		break;
+	case NR_io_submit:      /* (ctx, nr, iocbpp) */
+		aio_submit_begin(cs, a[1], a[2], hook);
+		return;
+	case NR_io_getevents:   /* (ctx, min_nr, nr, events, timeout[, sig]) */
+	case NR_io_pgetevents:
+		aio_getevents_begin(cs, a[3], hook);
+		return;
 	default:
 		if (!sock_decode(nr_sock_call(nr), a, &v))
 			return;
@@ -160,6 +178,12 @@ static __always_inline void sys_enter_decode(struct call_state *cs, long nr, con
 		break;
 	}
 	vfs_begin(cs, &v, acc);
+}
+
+static __always_inline void sys_enter_decode(struct call_state *cs, long nr, const __u64 *a,
+					     const int acc)
+{
+	sys_enter_decode_hook(cs, nr, a, acc, 0);
 }
 
 SEC("?tp_btf/sys_enter")

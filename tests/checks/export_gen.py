@@ -221,9 +221,9 @@ def flows(manifest, trace):
     ur = [e for e in events if e.get("cat") == "vfs" and e["name"] == "io_uring_read"]
     expect("io_uring slices", len(ur), len(m["uring"]))
     lane_names = {e["tid"]: e["args"]["name"] for e in events if e.get("ph") == "M"
-                  and e["name"] == "thread_name" and e["args"]["name"].startswith("io_uring lane")}
+                  and e["name"] == "thread_name" and e["args"]["name"].startswith("async I/O lane")}
     expect("io_uring lanes", sorted(lane_names.values()),
-           ["io_uring lane %d" % i for i in range(1, m["uring_lanes"] + 1)])
+           ["async I/O lane %d" % i for i in range(1, m["uring_lanes"] + 1)])
     for u in m["uring"]:
         got = [e for e in ur if ct.ns(e["ts"]) == u["ts_ns"] - base]
         if len(got) != 1:
@@ -489,7 +489,7 @@ def flows_pftrace(manifest, pftrace):
         key = (dst["args"]["tid"], src["ts"] - m["monotonic_ns"])
         ok = [v for v in m["vfs"] if (v["tid"], v["ts_ns"] - m["monotonic_ns"]) == key and v["flow"]]
         assert ok, "flow from a call the generator did not bind: %r" % (key,)
-    lanes = {tr.name for tr in t.tracks.values() if tr.name and tr.name.startswith("io_uring lane")}
+    lanes = {tr.name for tr in t.tracks.values() if tr.name and tr.name.startswith("async I/O lane")}
     assert len(lanes) == m["uring_lanes"], lanes
     print("flows: %d arrows, %d io_uring lanes as generated" % (len(flows), len(lanes)))
 

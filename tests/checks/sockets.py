@@ -243,3 +243,56 @@ def no_sockets(trace):
     counts = _info(ev)["record_counts"]
     assert "sock_peer" not in counts, counts
     print("sockets: --no-sockets: no socket call, no peer record")
+
+
+def connections(trace, report_json, prog_out):
+    """t_sock_connect: sock_connect's connects and accepts against its own
+    lines: every connect inside the client's clock window around it, with
+    its peer; the refused one failed ECONNREFUSED; each accept names a client
+    port the client saw; no record of the EAGAIN accept; the report's
+    per-peer connects"""
+    import truth
+    from checks.common import Checks, load_json
+    ev = truth.load(trace)
+    inf = truth.info(ev)
+    check = Checks()
+    lines = [l.split() for l in open(prog_out) if l.strip()]
+    conns = [(int(l[2]), int(l[3]), int(l[4])) for l in lines if l[0] == "connect"]
+    refused = [(int(l[1]), int(l[2])) for l in lines if l[0] == "refused"]
+    tail = dict(w.split("=") for w in lines[-1][1:])
+    port, n = tail["port"], int(tail["connects"])
+    check(len(conns) == n and len(refused) == 1, f"the program made {n} connects and one refused")
+    sl = truth.vfs(ev, names={"connect"})
+    ok = [e for e in sl if "errno" not in e["args"]]
+    bad = [e for e in sl if "errno" in e["args"]]
+    check(len(ok) == n, f"{len(ok)} connect slices == the program's {n}")
+    check(all(e["args"].get("peer") == f"127.0.0.1:{port}" and e["args"].get("proto") == "tcp"
+              for e in ok), f"each names its peer 127.0.0.1:{port}")
+
+    def inside(e, t0, t1):
+        s = truth.to_mono_ns(inf, e["ts"])
+        return t0 - 1000 <= s and s + round(e["dur"] * 1000) <= t1 + 1000
+
+    check(all(inside(e, t0, t1) for e, (t0, t1, _) in zip(ok, conns)),
+          "each connect lies inside the window the client timed around it")
+    check(len(bad) == 1 and bad[0]["args"].get("error") == "ECONNREFUSED" and
+          inside(bad[0], *refused[0]), "the refused connect: ECONNREFUSED, inside its window")
+    acc = truth.vfs(ev, names={"accept"})
+    check(len(acc) == n and not any("errno" in e["args"] for e in acc),
+          f"{len(acc)} accept slices == {n}, none for the EAGAIN accept")
+    ports = sorted(f"127.0.0.1:{c[2]}" for c in conns)
+    check(sorted(e["args"].get("peer", "") for e in acc) == ports,
+          "each accept names a client port the client saw")
+    client = {e["pid"] for e in ok}
+    check(len(client) == 1 and not client & {e["pid"] for e in acc},
+          "connects in the client process, accepts in the server")
+    rep = _peers(load_json(report_json))
+    srv = rep.get(f"127.0.0.1:{port}", {})
+    check(srv.get("connects") == n and srv.get("role") == "client",
+          f"report: the server's peer row has {srv.get('connects')} connects == {n}, role client")
+    got = sum(rep.get(p, {}).get("connects", 0) for p in ports)
+    check(got == n, f"report: the clients' peer rows have {got} accepts == {n}")
+    want_ns = sum(round(e["dur"] * 1000) for e in ok)
+    check(abs(srv.get("connect_time_us", -1) * 1000 - want_ns) <= n,
+          "report: connect time == the sum of the connect slices")
+    return check.status()

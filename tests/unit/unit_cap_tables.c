@@ -97,10 +97,11 @@ static void info(void)
 
 	gpuio_drops__total(GPUIO_DROPS_INFO, &s, text, sizeof(text));
 	snprintf(want, sizeof(want), "ring buffer full: vfs %llu, block %llu, path %llu, proc %llu; "
-		 "maps full: pid %llu, request %llu, task %llu; cuda calls: ring buffer %llu, "
-		 "too deep %llu; capture write errors %llu", B(RB_DROP_VFS), B(RB_DROP_BLOCK),
-		 B(RB_DROP_PATH), B(RB_DROP_PROC), B(MAP_FULL_PID), B(MAP_FULL_RQ), B(MAP_FULL_TASK),
-		 B(RB_DROP_CUDA), B(CUDA_DEPTH), 7ull);
+		 "maps full: pid %llu, request %llu, task %llu, AIO iocbs past 1024 a call %llu; "
+		 "cuda calls: ring buffer %llu, too deep %llu; capture write errors %llu",
+		 B(RB_DROP_VFS), B(RB_DROP_BLOCK), B(RB_DROP_PATH), B(RB_DROP_PROC), B(MAP_FULL_PID),
+		 B(MAP_FULL_RQ), B(MAP_FULL_TASK), B(AIO_UNTRACKED), B(RB_DROP_CUDA), B(CUDA_DEPTH),
+		 7ull);
 	CHECK(!strcmp(text, want), "info total:\n  '%s'\nwas\n  '%s'", text, want);
 
 	/* the lines of their own: sockets, and page faults where the header has the layer */
@@ -141,9 +142,9 @@ static void warn(void)
 	stats(&s, GPUIO_STAT_MAX);
 	gpuio_drops__total(GPUIO_DROPS_WARN, &s, text, sizeof(text));
 	snprintf(want, sizeof(want), "ring buffer full: vfs %llu, block %llu, path %llu, "
-		 "proc %llu; maps full: pid %llu, request %llu, task %llu", B(RB_DROP_VFS),
-		 B(RB_DROP_BLOCK), B(RB_DROP_PATH), B(RB_DROP_PROC), B(MAP_FULL_PID), B(MAP_FULL_RQ),
-		 B(MAP_FULL_TASK));
+		 "proc %llu; maps full: pid %llu, request %llu, task %llu, AIO iocbs past 1024 a "
+		 "call %llu", B(RB_DROP_VFS), B(RB_DROP_BLOCK), B(RB_DROP_PATH), B(RB_DROP_PROC),
+		 B(MAP_FULL_PID), B(MAP_FULL_RQ), B(MAP_FULL_TASK), B(AIO_UNTRACKED));
 	CHECK(!strcmp(text, want), "warning's total:\n  '%s'\nwas\n  '%s'", text, want);
 
 	for (size_t i = 0; i < gpuio_ndrop_groups; i++)

@@ -156,18 +156,25 @@ static const char *const call_name[NCALL] = {
 	[GPUIO_CALL_RECVMSG] = "recvmsg", [GPUIO_CALL_SENDMSG] = "sendmsg",
 	[GPUIO_CALL_RECVMMSG] = "recvmmsg", [GPUIO_CALL_SENDMMSG] = "sendmmsg",
 	[GPUIO_CALL_PAGE_FAULT] = "page_fault",
+	[GPUIO_CALL_AIO_READ] = "aio_read", [GPUIO_CALL_AIO_WRITE] = "aio_write",
+	[GPUIO_CALL_AIO_FSYNC] = "aio_fsync", [GPUIO_CALL_AIO_FDSYNC] = "aio_fdsync",
+	[GPUIO_CALL_AIO_POLL] = "aio_poll", [GPUIO_CALL_IO_SUBMIT] = "io_submit",
+	[GPUIO_CALL_IO_GETEVENTS] = "io_getevents",
+	[GPUIO_CALL_CONNECT] = "connect", [GPUIO_CALL_ACCEPT] = "accept",
 };
 
 static int is_read(unsigned c)
 {
 	return c == GPUIO_CALL_READ || c == GPUIO_CALL_PREAD64 || c == GPUIO_CALL_READV ||
-	       c == GPUIO_CALL_PREADV || c == GPUIO_CALL_PREADV2 || c == GPUIO_CALL_URING_READ;
+	       c == GPUIO_CALL_PREADV || c == GPUIO_CALL_PREADV2 || c == GPUIO_CALL_URING_READ ||
+	       c == GPUIO_CALL_AIO_READ;
 }
 
 static int is_write(unsigned c)
 {
 	return c == GPUIO_CALL_WRITE || c == GPUIO_CALL_PWRITE64 || c == GPUIO_CALL_WRITEV ||
-	       c == GPUIO_CALL_PWRITEV || c == GPUIO_CALL_PWRITEV2 || c == GPUIO_CALL_URING_WRITE;
+	       c == GPUIO_CALL_PWRITEV || c == GPUIO_CALL_PWRITEV2 || c == GPUIO_CALL_URING_WRITE ||
+	       c == GPUIO_CALL_AIO_WRITE;
 }
 
 static int is_open(unsigned c)
@@ -275,6 +282,8 @@ static void on_vfs(const struct gpuio_vfs_event *e)
 		return;
 	if (e->ftype == GPUIO_FT_SOCK)
 		add_call(&sock_calls[c], e->ret);
+	if (!e->dev && !e->ino)
+		return;         /* io_getevents: no file of its own */
 	f = file_get(e->dev, e->ino);
 	f->seen = 1;
 	add_call(&f->c[c], is_open(c) ? (e->ret < 0 ? e->ret : 0) : e->ret);
@@ -344,11 +353,12 @@ static void dump_record(const struct gpuio_hdr *h)
 		const struct gpuio_vfs_event *e = (const void *)h;
 
 		printf("vfs pid=%u tid=%u call=%s fd=%d dev=%u:%u ino=%llu ret=%lld req=%llu off=%lld"
-		       " miss=%u seq=%u ftype=%u fd2=%d ino2=%llu\n", h->pid, h->tid,
+		       " miss=%u seq=%u ftype=%u fd2=%d ino2=%llu ts=%llu dur=%llu\n", h->pid, h->tid,
 		       e->call < NCALL && call_name[e->call] ? call_name[e->call] : "?", e->fd,
 		       e->dev >> 20, e->dev & 0xfffff, (unsigned long long)e->ino,
 		       (long long)e->ret, (unsigned long long)e->requested, (long long)e->offset,
-		       e->cache_miss_pages, e->seq, e->ftype, e->fd2, (unsigned long long)e->ino2);
+		       e->cache_miss_pages, e->seq, e->ftype, e->fd2, (unsigned long long)e->ino2,
+		       (unsigned long long)h->ts, (unsigned long long)e->dur_ns);
 	} else if (h->type == GPUIO_REC_BLOCK) {
 		const struct gpuio_block_event *b = (const void *)h;
 

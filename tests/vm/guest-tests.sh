@@ -112,7 +112,7 @@ not_seen() {
 
 # gpuio_vfs_mode MODE — trace, then hold the capture against the workloads.
 gpuio_vfs_mode() {
-  need_bin gpuio capture_totals known_io uring_rw
+  need_bin gpuio capture_totals known_io uring_rw aio_rw sc_all
   m=$1 t=$(echo "$1" | tr : _) bad=0
   d=/mnt/vda/$t cap=/tmp/$t.gpuio log=/tmp/$t.log tot=/tmp/$t.tot
   case $m in
@@ -126,7 +126,9 @@ gpuio_vfs_mode() {
   # output through a pipe: the traced commands inherit it, and a pipe is not
   # a traced file (a log file would be: fentry sees dup2/exit closing it)
   { gpuio trace -v --vfs-mode="$m" --no-export --capture "$cap" -- \
-      sh -c "known_io $d && uring_rw $d/u.dat 8 4096 >/dev/null" </dev/null 2>&1
+      sh -c "known_io $d && uring_rw $d/u.dat 8 4096 >/dev/null &&
+             aio_rw /tmp/$t.a.dat 8 4096 4 >/dev/null &&
+             mkdir -p /tmp/$t.sc && sc_all /tmp/$t.sc >/dev/null" </dev/null 2>&1
     echo $? >/tmp/$t.rc; } | cat >"$log"
   rc=$(cat /tmp/$t.rc)
   # the -v log minus libbpf's verifier dumps (kept in $log)
@@ -134,7 +136,7 @@ gpuio_vfs_mode() {
   [ $rc -eq 0 ] || { tail -n 30 "$log"; fail "gpuio trace --vfs-mode=$m exited $rc"; }
   capture_totals "$cap" >"$tot" || fail "capture_totals $cap failed"
   grep -v '^call ' "$tot"
-  grep "^call $d/" "$tot"
+  grep -E "^call ($d/|/tmp/$t.sc/)" "$tot"
 
   # the mode: forced, said by -v, recorded in the header
   hdr=$(grep '^header ' "$tot")
@@ -187,6 +189,15 @@ gpuio_vfs_mode() {
   # io_uring: its own call names, in every mode
   expect_fields "gpuio[$m]: u.dat io_uring_read" "$(grep "^call $d/u.dat io_uring_read " "$tot")" "ops=16 bytes=65536" || bad=1
   expect_fields "gpuio[$m]: u.dat io_uring_write" "$(grep "^call $d/u.dat io_uring_write " "$tot")" "ops=8 bytes=32768" || bad=1
+  # Linux AIO (aio_rw on the guest's tmpfs, out of the disk's
+  # totals): 8 writes in io_submits of 4, one fdsync, 8 preads and 8
+  # preadvs, one read failing EFAULT: 20 io_submits
+  a=/tmp/$t.a.dat
+  grep "^call $a " "$tot"
+  expect_fields "gpuio[$m]: a.dat aio_write" "$(grep "^call $a aio_write " "$tot")" "ops=8 bytes=32768 errors=0" || bad=1
+  expect_fields "gpuio[$m]: a.dat aio_read" "$(grep "^call $a aio_read " "$tot")" "ops=17 bytes=65536 errors=1" || bad=1
+  expect_fields "gpuio[$m]: a.dat aio_fdsync" "$(grep "^call $a aio_fdsync " "$tot")" "ops=1 errors=0" || bad=1
+  expect_fields "gpuio[$m]: a.dat io_submit" "$(grep "^call $a io_submit " "$tot")" "ops=20 errors=0" || bad=1
 
   # block layer on the virtio disk (254:0)
   expect_fields "gpuio[$m]: block 254:0" "$(grep '^block 254:0 ' "$tot")" "$KIO_DEV" || bad=1
@@ -229,7 +240,13 @@ check gpuio-vfs-tracepoint gpuio_vfs_mode sys:tracepoint
 gpuio_modes_agree() {
   for m in fentry kprobe syscall sys_tracepoint per_syscall; do
     [ -s /tmp/$m.tot ] || skip "no totals from --vfs-mode=$m (its check did not run)"
-    grep "^file /mnt/vda/$m/" /tmp/$m.tot | sed "s|/mnt/vda/$m/||" | sed 's/ blk_[a-z_]*=[0-9]*//g; s/ miss_pages=[0-9]*//' > /tmp/$m.files
+    # known_io's, uring_rw's and aio_rw's files, and sc_all's (every traced call once:
+    # sendfile, copy_file_range and splice at their syscall wrappers in the
+    # fentry/kprobe modes)
+    { grep "^file /mnt/vda/$m/" /tmp/$m.tot | sed "s|/mnt/vda/$m/||"
+      grep "^file /tmp/$m.sc/" /tmp/$m.tot | sed "s|/tmp/$m.sc/|sc/|"
+      grep "^file /tmp/$m.a.dat " /tmp/$m.tot | sed "s|/tmp/$m.a.dat|a.dat|"
+    } | sed 's/ blk_[a-z_]*=[0-9]*//g; s/ miss_pages=[0-9]*//' > /tmp/$m.files
   done
   cat /tmp/syscall.files
   ok=0
@@ -249,8 +266,9 @@ check gpuio-modes-agree gpuio_modes_agree
 # `self 10 64` (10 sends and 10 receives of 64 B on a socketpair) and `tcp 5
 # 100` (5 round trips of 100 B with its forked server over 127.0.0.1; the
 # server's last receive reads the close: 0 B). Exact: sendto 20 calls and
-# 1640 B, recvfrom 21 calls and 1640 B, 4 connected sockets named once each
-# (2 unix, 2 inet), nothing dropped.
+# 1640 B, recvfrom 21 calls and 1640 B, one connect and one accept
+# (__sys_connect, __sys_accept4), 4 connected sockets named once each (2
+# unix, 2 inet), nothing dropped.
 SOCK_WANT_SEND='ops=20 bytes=1640 errors=0'
 SOCK_WANT_RECV='ops=21 bytes=1640 errors=0'
 SOCK_WANT_PEERS='connected=4 inet=2 unix=2'
@@ -275,6 +293,8 @@ gpuio_sockets() {
   esac
   expect_fields "gpuio[$m]: sendto" "$(grep '^sock sendto ' "$tot")" "$SOCK_WANT_SEND" || bad=1
   expect_fields "gpuio[$m]: recvfrom" "$(grep '^sock recvfrom ' "$tot")" "$SOCK_WANT_RECV" || bad=1
+  expect_fields "gpuio[$m]: connect" "$(grep '^sock connect ' "$tot")" "ops=1 errors=0" || bad=1
+  expect_fields "gpuio[$m]: accept" "$(grep '^sock accept ' "$tot")" "ops=1 errors=0" || bad=1
   expect_fields "gpuio[$m]: peers" "$(grep '^sockpeers ' "$tot")" "$SOCK_WANT_PEERS" || bad=1
   expect_fields "gpuio[$m]: stats" "$(grep '^stats ' "$tot")" "final=1 drops=0" || bad=1
   [ $bad -eq 0 ] || fail "gpuio --vfs-mode=$m sockets: see MISMATCH lines"

@@ -32,7 +32,7 @@ VM_GPUIO    ?= 1
 VM_BREAK_BPF ?= 0
 VM_ARGS     ?=
 # Workloads from tests/progs/ to build statically into the guest's /bin.
-VM_PROGS    ?= known_io uring_rw preadloop sock_pingpong mmap_touch
+VM_PROGS    ?= known_io uring_rw aio_rw sc_all preadloop sock_pingpong mmap_touch
 VM_CFLAGS   := -O2 -g -Wall -Wextra -Wno-unused-parameter -std=gnu11 -D_GNU_SOURCE
 VM_STATIC_LIBS := -lbpf -lelf -lz
 

@@ -63,6 +63,7 @@ const struct gpuio_drop_counter gpuio_drop_counters[] = {
 	{ BPF(RB_DROP_STACK, "rb_drop_stack"), G(STACK), .label = "Python stack records lost",
 	  .warn = "Python stack records lost (ring buffer full): some calls and sleeps show no "
 		  "line; try --ringbuf 64M" },
+	{ BPF(AIO_UNTRACKED, "aio_untracked"), G(MAPS), .label = "AIO iocbs past 1024 a call" },
 	{ .user = true, .idx = GPUIO_USTAT_WRITE_ERRORS, .name = "capture_write_errors", G(WRITE),
 	  .label = "capture write errors" },
 };

@@ -189,7 +189,7 @@ static void need_uring_lane(struct gpuio_stream *s, uint32_t pid, uint32_t lane,
 	need_process(s, pid);
 	if (!desc_due(s, PFT_URING, tid, 0))
 		return;
-	n = snprintf(name, sizeof(name), "io_uring lane %u", lane);
+	n = snprintf(name, sizeof(name), "async I/O lane %u", lane);
 	pftrace__track(s->p, PFT_UUID(tid, PFT_URING), PFT_UUID(pid, PFT_PROCESS), name,
 		       (size_t)n, false, -1);
 }

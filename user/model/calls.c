@@ -38,6 +38,15 @@ static const char *const call_names[GPUIO_CALL_MAX] = {
 	[GPUIO_CALL_SENDMSG] = "sendmsg",
 	[GPUIO_CALL_RECVMMSG] = "recvmmsg",
 	[GPUIO_CALL_SENDMMSG] = "sendmmsg",
+	[GPUIO_CALL_AIO_READ] = "aio_read",
+	[GPUIO_CALL_AIO_WRITE] = "aio_write",
+	[GPUIO_CALL_AIO_FSYNC] = "aio_fsync",
+	[GPUIO_CALL_AIO_FDSYNC] = "aio_fdsync",
+	[GPUIO_CALL_AIO_POLL] = "aio_poll",
+	[GPUIO_CALL_IO_SUBMIT] = "io_submit",
+	[GPUIO_CALL_IO_GETEVENTS] = "io_getevents",
+	[GPUIO_CALL_CONNECT] = "connect",
+	[GPUIO_CALL_ACCEPT] = "accept",
 };
 _Static_assert(ARRAY_SIZE(call_names) == GPUIO_CALL_MAX, "a call without a name");
 
@@ -59,6 +68,7 @@ bool gpuio_call__is_read(unsigned call)
 	switch (call) {
 	case GPUIO_CALL_READ: case GPUIO_CALL_PREAD64: case GPUIO_CALL_READV:
 	case GPUIO_CALL_PREADV: case GPUIO_CALL_PREADV2: case GPUIO_CALL_URING_READ:
+	case GPUIO_CALL_AIO_READ:
 	case GPUIO_CALL_PAGE_FAULT:     /* mmap'ed data read by touching it */
 		return true;
 	}
@@ -70,6 +80,7 @@ bool gpuio_call__is_write(unsigned call)
 	switch (call) {
 	case GPUIO_CALL_WRITE: case GPUIO_CALL_PWRITE64: case GPUIO_CALL_WRITEV:
 	case GPUIO_CALL_PWRITEV: case GPUIO_CALL_PWRITEV2: case GPUIO_CALL_URING_WRITE:
+	case GPUIO_CALL_AIO_WRITE:
 		return true;
 	}
 	return false;
@@ -89,13 +100,20 @@ bool gpuio_call__two_files(unsigned call)
 
 bool gpuio_call__is_sock(unsigned call)
 {
-	return call >= GPUIO_CALL_RECVFROM && call <= GPUIO_CALL_SENDMMSG;
+	return (call >= GPUIO_CALL_RECVFROM && call <= GPUIO_CALL_SENDMMSG) ||
+	       gpuio_call__is_connection(call);
+}
+
+bool gpuio_call__is_connection(unsigned call)
+{
+	return call == GPUIO_CALL_CONNECT || call == GPUIO_CALL_ACCEPT;
 }
 
 bool gpuio_call__moves_bytes(unsigned call)
 {
 	return gpuio_call__is_read(call) || gpuio_call__is_write(call) ||
-	       gpuio_call__two_files(call) || gpuio_call__is_sock(call);
+	       gpuio_call__two_files(call) ||
+	       (gpuio_call__is_sock(call) && !gpuio_call__is_connection(call));
 }
 
 enum gpuio_sock_dir gpuio_call__sock_dir(unsigned call, unsigned ftype)
@@ -113,9 +131,17 @@ enum gpuio_sock_dir gpuio_call__sock_dir(unsigned call, unsigned ftype)
 	return gpuio_call__is_write(call) ? GPUIO_SOCK_SEND : GPUIO_SOCK_NONE;
 }
 
+/* requests in flight beside their thread (io_uring, AIO): lanes of their own */
 bool gpuio_call__is_async(unsigned call)
 {
-	return call == GPUIO_CALL_URING_READ || call == GPUIO_CALL_URING_WRITE;
+	return call == GPUIO_CALL_URING_READ || call == GPUIO_CALL_URING_WRITE ||
+	       (call >= GPUIO_CALL_AIO_READ && call <= GPUIO_CALL_AIO_POLL);
+}
+
+/* io_submit / io_getevents: the thread's side of AIO, no file's own operation */
+bool gpuio_call__is_aio_syscall(unsigned call)
+{
+	return call == GPUIO_CALL_IO_SUBMIT || call == GPUIO_CALL_IO_GETEVENTS;
 }
 
 const char *gpuio_errno__name(int err, char *buf, size_t len)

@@ -24,7 +24,9 @@ bool gpuio_call__is_open(unsigned call);    /* ret is a new fd */
 bool gpuio_call__moves_bytes(unsigned call);/* ret >= 0 is a byte count */
 bool gpuio_call__two_files(unsigned call);  /* *2 fields name a second file */
 bool gpuio_call__is_async(unsigned call);   /* request, not a call of its thread */
-bool gpuio_call__is_sock(unsigned call);    /* recvfrom ... sendmmsg */
+bool gpuio_call__is_aio_syscall(unsigned call); /* io_submit, io_getevents: no file op */
+bool gpuio_call__is_sock(unsigned call);    /* recvfrom ... sendmmsg, connect, accept */
+bool gpuio_call__is_connection(unsigned call); /* connect, accept: no bytes */
 
 /* Which way a call moves a socket's bytes: read/readv and the recv calls
  * receive, write/writev and the send calls send (ftype: the record's). */

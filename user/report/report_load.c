@@ -206,7 +206,8 @@ static int ckpt_close(struct rpt_model *m, struct rpt_file *f, uint64_t end, boo
 static bool call_is_sync(unsigned call)
 {
 	return call == GPUIO_CALL_FSYNC || call == GPUIO_CALL_FDATASYNC ||
-	       call == GPUIO_CALL_SYNC_FILE_RANGE;
+	       call == GPUIO_CALL_SYNC_FILE_RANGE || call == GPUIO_CALL_AIO_FSYNC ||
+	       call == GPUIO_CALL_AIO_FDSYNC;
 }
 
 /* Which idle cause a host call is. */
@@ -307,7 +308,8 @@ static int call_files(struct rpt_model *m, const struct gpuio_vfs_event *e, uint
 	struct rpt_file *f = NULL, *f2 = NULL;
 	int rc;
 
-	if (e->ino || e->dev) {
+	/* io_submit names its first iocb's file, whose own records are the iocbs' */
+	if ((e->ino || e->dev) && !gpuio_call__is_aio_syscall(e->call)) {
 		rc = file_get(m, e->dev, e->ino, &f);
 		if (rc)
 			return rc;

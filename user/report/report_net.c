@@ -236,6 +236,20 @@ int rpt_net__vfs(struct rpt_model *m, const struct gpuio_vfs_event *e)
 	peer_pid(p, e->hdr.pid);
 	n->calls++;
 	dir = gpuio_call__sock_dir(e->call, e->ftype);
+	if (gpuio_call__is_connection(e->call)) {
+		/* connect: the time to reach the peer; accept: to wait for one */
+		p->connects++;
+		p->connect_time += e->dur_ns;
+		if (e->dur_ns > p->connect_max)
+			p->connect_max = e->dur_ns;
+		if (e->call == GPUIO_CALL_ACCEPT)
+			p->server = true;
+		else
+			p->client = true;
+		if (e->ret < 0)
+			p->errors++;
+		return 1;
+	}
 	if (dir == GPUIO_SOCK_NONE)        /* close, fsync, ...: counted, no bytes */
 		return 1;
 	if (account(n, p, pr, e, dir) || exchange(p, pr, s, dir, e, end))

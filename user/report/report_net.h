@@ -41,6 +41,8 @@ struct rpt_net_peer {
 	uint64_t rcalls, scalls, errors;
 	uint64_t rtime, stime;          /* ns inside receive / send calls */
 	uint64_t requests;
+	uint64_t connects;              /* connect and accept calls */
+	uint64_t connect_time, connect_max; /* ns inside them, the longest */
 	struct rpt_hist rlat;           /* receive calls */
 	struct rpt_hist req;            /* requests, first call of the burst to the last answer */
 	uint32_t pids[RPT_FILE_PIDS];

@@ -43,6 +43,9 @@ GET(pe_sbytes) { rpt_cell_bytes(o, PE->sbytes); }
 GET(pe_rcalls) { rpt_cell_u64(o, PE->rcalls); }
 GET(pe_scalls) { rpt_cell_u64(o, PE->scalls); }
 GET(pe_errors) { rpt_cell_u64(o, PE->errors); }
+GET(pe_connects) { rpt_cell_u64(o, PE->connects); }
+GET(pe_conn_time) { rpt_cell_ns(o, PE->connect_time); }
+GET(pe_conn_max) { rpt_cell_ns(o, PE->connect_max); }
 GET(pe_rtime) { rpt_cell_ns(o, PE->rtime); }
 GET(pe_stime) { rpt_cell_ns(o, PE->stime); }
 GET(pe_req_mean) { rpt_cell_ns(o, mean(&PE->req)); }
@@ -65,6 +68,9 @@ static const struct rpt_col peer_cols[] = {
 	{ "recv_calls", NULL, 0, JSON_ONLY, pe_rcalls },
 	{ "send_calls", NULL, 0, JSON_ONLY, pe_scalls },
 	{ "errors", NULL, 0, JSON_ONLY, pe_errors },
+	{ "connects", "conns", 5, 0, pe_connects },
+	{ "connect_time_us", "conn time", 10, 0, pe_conn_time },
+	{ "connect_max_us", NULL, 0, JSON_ONLY, pe_conn_max },
 	{ "recv_time_us", "recv time", 10, 0, pe_rtime },
 	{ "send_time_us", "send time", 10, 0, pe_stime },
 	{ "request_mean_us", "req mean", 9, 0, pe_req_mean },

@@ -287,6 +287,19 @@ static void flags_arg(const struct gpuio_vfs_event *e, bool is_open, struct tl_a
 		tl_arg_copy(a, "flags", gpuio_splice_flags__str(e->flags, buf, sizeof(buf)), true);
 }
 
+/* io_submit: the iocbs given and taken, the bytes the traced ones ask; io_getevents: events. */
+static void aio_syscall_args(const struct gpuio_vfs_event *e, struct tl_args *a)
+{
+	if (e->call == GPUIO_CALL_IO_SUBMIT) {
+		tl_arg_u64(a, "iocbs", e->flags);
+		if (e->ret >= 0)
+			tl_arg_s64(a, "submitted", e->ret);
+		tl_arg_u64(a, "requested", e->requested);
+	} else if (e->ret >= 0) {
+		tl_arg_s64(a, "events", e->ret);
+	}
+}
+
 /* A call's args after its path: fd, bytes, offset, error, flags, the second file. */
 static void call_args(struct tl_model *x, const struct gpuio_vfs_event *e, uint8_t cf,
 		      struct tl_args *a)
@@ -321,7 +334,9 @@ static void call_args(struct tl_model *x, const struct gpuio_vfs_event *e, uint8
 	if ((cf & CF_READ) && !async && x->cache_known)
 		tl_arg_u64(a, "cache_miss_pages", e->cache_miss_pages);
 	flags_arg(e, is_open, a);
-	if (!(is_open && failed && !e->ino && !e->dev))
+	if (gpuio_call__is_aio_syscall(call))
+		aio_syscall_args(e, a);
+	if (!(((is_open && failed) || gpuio_call__is_aio_syscall(call)) && !e->ino && !e->dev))
 		ftype_arg(a, "ftype", e->ftype);
 	if (e->ftype == GPUIO_FT_SOCK)
 		sock_args(x, e, a);
@@ -345,8 +360,8 @@ void tl_model__vfs(struct tl_model *x, const struct gpuio_vfs_event *e, struct t
 
 	tl_args_reset(a);
 	vfs_slice(x, e, cf & CF_ASYNC, o);
-	/* a failed open has no file: nothing to name */
-	if (!(is_open && failed && !e->ino && !e->dev))
+	/* a failed open has no file, io_getevents none of its own: nothing to name */
+	if (!((is_open && failed) || gpuio_call__is_aio_syscall(e->call)) || e->ino || e->dev)
 		path_arg(x, a, "path", e->dev, e->ino, e->ftype, &x->st.unresolved_paths);
 	if (e->call == GPUIO_CALL_PAGE_FAULT) {    /* not a call: args of its own */
 		tl_model__fault_args(e, a);

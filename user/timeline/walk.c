@@ -58,7 +58,7 @@ static void walk_processes(struct tl_sink *s, struct tl_model *m)
 
 			if (le->pid != p->pid)
 				continue;
-			n = (size_t)snprintf(name, sizeof(name), "io_uring lane %u", le->n);
+			n = (size_t)snprintf(name, sizeof(name), "async I/O lane %u", le->n);
 			s->ops->proc_lane(s, pid, le->tid, name, n, ORDER_URING_LANE + le->n);
 		}
 		/* a thread's CUDA/NVTX slices that do not nest: io_uring-like lanes */

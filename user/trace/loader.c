@@ -110,8 +110,9 @@ static bool prog_wanted(const struct gpuio_loader_opts *o, const char *entry)
 		return false;
 	if (!strcmp(prog_name(entry), "vfs_batch_flush") && o->no_batch)
 		return false;
-	if (syscall_tp(entry, tp, sizeof(tp)) && (strstr(tp, "send") || strstr(tp, "recv")) &&
-	    !strstr(tp, "sendfile") && !o->sockets && !o->all_fds)
+	if (syscall_tp(entry, tp, sizeof(tp)) &&
+	    (strstr(tp, "send") || strstr(tp, "recv") || strstr(tp, "connect") ||
+	     strstr(tp, "accept")) && !strstr(tp, "sendfile") && !o->sockets && !o->all_fds)
 		return false;
 	return prog_available(entry);
 }

@@ -21,7 +21,22 @@
 	"?__sys_recvmsg:vfs_sock_recvmsg_" e, "?__sys_recvmsg:vfs_sock_recvmsg_" x, \
 	"?__sys_sendmsg:vfs_sock_sendmsg_" e, "?__sys_sendmsg:vfs_sock_sendmsg_" x, \
 	"?__sys_recvmmsg:vfs_sock_recvmmsg_" e, "?__sys_recvmmsg:vfs_sock_recvmmsg_" x, \
-	"?__sys_sendmmsg:vfs_sock_sendmmsg_" e, "?__sys_sendmmsg:vfs_sock_sendmmsg_" x
+	"?__sys_sendmmsg:vfs_sock_sendmmsg_" e, "?__sys_sendmmsg:vfs_sock_sendmmsg_" x, \
+	"?__sys_connect:vfs_sock_connect_" e, "?__sys_connect:vfs_sock_connect_" x, \
+	"?__sys_accept4:vfs_sock_accept_" e, "?__sys_accept4:vfs_sock_accept_" x, \
+	"?__x64_sys_io_submit:vfs_aio_submit_" e, "?__x64_sys_io_submit:vfs_aio_submit_" x, \
+	"?__x64_sys_io_getevents:vfs_aio_getevents_" e, \
+	"?__x64_sys_io_getevents:vfs_aio_getevents_" x, \
+	"?__x64_sys_io_pgetevents:vfs_aio_pgetevents_" e, \
+	"?__x64_sys_io_pgetevents:vfs_aio_pgetevents_" x, \
+	SYSW_PROGS(e, x, "sendfile64"), SYSW_PROGS(e, x, "copy_file_range"), \
+	SYSW_PROGS(e, x, "splice"), SYSW_PROGS(e, x, "sync_file_range"), \
+	SYSW_PROGS(e, x, "fallocate"), SYSW_PROGS(e, x, "ftruncate"), \
+	SYSW_PROGS(e, x, "fsync"), SYSW_PROGS(e, x, "fdatasync")
+
+/* a call with no VFS function of its own, at its syscall wrapper (vfs_func.bpf.h) */
+#define SYSW_PROGS(e, x, name) \
+	"?__x64_sys_" name ":vfs_sysw_" name "_" e, "?__x64_sys_" name ":vfs_sysw_" name "_" x
 
 /* the syscalls sys_enter_decode knows (bpf/trace/vfs_syscall.bpf.h), each
  * with its own tracepoints: other syscalls run nothing */
@@ -35,7 +50,9 @@
 	SYSC(e, x, "pwritev"), SYSC(e, x, "copy_file_range"), SYSC(e, x, "preadv2"), \
 	SYSC(e, x, "pwritev2"), SYSC(e, x, "openat2"), \
 	SYSC(e, x, "sendto"), SYSC(e, x, "recvfrom"), SYSC(e, x, "sendmsg"), SYSC(e, x, "recvmsg"), \
-	SYSC(e, x, "recvmmsg"), SYSC(e, x, "sendmmsg")
+	SYSC(e, x, "recvmmsg"), SYSC(e, x, "sendmmsg"), \
+	SYSC(e, x, "connect"), SYSC(e, x, "accept"), SYSC(e, x, "accept4"), \
+	SYSC(e, x, "io_submit"), SYSC(e, x, "io_getevents"), SYSC(e, x, "io_pgetevents")
 
 const struct layer layers[L_COUNT] = {
 	[L_PROC] = { "proc", GPUIO_LAYER_PROC, false, {
@@ -49,7 +66,7 @@ const struct layer layers[L_COUNT] = {
 		{ "sys:raw_tp", "syscall", false, { "vfs_sys_enter_raw", "vfs_sys_exit_raw" } },
 		{ "sys:tracepoint", "syscall", true, { "vfs_sys_enter_tp", "vfs_sys_exit_tp" } },
 		/* by --vfs-mode only: nothing for other processes' syscalls, but
-		 * 58 links whose detach the kernel serialises (link_reaper.c) */
+		 * 64 links whose detach the kernel serialises (link_reaper.c) */
 		{ "sys:each", "per_syscall", true, { SYSC_PROGS("vfs_sysc_enter", "vfs_sysc_exit") } },
 		{ "sys:each:probe", "per_syscall", true,
 		  { SYSC_PROGS("vfs_sysc_enter_probe", "vfs_sysc_exit_probe") } },
