@@ -85,6 +85,10 @@ enum gpuio_call {
 	 * accept/accept4 (fd and dev/ino the accepted socket, fd2 the
 	 * listening one; ret the new fd or -errno) */
 	GPUIO_CALL_CONNECT, GPUIO_CALL_ACCEPT,
+	/* prefetch hints (bpf/trace/hints.bpf.h): offset and requested the
+	 * range, flags the advice (POSIX_FADV_*, MADV_WILLNEED); madvise: fd
+	 * -1, its mapping's file */
+	GPUIO_CALL_FADVISE, GPUIO_CALL_READAHEAD, GPUIO_CALL_MADVISE,
 	GPUIO_CALL_MAX
 };
 /*

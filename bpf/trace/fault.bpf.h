@@ -245,35 +245,6 @@ static __always_inline void fault_open(struct call_state *cs, struct task_struct
 	cs->fault.exec = !!(error_code & X86_PF_INSTR_);
 }
 
-struct fault_vma {
-	__u64 addr;
-	__u64 file;          /* struct file * of the mapping, 0: anonymous */
-	__u64 ino;
-	__s64 off;
-	__u32 dev;
-	__u8 ftype;
-};
-
-static long fault_vma_cb(struct task_struct *task, struct vm_area_struct *vma, void *data)
-{
-	struct fault_vma *v = data;
-	struct file *file = vma->vm_file;
-	struct inode *inode;
-
-	if (!file)
-		return 0;
-	inode = file->f_inode;
-	if (!inode)
-		return 0;
-	v->file = (__u64)file;
-	v->ino = inode->i_ino;
-	v->dev = inode->i_sb->s_dev;
-	v->ftype = (inode->i_mode & S_IFMT_) >> 12;
-	v->off = (__s64)((v->addr & ~((1ull << FAULT_PAGE_SHIFT) - 1)) - vma->vm_start) +
-		 ((__s64)vma->vm_pgoff << FAULT_PAGE_SHIFT);
-	return 0;
-}
-
 /*
  * The open fault's file is (dev, ino): it takes a call number of the
  * thread (its bios will name it) and is named once. file: the mapping's
@@ -283,7 +254,7 @@ static __always_inline void fault_file(struct call_state *cs, __u64 ino, __u32 d
 				       __s64 off, struct file *file)
 {
 	struct path_key key = { .ino = ino, .dev = dev };
-	struct fault_vma v = { .addr = cs->fault.addr };
+	struct file_vma v = { .addr = cs->fault.addr };
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 
 	if (!cs->fault.ino) {
@@ -313,7 +284,7 @@ static __always_inline void fault_file(struct call_state *cs, __u64 ino, __u32 d
 		if (!file) {
 			/* faults on files not named yet only: interrupts are on
 			 * here, the lock is let go at once (no irq_work) */
-			bpf_find_vma(bpf_get_current_task_btf(), cs->fault.addr, fault_vma_cb, &v, 0);
+			bpf_find_vma(bpf_get_current_task_btf(), cs->fault.addr, file_vma_cb, &v, 0);
 			if (v.ino != ino || v.dev != dev)
 				return;         /* not now: at its next fault */
 			file = (struct file *)v.file;
@@ -338,7 +309,7 @@ static __always_inline void fault_file(struct call_state *cs, __u64 ino, __u32 d
  */
 static __always_inline int on_fault(unsigned long addr, unsigned long error_code, const bool vma)
 {
-	struct fault_vma v = { .addr = addr };
+	struct file_vma v = { .addr = addr };
 	struct task_struct *t;
 	struct call_state *cs;
 	__u64 pid_tgid;
@@ -357,7 +328,7 @@ static __always_inline int on_fault(unsigned long addr, unsigned long error_code
 		fault_open(cs, t, addr, error_code);
 		return 0;
 	}
-	if (bpf_find_vma(t, addr, fault_vma_cb, &v, 0) == -16 /* EBUSY */) {
+	if (bpf_find_vma(t, addr, file_vma_cb, &v, 0) == -16 /* EBUSY */) {
 		stat_inc(GPUIO_STAT_FAULT_NO_VMA);
 		return 0;
 	}

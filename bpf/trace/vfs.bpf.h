@@ -693,6 +693,8 @@ static __always_inline void vfs_emit_direct(struct call_state *cs, __u16 call, l
 
 #include "trace/aio.bpf.h"
 #include "trace/sock_accept.bpf.h"
+#include "trace/vma.bpf.h"
+#include "trace/hints.bpf.h"
 
 static __always_inline void vfs_end(long ret, __u8 hook, const int acc)
 {

@@ -148,6 +148,9 @@ SYSW(ftruncate, NR_ftruncate)
  * fdatasync's path (datasync constant): fdatasync showed nothing there */
 SYSW(fsync, NR_fsync)
 SYSW(fdatasync, NR_fdatasync)
+SYSW(fadvise64, NR_fadvise64)
+SYSW(readahead, NR_readahead)
+SYSW(madvise, NR_madvise)
 
 /* function hooks never take the position from the file (implicit is unset) */
 #define FN_END(hook, ret) ({ vfs_end((long)(ret), hook, ACC_PROBE); 0; })

@@ -22,6 +22,7 @@ enum {
 	NR_recvmmsg = 299, NR_sendmmsg = 307,
 	NR_io_getevents = 208, NR_io_submit = 209, NR_io_pgetevents = 333,
 	NR_connect = 42, NR_accept = 43, NR_accept4 = 288,
+	NR_fadvise64 = 221, NR_readahead = 187, NR_madvise = 28,
 };
 #else
 #error "gpuio's syscall table is x86_64 only for now"
@@ -43,6 +44,7 @@ static __always_inline bool nr_traced(long nr)
 	case NR_copy_file_range: case NR_preadv2: case NR_pwritev2:
 	case NR_openat2:
 	case NR_io_getevents: case NR_io_submit: case NR_io_pgetevents:
+	case NR_fadvise64: case NR_readahead: case NR_madvise:
 		return true;
 	/* rodata: with --no-sockets (and no --all-fds) these cost nothing */
 	case NR_sendto: case NR_recvfrom: case NR_sendmsg: case NR_recvmsg:
@@ -164,6 +166,18 @@ static __always_inline void sys_enter_decode_hook(struct call_state *cs, long nr
 		v.requested = a[4];
 		v.flags = a[5];
 		break;
+	case NR_fadvise64:      /* (fd, offset, len, advice) */
+		v.call = GPUIO_CALL_FADVISE;
+		v.offset = a[1]; v.requested = a[2]; v.flags = a[3];
+		break;
+	case NR_readahead:      /* (fd, offset, count) */
+		v.call = GPUIO_CALL_READAHEAD;
+		v.offset = a[1]; v.requested = a[2];
+		break;
+	case NR_madvise:        /* (addr, len, advice): WILLNEED on a file mapping */
+		if (a[2] == MADV_WILLNEED_)
+			madvise_begin(cs, a[0], a[1], hook);
+		return;
 	case NR_io_submit:      /* (ctx, nr, iocbpp) */
 		aio_submit_begin(cs, a[1], a[2], hook);
 		return;

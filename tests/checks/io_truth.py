@@ -76,3 +76,45 @@ def known_io_writes(trace, d):
     bad = [(p, w.get(p, 0), n) for p, n in files.items() if w.get(p, 0) < n]
     assert not bad, bad
     print("installed binary traced %d files, every byte written" % len(files))
+
+
+def prefetch(trace, report_json, prog_out, d):
+    """t_prefetch: prefetch_hints' hints in the trace with their ranges and
+    advice; per file, the report's prefetch counts against the program's:
+    the reads into the hinted range, those that found every page cached
+    (mincore before each read), the pages still read"""
+    import truth
+    from checks.common import Checks, load_json
+    ev = truth.load(trace)
+    check = Checks()
+    rep = load_json(report_json)
+    rows = {f["path"]: f for f in rep["files"]}
+    heads = " ".join(rep.get("headlines", []))
+    want_adv = {"f.dat": ["POSIX_FADV_DONTNEED", "POSIX_FADV_RANDOM", "POSIX_FADV_WILLNEED"],
+                "r.dat": ["POSIX_FADV_DONTNEED", "POSIX_FADV_RANDOM", None],
+                "m.dat": ["POSIX_FADV_DONTNEED", "POSIX_FADV_RANDOM", "MADV_WILLNEED"],
+                "l.dat": ["POSIX_FADV_DONTNEED", "POSIX_FADV_RANDOM", "POSIX_FADV_WILLNEED",
+                          "POSIX_FADV_DONTNEED"]}
+    for line in open(prog_out):
+        kv = dict(w.split("=", 1) for w in line.split())
+        name, path = kv["file"], f"{d}/{kv['file']}"
+        hints = truth.vfs(ev, path=path, names={"fadvise64", "readahead", "madvise"})
+        check([e["args"].get("advice") for e in hints] == want_adv[name],
+              f"{name}: hints in order {[e['args'].get('advice') for e in hints]}")
+        h = [e for e in hints if e["name"] == kv["hint"] and
+             e["args"].get("advice") in (None, "POSIX_FADV_WILLNEED", "MADV_WILLNEED")]
+        check(len(h) == 1 and h[0]["args"].get("offset") == 0 and
+              h[0]["args"].get("length") == int(kv["hinted"]),
+              f"{name}: one {kv['hint']} of offset 0, length {kv['hinted']}")
+        pf = rows.get(path, {}).get("prefetch", {})
+        reads, cached = int(kv["reads_in_range"]), int(kv["cached_in_range"])
+        got = (pf.get("hints"), pf.get("willneed_hints"), pf.get("hinted_bytes"),
+               pf.get("reads_after"), pf.get("read_bytes_after"),
+               pf.get("reads_after", 0) - pf.get("reads_after_missed", 0),
+               pf.get("miss_pages_after"))
+        want = (int(kv["hints"]), 1, int(kv["hinted"]), reads, int(kv["read_bytes_in_range"]),
+                cached, int(kv["missing_pages_in_range"]))
+        check(got == want, f"{name}: report (hints, willneed, hinted bytes, reads after, their "
+              f"bytes, cached, pages read) {got} == the program's {want}")
+    check("prefetch hints:" in heads, "a headline names the prefetch hints")
+    return check.status()

@@ -161,6 +161,8 @@ static const char *const call_name[NCALL] = {
 	[GPUIO_CALL_AIO_POLL] = "aio_poll", [GPUIO_CALL_IO_SUBMIT] = "io_submit",
 	[GPUIO_CALL_IO_GETEVENTS] = "io_getevents",
 	[GPUIO_CALL_CONNECT] = "connect", [GPUIO_CALL_ACCEPT] = "accept",
+	[GPUIO_CALL_FADVISE] = "fadvise64", [GPUIO_CALL_READAHEAD] = "readahead",
+	[GPUIO_CALL_MADVISE] = "madvise",
 };
 
 static int is_read(unsigned c)

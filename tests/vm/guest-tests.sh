@@ -184,11 +184,14 @@ gpuio_vfs_mode() {
     ncalls=$((ncalls + 1))
   done
   # ... and nothing else moved bytes on w.dat/v.dat (open/close/fsync lines aside)
-  extra=$(grep -E "^call $d/[wv].dat " "$tot" | grep -vcE " (openat|close|fsync) ")
+  extra=$(grep -E "^call $d/[wv].dat " "$tot" | grep -vcE " (openat|close|fsync|fadvise64) ")
   [ "$extra" = $ncalls ] || { echo "gpuio[$m]: $extra read/write call lines on w.dat/v.dat, want $ncalls MISMATCH"; bad=1; }
   # io_uring: its own call names, in every mode
   expect_fields "gpuio[$m]: u.dat io_uring_read" "$(grep "^call $d/u.dat io_uring_read " "$tot")" "ops=16 bytes=65536" || bad=1
   expect_fields "gpuio[$m]: u.dat io_uring_write" "$(grep "^call $d/u.dat io_uring_write " "$tot")" "ops=8 bytes=32768" || bad=1
+  # known_io's fadvise(DONTNEED) on w.dat, a prefetch hint traced in every
+  # mode (fentry/kprobe: at __x64_sys_fadvise64)
+  expect_fields "gpuio[$m]: w.dat fadvise64" "$(grep "^call $d/w.dat fadvise64 " "$tot")" "ops=1 errors=0" || bad=1
   # Linux AIO (aio_rw on the guest's tmpfs, out of the disk's
   # totals): 8 writes in io_submits of 4, one fdsync, 8 preads and 8
   # preadvs, one read failing EFAULT: 20 io_submits

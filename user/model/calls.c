@@ -47,6 +47,9 @@ static const char *const call_names[GPUIO_CALL_MAX] = {
 	[GPUIO_CALL_IO_GETEVENTS] = "io_getevents",
 	[GPUIO_CALL_CONNECT] = "connect",
 	[GPUIO_CALL_ACCEPT] = "accept",
+	[GPUIO_CALL_FADVISE] = "fadvise64",
+	[GPUIO_CALL_READAHEAD] = "readahead",
+	[GPUIO_CALL_MADVISE] = "madvise",
 };
 _Static_assert(ARRAY_SIZE(call_names) == GPUIO_CALL_MAX, "a call without a name");
 
@@ -136,6 +139,20 @@ bool gpuio_call__is_async(unsigned call)
 {
 	return call == GPUIO_CALL_URING_READ || call == GPUIO_CALL_URING_WRITE ||
 	       (call >= GPUIO_CALL_AIO_READ && call <= GPUIO_CALL_AIO_POLL);
+}
+
+/* fadvise64, readahead, madvise(MADV_WILLNEED): the kernel asked to prefetch or drop */
+bool gpuio_call__is_hint(unsigned call)
+{
+	return call == GPUIO_CALL_FADVISE || call == GPUIO_CALL_READAHEAD ||
+	       call == GPUIO_CALL_MADVISE;
+}
+
+/* Does the hint ask for the range to be read ahead (WILLNEED, readahead)? */
+bool gpuio_call__hint_prefetches(unsigned call, unsigned advice)
+{
+	return call == GPUIO_CALL_READAHEAD ||
+	       ((call == GPUIO_CALL_FADVISE || call == GPUIO_CALL_MADVISE) && advice == 3);
 }
 
 /* io_submit / io_getevents: the thread's side of AIO, no file's own operation */
@@ -246,6 +263,21 @@ const char *gpuio_msg_flags__str(__u32 flags, char *buf, size_t len)
 	};
 
 	return flags_str(flags, t, ARRAY_SIZE(t), NULL, buf, len);
+}
+
+/* UAPI values: POSIX_FADV_* (x86_64; asm-generic), MADV_WILLNEED */
+const char *gpuio_advice__str(unsigned call, unsigned advice, char *buf, size_t len)
+{
+	static const char *const fadv[] = { "NORMAL", "RANDOM", "SEQUENTIAL", "WILLNEED",
+					    "DONTNEED", "NOREUSE" };
+
+	if (call == GPUIO_CALL_MADVISE && advice == 3)
+		snprintf(buf, len, "MADV_WILLNEED");
+	else if (call == GPUIO_CALL_FADVISE && advice < ARRAY_SIZE(fadv))
+		snprintf(buf, len, "POSIX_FADV_%s", fadv[advice]);
+	else
+		snprintf(buf, len, "%u", advice);
+	return buf;
 }
 
 const char *gpuio_blk_op__name(unsigned op)

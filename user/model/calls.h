@@ -25,6 +25,8 @@ bool gpuio_call__moves_bytes(unsigned call);/* ret >= 0 is a byte count */
 bool gpuio_call__two_files(unsigned call);  /* *2 fields name a second file */
 bool gpuio_call__is_async(unsigned call);   /* request, not a call of its thread */
 bool gpuio_call__is_aio_syscall(unsigned call); /* io_submit, io_getevents: no file op */
+bool gpuio_call__is_hint(unsigned call);    /* fadvise64, readahead, madvise */
+bool gpuio_call__hint_prefetches(unsigned call, unsigned advice); /* WILLNEED, readahead */
 bool gpuio_call__is_sock(unsigned call);    /* recvfrom ... sendmmsg, connect, accept */
 bool gpuio_call__is_connection(unsigned call); /* connect, accept: no bytes */
 
@@ -44,6 +46,7 @@ const char *gpuio_open_flags__str(__u32 flags, char *buf, size_t len);
 const char *gpuio_fallocate_mode__str(__u32 mode, char *buf, size_t len);
 const char *gpuio_sfr_flags__str(__u32 flags, char *buf, size_t len);
 const char *gpuio_splice_flags__str(__u32 flags, char *buf, size_t len);
+const char *gpuio_advice__str(unsigned call, unsigned advice, char *buf, size_t len);
 const char *gpuio_msg_flags__str(__u32 flags, char *buf, size_t len);   /* MSG_* */
 
 /* "read", "write", "flush", "discard", "other" */

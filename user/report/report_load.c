@@ -503,6 +503,7 @@ static int on_vfs(void *ctx, const struct gpuio_vfs_event *e)
 		}
 		if (rd && bytes)
 			read_pages(m, f, e, bytes);
+		rpt_prefetch__note(m, f, e, rd, bytes);
 		rc = file_ops(m, f, e, end, rd, wr);
 		if (rc)
 			return rc;

@@ -85,6 +85,20 @@ struct rpt_hist {               /* log-linear latency histogram (ns) */
 	uint64_t first;         /* the one sample before b exists */
 };
 
+/*
+ * A file's prefetch hints (fadvise, readahead, madvise WILLNEED) and the
+ * reads that came after a WILLNEED or readahead into the range it named:
+ * whether they found their pages cached (cache_miss_pages 0) says whether
+ * the hint was in time. The last RPT_PF_RANGES ranges are kept.
+ */
+#define RPT_PF_RANGES 8
+struct rpt_prefetch {
+	uint64_t hints, prefetch_hints, hinted_bytes;
+	uint64_t reads, read_bytes, reads_missed, miss_pages;
+	uint64_t lo[RPT_PF_RANGES], hi[RPT_PF_RANGES];
+	uint32_t nranges;
+};
+
 struct rpt_file {
 	uint32_t dev;
 	uint64_t ino;
@@ -97,6 +111,7 @@ struct rpt_file {
 	uint64_t minor_faults, major_faults;    /* on its mappings (FAULT_COUNT records) */
 	bool exec_mapped;               /* an instruction fetch faulted on it */
 	uint64_t direct_rbytes;
+	struct rpt_prefetch pf;         /* prefetch hints and the reads after them */
 	uint64_t extent;                /* largest end offset read or written */
 	uint64_t pat[RPT_PAT_N];        /* transitions between a thread's calls */
 	uint32_t size_hist[RPT_LOG2_BUCKETS];
@@ -387,6 +402,7 @@ struct rpt_model {
 	uint64_t cupti_dropped, gpu_write_errors;       /* the collectors' (their last counts) */
 	bool faults;                    /* the fault layer's build: fault counts are known */
 	uint64_t minor_faults, major_faults;
+	struct rpt_prefetch pf;         /* over all files (no ranges) */
 	uint64_t unresolved;            /* files without a path record */
 
 	/* tables */

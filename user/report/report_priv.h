@@ -34,6 +34,9 @@ void rpt_note_time(struct rpt_model *m, uint64_t ts, uint64_t end);
 
 enum rpt_cause rpt_call_cause(unsigned call);
 bool rpt_call_fetches_data(const struct gpuio_vfs_event *e);    /* report_load.c */
+/* a hint kept on f, or a read of bytes held against f's hints (report_prefetch.c) */
+void rpt_prefetch__note(struct rpt_model *m, struct rpt_file *f, const struct gpuio_vfs_event *e,
+			bool rd, uint64_t bytes);
 
 void rpt_gpu_handlers(struct model_tool *t);     /* report_gpu.c: pass 1's GPU handlers */
 

@@ -161,6 +161,13 @@ GET(f_minor) { rpt_cell_u64(o, F->minor_faults); }
 GET(f_major) { rpt_cell_u64(o, F->major_faults); }
 GET(f_direct) { rpt_cell_bytes(o, F->direct_rbytes); }
 GET(f_extent) { rpt_cell_bytes(o, F->extent); }
+GET(f_pf_hints) { rpt_cell_u64(o, F->pf.hints); }
+GET(f_pf_prefetch) { rpt_cell_u64(o, F->pf.prefetch_hints); }
+GET(f_pf_bytes) { rpt_cell_bytes(o, F->pf.hinted_bytes); }
+GET(f_pf_reads) { rpt_cell_u64(o, F->pf.reads); }
+GET(f_pf_rbytes) { rpt_cell_bytes(o, F->pf.read_bytes); }
+GET(f_pf_missed) { rpt_cell_u64(o, F->pf.reads_missed); }
+GET(f_pf_miss_pages) { rpt_cell_u64(o, F->pf.miss_pages); }
 GET(f_pattern)
 {
 	uint64_t single;
@@ -238,6 +245,14 @@ static const struct rpt_col file_cols[] = {
 	{ "page_faults.major", "major faults", 12, 0, f_major },
 	{ "direct_read_bytes", NULL, 0, JSON_ONLY, f_direct },
 	{ "extent_bytes", NULL, 0, JSON_ONLY, f_extent },
+	{ "prefetch", NULL, 0, JSON_ONLY, group },
+	{ "prefetch.hints", NULL, 0, JSON_ONLY, f_pf_hints },
+	{ "prefetch.willneed_hints", NULL, 0, JSON_ONLY, f_pf_prefetch },
+	{ "prefetch.hinted_bytes", NULL, 0, JSON_ONLY, f_pf_bytes },
+	{ "prefetch.reads_after", NULL, 0, JSON_ONLY, f_pf_reads },
+	{ "prefetch.read_bytes_after", NULL, 0, JSON_ONLY, f_pf_rbytes },
+	{ "prefetch.reads_after_missed", NULL, 0, JSON_ONLY, f_pf_missed },
+	{ "prefetch.miss_pages_after", NULL, 0, JSON_ONLY, f_pf_miss_pages },
 	{ "pattern", "pattern", -10, 0, f_pattern },
 	{ "pattern_counts", NULL, 0, JSON_ONLY, group },
 	{ "pattern_counts.sequential", NULL, 0, JSON_ONLY, f_seq },

@@ -194,7 +194,7 @@ const struct rpt_table rpt_tab_warnings = {
 
 /* ---- headlines: the answers, one line each ---- */
 
-enum headline { H_GPU, H_READS, H_FAULTS, H_WRITES, H_CKPTS, H_SMALL };
+enum headline { H_GPU, H_READS, H_FAULTS, H_PREFETCH, H_WRITES, H_CKPTS, H_SMALL };
 
 static int headline_rows(const struct rpt_ctx *c, const struct rpt_row *up, struct rpt_rows *out)
 {
@@ -207,6 +207,8 @@ static int headline_rows(const struct rpt_ctx *c, const struct rpt_row *up, stru
 		err |= rpt_rows__add(out, m, H_READS, up);
 	if (m->minor_faults || m->major_faults)
 		err |= rpt_rows__add(out, m, H_FAULTS, up);
+	if (m->pf.prefetch_hints)
+		err |= rpt_rows__add(out, m, H_PREFETCH, up);
 	if (m->vfs_wops)
 		err |= rpt_rows__add(out, m, H_WRITES, up);
 	if (m->nckpts)
@@ -320,6 +322,14 @@ GET(headline_text)
 		rpt_cell_printf(o, "page faults on file mappings: %" PRIu64 " minor, %" PRIu64 " major "
 				"(their bytes and time are in the reads)", m->minor_faults,
 				m->major_faults);
+		return;
+	case H_PREFETCH:
+		rpt_fmt_bytes(m->pf.read_bytes, a, sizeof(a));
+		rpt_cell_printf(o, "prefetch hints: %" PRIu64 " asked the kernel to read ahead; the %"
+				PRIu64 " reads (%s) into their ranges after them: %" PRIu64 " found "
+				"every page cached, %" PRIu64 " still read from the device",
+				m->pf.prefetch_hints, m->pf.reads, a,
+				m->pf.reads - m->pf.reads_missed, m->pf.reads_missed);
 		return;
 	case H_WRITES:
 		rpt_fmt_bytes(m->vfs_wbytes, a, sizeof(a));

@@ -285,6 +285,8 @@ static void flags_arg(const struct gpuio_vfs_event *e, bool is_open, struct tl_a
 		tl_arg_copy(a, "mode", gpuio_fallocate_mode__str(e->flags, buf, sizeof(buf)), true);
 	else if (call == GPUIO_CALL_SPLICE && e->flags)
 		tl_arg_copy(a, "flags", gpuio_splice_flags__str(e->flags, buf, sizeof(buf)), true);
+	else if (call == GPUIO_CALL_FADVISE || call == GPUIO_CALL_MADVISE)
+		tl_arg_copy(a, "advice", gpuio_advice__str(call, e->flags, buf, sizeof(buf)), true);
 }
 
 /* io_submit: the iocbs given and taken, the bytes the traced ones ask; io_getevents: events. */
@@ -320,7 +322,7 @@ static void call_args(struct tl_model *x, const struct gpuio_vfs_event *e, uint8
 		tl_arg_u64(a, "requested", e->requested);
 	}
 	if (call == GPUIO_CALL_FTRUNCATE || call == GPUIO_CALL_FALLOCATE ||
-	    call == GPUIO_CALL_SYNC_FILE_RANGE)
+	    call == GPUIO_CALL_SYNC_FILE_RANGE || gpuio_call__is_hint(call))
 		tl_arg_u64(a, "length", e->requested);
 	if (e->offset >= 0)
 		tl_arg_s64(a, "offset", e->offset);

@@ -32,7 +32,8 @@
 	SYSW_PROGS(e, x, "sendfile64"), SYSW_PROGS(e, x, "copy_file_range"), \
 	SYSW_PROGS(e, x, "splice"), SYSW_PROGS(e, x, "sync_file_range"), \
 	SYSW_PROGS(e, x, "fallocate"), SYSW_PROGS(e, x, "ftruncate"), \
-	SYSW_PROGS(e, x, "fsync"), SYSW_PROGS(e, x, "fdatasync")
+	SYSW_PROGS(e, x, "fsync"), SYSW_PROGS(e, x, "fdatasync"), \
+	SYSW_PROGS(e, x, "fadvise64"), SYSW_PROGS(e, x, "readahead"), SYSW_PROGS(e, x, "madvise")
 
 /* a call with no VFS function of its own, at its syscall wrapper (vfs_func.bpf.h) */
 #define SYSW_PROGS(e, x, name) \
@@ -49,6 +50,7 @@
 	SYSC(e, x, "sync_file_range"), SYSC(e, x, "fallocate"), SYSC(e, x, "preadv"), \
 	SYSC(e, x, "pwritev"), SYSC(e, x, "copy_file_range"), SYSC(e, x, "preadv2"), \
 	SYSC(e, x, "pwritev2"), SYSC(e, x, "openat2"), \
+	SYSC(e, x, "fadvise64"), SYSC(e, x, "readahead"), SYSC(e, x, "madvise"), \
 	SYSC(e, x, "sendto"), SYSC(e, x, "recvfrom"), SYSC(e, x, "sendmsg"), SYSC(e, x, "recvmsg"), \
 	SYSC(e, x, "recvmmsg"), SYSC(e, x, "sendmmsg"), \
 	SYSC(e, x, "connect"), SYSC(e, x, "accept"), SYSC(e, x, "accept4"), \

@@ -8,7 +8,7 @@
 
 #include <stdbool.h>
 
-#define MAX_PROGS 80
+#define MAX_PROGS 96
 /* VFS records per ring-buffer reservation (VFS_BATCH_CAP of bpf/trace/batch.bpf.h) */
 #define VFS_BATCH_RECORDS 16
 
