@@ -159,6 +159,7 @@ $(BUILD)/tests/%: tests/progs/%.c
 	@mkdir -p $(BUILD)/tests
 	$(CC) -O2 -g -Wall -D_GNU_SOURCE -o $@ $< -lpthread $(LDLIBS_$*)
 LDLIBS_uring_rw := -luring
+LDLIBS_uring_sock := -luring
 test-progs: $(TEST_PROGS)
 .PHONY: test-progs
 

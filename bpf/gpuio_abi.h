@@ -89,6 +89,11 @@ enum gpuio_call {
 	 * range, flags the advice (POSIX_FADV_*, MADV_WILLNEED); madvise: fd
 	 * -1, its mapping's file */
 	GPUIO_CALL_FADVISE, GPUIO_CALL_READAHEAD, GPUIO_CALL_MADVISE,
+	/* io_uring socket requests (bpf/trace/iouring.bpf.h), on the async
+	 * lanes like its reads: fd and dev/ino the socket, requested the
+	 * buffer (the iovecs of a msghdr); accept: ret the new fd */
+	GPUIO_CALL_URING_RECV, GPUIO_CALL_URING_SEND, GPUIO_CALL_URING_RECVMSG,
+	GPUIO_CALL_URING_SENDMSG, GPUIO_CALL_URING_ACCEPT, GPUIO_CALL_URING_CONNECT,
 	GPUIO_CALL_MAX
 };
 /*

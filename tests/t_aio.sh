@@ -14,6 +14,8 @@
 #    O_DIRECT file's block requests are bound to its io_submits, bytes exact;
 #    the report's row of each file (bytes, ops, syncs, failures) == the
 #    program's; Perfetto's importer takes the trace.
+#    Attach (-p): aio_rw opens its file and sets up its AIO context, then
+#    waits while gpuio attaches: the same checks on its O_DIRECT file.
 # B. fio's libaio engine (O_DIRECT reads and writes at iodepth 8/16, batched
 #    submission, and buffered writes): per job the trace's requests == fio's
 #    io_bytes and total_ios, every block of each file once, several in flight.
@@ -41,6 +43,29 @@ for mode in default per_syscall; do
   pycheck aio_truth.aio_prog "$d/run.json" "$d/report.json" "$d" "$BS" b.dat d.dat:direct ||
     fail "$mode: the trace does not account for aio_rw's AIO"
 done
+
+# attach: the target set up before gpuio, its I/O after
+d="$TMP/attach"
+mkdir -p "$d"
+spawn -l "$d/d.dat.out" aio env AIO_RW_READY="$d/ready" AIO_RW_GO="$d/go" \
+  "$PROG" "$d/d.dat" 10 "$BS" 4 direct
+APID=$SPAWNED
+wait_file "$d/ready"
+spawn -e "$d/gpuio.err" gpuio "$GPUIO" trace -p "$APID" -o "$d/run.json"
+GPID=$SPAWNED
+wait_line -t 30 -F tracing "$d/gpuio.err"
+touch "$d/go"
+wait_exit -t 60 "$APID"
+[ "$EXIT_STATUS" = 0 ] || { cat "$d/d.dat.out"; fail "attach: aio_rw failed"; }
+wait_exit -t 30 "$GPID"
+[ "$EXIT_STATUS" = 0 ] || { cat "$d/gpuio.err"; fail "attach: gpuio trace -p exited $EXIT_STATUS"; }
+cat "$d/d.dat.out"
+check_struct "$d/run.json"
+"$GPUIO" report --json "$d/run.gpuio" >"$d/report.json" 2>"$d/report.err" ||
+  { cat "$d/report.err"; fail "attach: gpuio report --json failed"; }
+echo "attach (-p):"
+pycheck aio_truth.aio_prog "$d/run.json" "$d/report.json" "$d" "$BS" d.dat:direct ||
+  fail "attach: the trace does not account for aio_rw's AIO"
 
 command -v fio >/dev/null || skip "fio not installed: part B (fio's libaio engine) not run"
 fio --enghelp 2>/dev/null | grep -qw libaio || skip "this fio has no libaio engine: part B not run"

@@ -296,3 +296,61 @@ def connections(trace, report_json, prog_out):
     check(abs(srv.get("connect_time_us", -1) * 1000 - want_ns) <= n,
           "report: connect time == the sum of the connect slices")
     return check.status()
+
+
+def uring(trace, report_json, prog_out):
+    """t_uring_sock: uring_sock's io_uring socket requests against its own
+    counts: per process (client, server) each request kind's count and bytes,
+    the peers they name, the async lanes; the report's per-peer bytes and
+    connects"""
+    import truth
+    from checks.common import Checks, load_json
+    ev = truth.load(trace)
+    check = Checks()
+    kv = dict(w.split("=") for w in open(prog_out).read().split()[1:])
+    n = {k: int(v) for k, v in kv.items()}
+    port = n["port"]
+    sl = [e for e in truth.vfs(ev) if e["name"].startswith("io_uring_")]
+    conn = [e for e in sl if e["name"] == "io_uring_connect"]
+    acc = [e for e in sl if e["name"] == "io_uring_accept"]
+    check(len(conn) == 1 and conn[0]["args"].get("peer") == f"127.0.0.1:{port}",
+          f"one io_uring_connect naming 127.0.0.1:{port}")
+    check(len(acc) == 1 and acc[0]["pid"] != conn[0]["pid"] if conn and acc else False,
+          "one io_uring_accept, in the server process")
+    if not (conn and acc):
+        return check.status()
+    client, server = conn[0]["pid"], acc[0]["pid"]
+    cpeer = acc[0]["args"].get("peer", "")
+    check(cpeer.startswith("127.0.0.1:") and cpeer != f"127.0.0.1:{port}",
+          f"the accept names the client's address {cpeer}")
+
+    def tot(pid, names):
+        es = [e for e in sl if e["pid"] == pid and e["name"] in names]
+        return len(es), sum(e["args"].get("bytes", 0) for e in es)
+
+    for who, pid, dirn, names in (
+            ("client", client, "sends", {"io_uring_send", "io_uring_sendmsg"}),
+            ("client", client, "recvs", {"io_uring_recv", "io_uring_recvmsg"}),
+            ("server", server, "sends", {"io_uring_send"}),
+            ("server", server, "recvs", {"io_uring_recv"})):
+        want = (n[f"{who}_{dirn}"], n[f"{who}_{dirn[:-1]}_bytes"])
+        check(tot(pid, names) == want, f"{who} {dirn}: {tot(pid, names)} == the program's {want}")
+    smsg = [e for e in sl if e["name"] == "io_uring_sendmsg"]
+    rmsg = [e for e in sl if e["name"] == "io_uring_recvmsg"]
+    check(len(smsg) == n["client_sends"] // 2 and len(rmsg) >= len(smsg) and
+          all(e["pid"] == client for e in smsg + rmsg),
+          f"{len(smsg)} sendmsg, {len(rmsg)} recvmsg requests: the client's odd round trips")
+    check(all(e["args"].get("peer") == (f"127.0.0.1:{port}" if e["pid"] == client else cpeer)
+              for e in sl), "every request names its socket's peer")
+    check(all(e["tid"] >= 0x20000000 and e["args"].get("tid") == e["pid"] for e in sl),
+          "every request on an async lane, naming its submitter")
+    rep = _peers(load_json(report_json))
+    srv, cli = rep.get(f"127.0.0.1:{port}", {}), rep.get(cpeer, {})
+    check((srv.get("sent_bytes"), srv.get("received_bytes"), srv.get("connects")) ==
+          (n["client_send_bytes"], n["client_recv_bytes"], 1),
+          f"report: the client's row for the server: sent, received, connects "
+          f"{(srv.get('sent_bytes'), srv.get('received_bytes'), srv.get('connects'))}")
+    check((cli.get("sent_bytes"), cli.get("received_bytes"), cli.get("connects")) ==
+          (n["server_send_bytes"], n["server_recv_bytes"], 1),
+          "report: the server's row for the client: sent, received, accepts")
+    return check.status()

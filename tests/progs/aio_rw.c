@@ -12,6 +12,9 @@
  *   one read into an address the kernel cannot write: its event's res is
  *     -EFAULT (a request that failed at completion).
  * With "direct" the file is opened O_DIRECT (BS a multiple of 4096).
+ * With AIO_RW_READY and AIO_RW_GO set (paths), it creates READY once the file
+ * is open and its AIO context set up, and starts its I/O when GO exists (a
+ * test attaches in between).
  * Prints what it did, so a test can hold a trace against it.
  *
  * usage: aio_rw FILE COUNT BS [BATCH] [direct]
@@ -22,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -64,6 +68,12 @@ static long run(struct iocb **cbs, long n, int pgetevents, long *failed)
 	return bytes;
 }
 
+static void die_usage(const char *what)
+{
+	perror(what);
+	exit(2);
+}
+
 static void prep(struct iocb *cb, int op, int fd, void *buf, size_t len, long long off)
 {
 	memset(cb, 0, sizeof(*cb));
@@ -100,6 +110,16 @@ int main(int argc, char **argv)
 	if (fd < 0 || syscall(SYS_io_setup, 128, &ctx) < 0) {
 		perror("aio_rw: setup");
 		return 1;
+	}
+	if (getenv("AIO_RW_READY") && getenv("AIO_RW_GO")) {
+		struct stat st;
+		int r = open(getenv("AIO_RW_READY"), O_WRONLY | O_CREAT, 0644);
+
+		if (r < 0)
+			die_usage("aio_rw: AIO_RW_READY");
+		close(r);
+		while (stat(getenv("AIO_RW_GO"), &st))
+			usleep(10000);
 	}
 	for (long i = 0; i < 64; i++)
 		cbs[i] = &cb[i];

@@ -163,6 +163,11 @@ static const char *const call_name[NCALL] = {
 	[GPUIO_CALL_CONNECT] = "connect", [GPUIO_CALL_ACCEPT] = "accept",
 	[GPUIO_CALL_FADVISE] = "fadvise64", [GPUIO_CALL_READAHEAD] = "readahead",
 	[GPUIO_CALL_MADVISE] = "madvise",
+	[GPUIO_CALL_URING_RECV] = "io_uring_recv", [GPUIO_CALL_URING_SEND] = "io_uring_send",
+	[GPUIO_CALL_URING_RECVMSG] = "io_uring_recvmsg",
+	[GPUIO_CALL_URING_SENDMSG] = "io_uring_sendmsg",
+	[GPUIO_CALL_URING_ACCEPT] = "io_uring_accept",
+	[GPUIO_CALL_URING_CONNECT] = "io_uring_connect",
 };
 
 static int is_read(unsigned c)

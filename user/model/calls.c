@@ -50,6 +50,12 @@ static const char *const call_names[GPUIO_CALL_MAX] = {
 	[GPUIO_CALL_FADVISE] = "fadvise64",
 	[GPUIO_CALL_READAHEAD] = "readahead",
 	[GPUIO_CALL_MADVISE] = "madvise",
+	[GPUIO_CALL_URING_RECV] = "io_uring_recv",
+	[GPUIO_CALL_URING_SEND] = "io_uring_send",
+	[GPUIO_CALL_URING_RECVMSG] = "io_uring_recvmsg",
+	[GPUIO_CALL_URING_SENDMSG] = "io_uring_sendmsg",
+	[GPUIO_CALL_URING_ACCEPT] = "io_uring_accept",
+	[GPUIO_CALL_URING_CONNECT] = "io_uring_connect",
 };
 _Static_assert(ARRAY_SIZE(call_names) == GPUIO_CALL_MAX, "a call without a name");
 
@@ -104,12 +110,14 @@ bool gpuio_call__two_files(unsigned call)
 bool gpuio_call__is_sock(unsigned call)
 {
 	return (call >= GPUIO_CALL_RECVFROM && call <= GPUIO_CALL_SENDMMSG) ||
+	       (call >= GPUIO_CALL_URING_RECV && call <= GPUIO_CALL_URING_CONNECT) ||
 	       gpuio_call__is_connection(call);
 }
 
 bool gpuio_call__is_connection(unsigned call)
 {
-	return call == GPUIO_CALL_CONNECT || call == GPUIO_CALL_ACCEPT;
+	return call == GPUIO_CALL_CONNECT || call == GPUIO_CALL_ACCEPT ||
+	       call == GPUIO_CALL_URING_CONNECT || call == GPUIO_CALL_URING_ACCEPT;
 }
 
 bool gpuio_call__moves_bytes(unsigned call)
@@ -123,8 +131,10 @@ enum gpuio_sock_dir gpuio_call__sock_dir(unsigned call, unsigned ftype)
 {
 	switch (call) {
 	case GPUIO_CALL_RECVFROM: case GPUIO_CALL_RECVMSG: case GPUIO_CALL_RECVMMSG:
+	case GPUIO_CALL_URING_RECV: case GPUIO_CALL_URING_RECVMSG:
 		return GPUIO_SOCK_RECV;
 	case GPUIO_CALL_SENDTO: case GPUIO_CALL_SENDMSG: case GPUIO_CALL_SENDMMSG:
+	case GPUIO_CALL_URING_SEND: case GPUIO_CALL_URING_SENDMSG:
 		return GPUIO_SOCK_SEND;
 	}
 	if (ftype != GPUIO_FT_SOCK || gpuio_call__is_async(call))
@@ -138,7 +148,8 @@ enum gpuio_sock_dir gpuio_call__sock_dir(unsigned call, unsigned ftype)
 bool gpuio_call__is_async(unsigned call)
 {
 	return call == GPUIO_CALL_URING_READ || call == GPUIO_CALL_URING_WRITE ||
-	       (call >= GPUIO_CALL_AIO_READ && call <= GPUIO_CALL_AIO_POLL);
+	       (call >= GPUIO_CALL_AIO_READ && call <= GPUIO_CALL_AIO_POLL) ||
+	       (call >= GPUIO_CALL_URING_RECV && call <= GPUIO_CALL_URING_CONNECT);
 }
 
 /* fadvise64, readahead, madvise(MADV_WILLNEED): the kernel asked to prefetch or drop */

@@ -163,7 +163,10 @@ static int exchange(struct rpt_net_peer *p, struct rpt_net_proc *pr, struct rpt_
 static const struct model_peer *net_peer(const struct rpt_model *m,
 					 const struct gpuio_vfs_event *e)
 {
-	if (e->ftype != GPUIO_FT_SOCK || gpuio_call__is_async(e->call))
+	/* io_uring's reads and writes on a socket are not counted here; its
+	 * socket requests (recv, send, ...) are */
+	if (e->ftype != GPUIO_FT_SOCK ||
+	    (gpuio_call__is_async(e->call) && !gpuio_call__is_sock(e->call)))
 		return NULL;
 	return model_session__peer(m->s, e->dev, e->ino);
 }
@@ -193,7 +196,8 @@ static int account(struct rpt_net *n, struct rpt_net_peer *p, struct rpt_net_pro
 		p->rbytes += bytes, p->rcalls++, p->rtime += e->dur_ns;
 		pr->rbytes += bytes, pr->rcalls++, pr->rtime += e->dur_ns;
 		n->rbytes += bytes, n->rtime += e->dur_ns;
-		if (p->ip) {
+		/* an io_uring receive is in flight, its thread is not waiting in it */
+		if (p->ip && !gpuio_call__is_async(e->call)) {
 			pr->ip_rtime += e->dur_ns;
 			t = thread_get(n, e->hdr.pid, e->hdr.tid);
 			if (!t)
@@ -242,7 +246,7 @@ int rpt_net__vfs(struct rpt_model *m, const struct gpuio_vfs_event *e)
 		p->connect_time += e->dur_ns;
 		if (e->dur_ns > p->connect_max)
 			p->connect_max = e->dur_ns;
-		if (e->call == GPUIO_CALL_ACCEPT)
+		if (e->call == GPUIO_CALL_ACCEPT || e->call == GPUIO_CALL_URING_ACCEPT)
 			p->server = true;
 		else
 			p->client = true;
