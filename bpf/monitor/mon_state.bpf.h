@@ -95,6 +95,8 @@ struct mon_task {
 	__u8 direct;
 	__u8 init;
 	__u8 reader;             /* has read a regular file (a data producer) */
+	__u8 two;                /* a two-file call: its bytes are written to dev2 too */
+	__u32 dev2;
 	__u64 acc_cgid;          /* the key s accumulates for */
 	__u32 acc_dev;
 	__u8 acc_on;
@@ -124,8 +126,10 @@ struct mon_task_raw {
 	__u8 direct;
 	__u8 init;
 	__u8 reader;
+	__u8 two;
+	__u32 dev2;
 };
-_Static_assert(__builtin_offsetof(struct mon_task_raw, reader) == __builtin_offsetof(struct mon_task, reader),
+_Static_assert(__builtin_offsetof(struct mon_task_raw, dev2) == __builtin_offsetof(struct mon_task, dev2),
 	       "mon_task_raw is the head of mon_task");
 
 struct {

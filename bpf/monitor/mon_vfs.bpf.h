@@ -14,6 +14,7 @@
 enum {
 	NR_read = 0, NR_write = 1, NR_pread64 = 17, NR_pwrite64 = 18, NR_readv = 19,
 	NR_writev = 20, NR_preadv = 295, NR_pwritev = 296, NR_preadv2 = 327, NR_pwritev2 = 328,
+	NR_sendfile = 40, NR_splice = 275, NR_copy_file_range = 326,
 };
 #else
 #error "gpuio monitor's syscall table is x86_64 only for now"
@@ -29,6 +30,21 @@ static __always_inline int nr_dir(long nr)
 		return MON_WRITE;
 	}
 	return -1;
+}
+
+/* Two-file calls (sendfile, splice, copy_file_range): their source and destination fds. */
+static __always_inline bool nr_two(long nr, __u64 a0, __u64 a1, __u64 a2, int *src, int *dst)
+{
+	switch (nr) {
+	case NR_sendfile:               /* (out_fd, in_fd, ...) */
+		*src = (int)a1, *dst = (int)a0;
+		return true;
+	case NR_splice:                 /* (fd_in, off_in, fd_out, ...) */
+	case NR_copy_file_range:
+		*src = (int)a0, *dst = (int)a2;
+		return true;
+	}
+	return false;
 }
 
 struct mon_fid { __u64 ino; __u32 dev; __u32 flags; __u32 mode; bool ok; };
@@ -110,17 +126,45 @@ static __always_inline struct mon_task *task_state(bool create, const bool fast)
 	return t;
 }
 
+static __always_inline void sys_enter_fid(int dir, const struct mon_fid *fid, const struct mon_fid *fid2,
+					  const bool fast);
+
 static __always_inline void sys_enter(long nr, int fd, const bool fast)
 {
 	int dir = nr_dir(nr);
-	struct mon_task *t;
-	struct mon_fid id;
+	struct mon_fid id, none = { .ok = false };
 
 	if (dir < 0)
 		return;
 	fd_ident(fd, &id, fast);
-	if (!id.ok)
-		return;
+	if (id.ok)
+		sys_enter_fid(dir, &id, &none, fast);
+}
+
+/*
+ * A two-file call: its bytes are a read of its source and a write of its
+ * destination, each counted where it is a file (a pipe's or socket's side
+ * is not file I/O).
+ */
+static __always_inline void sys_enter_two(int src, int dst, const bool fast)
+{
+	struct mon_fid a, b, none = { .ok = false };
+
+	fd_ident(src, &a, fast);
+	fd_ident(dst, &b, fast);
+	if (a.ok)
+		sys_enter_fid(MON_READ, &a, &b, fast);
+	else if (b.ok)
+		sys_enter_fid(MON_WRITE, &b, &none, fast);
+}
+
+/* A counted call begins on fid (and on fid2, written, when ok). */
+static __always_inline void sys_enter_fid(int dir, const struct mon_fid *fid, const struct mon_fid *fid2,
+					  const bool fast)
+{
+	const struct mon_fid id = *fid;
+	struct mon_task *t;
+
 	t = task_state(true, fast);
 	if (!t)
 		return;
@@ -135,6 +179,8 @@ static __always_inline void sys_enter(long nr, int fd, const bool fast)
 	t->ino = id.ino;
 	t->direct = !!(id.flags & O_DIRECT_);
 	t->misses = 0;
+	t->two = fid2->ok;
+	t->dev2 = fid2->dev;
 	t->pending = 1;
 	t->ts = lat_on ? bpf_ktime_get_ns() : 0;
 }
@@ -207,6 +253,30 @@ static __always_inline void acc_rekey(struct mon_task *t, __u64 cgid, __u32 dev)
 	t->streak = 0;
 }
 
+/* A two-file call's destination: its bytes written, straight into the maps. */
+static __always_inline void count_write_side(__u64 cgid, __u32 dev, __u64 start_ns, __u64 bytes,
+					     __u64 lat, __u32 slot)
+{
+	struct mon_proc_key pk = { .tgid = bpf_get_current_pid_tgid() >> 32, .start_ns = start_ns,
+				   .cgid = cgid };
+	struct mon_cg_val *cg = cg_get(cgid, dev);
+	struct mon_proc_val *pv;
+
+	if (cg) {
+		cg->vfs_bytes[MON_WRITE] += bytes;
+		cg->vfs_ops[MON_WRITE]++;
+		if (lat_on) {
+			cg->vfs_lat_sum[MON_WRITE] += lat;
+			cg->vfs_lat[MON_WRITE][slot]++;
+		}
+	}
+	pv = proc_get(&pk, true);
+	if (pv) {
+		pv->vfs_bytes[MON_WRITE] += bytes;
+		pv->vfs_ops[MON_WRITE]++;
+	}
+}
+
 static __always_inline void sys_exit(long ret, const bool fast)
 {
 	struct mon_task *t = task_state(false, fast);
@@ -228,6 +298,10 @@ static __always_inline void sys_exit(long ret, const bool fast)
 		t->reader = 1;      /* a data producer, for the thread-time waits (mon_sched.bpf.h) */
 	slot = hist_slot(lat);
 	cgid = mon_cgroup_id();
+	if (t->two) {
+		t->two = 0;
+		count_write_side(cgid, t->dev2, t->start_ns, bytes, lat, slot);
+	}
 
 	if (fast && t->acc_on && t->acc_cgid == cgid && t->acc_dev == t->dev) {
 		struct mon_acc *a = &t->s;
@@ -277,8 +351,12 @@ static __always_inline void sys_exit(long ret, const bool fast)
 SEC("?tp_btf/sys_enter")
 int BPF_PROG(mon_sys_enter_btf, struct pt_regs *regs, long id)
 {
+	int src, dst;
+
 	if (nr_dir(id) >= 0)
 		sys_enter(id, (int)regs->di, true);
+	else if (nr_two(id, regs->di, regs->si, regs->dx, &src, &dst))
+		sys_enter_two(src, dst, true);
 	return 0;
 }
 
@@ -292,8 +370,13 @@ int BPF_PROG(mon_sys_exit_btf, struct pt_regs *regs, long ret)
 SEC("?raw_tp/sys_enter")
 int BPF_PROG(mon_sys_enter_raw, struct pt_regs *regs, long id)
 {
+	int src, dst;
+
 	if (nr_dir(id) >= 0)
 		sys_enter(id, (int)BPF_CORE_READ(regs, di), false);
+	else if (nr_two(id, BPF_CORE_READ(regs, di), BPF_CORE_READ(regs, si),
+			BPF_CORE_READ(regs, dx), &src, &dst))
+		sys_enter_two(src, dst, false);
 	return 0;
 }
 

@@ -408,3 +408,44 @@ def soak_bounds(samplesf, page, cg, dev, n):
           f"process series comm=monitor_churn: {pw} write bytes, between (n - evicted) x 8192 and n x 8192")
     return check.status()
 
+
+
+SC_READS = {"read", "pread64", "readv", "preadv", "preadv2"}
+SC_WRITES = {"write", "pwrite64", "writev", "pwritev", "pwritev2"}
+SC_TWO = {"sendfile", "copy_file_range", "splice"}
+
+
+def sc_all_io(expect_jsonl):
+    """(read ops, read bytes, write ops, write bytes) that sc_all's calls moved
+    on files (not pipes), as the monitor counts them: each read and write
+    family call that succeeded; a two-file call is a read of its source and a
+    write of its destination, each where it is a file"""
+    ro = rb = wo = wb = 0
+    for line in open(expect_jsonl):
+        c = json.loads(line)
+        if "errno" in c:
+            continue
+        n, b = c["call"], c.get("bytes", 0)
+        if n in SC_READS and not c.get("pipe"):
+            ro, rb = ro + 1, rb + b
+        elif n in SC_WRITES and not c.get("pipe"):
+            wo, wb = wo + 1, wb + b
+        elif n in SC_TWO:
+            if not c.get("pipe"):
+                ro, rb = ro + 1, rb + b
+            if not c.get("pipe2"):
+                wo, wb = wo + 1, wb + b
+    return ro, rb, wo, wb
+
+
+def metrics_paths(page, cg, dev, mnt, expect_jsonl):
+    """t_monitor_paths: the cgroup's read and write ops and bytes on the loop
+    device equal what sc_all's calls moved on its files (the read and write
+    families, sendfile, copy_file_range, splice: both sides)"""
+    m = json.load(open(page))
+    L = f'cgroup="{cg}",device="{dev}",fstype="ext4",mountpoint="{mnt}"'
+    got = tuple(m.get(f'gpuio_cgroup_vfs_{k}_total{{{L},op="{op}"}}', 0)
+                for op in ("read", "write") for k in ("ops", "bytes"))
+    want = sc_all_io(expect_jsonl)
+    print(f"cgroup {cg} on {dev}: (read ops, bytes, write ops, bytes) {got}, sc_all moved {want}")
+    assert got == want

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# t_monitor_paths: `gpuio monitor` counts the calls that move file data by
+# another path than read/write: sendfile, copy_file_range and splice (a read
+# of the source and a write of the destination, each where it is a file).
+#
+# build/tests/sc_all (every traced file syscall once, with what it moved
+# printed) runs in its own cgroup on an ext4 image on a loop device; the
+# cgroup's read and write ops and bytes on that device equal what sc_all's
+# successful calls moved on files (pipes are not file I/O).
+source "$(dirname "$0")/lib.sh"
+need_root
+command -v mkfs.ext4 >/dev/null || skip "mkfs.ext4 not installed"
+PROG="$GPUIO_TESTS/sc_all"
+[ -x "$PROG" ] || fail "$PROG missing (make test-progs)"
+source "$(dirname "$0")/monitor_lib.sh"
+
+truncate -s 32M "$TMP/fs.img"
+mkfs.ext4 -q -F "$TMP/fs.img"
+mkdir -p "$TMP/mnt"
+LOOP=$(losetup -f --show "$TMP/fs.img") || skip "no loop device"
+on_exit 'umount "$TMP/mnt" 2>/dev/null; losetup -d "$LOOP" 2>/dev/null'
+mount -o noatime "$LOOP" "$TMP/mnt"
+DEV=$(basename "$LOOP")
+mkdir -p "$TMP/mnt/sc"
+
+CG=$(mk_cgroup "gpuio-test-paths-$$")
+mon_start --window 0 --listen "127.0.0.1:$MON_PORT"
+# its expectations go to $TMP (another device): only its calls on the image count
+start_in_cgroup "$CG" sh -c 'exec "$1" "$2" > "$3"' sh "$PROG" "$TMP/mnt/sc" "$TMP/expect.jsonl"
+wait_exit -t 60 "$CGPID"
+[ "$EXIT_STATUS" = 0 ] || fail "sc_all failed"
+sleep 2.2     # cgroup names are rescanned at most every 2 s
+scrape "$TMP/m.txt"
+mon_stop
+pycheck monitor.metrics_paths "$TMP/m.txt.json" "/${CG#$CGV2/}" "$DEV" "$TMP/mnt" "$TMP/expect.jsonl" ||
+  fail "/metrics does not count sc_all's file I/O by every path"
+echo "PASS: sendfile, copy_file_range and splice counted on both files, read and write families exact"
