@@ -96,6 +96,7 @@ struct mon_task {
 	__u8 init;
 	__u8 reader;             /* has read a regular file (a data producer) */
 	__u8 two;                /* a two-file call: its bytes are written to dev2 too */
+	__u8 aio;                /* an AIO syscall (mon_aio.bpf.h); ino: its user pointer */
 	__u32 dev2;
 	__u64 acc_cgid;          /* the key s accumulates for */
 	__u32 acc_dev;
@@ -127,6 +128,7 @@ struct mon_task_raw {
 	__u8 init;
 	__u8 reader;
 	__u8 two;
+	__u8 aio;
 	__u32 dev2;
 };
 _Static_assert(__builtin_offsetof(struct mon_task_raw, dev2) == __builtin_offsetof(struct mon_task, dev2),

@@ -15,7 +15,14 @@ enum {
 	NR_read = 0, NR_write = 1, NR_pread64 = 17, NR_pwrite64 = 18, NR_readv = 19,
 	NR_writev = 20, NR_preadv = 295, NR_pwritev = 296, NR_preadv2 = 327, NR_pwritev2 = 328,
 	NR_sendfile = 40, NR_splice = 275, NR_copy_file_range = 326,
+	NR_io_getevents = 208, NR_io_submit = 209, NR_io_pgetevents = 333,
 };
+
+/* 1: io_submit, 2: io_getevents / io_pgetevents, 0: neither */
+static __always_inline int nr_aio(long nr)
+{
+	return nr == NR_io_submit ? 1 : nr == NR_io_getevents || nr == NR_io_pgetevents ? 2 : 0;
+}
 #else
 #error "gpuio monitor's syscall table is x86_64 only for now"
 #endif
@@ -253,29 +260,33 @@ static __always_inline void acc_rekey(struct mon_task *t, __u64 cgid, __u32 dev)
 	t->streak = 0;
 }
 
-/* A two-file call's destination: its bytes written, straight into the maps. */
-static __always_inline void count_write_side(__u64 cgid, __u32 dev, __u64 start_ns, __u64 bytes,
-					     __u64 lat, __u32 slot)
+/* A call's bytes straight into the maps (a two-file call's destination, an
+ * AIO request): dir is MON_READ or MON_WRITE. */
+static __always_inline void count_straight(__u64 cgid, __u32 dev, __u32 dir, __u64 start_ns,
+					   __u64 bytes, __u64 lat)
 {
 	struct mon_proc_key pk = { .tgid = bpf_get_current_pid_tgid() >> 32, .start_ns = start_ns,
 				   .cgid = cgid };
 	struct mon_cg_val *cg = cg_get(cgid, dev);
 	struct mon_proc_val *pv;
 
+	dir &= 1;
 	if (cg) {
-		cg->vfs_bytes[MON_WRITE] += bytes;
-		cg->vfs_ops[MON_WRITE]++;
+		cg->vfs_bytes[dir] += bytes;
+		cg->vfs_ops[dir]++;
 		if (lat_on) {
-			cg->vfs_lat_sum[MON_WRITE] += lat;
-			cg->vfs_lat[MON_WRITE][slot]++;
+			cg->vfs_lat_sum[dir] += lat;
+			cg->vfs_lat[dir][hist_slot(lat)]++;
 		}
 	}
 	pv = proc_get(&pk, true);
 	if (pv) {
-		pv->vfs_bytes[MON_WRITE] += bytes;
-		pv->vfs_ops[MON_WRITE]++;
+		pv->vfs_bytes[dir] += bytes;
+		pv->vfs_ops[dir]++;
 	}
 }
+
+#include "monitor/mon_aio.bpf.h"
 
 static __always_inline void sys_exit(long ret, const bool fast)
 {
@@ -285,12 +296,19 @@ static __always_inline void sys_exit(long ret, const bool fast)
 	struct mon_cg_val *cg;
 	__u64 lat, bytes, cgid;
 	__u32 dir, slot;
+	__u8 aio;
 
 	if (!t || !t->pending)
 		return;
 	t->pending = 0;
+	aio = t->aio;
+	t->aio = 0;
 	if (ret < 0)
 		return;
+	if (aio) {
+		mon_aio_end(aio, t->ino, ret, t->start_ns, t->ts);
+		return;
+	}
 	lat = lat_on ? bpf_ktime_get_ns() - t->ts : 0;
 	bytes = ret;
 	dir = t->dir & 1;
@@ -300,7 +318,7 @@ static __always_inline void sys_exit(long ret, const bool fast)
 	cgid = mon_cgroup_id();
 	if (t->two) {
 		t->two = 0;
-		count_write_side(cgid, t->dev2, t->start_ns, bytes, lat, slot);
+		count_straight(cgid, t->dev2, MON_WRITE, t->start_ns, bytes, lat);
 	}
 
 	if (fast && t->acc_on && t->acc_cgid == cgid && t->acc_dev == t->dev) {
@@ -357,6 +375,8 @@ int BPF_PROG(mon_sys_enter_btf, struct pt_regs *regs, long id)
 		sys_enter(id, (int)regs->di, true);
 	else if (nr_two(id, regs->di, regs->si, regs->dx, &src, &dst))
 		sys_enter_two(src, dst, true);
+	else if (nr_aio(id))
+		mon_aio_begin(nr_aio(id), id == NR_io_submit ? regs->dx : regs->r10, true);
 	return 0;
 }
 
@@ -377,6 +397,9 @@ int BPF_PROG(mon_sys_enter_raw, struct pt_regs *regs, long id)
 	else if (nr_two(id, BPF_CORE_READ(regs, di), BPF_CORE_READ(regs, si),
 			BPF_CORE_READ(regs, dx), &src, &dst))
 		sys_enter_two(src, dst, false);
+	else if (nr_aio(id))
+		mon_aio_begin(nr_aio(id), id == NR_io_submit ? BPF_CORE_READ(regs, dx) :
+			      BPF_CORE_READ(regs, r10), false);
 	return 0;
 }
 

@@ -449,3 +449,25 @@ def metrics_paths(page, cg, dev, mnt, expect_jsonl):
     want = sc_all_io(expect_jsonl)
     print(f"cgroup {cg} on {dev}: (read ops, bytes, write ops, bytes) {got}, sc_all moved {want}")
     assert got == want
+
+
+def metrics_aio(page, cg, dev, mnt, *outs):
+    """t_monitor_paths: the cgroup's read and write ops and bytes on the loop
+    device equal aio_rw's successful requests (OUTS: its printed lines);
+    the latency histograms hold one entry per op"""
+    m = json.load(open(page))
+    L = f'cgroup="{cg}",device="{dev}",fstype="ext4",mountpoint="{mnt}"'
+    want = [0, 0, 0, 0]
+    for o in outs:
+        kv = {k: int(v) for k, v in (w.split("=") for w in open(o).read().split()[1:])}
+        want[0] += kv["reads"] + kv["readv"]
+        want[1] += kv["read_bytes"] + kv["readv_bytes"]
+        want[2] += kv["writes"]
+        want[3] += kv["write_bytes"]
+    got = tuple(m.get(f'gpuio_cgroup_vfs_{k}_total{{{L},op="{op}"}}', 0)
+                for op in ("read", "write") for k in ("ops", "bytes"))
+    hist = tuple(m.get(f'gpuio_cgroup_vfs_latency_seconds_count{{{L},op="{op}"}}', 0)
+                 for op in ("read", "write"))
+    print(f"cgroup {cg} on {dev}: (read ops, bytes, write ops, bytes) {got}, aio_rw's {tuple(want)}; "
+          f"latency counts {hist}")
+    assert got == tuple(want) and hist == (want[0], want[2])
