@@ -262,11 +262,10 @@ static __always_inline void acc_rekey(struct mon_task *t, __u64 cgid, __u32 dev)
 
 /* A call's bytes straight into the maps (a two-file call's destination, an
  * AIO request): dir is MON_READ or MON_WRITE. */
-static __always_inline void count_straight(__u64 cgid, __u32 dev, __u32 dir, __u64 start_ns,
-					   __u64 bytes, __u64 lat)
+static __always_inline void count_straight_for(__u32 tgid, __u64 cgid, __u32 dev, __u32 dir,
+					       __u64 start_ns, __u64 bytes, __u64 lat)
 {
-	struct mon_proc_key pk = { .tgid = bpf_get_current_pid_tgid() >> 32, .start_ns = start_ns,
-				   .cgid = cgid };
+	struct mon_proc_key pk = { .tgid = tgid, .start_ns = start_ns, .cgid = cgid };
 	struct mon_cg_val *cg = cg_get(cgid, dev);
 	struct mon_proc_val *pv;
 
@@ -286,7 +285,15 @@ static __always_inline void count_straight(__u64 cgid, __u32 dev, __u32 dir, __u
 	}
 }
 
+/* ... for the current process */
+static __always_inline void count_straight(__u64 cgid, __u32 dev, __u32 dir, __u64 start_ns,
+					   __u64 bytes, __u64 lat)
+{
+	count_straight_for(bpf_get_current_pid_tgid() >> 32, cgid, dev, dir, start_ns, bytes, lat);
+}
+
 #include "monitor/mon_aio.bpf.h"
+#include "monitor/mon_uring.bpf.h"
 
 static __always_inline void sys_exit(long ret, const bool fast)
 {

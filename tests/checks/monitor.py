@@ -451,10 +451,11 @@ def metrics_paths(page, cg, dev, mnt, expect_jsonl):
     assert got == want
 
 
-def metrics_aio(page, cg, dev, mnt, *outs):
+def metrics_async(page, cg, dev, mnt, *outs):
     """t_monitor_paths: the cgroup's read and write ops and bytes on the loop
-    device equal aio_rw's successful requests (OUTS: its printed lines);
-    the latency histograms hold one entry per op"""
+    device equal the successful requests of aio_rw or uring_rw (OUTS: their
+    printed lines: reads, readv, writes and their bytes); the latency
+    histograms hold one entry per op"""
     m = json.load(open(page))
     L = f'cgroup="{cg}",device="{dev}",fstype="ext4",mountpoint="{mnt}"'
     want = [0, 0, 0, 0]
@@ -468,6 +469,6 @@ def metrics_aio(page, cg, dev, mnt, *outs):
                 for op in ("read", "write") for k in ("ops", "bytes"))
     hist = tuple(m.get(f'gpuio_cgroup_vfs_latency_seconds_count{{{L},op="{op}"}}', 0)
                  for op in ("read", "write"))
-    print(f"cgroup {cg} on {dev}: (read ops, bytes, write ops, bytes) {got}, aio_rw's {tuple(want)}; "
+    print(f"cgroup {cg} on {dev}: (read ops, bytes, write ops, bytes) {got}, the program's {tuple(want)}; "
           f"latency counts {hist}")
     assert got == tuple(want) and hist == (want[0], want[2])

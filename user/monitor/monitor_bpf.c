@@ -11,9 +11,11 @@
 #include <string.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "monitor.skel.h"
 #include "monitor/monitor_bpf.h"
+#include "trace/btf_names.h"
 #include "lib/log.h"
 #include "lib/units.h"
 
@@ -24,6 +26,53 @@ static const char *const progs[] = {
 };
 #define NSCHED 2
 #define NPROGS (ARRAY_SIZE(progs))
+
+/* Does io_uring_complete pass the cqe (6.3+: ctx, req, cqe) rather than its fields? */
+static bool uring_complete_has_cqe(void)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	const struct btf_type *t;
+	bool cqe = false;
+	int id;
+
+	if (!btf)
+		return false;
+	id = btf__find_by_name_kind(btf, "btf_trace_io_uring_complete", BTF_KIND_TYPEDEF);
+	t = id > 0 ? btf__type_by_id(btf, id) : NULL;
+	t = t ? btf__type_by_id(btf, t->type) : NULL;            /* the pointer */
+	t = t && btf_is_ptr(t) ? btf__type_by_id(btf, t->type) : NULL;
+	if (t && btf_is_func_proto(t))
+		cqe = btf_vlen(t) == 4;                         /* __data, ctx, req, cqe */
+	btf__free(btf);
+	return cqe;
+}
+
+/*
+ * io_uring's programs for this kernel (its file reads and writes pass no
+ * syscall the monitor counts): the submit tracepoint it has and the
+ * completion's signature; none where it has no io_uring tracepoints. Asked
+ * once: the variants share the answer.
+ */
+static void uring_progs(const char **submit, const char **complete)
+{
+	static int done;
+	static const char *s, *c;
+
+	if (!done) {
+		done = 1;
+		if (btf_names__has("btf_trace_io_uring_submit_req") == 1)
+			s = "mon_uring_submit";
+		else if (btf_names__has("btf_trace_io_uring_submit_sqe") == 1)
+			s = "mon_uring_submit_sqe";
+		if (s && btf_names__has("btf_trace_io_uring_complete") == 1)
+			c = uring_complete_has_cqe() ? "mon_uring_complete_cqe" :
+						       "mon_uring_complete_args";
+		else
+			s = NULL;
+	}
+	*submit = s;
+	*complete = c;
+}
 
 static void detach(struct monitor_loader *m)
 {
@@ -41,6 +90,7 @@ static int try_variant(struct monitor_loader *m, const struct monitor_loader_opt
 		       const char *suffix, bool void_cast, char *why, size_t whylen)
 {
 	size_t nprogs = o->no_thread_time ? NPROGS - NSCHED : NPROGS;
+	const char *uring[2];
 	char name[64];
 	int err;
 
@@ -72,6 +122,15 @@ static int try_variant(struct monitor_loader *m, const struct monitor_loader_opt
 		}
 		bpf_program__set_autoload(p, true);
 	}
+	uring_progs(&uring[0], &uring[1]);
+	for (int i = 0; i < 2 && uring[0]; i++) {
+		struct bpf_program *p;
+
+		snprintf(name, sizeof(name), "%s_%s", uring[i], suffix);
+		p = bpf_object__find_program_by_name(m->skel->obj, name);
+		if (p)
+			bpf_program__set_autoload(p, true);
+	}
 	/* tp_btf: threads accumulate in task storage; the daemon runs the task
 	 * iterator before each refresh to fold them (bpf/monitor/monitor.bpf.c) */
 	if (!strcmp(suffix, "btf"))
@@ -92,6 +151,19 @@ static int try_variant(struct monitor_loader *m, const struct monitor_loader_opt
 			err = -errno;
 			snprintf(why, whylen, "attach %s: %s", name, strerror(errno));
 			return err;
+		}
+		m->links[m->nlinks++] = link;
+	}
+	for (int i = 0; i < 2 && uring[0]; i++) {
+		struct bpf_program *p;
+		struct bpf_link *link;
+
+		snprintf(name, sizeof(name), "%s_%s", uring[i], suffix);
+		p = bpf_object__find_program_by_name(m->skel->obj, name);
+		if (!p || !(link = bpf_program__attach(p))) {
+			err = -errno;
+			snprintf(why, whylen, "attach %s: %s", name, strerror(errno));
+			return err ? err : -ENOENT;
 		}
 		m->links[m->nlinks++] = link;
 	}
