@@ -80,6 +80,26 @@ static __always_inline __s64 user_loff(__u64 uptr)
 	return v;
 }
 
+/* The calls whose begin is their own (aio.bpf.h, hints.bpf.h): true when nr is one. */
+static __always_inline bool sys_enter_own_begin(struct call_state *cs, long nr, const __u64 *a,
+						__u8 hook)
+{
+	switch (nr) {
+	case NR_madvise:        /* (addr, len, advice): WILLNEED on a file mapping */
+		if (a[2] == MADV_WILLNEED_)
+			madvise_begin(cs, a[0], a[1], hook);
+		return true;
+	case NR_io_submit:      /* (ctx, nr, iocbpp) */
+		aio_submit_begin(cs, a[1], a[2], hook);
+		return true;
+	case NR_io_getevents:   /* (ctx, min_nr, nr, events, timeout[, sig]) */
+	case NR_io_pgetevents:
+		aio_getevents_begin(cs, a[3], hook);
+		return true;
+	}
+	return false;
+}
+
 /*
  * A syscall's arguments into a call's begin. hook: 0 at sys_enter; the
  * function-hook modes decode the calls they hook at their syscall wrappers
@@ -174,19 +194,8 @@ static __always_inline void sys_enter_decode_hook(struct call_state *cs, long nr
 		v.call = GPUIO_CALL_READAHEAD;
 		v.offset = a[1]; v.requested = a[2];
 		break;
-	case NR_madvise:        /* (addr, len, advice): WILLNEED on a file mapping */
-		if (a[2] == MADV_WILLNEED_)
-			madvise_begin(cs, a[0], a[1], hook);
-		return;
-	case NR_io_submit:      /* (ctx, nr, iocbpp) */
-		aio_submit_begin(cs, a[1], a[2], hook);
-		return;
-	case NR_io_getevents:   /* (ctx, min_nr, nr, events, timeout[, sig]) */
-	case NR_io_pgetevents:
-		aio_getevents_begin(cs, a[3], hook);
-		return;
 	default:
-		if (!sock_decode(nr_sock_call(nr), a, &v))
+		if (sys_enter_own_begin(cs, nr, a, hook) || !sock_decode(nr_sock_call(nr), a, &v))
 			return;
 		v.offset = -1;
 		break;
