@@ -7,6 +7,7 @@ build_pkgs=(make gcc clang llvm libbpf-dev libelf-dev zlib1g-dev bpftool pkg-con
 test_pkgs=(fio python3 e2fsprogs util-linux procps liburing-dev libclang-rt-14-dev protobuf-compiler time chromium curl
            man-db libprotobuf32 git
            prometheus python3-yaml debhelper dpkg-dev fakeroot lintian    # promtool; deploy manifests; make deb
+           prometheus-alertmanager openssl iproute2                       # tests/t_alert_dump.sh
            python3-torch)   # DataLoader workloads (tests/torch_lib.sh), for /usr/bin/python3
 bench_pkgs=(bpftrace linux-perf strace time)
 vm_pkgs=(qemu-system-x86 busybox-static cpio xz-utils zstd)

@@ -3,6 +3,7 @@ serves and accepts: the Kubernetes manifests (t_deploy_k8s), the Prometheus
 rules and the Grafana dashboard (t_deploy_metrics). The PromQL name
 extraction (promql_names) is unit-tested."""
 import json
+import os
 import re
 import shlex
 import sys
@@ -63,16 +64,30 @@ def k8s_manifests(daemonset, netpol, helpf, tmp, port):
         opt = a.split("=", 1)[0]
         assert re.search(r"(^|\s)" + re.escape(opt) + r"\b", help_text), f"{opt} is not a gpuio monitor option"
     assert "--listen=0.0.0.0:9477" in args, args
-    # the NetworkPolicy: these pods, TCP 9477 only
+    # the webhook: its port named, its token from a Secret no other user reads
+    assert "--alert-listen=0.0.0.0:9478" in args, args
+    assert ports["alerts"]["containerPort"] == 9478 and ports["alerts"]["protocol"] == "TCP", ports
+    tok = [a.split("=", 1)[1] for a in args if a.startswith("--alert-token-file=")]
+    assert tok, "--alert-token-file missing"
+    m = mounts.get(os.path.dirname(tok[0]))
+    assert m and m.get("readOnly") and "secret" in vols[m["name"]], (tok, m)
+    assert vols[m["name"]]["secret"].get("defaultMode", 0o644) & 0o077 == 0, vols[m["name"]]
+    # the NetworkPolicy: these pods; TCP 9477 from Prometheus, 9478 from Alertmanager
     with open(netpol) as f:
         np = yaml.safe_load(f)
     assert np["kind"] == "NetworkPolicy" and np["metadata"]["namespace"] == ds["metadata"]["namespace"]
     assert np["spec"]["podSelector"]["matchLabels"].items() <= labels.items(), "policy does not select the pods"
     assert np["spec"]["policyTypes"] == ["Ingress"]
     rules = np["spec"]["ingress"]
-    assert rules and all(r["ports"] == [{"protocol": "TCP", "port": 9477}] and r["from"] for r in rules), rules
-    # the pod's command, with this test's paths and a loopback port
-    local = {"--listen": f"127.0.0.1:{port}", "--run-dir": f"{tmp}/run", "--dump-dir": f"{tmp}/dumps"}
+    assert sorted(str(r["ports"]) for r in rules) == sorted([str([{"protocol": "TCP", "port": 9477}]),
+                                                            str([{"protocol": "TCP", "port": 9478}])]), rules
+    assert all(r["from"] for r in rules), rules
+    by_port = {r["ports"][0]["port"]: r["from"][0]["podSelector"]["matchLabels"] for r in rules}
+    assert by_port[9477] == {"app.kubernetes.io/name": "prometheus"}, by_port
+    assert by_port[9478] == {"app.kubernetes.io/name": "alertmanager"}, by_port
+    # the pod's command, with this test's paths and loopback ports
+    local = {"--listen": f"127.0.0.1:{port}", "--run-dir": f"{tmp}/run", "--dump-dir": f"{tmp}/dumps",
+             "--alert-listen": f"127.0.0.1:{int(port) + 100}", "--alert-token-file": f"{tmp}/token"}
     out = ["monitor"] + [a.split("=", 1)[0] + "=" + local[a.split("=", 1)[0]] if a.split("=", 1)[0] in local else a
                          for a in args]
     print(shlex.join(out))

@@ -96,7 +96,10 @@ static const struct opt monitor_opts[] = {
 		 "bytes of dumps kept (default 1G)"),
 	OPT_CALL(0, "trigger", "EXPR",
 		 "dump automatically: 'vfs_latency>200ms', 'block_latency>1s',\n"
-		 "'gpu_idle>5s' (needs GPU data); repeatable", on_trigger),
+		 "'gpu_idle>5s' (needs GPU data), 'loop_data_wait>0.5:2m' (a\n"
+		 "cgroup's loops waited for data over half their time for 2\n"
+		 "minutes: the dump keeps its capture for gpuio report); repeatable",
+		 on_trigger),
 	OPT_DURATION(0, "trigger-interval", &mo.trig.interval_ns, "DUR", 1,
 		     "at most one automatic dump per DUR (default 5m)"),
 	OPT_UINT(0, "top-k", &mo.top_procs, "N", 1, 1u << 20,
@@ -130,6 +133,28 @@ static const struct opt monitor_opts[] = {
 		 "no gpuio_cgroup_vfs_latency_seconds histograms: no clock\n"
 		 "read per file call (most of what a call pays the monitor);\n"
 		 "bytes and calls are still counted"),
+	OPT_STRING(0, "node-name", &mo.node_name, "NAME",
+		   "the host name dumps carry (default: the node's host name)"),
+	OPT_GROUP("Alertmanager's webhook (off unless --alert-listen):"),
+	OPT_STRING(0, "alert-listen", &mo.alert_listen, "ADDR:PORT",
+		   "accept Alertmanager's webhook at POST /alert here: each firing\n"
+		   "alert naming a job of this node (slurm_job, k8s_pod_uid,\n"
+		   "container_id or cgroup label) dumps the --alert-span before\n"
+		   "the alert's startsAt, named by alert and job, with its capture"),
+	OPT_STRING(0, "alert-token-file", &mo.alert_token_file, "FILE",
+		   "the bearer token every request must carry (required; the\n"
+		   "file must not be readable by other users)"),
+	OPT_STRING(0, "alert-tls-cert", &mo.alert_tls_cert, "PEM", "serve HTTPS with this certificate"),
+	OPT_STRING(0, "alert-tls-key", &mo.alert_tls_key, "PEM", "... and this key"),
+	OPT_DURATION(0, "alert-span", &mo.alert_span_ns, "DUR", 1,
+		     "how much before the alert's instant a dump holds (default\n"
+		     "30s; at most --window)"),
+	OPT_SIZE(0, "alert-max-body", &mo.alert_max_body, "SIZE", 1024,
+		 "larger requests are refused (413; default 256K)"),
+	OPT_UINT(0, "alert-rate", &mo.alert_rate, "N", 1, 100000,
+		 "authenticated requests a minute; more are refused (429;\n"
+		 "default 30)"),
+	OPT_GROUP("more options:"),
 	OPT_STRING(0, "run-dir", &mo.run_dir, "DIR",
 		   "lock, pid and dump-status files (default /run/gpuio)"),
 	OPT_STRING(0, "log-file", &mo.log_file, "FILE",
@@ -159,7 +184,9 @@ static const struct opt_cmd monitor_page = {
 "examples:\n"
 "  sudo gpuio monitor --trigger 'vfs_latency>200ms'\n"
 "  curl -s 127.0.0.1:9477/metrics | grep gpuio_cgroup_vfs_bytes_total\n"
-"  sudo gpuio monitor dump\n",
+"  sudo gpuio monitor dump\n"
+"  sudo gpuio monitor --trigger 'loop_data_wait>0.5:2m' \\\n"
+"       --alert-listen 0.0.0.0:9478 --alert-token-file /etc/gpuio/alert-token\n",
 };
 
 static const struct opt dump_opts[] = {
@@ -192,6 +219,19 @@ static int parse_args(int argc, char **argv, struct monitor_opts *o)
 	}
 	if (o->trig.n && !o->window_ns) {
 		pr_err("--trigger needs the flight recorder: a --window > 0");
+		return -EINVAL;
+	}
+	if (o->alert_listen && !o->window_ns) {
+		pr_err("--alert-listen needs the flight recorder: a --window > 0");
+		return -EINVAL;
+	}
+	if (o->alert_listen && o->alert_span_ns > o->window_ns) {
+		pr_err("--alert-span %.0fs is longer than the --window %.0fs the recorder keeps",
+		       o->alert_span_ns / NS_PER_SEC_F, o->window_ns / NS_PER_SEC_F);
+		return -EINVAL;
+	}
+	if (!o->alert_listen && (o->alert_token_file || o->alert_tls_cert || o->alert_tls_key)) {
+		pr_err("--alert-token-file and --alert-tls-*: only with --alert-listen");
 		return -EINVAL;
 	}
 	return 0;
@@ -263,6 +303,7 @@ int cmd_monitor(int argc, char **argv)
 		.ringbuf = 16 * MiB, .dump_keep = 20, .dump_max_bytes = GiB, .top_procs = 20,
 		.top_cgroups = 100, .max_cgroups = 2048, .max_procs = 8192,
 		.trig = { .interval_ns = 300 * NSEC_PER_SEC },
+		.alert_span_ns = 30 * NSEC_PER_SEC, .alert_max_body = 256 * 1024, .alert_rate = 30,
 	};
 	if (argc > 1 && !strcmp(argv[1], "dump"))
 		return cmd_monitor_dump(argc - 1, argv + 1);

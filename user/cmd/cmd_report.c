@@ -10,6 +10,7 @@
  * Options: one table (lib/opts.h).
  */
 #include <dirent.h>
+#include <glob.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,12 +75,14 @@ static const struct opt_cmd report_page = {
 "Timestamps are µs after the capture's monotonic anchor (the ts of the\n"
 "JSON/Perfetto exports) and UTC.\n",
 	.opts = report_opts,
-	.after = "A DIR stands for the *.gpuio captures in it, reported one after the other.\n"
+	.after = "A DIR stands for the *.gpuio captures in it, reported one after the other;\n"
+"a quoted pattern for the files it matches (the monitors' dumps of one alert).\n"
 "With --hosts, the --json output is an object: across_hosts, then reports[].\n\n"
 "examples:\n"
 "  gpuio report run.gpuio\n"
 "  gpuio report --json run.gpuio | jq .loops[0].loop_us\n"
-"  gpuio report --hosts node1.gpuio node2.gpuio\n",
+"  gpuio report --hosts node1.gpuio node2.gpuio\n"
+"  gpuio report --hosts 'dumps/gpuio-dump-*-alert-GpuioJobStarvingOnData-slurm_job-42.gpuio'\n",
 };
 
 static int cmp_str(const void *a, const void *b)
@@ -87,7 +90,36 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Expand a directory into its captures (sorted); a file is itself. */
+/* A quoted pattern (the dumps of one alert on every node, in one
+ * directory: "gpuio-dump-*-alert-NAME-slurm_job-42.gpuio") into its files,
+ * sorted (glob's order). */
+static int expand_glob(const char *arg, char ***list, size_t *n, size_t *cap)
+{
+	glob_t g;
+	int rc = glob(arg, GLOB_ERR, NULL, &g);
+
+	if (rc == GLOB_NOMATCH) {
+		pr_err("report: %s: no such capture (and no file matches it as a pattern)", arg);
+		return -ENOENT;
+	}
+	if (rc) {
+		pr_err("report: %s: the pattern could not be expanded", arg);
+		return -EIO;
+	}
+	for (size_t i = 0; i < g.gl_pathc; i++) {
+		if (array_grow((void **)list, cap, *n + 1, sizeof(**list)) ||
+		    !((*list)[*n] = strdup(g.gl_pathv[i]))) {
+			globfree(&g);
+			return -ENOMEM;
+		}
+		(*n)++;
+	}
+	globfree(&g);
+	return 0;
+}
+
+/* Expand a directory into its captures (sorted), a pattern into its files;
+ * a file is itself. */
 static int expand(const char *arg, char ***list, size_t *n, size_t *cap)
 {
 	struct stat sb;
@@ -95,6 +127,8 @@ static int expand(const char *arg, char ***list, size_t *n, size_t *cap)
 	size_t first = *n;
 	DIR *d;
 
+	if (stat(arg, &sb) && strpbrk(arg, "*?["))
+		return expand_glob(arg, list, n, cap);
 	if (stat(arg, &sb) == 0 && S_ISDIR(sb.st_mode)) {
 		d = opendir(arg);
 		if (!d) {

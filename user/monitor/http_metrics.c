@@ -73,7 +73,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 }
 
 /* "ADDR:PORT" -> sockaddr. */
-static int parse_listen(const char *s, struct sockaddr_storage *ss, socklen_t *len)
+int http_parse_listen(const char *s, struct sockaddr_storage *ss, socklen_t *len)
 {
 	char host[128];
 	const char *colon;
@@ -112,29 +112,48 @@ static int parse_listen(const char *s, struct sockaddr_storage *ss, socklen_t *l
 	return -EINVAL;
 }
 
+int http_listen(const char *listen_at, const char *opt, const char *what)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl;
+	int one = 1, fd, err;
+
+	if (http_parse_listen(listen_at, &ss, &sl)) {
+		pr_err("%s %s: expected ADDR:PORT (e.g. 127.0.0.1:9477, [::1]:9477)", opt, listen_at);
+		return -EINVAL;
+	}
+	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		goto fail;
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(fd, (struct sockaddr *)&ss, sl) == 0 && listen(fd, 16) == 0)
+		return fd;
+fail:
+	err = -errno;
+	pr_err("cannot serve %s on %s: %s%s%s%s", what, listen_at, strerror(-err),
+	       err == -EADDRINUSE ? " (another program on that port? choose one with " : "",
+	       err == -EADDRINUSE ? opt : "", err == -EADDRINUSE ? ")" : "");
+	if (fd >= 0)
+		close(fd);
+	return err;
+}
+
 int http_metrics__start(const char *listen_at, http_metrics_render_fn fn, void *ctx,
 			struct http_metrics **out)
 {
-	struct sockaddr_storage ss;
 	struct http_metrics *h;
-	socklen_t sl;
-	int one = 1, err;
+	int fd = http_listen(listen_at, "--listen", "metrics");
 
-	if (parse_listen(listen_at, &ss, &sl)) {
-		pr_err("--listen %s: expected ADDR:PORT (e.g. 127.0.0.1:9477, [::1]:9477)", listen_at);
-		return -EINVAL;
-	}
+	if (fd < 0)
+		return fd;
 	h = calloc(1, sizeof(*h));
-	if (!h)
+	if (!h) {
+		close(fd);
 		return -ENOMEM;
+	}
 	h->fn = fn;
 	h->ctx = ctx;
-	h->fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (h->fd < 0)
-		goto fail;
-	setsockopt(h->fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind(h->fd, (struct sockaddr *)&ss, sl) < 0 || listen(h->fd, 16) < 0)
-		goto fail;
+	h->fd = fd;
 	h->d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL | MHD_USE_ERROR_LOG,
 				0, NULL, NULL, on_request, h,
 				MHD_OPTION_LISTEN_SOCKET, h->fd,
@@ -142,19 +161,13 @@ int http_metrics__start(const char *listen_at, http_metrics_render_fn fn, void *
 				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)10,
 				MHD_OPTION_END);
 	if (!h->d) {
-		errno = EIO;
-		goto fail;
+		pr_err("cannot serve metrics on %s: libmicrohttpd did not start", listen_at);
+		close(h->fd);
+		free(h);
+		return -EIO;
 	}
 	*out = h;
 	return 0;
-fail:
-	err = -errno;
-	pr_err("cannot serve metrics on %s: %s%s", listen_at, strerror(errno),
-	       errno == EADDRINUSE ? " (another exporter on that port? choose one with --listen)" : "");
-	if (h->fd >= 0)
-		close(h->fd);
-	free(h);
-	return err;
 }
 
 void http_metrics__stop(struct http_metrics *h)

@@ -251,8 +251,40 @@ int monitor_agg__set_cuda(struct monitor_agg *a, int fd, __u32 max_entries)
 
 void monitor_agg__add_extra(struct monitor_agg *a, monitor_agg_extra_fn fn, void *ctx)
 {
-	if (a->nextra < 4) {
-		a->extra[a->nextra] = fn;
-		a->extra_ctx[a->nextra++] = ctx;
+	if (a->nextra == MON_EXTRA_MAX) {
+		pr_warn("monitor: more than %d extra metric families: one is not shown", MON_EXTRA_MAX);
+		return;
 	}
+	a->extra[a->nextra] = fn;
+	a->extra_ctx[a->nextra++] = ctx;
+}
+
+void monitor_agg__each_loop(struct monitor_agg *a, monitor_agg_loop_fn fn, void *ctx)
+{
+	pthread_mutex_lock(&a->lock);
+	for (size_t i = 0; i < a->scgs.cap; i++) {
+		const struct sched_cg *c = mon_htab_ent(&a->scgs, i);
+
+		if (a->scgs.live[i] && c->tot[MON_TS_N + MON_LW_TOTAL])
+			fn(ctx, c->cgid, c->tot[MON_TS_N + MON_LW_TOTAL], c->tot[MON_TS_N + MON_LW_DATA]);
+	}
+	pthread_mutex_unlock(&a->lock);
+}
+
+void monitor_agg__each_cgroup(struct monitor_agg *a, monitor_agg_cgroup_fn fn, void *ctx)
+{
+	pthread_mutex_lock(&a->lock);
+	for (size_t i = 0; i < a->scgs.cap; i++)
+		if (a->scgs.live[i]) {
+			__u64 id = ((const struct sched_cg *)mon_htab_ent(&a->scgs, i))->cgid;
+
+			fn(ctx, id, monitor_names__cgroup(a->names, id), monitor_names__job(a->names, id));
+		}
+	for (size_t i = 0; i < a->cgs.cap; i++)
+		if (a->cgs.live[i]) {
+			__u64 id = ((const struct mon_cg_series *)mon_htab_ent(&a->cgs, i))->key.cgid;
+
+			fn(ctx, id, monitor_names__cgroup(a->names, id), monitor_names__job(a->names, id));
+		}
+	pthread_mutex_unlock(&a->lock);
 }

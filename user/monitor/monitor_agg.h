@@ -49,6 +49,16 @@ void monitor_agg__free(struct monitor_agg *a);
 /* Also read the CUDA call counts map (bpf/monitor/monitor_cuda.bpf.c) at fd. */
 int monitor_agg__set_cuda(struct monitor_agg *a, int fd, __u32 max_entries);
 void monitor_agg__add_extra(struct monitor_agg *a, monitor_agg_extra_fn fn, void *ctx);
+/* Each cgroup whose loops ran: its loops' time and their data wait so far
+ * (ns, cumulative; the loop_data_wait trigger). Thread-safe. */
+typedef void (*monitor_agg_loop_fn)(void *ctx, __u64 cgid, __u64 loop_ns, __u64 data_ns);
+void monitor_agg__each_loop(struct monitor_agg *a, monitor_agg_loop_fn fn, void *ctx);
+/* Each cgroup with series, its path and job (NULL: none); a cgroup may come
+ * twice (thread time, then I/O). Thread-safe (the names are read under the lock). */
+struct job_identity;
+typedef void (*monitor_agg_cgroup_fn)(void *ctx, __u64 cgid, const char *path,
+				      const struct job_identity *job);
+void monitor_agg__each_cgroup(struct monitor_agg *a, monitor_agg_cgroup_fn fn, void *ctx);
 /* Read the maps and fold exited processes (thread-safe). */
 void monitor_agg__refresh(struct monitor_agg *a);
 /* Refresh, then render the whole page into b (thread-safe). */

@@ -100,6 +100,8 @@ struct sched_cg {
 	bool labeled;
 };
 
+#define MON_EXTRA_MAX 8
+
 struct monitor_agg {
 	pthread_mutex_t lock;
 	struct monitor_loader *l;
@@ -130,8 +132,8 @@ struct monitor_agg {
 	unsigned cg_labeled, grp_labeled;   /* labelled series, per table */
 	__u64 cg_entries, proc_entries, dev_entries, exited_entries;
 	__u64 procs_deleted, procs_folded, untracked;
-	monitor_agg_extra_fn extra[4];
-	void *extra_ctx[4];
+	monitor_agg_extra_fn extra[MON_EXTRA_MAX];
+	void *extra_ctx[MON_EXTRA_MAX];
 	int nextra;
 };
 

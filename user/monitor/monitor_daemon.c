@@ -29,6 +29,9 @@
 #include "monitor/monitor_names.h"
 #include "monitor/monitor_nvml.h"
 #include "monitor/monitor_recorder.h"
+#include "monitor/alert_webhook.h"
+#include "monitor/monitor_alert.h"
+#include "lib/job_identity.h"
 #include "lib/units.h"
 
 static volatile sig_atomic_t stop_sig, want_dump, want_reopen;
@@ -141,6 +144,9 @@ struct daemon_ctx {
 	struct monitor_recorder *rec;
 	struct monitor_nvml *nvml;
 	struct http_metrics *http;
+	struct alert_webhook *webhook;   /* NULL: no --alert-listen */
+	struct monitor_alerts alerts;
+	char node[64];                   /* --node-name, else the host name */
 	__u64 start_real_s;
 	struct monitor_names *names;
 	int lock_fd;             /* the flock'd pid file in --run-dir */
@@ -202,7 +208,7 @@ static void reopen_log(const char *path)
 	setvbuf(stderr, NULL, _IOLBF, 0);
 }
 
-static void do_dump(struct daemon_ctx *d, const char *reason, unsigned *seq)
+static void do_dump(struct daemon_ctx *d, const struct monitor_dump_req *q, unsigned *seq)
 {
 	char out[PATH_MAX + 64], msg[PATH_MAX + 80];
 
@@ -212,8 +218,9 @@ static void do_dump(struct daemon_ctx *d, const char *reason, unsigned *seq)
 		write_status(d->o->run_dir, *seq, "error: the flight recorder is off (--window 0)");
 		return;
 	}
-	if (monitor_recorder__dump(d->rec, reason, out, sizeof(out)) == 0) {
-		pr_info("dump (%s) written: %s", reason, out);
+	if (monitor_recorder__dump(d->rec, q, out, sizeof(out)) == 0) {
+		pr_info("dump (%s) written: %s%s", q->reason, out,
+			q->keep_capture ? " (and its capture, .gpuio, for gpuio report)" : "");
 		write_status(d->o->run_dir, *seq, out);
 	} else {
 		snprintf(msg, sizeof(msg), "error: writing %s failed (see the daemon's log)", out);
@@ -243,6 +250,10 @@ static int daemon_setup(struct daemon_ctx *d, int argc, char **argv)
 	for (int i = 0, used = 0; i < argc && used < (int)sizeof(d->cmdline) - 1; i++)
 		used += snprintf(d->cmdline + used, sizeof(d->cmdline) - (size_t)used, "%s%s", i ? " " : "gpuio ", argv[i]);
 	d->start_real_s = (__u64)time(NULL);
+	if (o->node_name)
+		snprintf(d->node, sizeof(d->node), "%s", o->node_name);
+	else if (gethostname(d->node, sizeof(d->node) - 1))
+		snprintf(d->node, sizeof(d->node), "unknown");
 
 	mo.max_cgroups = o->max_cgroups;
 	mo.max_procs = o->max_procs;
@@ -284,12 +295,13 @@ static int daemon_setup(struct daemon_ctx *d, int argc, char **argv)
 		return -1;
 	}
 	d->nvml = monitor_nvml__open();
-	monitor_triggers__arm(&o->trig, monitor_nvml__available(d->nvml));
+	monitor_triggers__arm(&o->trig, monitor_nvml__available(d->nvml), d->ml->fd_sched >= 0);
 	if (o->window_ns) {
 		struct monitor_recorder_opts ro = {
 			.window_ns = o->window_ns, .max_bytes = o->window_bytes, .ringbuf_bytes = o->ringbuf,
 			.dump_dir = o->dump_dir, .format = o->dump_format, .keep = o->dump_keep,
 			.dir_max_bytes = o->dump_max_bytes, .cmdline = d->cmdline,
+			.node_name = o->node_name,
 		};
 
 		if (mkdirs(o->dump_dir, 0750) < 0) {
@@ -322,6 +334,19 @@ static int daemon_serve(struct daemon_ctx *d)
 	signal(SIGPIPE, SIG_IGN);
 	if (http_metrics__start(o->listen, render, d, &d->http))
 		return -1;
+	if (o->alert_listen) {
+		struct alert_webhook_opts wo = {
+			.listen = o->alert_listen, .token_file = o->alert_token_file,
+			.tls_cert = o->alert_tls_cert, .tls_key = o->alert_tls_key,
+			.max_body = o->alert_max_body, .rate = o->alert_rate,
+		};
+
+		if (alert_webhook__start(&wo, &d->webhook))
+			return -1;
+		d->alerts = (struct monitor_alerts){ .rec = d->rec, .agg = d->agg,
+			.span_ns = o->alert_span_ns, .node = d->node };
+		monitor_agg__add_extra(d->agg, alert_webhook__metrics, d->webhook);
+	}
 	pr_info("monitor: serving http://%s/metrics (aggregation: %s%s%s); VFS latency: %s; thread time: %s; "
 		"flight recorder: %s; CUDA call counts: %s", o->listen, d->ml->mode,
 		d->ml->detail[0] ? "; " : "", d->ml->detail, o->no_latency ? "off (--no-latency)" : "on",
@@ -333,6 +358,46 @@ static int daemon_serve(struct daemon_ctx *d)
 			o->window_ns / NS_PER_SEC_F, o->window_bytes >> 20, monitor_recorder__modes(d->rec),
 			o->dump_dir, o->dump_format);
 	return 0;
+}
+
+struct job_of { __u64 cgid; char tag[96]; char text[160]; };
+
+static void job_of_cgroup(void *ctx, __u64 cgid, const char *path, const struct job_identity *job)
+{
+	struct job_of *j = ctx;
+	char v[80];
+
+	if (cgid != j->cgid || j->tag[0])
+		return;
+	if (job && job->slurm_job[0])
+		snprintf(j->text, sizeof(j->text), "slurm_job=%s", job->slurm_job);
+	else if (job && job->k8s_pod_uid[0])
+		snprintf(j->text, sizeof(j->text), "k8s_pod_uid=%s", job->k8s_pod_uid);
+	else
+		snprintf(j->text, sizeof(j->text), "cgroup=%s", path);
+	monitor_alert__tag(v, sizeof(v), strchr(j->text, '=') + 1);
+	snprintf(j->tag, sizeof(j->tag), "%.*s-%s", (int)(strchr(j->text, '=') - j->text), j->text, v);
+}
+
+/* A trigger fired: dump, named by its kind (and the job, for a loop's wait). */
+static void trigger_dump(struct daemon_ctx *d, const struct mon_trigger *t)
+{
+	struct monitor_dump_req q = { 0 };
+	struct job_of j = { .cgid = d->o->trig.match_cgid };
+	char reason[160], about[128];
+
+	pr_info("trigger %s fired: %s", t->expr, d->o->trig.why);
+	snprintf(reason, sizeof(reason), "trigger-%s", monitor_trigger__kind_name(t->kind));
+	if (t->kind == MON_TRIG_LOOP_DATA_WAIT) {
+		/* the answer is in the loops: the capture too, for gpuio report */
+		monitor_agg__each_cgroup(d->agg, job_of_cgroup, &j);
+		snprintf(reason, sizeof(reason), "trigger-loop_data_wait-%s", j.tag[0] ? j.tag : "cgroup");
+		snprintf(about, sizeof(about), "trigger %.40s for %.80s", t->expr, j.text);
+		q.about = about;
+		q.keep_capture = true;
+	}
+	q.reason = reason;
+	do_dump(d, &q, &d->seq);
 }
 
 /* Until a TERM or INT: poll the recorder, tick, reopen, dump. */
@@ -368,6 +433,7 @@ static void daemon_loop(struct daemon_ctx *d)
 			tick_ns = h.proc_entries * 4 > d->ml->max_procs ? 200 * NSEC_PER_MSEC : NSEC_PER_SEC;
 			if (monitor_nvml__sample(d->nvml, &busy) == 0)
 				monitor_triggers__gpu(&o->trig, busy, now);
+			monitor_triggers__loops(&o->trig, d->agg, now);
 			last_tick = now;
 		}
 		if (want_reopen) {
@@ -376,23 +442,20 @@ static void daemon_loop(struct daemon_ctx *d)
 			pr_info("monitor: SIGHUP: %s", o->log_file ? "log reopened" : "nothing to reopen (no --log-file)");
 		}
 		if (want_dump) {
-			want_dump = 0;
-			do_dump(d, "manual", &d->seq);
-		}
-		if ((i = monitor_triggers__take(&o->trig, now)) >= 0) {
-			char reason[32];
+			struct monitor_dump_req q = { .reason = "manual" };
 
-			pr_info("trigger %s fired: %s", o->trig.t[i].expr, o->trig.why);
-			snprintf(reason, sizeof(reason), "trigger-%s",
-				 o->trig.t[i].kind == MON_TRIG_VFS_LATENCY ? "vfs_latency" :
-				 o->trig.t[i].kind == MON_TRIG_BLOCK_LATENCY ? "block_latency" : "gpu_idle");
-			do_dump(d, reason, &d->seq);
+			want_dump = 0;
+			do_dump(d, &q, &d->seq);
 		}
+		if ((i = monitor_triggers__take(&o->trig, now)) >= 0)
+			trigger_dump(d, &o->trig.t[i]);
+		alert_webhook__serve(d->webhook, monitor_alerts__decide, &d->alerts);
 	}
 }
 
 static void daemon_free(struct daemon_ctx *d)
 {
+	alert_webhook__stop(d->webhook);
 	http_metrics__stop(d->http);
 	monitor_recorder__free(d->rec);
 	monitor_agg__free(d->agg);

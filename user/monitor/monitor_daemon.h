@@ -30,6 +30,14 @@ struct monitor_opts {
 	bool no_latency;          /* --no-latency: no VFS latency histograms (no clock reads) */
 	bool pseudo_fs;           /* --pseudo-fs: keep proc, sysfs... in the VFS series */
 	struct monitor_triggers trig;
+	const char *node_name;    /* --node-name: the host name dumps carry */
+	/* Alertmanager's webhook (alert_webhook.h), off without alert_listen */
+	const char *alert_listen;
+	const char *alert_token_file;
+	const char *alert_tls_cert, *alert_tls_key;
+	size_t alert_max_body;
+	unsigned alert_rate;
+	__u64 alert_span_ns;
 };
 
 

@@ -52,6 +52,7 @@ struct monitor_recorder {
 	size_t nslots, head, count;
 	struct gpuio_path_event *paths[PATH_SLOTS];
 	struct gpuio_proc_event *procs;          /* PROC_SLOTS, hdr.type 0 = empty */
+	struct gpuio_proc_event *forks;          /* PROC_SLOTS: each process's fork (its parent) */
 	monitor_recorder_event_fn fn;
 	void *fn_ctx;
 	__u64 *percpu;
@@ -116,11 +117,16 @@ static void keep_path(struct monitor_recorder *r, const struct gpuio_path_event 
 
 static void keep_proc(struct monitor_recorder *r, const struct gpuio_proc_event *p)
 {
-	struct gpuio_proc_event *s = &r->procs[(p->hdr.tid * 2654435761u >> 20) & (PROC_SLOTS - 1)];
+	size_t at = (p->hdr.tid * 2654435761u >> 20) & (PROC_SLOTS - 1);
+	struct gpuio_proc_event *s = &r->procs[at];
 
 	/* the latest name-bearing record per thread; an exit names nothing new */
 	if (p->kind == GPUIO_PROC_EXIT)
 		return;
+	/* and the fork apart: who a process's parent is (a loop's data
+	 * producers are its descendants) outlives its later names */
+	if (p->kind == GPUIO_PROC_FORK)
+		memcpy(&r->forks[at], p, p->hdr.size < sizeof(*s) ? p->hdr.size : sizeof(*s));
 	memcpy(s, p, p->hdr.size < sizeof(*s) ? p->hdr.size : sizeof(*s));
 }
 
@@ -178,9 +184,10 @@ int monitor_recorder__open(const struct monitor_recorder_opts *o, struct monitor
 		r->nslots = 1024;
 	r->ring = calloc(r->nslots, sizeof(struct slot));
 	r->procs = calloc(PROC_SLOTS, sizeof(*r->procs));
+	r->forks = calloc(PROC_SLOTS, sizeof(*r->forks));
 	r->ncpus = libbpf_num_possible_cpus();
 	r->percpu = calloc(r->ncpus > 0 ? r->ncpus : 1, sizeof(__u64));
-	if (!r->ring || !r->procs || !r->percpu) {
+	if (!r->ring || !r->procs || !r->forks || !r->percpu) {
 		monitor_recorder__free(r);
 		return -ENOMEM;
 	}
@@ -235,12 +242,23 @@ const char *monitor_recorder__modes(const struct monitor_recorder *r)
 
 /* ------------------------------------------------------------------ dump */
 
-static void fill_header(struct monitor_recorder *r, struct gpuio_cap_header *h)
+static void fill_header(struct monitor_recorder *r, struct gpuio_cap_header *h, const char *about,
+			__u64 from)
 {
 	gpuio_cap_header__init(h, (__u32)r->ncpus, GPUIO_CAPF_ALL);
+	/* the clocks' anchor moved back to the window's start: its times from 0 */
+	if (from && from < h->monotonic_ns) {
+		h->realtime_ns -= h->monotonic_ns - from;
+		h->monotonic_ns = from;
+	}
 	gpuio_loader__describe(r->l, h);
-	snprintf(h->target, sizeof(h->target), "monitor flight recorder (all, last %.3gs)",
-		 r->o.window_ns / NS_PER_SEC_F);
+	if (r->o.node_name && *r->o.node_name)
+		snprintf(h->hostname, sizeof(h->hostname), "%s", r->o.node_name);
+	if (about)
+		snprintf(h->target, sizeof(h->target), "%s", about);
+	else
+		snprintf(h->target, sizeof(h->target), "monitor flight recorder (all, last %.3gs)",
+			 r->o.window_ns / NS_PER_SEC_F);
 	snprintf(h->cmdline, sizeof(h->cmdline), "%s", r->o.cmdline ? r->o.cmdline : "gpuio monitor");
 }
 
@@ -315,12 +333,12 @@ struct dump_names {
 };
 
 /* Pass 1: who and what the window's events name. */
-static void dump_collect(struct monitor_recorder *r, __u64 cutoff, struct dump_names *d)
+static void dump_collect(struct monitor_recorder *r, __u64 cutoff, __u64 until, struct dump_names *d)
 {
 	for (size_t i = 0; i < r->count; i++) {
 		const struct slot *s = &r->ring[(r->head + i) % r->nslots];
 
-		if (s->h.ts < cutoff)
+		if (s->h.ts < cutoff || s->h.ts > until)
 			continue;
 		keyset__test_and_add(d->tids, s->h.pid, s->h.tid);
 		if (s->h.type == GPUIO_REC_VFS) {
@@ -344,16 +362,29 @@ static void dump_collect(struct monitor_recorder *r, __u64 cutoff, struct dump_n
 }
 
 /* The names the tables hold for them (times moved up to the window's start). */
-static void dump_names(struct monitor_recorder *r, struct gpuio_cap_writer *w, __u64 cutoff,
-		       struct dump_names *d)
+static __u64 clamp_ts(__u64 ts, __u64 lo, __u64 hi)
 {
+	return ts < lo ? lo : ts > hi ? hi : ts;
+}
+
+static void dump_names(struct monitor_recorder *r, struct gpuio_cap_writer *w, __u64 cutoff,
+		       __u64 until, struct dump_names *d)
+{
+	for (size_t i = 0; i < PROC_SLOTS; i++) {
+		struct gpuio_proc_event f = r->forks[i];
+
+		if (!f.hdr.type || !keyset__contains(d->tids, f.hdr.pid, f.hdr.tid) ||
+		    (r->procs[i].hdr.tid == f.hdr.tid && r->procs[i].kind == GPUIO_PROC_FORK))
+			continue;
+		f.hdr.ts = clamp_ts(f.hdr.ts, cutoff, until);
+		gpuio_cap_writer__append(w, &f, f.hdr.size);
+	}
 	for (size_t i = 0; i < PROC_SLOTS; i++) {
 		struct gpuio_proc_event p = r->procs[i];
 
 		if (!p.hdr.type || !keyset__contains(d->tids, p.hdr.pid, p.hdr.tid))
 			continue;
-		if (p.hdr.ts < cutoff)
-			p.hdr.ts = cutoff;
+		p.hdr.ts = clamp_ts(p.hdr.ts, cutoff, until);
 		keyset__test_and_add(d->named, p.hdr.pid, ((__u64)1 << 63) | p.hdr.tid);
 		gpuio_cap_writer__append(w, &p, p.hdr.size);
 	}
@@ -364,8 +395,7 @@ static void dump_names(struct monitor_recorder *r, struct gpuio_cap_writer *w, _
 		if (!p || !keyset__contains(d->files, p->dev, p->ino))
 			continue;
 		ts = p->hdr.ts;
-		if (p->hdr.ts < cutoff)
-			p->hdr.ts = cutoff;
+		p->hdr.ts = clamp_ts(ts, cutoff, until);
 		keyset__test_and_add(d->named, p->dev, p->ino);
 		gpuio_cap_writer__append(w, p, p->hdr.size);
 		p->hdr.ts = ts;
@@ -377,14 +407,14 @@ static void dump_names(struct monitor_recorder *r, struct gpuio_cap_writer *w, _
 /* Pass 2: the events, naming from /proc what the kernel named before the
  * daemon started (or what the tables forgot). Returns the events written. */
 static __u64 dump_events(struct monitor_recorder *r, struct gpuio_cap_writer *w, __u64 cutoff,
-			 struct dump_names *d)
+			 __u64 until, struct dump_names *d)
 {
 	__u64 events = 0;
 
 	for (size_t i = 0; i < r->count; i++) {
 		const struct slot *s = &r->ring[(r->head + i) % r->nslots];
 
-		if (s->h.ts < cutoff)
+		if (s->h.ts < cutoff || s->h.ts > until)
 			continue;
 		gpuio_cap_writer__append(w, s, s->h.size);
 		events++;
@@ -401,12 +431,34 @@ static __u64 dump_events(struct monitor_recorder *r, struct gpuio_cap_writer *w,
 	return events;
 }
 
+/* The capture beside the export, as NAME.gpuio (NAME: the export's without
+ * its format's suffix), for `gpuio report`. 0 or -errno. */
+static int keep_capture(const char *cap, const char *out)
+{
+	char kept[PATH_MAX + 64];
+	const char *dot = strstr(out, ".pftrace");
+	size_t n = dot ? (size_t)(dot - out) : strlen(out);
+
+	if (!dot && (dot = strstr(out, ".json")))
+		n = (size_t)(dot - out);
+	snprintf(kept, sizeof(kept), "%.*s.gpuio", (int)n, out);
+	int err;
+
+	if (rename(cap, kept) == 0)
+		return 0;
+	err = -errno;
+	pr_err("monitor: cannot keep the dump's capture as %s: %s", kept, strerror(-err));
+	return err;
+}
+
 /* The window as a capture file (the final stats record last). 0 or -errno. */
-static int dump_capture(struct monitor_recorder *r, const char *cap, __u64 t0, __u64 *events)
+static int dump_capture(struct monitor_recorder *r, const char *cap, const struct monitor_dump_req *q,
+			__u64 t0, __u64 *events)
 {
 	struct dump_names d = { .tids = keyset__new(16), .files = keyset__new(16),
 				.named = keyset__new(16) };
 	__u64 cutoff = t0 > r->o.window_ns ? t0 - r->o.window_ns : 0;
+	__u64 until = q->until_ns && q->until_ns < t0 ? q->until_ns : t0;
 	struct gpuio_cap_writer *w = NULL;
 	struct gpuio_cap_header hdr;
 	struct gpuio_stats_event st;
@@ -415,19 +467,21 @@ static int dump_capture(struct monitor_recorder *r, const char *cap, __u64 t0, _
 
 	if (!d.tids || !d.files || !d.named)
 		goto out;
-	fill_header(r, &hdr);
+	if (q->from_ns > cutoff)
+		cutoff = q->from_ns;
+	fill_header(r, &hdr, q->about, cutoff);
 	err = gpuio_cap_writer__create(cap, &hdr, (uid_t)-1, (gid_t)-1, &w);
 	if (err) {
 		pr_err("monitor: cannot write %s: %s", cap, strerror(-err));
 		goto out;
 	}
-	dump_collect(r, cutoff, &d);
-	dump_names(r, w, cutoff, &d);
-	*events = dump_events(r, w, cutoff, &d);
+	dump_collect(r, cutoff, until, &d);
+	dump_names(r, w, cutoff, until, &d);
+	*events = dump_events(r, w, cutoff, until, &d);
 	memset(&st, 0, sizeof(st));
 	st.hdr.type = GPUIO_REC_STATS;
 	st.hdr.size = sizeof(st);
-	st.hdr.ts = t0;
+	st.hdr.ts = until;
 	read_stats(r, all);
 	gpuio_stats__set_bpf(&st, all);
 	st.records = gpuio_cap_writer__records(w) + 1;
@@ -443,7 +497,13 @@ out:
 	return err;
 }
 
-int monitor_recorder__dump(struct monitor_recorder *r, const char *reason, char *out, size_t outlen)
+__u64 monitor_recorder__oldest(const struct monitor_recorder *r)
+{
+	return r->count ? r->ring[r->head].h.ts : 0;
+}
+
+int monitor_recorder__dump(struct monitor_recorder *r, const struct monitor_dump_req *q,
+			   char *out, size_t outlen)
 {
 	struct gpuio_export_opts eo = { .owner_uid = (uid_t)-1, .owner_gid = (gid_t)-1 };
 	struct gpuio_export_stats es = { 0 };
@@ -460,12 +520,14 @@ int monitor_recorder__dump(struct monitor_recorder *r, const char *reason, char 
 	expire(r, t0);
 	localtime_r(&now, &tm);
 	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
-	snprintf(out, outlen, "%s/gpuio-dump-%s-%u-%s.%s", r->dump_dir, stamp, ++r->seq, reason,
+	snprintf(out, outlen, "%s/gpuio-dump-%s-%u-%s.%s", r->dump_dir, stamp, ++r->seq, q->reason,
 		 r->o.format);
 	snprintf(cap, sizeof(cap), "%s/.gpuio-dump-%d.gpuio", r->dump_dir, (int)getpid());
-	err = dump_capture(r, cap, t0, &events);
+	err = dump_capture(r, cap, q, t0, &events);
 	if (!err)
 		err = gpuio_export(cap, out, &eo, &es);
+	if (!err && q->keep_capture)
+		err = keep_capture(cap, out);
 	if (!err) {
 		r->last_dump_events = events;
 		r->last_dump_bytes = es.output_bytes;
@@ -499,7 +561,7 @@ void monitor_recorder__metrics(struct mon_buf *b, void *ctx)
 			r->o.window_ns / NS_PER_SEC_F);
 	mon_buf__printf(b, "# HELP gpuio_recorder_memory_bytes Memory of the ring and the name tables.\n"
 			"# TYPE gpuio_recorder_memory_bytes gauge\ngpuio_recorder_memory_bytes %zu\n",
-			r->nslots * sizeof(struct slot) + PROC_SLOTS * sizeof(*r->procs) +
+			r->nslots * sizeof(struct slot) + 2 * PROC_SLOTS * sizeof(*r->procs) +
 			names * PATH_REC_MAX);
 	mon_buf__printf(b, "# HELP gpuio_recorder_received_total Records received from the kernel.\n"
 			"# TYPE gpuio_recorder_received_total counter\ngpuio_recorder_received_total %llu\n",
@@ -543,6 +605,7 @@ void monitor_recorder__free(struct monitor_recorder *r)
 		free(r->paths[i]);
 	free(r->ring);
 	free(r->procs);
+	free(r->forks);
 	free(r->percpu);
 	free(r);
 }

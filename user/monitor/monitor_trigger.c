@@ -27,13 +27,42 @@ static __u64 parse_dur(const char *s)
 	return 0;
 }
 
+static const struct { const char *name; enum mon_trigger_kind kind; } kinds[] = {
+	{ "vfs_latency", MON_TRIG_VFS_LATENCY },
+	{ "block_latency", MON_TRIG_BLOCK_LATENCY },
+	{ "gpu_idle", MON_TRIG_GPU_IDLE },
+	{ "loop_data_wait", MON_TRIG_LOOP_DATA_WAIT },
+};
+
+const char *monitor_trigger__kind_name(enum mon_trigger_kind kind)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(kinds); i++)
+		if (kinds[i].kind == kind)
+			return kinds[i].name;
+	return "?";
+}
+
+/* "0.5:2m" or "50%:2m" (the share, then how long it held); false on error. */
+static bool parse_share(const char *s, struct mon_trigger *t)
+{
+	char *end;
+	double v = strtod(s, &end);
+
+	if (end == s)
+		return false;
+	if (*end == '%') {
+		v /= 100;
+		end++;
+	}
+	if (v <= 0 || v >= 1 || *end != ':')
+		return false;
+	t->ratio = v;
+	t->threshold_ns = parse_dur(end + 1);
+	return t->threshold_ns != 0;
+}
+
 int monitor_triggers__add(struct monitor_triggers *ts, const char *expr)
 {
-	static const struct { const char *name; enum mon_trigger_kind kind; } names[] = {
-		{ "vfs_latency", MON_TRIG_VFS_LATENCY },
-		{ "block_latency", MON_TRIG_BLOCK_LATENCY },
-		{ "gpu_idle", MON_TRIG_GPU_IDLE },
-	};
 	const char *gt = strchr(expr, '>');
 	struct mon_trigger *t;
 	size_t nlen;
@@ -49,11 +78,13 @@ int monitor_triggers__add(struct monitor_triggers *ts, const char *expr)
 	nlen = (size_t)(gt - expr);
 	while (nlen && expr[nlen - 1] == ' ')
 		nlen--;
-	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
-		if (strlen(names[i].name) == nlen && !strncmp(expr, names[i].name, nlen)) {
-			t->kind = names[i].kind;
-			t->threshold_ns = parse_dur(gt + 1 + strspn(gt + 1, " "));
-			if (!t->threshold_ns)
+	for (size_t i = 0; i < ARRAY_SIZE(kinds); i++) {
+		if (strlen(kinds[i].name) == nlen && !strncmp(expr, kinds[i].name, nlen)) {
+			const char *v = gt + 1 + strspn(gt + 1, " ");
+
+			t->kind = kinds[i].kind;
+			if (t->kind == MON_TRIG_LOOP_DATA_WAIT ? !parse_share(v, t) :
+			    !(t->threshold_ns = parse_dur(v)))
 				goto bad;
 			snprintf(t->expr, sizeof(t->expr), "%s", expr);
 			ts->n++;
@@ -62,20 +93,26 @@ int monitor_triggers__add(struct monitor_triggers *ts, const char *expr)
 	}
 bad:
 	pr_err("--trigger '%s': expected NAME>DURATION with NAME one of vfs_latency, "
-	       "block_latency, gpu_idle (e.g. 'vfs_latency>200ms', 'gpu_idle>5s')", expr);
+	       "block_latency, gpu_idle (e.g. 'vfs_latency>200ms', 'gpu_idle>5s'), or "
+	       "loop_data_wait>SHARE:DURATION (e.g. 'loop_data_wait>0.5:2m', SHARE in 0..1 "
+	       "or 1%%..99%%)", expr);
 	return -EINVAL;
 }
 
-void monitor_triggers__arm(struct monitor_triggers *ts, bool have_gpu)
+void monitor_triggers__arm(struct monitor_triggers *ts, bool have_gpu, bool have_loops)
 {
 	ts->pending = -1;
 	for (int i = 0; i < ts->n; i++) {
 		struct mon_trigger *t = &ts->t[i];
 
-		t->armed = t->kind != MON_TRIG_GPU_IDLE || have_gpu;
-		if (!t->armed)
+		t->armed = (t->kind != MON_TRIG_GPU_IDLE || have_gpu) &&
+			   (t->kind != MON_TRIG_LOOP_DATA_WAIT || have_loops);
+		if (!t->armed && t->kind == MON_TRIG_GPU_IDLE)
 			pr_warn("trigger '%s' needs GPU data and there is none on this host "
 				"(no NVML; CUDA uprobe counts are pending): it will never fire", t->expr);
+		else if (!t->armed)
+			pr_warn("trigger '%s' needs the loops' wait, and thread time is off "
+				"(--no-thread-time, or the kernel lacks it): it will never fire", t->expr);
 		else
 			pr_info("trigger armed: %s (at most one dump per %.0fs)", t->expr,
 				ts->interval_ns / NS_PER_SEC_F);
@@ -136,6 +173,78 @@ void monitor_triggers__gpu(struct monitor_triggers *ts, bool busy, __u64 now)
 		if (ts->t[i].armed && ts->t[i].kind == MON_TRIG_GPU_IDLE &&
 		    now - ts->gpu_idle_since > ts->t[i].threshold_ns)
 			match(ts, i, "every GPU idle for %.1f s", (now - ts->gpu_idle_since) / NS_PER_SEC_F);
+}
+
+/* One period of a cgroup's loops against each loop_data_wait trigger. */
+static void loop_period(struct monitor_triggers *ts, struct mon_loop_watch *w, __u64 now,
+			double ratio)
+{
+	for (int i = 0; i < ts->n; i++) {
+		struct mon_trigger *t = &ts->t[i];
+
+		if (!t->armed || t->kind != MON_TRIG_LOOP_DATA_WAIT)
+			continue;
+		if (ratio <= t->ratio) {
+			w->above_since = 0;
+			continue;
+		}
+		if (!w->above_since)
+			w->above_since = w->t0;
+		if (now - w->above_since >= t->threshold_ns) {
+			if (ts->pending < 0)
+				ts->match_cgid = w->cgid;
+			match(ts, i, "the loops of cgroup id %llu waited for data %.0f%% of their time "
+			      "for %.0f s", (unsigned long long)w->cgid, ratio * 100,
+			      (now - w->above_since) / NS_PER_SEC_F);
+			w->above_since = now;    /* the next match after another DUR */
+		}
+	}
+}
+
+struct loop_tick { struct monitor_triggers *ts; __u64 now, period; };
+
+static void loop_seen(void *ctx, __u64 cgid, __u64 loop_ns, __u64 data_ns)
+{
+	struct loop_tick *lt = ctx;
+	struct monitor_triggers *ts = lt->ts;
+	struct mon_loop_watch *w = NULL, *oldest = &ts->loops[0];
+
+	for (int i = 0; i < MON_LOOP_WATCH_MAX && !w; i++) {
+		if (ts->loops[i].t0 && ts->loops[i].cgid == cgid)
+			w = &ts->loops[i];
+		else if (ts->loops[i].t0 < oldest->t0)
+			oldest = &ts->loops[i];
+	}
+	if (!w) {                        /* new (or the stalest slot given up) */
+		*oldest = (struct mon_loop_watch){ .cgid = cgid, .loop0 = loop_ns, .data0 = data_ns,
+						   .t0 = lt->now };
+		return;
+	}
+	if (lt->now - w->t0 < lt->period)
+		return;
+	w->last_ratio = loop_ns > w->loop0 ? (double)(data_ns - w->data0) / (double)(loop_ns - w->loop0) : 0;
+	loop_period(ts, w, lt->now, w->last_ratio);
+	w->loop0 = loop_ns;
+	w->data0 = data_ns;
+	w->t0 = lt->now;
+}
+
+void monitor_triggers__loops(struct monitor_triggers *ts, struct monitor_agg *agg, __u64 now)
+{
+	struct loop_tick lt = { .ts = ts, .now = now, .period = 5 * NSEC_PER_SEC };
+	bool any = false;
+
+	for (int i = 0; i < ts->n; i++) {
+		if (!ts->t[i].armed || ts->t[i].kind != MON_TRIG_LOOP_DATA_WAIT)
+			continue;
+		any = true;
+		/* a share held for DUR: periods of 5 s, or DUR/4 when it is short */
+		if (ts->t[i].threshold_ns / 4 < lt.period)
+			lt.period = ts->t[i].threshold_ns / 4 > NSEC_PER_SEC ? ts->t[i].threshold_ns / 4 :
+				    NSEC_PER_SEC;
+	}
+	if (any)
+		monitor_agg__each_loop(agg, loop_seen, &lt);
 }
 
 int monitor_triggers__take(struct monitor_triggers *ts, __u64 now)
