@@ -66,7 +66,7 @@ else
 fi
 
 # man pages
-for p in gpuio gpuio-trace gpuio-convert gpuio-info gpuio-report gpuio-merge gpuio-monitor gpuio-inject gpuio-doctor; do
+for p in gpuio gpuio-trace gpuio-convert gpuio-info gpuio-report gpuio-merge gpuio-monitor gpuio-inject gpuio-doctor gpuio-mcp; do
   f="$ROOT$PREFIX/share/man/man1/$p.1"
   [ -f "$f" ] || fail "man page $p not installed"
   MANPAGER=cat MANWIDTH=80 man -l "$f" > "$TMP/$p.txt" 2> "$TMP/man.err" || { cat "$TMP/man.err"; fail "man -l $p"; }

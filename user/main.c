@@ -20,6 +20,7 @@ static const struct {
 	{ "inject",  cmd_inject,  "load a library into a running process and call it (ptrace)" },
 	{ "monitor", cmd_monitor, "node daemon: Prometheus /metrics and a flight recorder" },
 	{ "doctor",  cmd_doctor,  "what this node gives gpuio: kernel, attach modes, GPU, CUPTI" },
+	{ "mcp",     cmd_mcp,     "a Model Context Protocol server on stdio: captures for agents" },
 };
 
 static void usage(FILE *f)

@@ -13,5 +13,6 @@ int cmd_inject(int argc, char **argv);
 int cmd_monitor(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
+int cmd_mcp(int argc, char **argv);
 
 #endif
