@@ -10,18 +10,23 @@
 #    URLs and token path moved to this test's);
 #  - a PyTorch DataLoader loop starving on data (workers sleeping 20 ms a
 #    sample) runs in the cgroup of "Slurm job J" (…/job_J/step_0).
-# n2 also has the trigger on the answer (--trigger 'loop_data_wait>0.5:10s'):
-# it dumps on its own, named by the job, once.
 # The alert fires, Alertmanager calls both monitors, both dump: the window
 # of each dump ends exactly at the alert's startsAt as Alertmanager's own
-# API gives it (the capture's clock anchor is startsAt - --alert-span),
-# the file names carry the alert and the job, and `gpuio report --hosts`
-# over them (one quoted pattern) names a loop of the job's process, waiting
-# for data. Then bad requests (no token, wrong token, oversized, malformed,
-# an alert for a job not on the node, a flood past --alert-rate, a GET, a
-# wrong path) each get their HTTP status and write no dump; each monitor
-# listens on its two addresses and nothing else; HTTPS serves with
-# --alert-tls-cert/--alert-tls-key and refuses plain HTTP.
+# API gives it (the capture's clock anchor is startsAt - --alert-span), the
+# file names carry the alert and the job, and `gpuio report --hosts` over
+# them (one quoted pattern) names the program's main thread as the loop,
+# waiting for data (its workers' batches).
+# n1 then traces the job's root process for 10 s with Python stacks
+# (--alert-trace, the default): its report names the main thread as the
+# loop, waiting in next() at the line of torch_shapes.py that calls it (read
+# from the source with ast). n2 has --alert-trace 0, and the trigger on the
+# answer (--trigger 'loop_data_wait>0.5:10s'): it dumps on its own, named by
+# the job, once.
+# Then bad requests (no token, wrong token, oversized, malformed, an alert
+# for a job not on the node, a flood past --alert-rate, a GET, a wrong path)
+# each get their HTTP status and write no dump; each monitor listens on its
+# two addresses and nothing else; the recorder dropped nothing as too large;
+# HTTPS serves with --alert-tls-cert/--alert-tls-key and refuses plain HTTP.
 source "$(dirname "$0")/lib.sh"
 need_root
 source "$(dirname "$0")/monitor_lib.sh"
@@ -59,7 +64,7 @@ mon() {
 }
 up() { curl -sf "http://127.0.0.1:$1/metrics" -o /dev/null; }
 mon n1 $P1 $P1A --alert-rate 40
-mon n2 $P2 $P2A --trigger 'loop_data_wait>0.5:10s'
+mon n2 $P2 $P2A --trigger 'loop_data_wait>0.5:10s' --alert-trace 0
 wait_for -t 40 -i 0.2 -f "$TMP/n1/monitor.log" "n1's /metrics" up $P1
 wait_for -t 40 -i 0.2 -f "$TMP/n2/monitor.log" "n2's /metrics" up $P2
 
@@ -121,7 +126,19 @@ dumped() { grep -q "alert GpuioJobStarvingOnData for slurm_job=$J .*dump written
 wait_for -t 150 -i 1 -f "$TMP/alertmanager.log" -m "no dump on n1 (alert, prometheus and monitor logs above)" \
   "n1's alert dump" dumped n1
 wait_for -t 30 -i 1 -f "$TMP/n2/monitor.log" "n2's alert dump" dumped n2
+# n1 then traces the job's process for 10 s (--alert-trace, the default), stacks on
+traced() { grep -q "alert: the job's trace is written: .*slurm_job-$J.trace.gpuio" "$TMP/n1/monitor.log"; }
+wait_for -t 90 -i 1 -f "$TMP/n1/monitor.log" "n1's follow-up trace of the job" traced
 kill "$LOOP"; wait "$LOOP" 2>/dev/null || true; proc_unreg "$LOOP"
+grep -q "alert: tracing the job's process $LOOP for 10000ms" "$TMP/n1/monitor.log" ||
+  fail "n1 traced another process than the job's root ($LOOP): $(grep 'tracing the job' "$TMP/n1/monitor.log")"
+grep -q "tracing the job" "$TMP/n2/monitor.log" && fail "n2 traced with --alert-trace 0"
+TRACE=$(ls "$TMP/n1/dumps"/gpuio-dump-*-alert-GpuioJobStarvingOnData-slurm_job-$J.trace.gpuio) ||
+  fail "no follow-up trace beside n1's dump"
+"$GPUIO" report --json "$TRACE" > "$TMP/trace.report.json" 2> "$TMP/trace.err" ||
+  { cat "$TMP/trace.err"; fail "gpuio report of the follow-up trace"; }
+pycheck alert_dump.where "$TMP/trace.report.json" "$LOOP" "$GPUIO_SRC/tests/progs/torch_shapes.py" ||
+  fail "the follow-up trace does not say where the loop waits (FAIL lines above)"
 curl -sf "http://127.0.0.1:$PA/api/v2/alerts?filter=alertname%3D%22GpuioJobStarvingOnData%22" -o "$TMP/alerts.json" ||
   fail "Alertmanager's API"
 for n in n1 n2; do
@@ -171,6 +188,10 @@ done
 [ "$(cat "$TMP/n2.listen")" = "$(printf '127.0.0.1:%s\n127.0.0.1:%s' $P2 $P2A | sort)" ] ||
   fail "n2 listens on $(cat "$TMP/n2.listen" | tr '\n' ' ')"
 ss -Hlunp | grep -E "pid=($MON_n1|$MON_n2)," && fail "a monitor listens on UDP"
+# every record the recorder got fit its slots or its name tables (socket addresses too)
+curl -sf "http://127.0.0.1:$P1/metrics" | grep '^gpuio_recorder_lost_total' > "$TMP/lost.txt"
+grep -q '^gpuio_recorder_lost_total{reason="too_large"} 0$' "$TMP/lost.txt" ||
+  { cat "$TMP/lost.txt"; fail "the recorder dropped records too large for its slots"; }
 proc_stop "$MON_n1"
 proc_stop "$MON_n2"
 

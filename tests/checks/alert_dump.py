@@ -74,8 +74,10 @@ def straggler(hosts_f, pid):
     if names != ["n1", "n2"]:
         print(f"FAIL: report --hosts saw {names}, not n1 and n2")
         bad += 1
-    if not s or s.get("pid") != prog["pid"]:
-        print(f"FAIL: the straggler is not a loop of the program (pid {prog['pid']})")
+    if not s or s.get("pid") != prog["pid"] or s.get("tid") != prog["pid"]:
+        # the program's loop is its main thread: it waits there for the
+        # workers' batches (its queue-feeder thread only relays indexes)
+        print(f"FAIL: the straggler is not the program's main thread (pid = tid = {prog['pid']})")
         bad += 1
     elif s["cause"] != "waiting_for_data" or s["waited_pct"] < 50:
         print(f"FAIL: the straggler's cause is {s['cause']} ({s['waited_pct']}%), not waiting for data")
@@ -139,5 +141,57 @@ def bad_requests(base, token, job, alerts_f, rate):
     print(f"flood of {len(codes)}: {sorted(set(codes))}, 429 x {codes.count(429)}")
     if codes.count(429) < 5 or set(codes) - {200, 429}:
         print("FAIL: the flood was not cut at --alert-rate")
+        bad += 1
+    return 1 if bad else 0
+
+
+def _next_site(src):
+    """The line of SRC that calls next(...) on the DataLoader's iterator, and
+    the qualified name of the function around it (as CPython 3.11 names a
+    frame: outer.<locals>.inner)."""
+    import ast
+
+    def walk(node, qual):
+        for ch in ast.iter_child_nodes(node):
+            if isinstance(ch, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                name = (qual + ("." if isinstance(node, ast.ClassDef) else ".<locals>.") if qual else "") + ch.name
+                hit = walk(ch, name)
+            else:
+                hit = None
+                if (isinstance(ch, ast.Call) and isinstance(ch.func, ast.Name) and ch.func.id == "next"
+                        and ch.args and isinstance(ch.args[0], ast.Subscript) and qual):
+                    hit = (ch.lineno, qual)
+                hit = hit or walk(ch, qual)
+            if hit:
+                return hit
+        return None
+
+    hit = walk(ast.parse(open(src).read()), "")
+    assert hit, "no next(...) call in " + src
+    return hit
+
+
+def where(report_f, pid, src):
+    """The follow-up trace's report: the loop is the program's main thread
+    (PID), waiting for data in next(), called at SRC's line that calls it."""
+    with open(report_f) as f:
+        rep = json.load(f)
+    loops = rep.get("loops") or []
+    lp = loops[0] if loops else {}
+    nx = lp.get("next") or {}
+    line, func = _next_site(src)
+    want = "%s:%d %s" % (src, line, func)
+    print(f"loop pid {lp.get('pid')} tid {lp.get('tid')}: {lp.get('headline')}")
+    print(f"its next(): {nx.get('site')} (the source: {want}); waiting for data from "
+          f"{lp.get('waiting_for_data_from')}, {lp.get('waiting_for_data_pct')}%")
+    bad = 0
+    if lp.get("pid") != int(pid) or lp.get("tid") != int(pid):
+        print(f"FAIL: the loop is not the program's main thread ({pid})")
+        bad += 1
+    if nx.get("site") != want:
+        print(f"FAIL: next() is called at {want}, the report says {nx.get('site')}")
+        bad += 1
+    if (lp.get("waiting_for_data_pct") or 0) < 50:
+        print("FAIL: the traced loop did not wait for data most of its time")
         bad += 1
     return 1 if bad else 0

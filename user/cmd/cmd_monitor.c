@@ -149,6 +149,10 @@ static const struct opt monitor_opts[] = {
 	OPT_DURATION(0, "alert-span", &mo.alert_span_ns, "DUR", 1,
 		     "how much before the alert's instant a dump holds (default\n"
 		     "30s; at most --window)"),
+	OPT_DURATION(0, "alert-trace", &mo.alert_trace_ns, "DUR", 0,
+		     "then trace the job's root process on this node for DUR\n"
+		     "with Python stacks (gpuio trace -p), beside the dump, for\n"
+		     "where in its code the loop waits (default 10s; 0: no)"),
 	OPT_SIZE(0, "alert-max-body", &mo.alert_max_body, "SIZE", 1024,
 		 "larger requests are refused (413; default 256K)"),
 	OPT_UINT(0, "alert-rate", &mo.alert_rate, "N", 1, 100000,
@@ -303,7 +307,7 @@ int cmd_monitor(int argc, char **argv)
 		.ringbuf = 16 * MiB, .dump_keep = 20, .dump_max_bytes = GiB, .top_procs = 20,
 		.top_cgroups = 100, .max_cgroups = 2048, .max_procs = 8192,
 		.trig = { .interval_ns = 300 * NSEC_PER_SEC },
-		.alert_span_ns = 30 * NSEC_PER_SEC, .alert_max_body = 256 * 1024, .alert_rate = 30,
+		.alert_span_ns = 30 * NSEC_PER_SEC, .alert_trace_ns = 10 * NSEC_PER_SEC, .alert_max_body = 256 * 1024, .alert_rate = 30,
 	};
 	if (argc > 1 && !strcmp(argv[1], "dump"))
 		return cmd_monitor_dump(argc - 1, argv + 1);

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: MIT
 /* monitor_alert.c — an Alertmanager notification to dumps. See monitor_alert.h. */
 #include <ctype.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+#include <sys/wait.h>
 #include "lib/clock.h"
 #include "lib/job_identity.h"
 #include "lib/log.h"
@@ -20,6 +23,7 @@
 struct job_group {
 	const struct alert_item *first;   /* the earliest: its name and instant */
 	bool here;
+	char cgroup[256];                 /* a cgroup of the job on this node */
 };
 
 void monitor_alert__tag(char *out, size_t len, const char *s)
@@ -31,7 +35,7 @@ void monitor_alert__tag(char *out, size_t len, const char *s)
 	out[o] = 0;
 }
 
-struct find { const struct alert_item *a; bool found; };
+struct find { const struct alert_item *a; bool found; char path[256]; };
 
 static void match_cgroup(void *ctx, __u64 cgid, const char *path, const struct job_identity *job)
 {
@@ -46,8 +50,10 @@ static void match_cgroup(void *ctx, __u64 cgid, const char *path, const struct j
 	case ALERT_JOB_CGROUP: have = path; break;
 	default: break;
 	}
-	if (have && *have && !strcmp(have, f->a->job))
+	if (have && *have && !strcmp(have, f->a->job) && !f->found) {
 		f->found = true;
+		snprintf(f->path, sizeof(f->path), "%s", path);
+	}
 }
 
 /* The firing alerts with a job, grouped by job; returns the groups. */
@@ -98,10 +104,107 @@ static void iso(char *buf, size_t len, __u64 real_ns)
 		 (unsigned)(real_ns % NSEC_PER_SEC / 1000000));
 }
 
+/* The job's first process in cgroup path whose parent is not in it: the
+ * root of its tree there (the launcher, or the training program). 0: none. */
+static pid_t job_root(const char *cgroot, const char *path)
+{
+	char file[PATH_MAX];
+	pid_t pids[512], root = 0;
+	int n = 0;
+	FILE *f;
+
+	snprintf(file, sizeof(file), "%s%s/cgroup.procs", cgroot, path);
+	f = fopen(file, "re");
+	if (!f)
+		return 0;
+	while (n < 512 && fscanf(f, "%d", &pids[n]) == 1)
+		n++;
+	fclose(f);
+	for (int i = 0; i < n && !root; i++) {
+		char stat[64], buf[512], *rp;
+		FILE *s;
+		int ppid = 0;
+		bool inside = false;
+
+		snprintf(stat, sizeof(stat), "/proc/%d/stat", pids[i]);
+		s = fopen(stat, "re");
+		if (!s)
+			continue;
+		rp = fgets(buf, sizeof(buf), s) ? strrchr(buf, ')') : NULL;
+		fclose(s);
+		if (!rp || sscanf(rp + 1, " %*c %d", &ppid) != 1)
+			continue;
+		for (int k = 0; k < n; k++)
+			inside |= pids[k] == ppid;
+		if (!inside)
+			root = pids[i];
+	}
+	return root;
+}
+
+/* --alert-trace: trace the job's root process for DUR, stacks on, beside the
+ * dump (NAME.trace.gpuio); its part of the answer appended at msg+*o. */
+static void follow_up(struct monitor_alerts *m, const char *cgroup, const char *dump, char *msg,
+		      size_t len, size_t *o)
+{
+	char pid_s[16], dur_s[32], cap[560], esc[700];
+	const char *dot = strrchr(dump, '.');
+	pid_t root, c;
+	int slot = -1;
+
+	if (!m->trace_ns || !m->cgroot || !*m->cgroot)
+		return;
+	for (int i = 0; i < MONITOR_ALERT_TRACES && slot < 0; i++)
+		if (!m->traces[i].pid)
+			slot = i;
+	root = job_root(m->cgroot, cgroup);
+	if (slot < 0 || !root) {
+		*o += (size_t)snprintf(msg + *o, len - *o, ",\"trace_error\":\"%s\"",
+				       slot < 0 ? "too many traces running" : "no process of the job found");
+		return;
+	}
+	snprintf(cap, sizeof(cap), "%.*s.trace.gpuio", (int)(dot ? dot - dump : (long)strlen(dump)), dump);
+	snprintf(pid_s, sizeof(pid_s), "%d", (int)root);
+	snprintf(dur_s, sizeof(dur_s), "%llums", (unsigned long long)(m->trace_ns / 1000000));
+	c = fork();
+	if (c == 0) {
+		execl("/proc/self/exe", "gpuio", "trace", "-q", "-p", pid_s, "-d", dur_s, "--no-export",
+		      "--capture", cap, (char *)NULL);
+		_exit(127);
+	}
+	if (c < 0) {
+		*o += (size_t)snprintf(msg + *o, len - *o, ",\"trace_error\":\"fork failed\"");
+		return;
+	}
+	m->traces[slot].pid = c;
+	snprintf(m->traces[slot].path, sizeof(m->traces[slot].path), "%s", cap);
+	pr_info("alert: tracing the job's process %d for %s (Python stacks on): %s", (int)root, dur_s, cap);
+	alert_json_escape(esc, sizeof(esc), cap);
+	*o += (size_t)snprintf(msg + *o, len - *o, ",\"trace\":\"%s\",\"trace_pid\":%d,\"trace_s\":%.3f",
+			       esc, (int)root, m->trace_ns / NS_PER_SEC_F);
+}
+
+void monitor_alerts__reap(struct monitor_alerts *m)
+{
+	for (int i = 0; i < MONITOR_ALERT_TRACES; i++) {
+		int st;
+
+		if (!m->traces[i].pid || waitpid(m->traces[i].pid, &st, WNOHANG) != m->traces[i].pid)
+			continue;
+		if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
+			pr_info("alert: the job's trace is written: %s", m->traces[i].path);
+		else
+			pr_warn("alert: the job's trace %s failed (status %d; see the lines above)",
+				m->traces[i].path, WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+		m->traces[i].pid = 0;
+	}
+}
+
 /* Dump one job's window; its answer (a JSON object) appended at msg+*o. true: dumped. */
-static bool dump_job(struct monitor_alerts *m, const struct alert_item *a, char *msg, size_t len,
+static bool dump_job(struct monitor_alerts *m, const struct job_group *jg, char *msg, size_t len,
 		     size_t *o)
 {
+	const struct alert_item *a = jg->first;
 	__u64 now_real = clock_real_ns(), now = clock_mono_ns();
 	__u64 until = a->starts_real_ns + now - now_real, from, oldest;
 	char name[64], job[80], reason[160], about[128], at[40], path[600], esc[700];
@@ -148,8 +251,10 @@ static bool dump_job(struct monitor_alerts *m, const struct alert_item *a, char 
 	m->done[i].key = key;
 	snprintf(m->done[i].path, sizeof(m->done[i].path), "%s", path);
 	alert_json_escape(esc, sizeof(esc), path);
-	*o += (size_t)snprintf(msg + *o, len - *o, "\"path\":\"%s\",\"window_s\":%.3f,\"partial\":%s}",
+	*o += (size_t)snprintf(msg + *o, len - *o, "\"path\":\"%s\",\"window_s\":%.3f,\"partial\":%s",
 			       esc, (until - from) / NS_PER_SEC_F, oldest > from ? "true" : "false");
+	follow_up(m, jg->cgroup, path, msg, len, o);
+	*o += (size_t)snprintf(msg + *o, len - *o, "}");
 	return true;
 }
 
@@ -178,6 +283,7 @@ unsigned monitor_alerts__decide(void *ctx, const struct alert_payload *p, char *
 
 		monitor_agg__each_cgroup(m->agg, match_cgroup, &f);
 		g[k].here = f.found;
+		snprintf(g[k].cgroup, sizeof(g[k].cgroup), "%s", f.path);
 		here += f.found;
 	}
 	if (!here) {
@@ -189,7 +295,7 @@ unsigned monitor_alerts__decide(void *ctx, const struct alert_payload *p, char *
 	items[0] = 0;
 	for (int k = 0; k < n && o + 1500 < sizeof(items); k++)
 		if (g[k].here)
-			dumped += dump_job(m, g[k].first, items, sizeof(items), &o);
+			dumped += dump_job(m, &g[k], items, sizeof(items), &o);
 	snprintf(msg, len, "{\"status\":\"%s\",\"node\":\"%s\",\"dumps\":[%s]}\n",
 		 dumped ? "ok" : "error", m->node, items);
 	return dumped ? 200 : 410;

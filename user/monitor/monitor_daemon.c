@@ -344,7 +344,8 @@ static int daemon_serve(struct daemon_ctx *d)
 		if (alert_webhook__start(&wo, &d->webhook))
 			return -1;
 		d->alerts = (struct monitor_alerts){ .rec = d->rec, .agg = d->agg,
-			.span_ns = o->alert_span_ns, .node = d->node };
+			.span_ns = o->alert_span_ns, .node = d->node,
+			.cgroot = monitor_names__cgroot(d->names), .trace_ns = o->alert_trace_ns };
 		monitor_agg__add_extra(d->agg, alert_webhook__metrics, d->webhook);
 	}
 	pr_info("monitor: serving http://%s/metrics (aggregation: %s%s%s); VFS latency: %s; thread time: %s; "
@@ -450,6 +451,7 @@ static void daemon_loop(struct daemon_ctx *d)
 		if ((i = monitor_triggers__take(&o->trig, now)) >= 0)
 			trigger_dump(d, &o->trig.t[i]);
 		alert_webhook__serve(d->webhook, monitor_alerts__decide, &d->alerts);
+		monitor_alerts__reap(&d->alerts);
 	}
 }
 

@@ -38,6 +38,7 @@ struct monitor_opts {
 	size_t alert_max_body;
 	unsigned alert_rate;
 	__u64 alert_span_ns;
+	__u64 alert_trace_ns;     /* then trace the job's process this long (0: no) */
 };
 
 

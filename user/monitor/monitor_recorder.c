@@ -5,7 +5,7 @@
  * Memory is fixed at start: a ring of fixed-size slots for VFS, block and
  * GPU records (time-window eviction from the head, and the oldest evicted
  * early — counted — when the byte cap is reached first), plus direct-mapped
- * tables of the naming records (paths, process names) that the window's
+ * tables of the naming records (paths, process names, sockets' addresses) that the window's
  * events refer to but that the kernel sends only once. A dump writes a
  * capture of the window (names first), exports it with the existing
  * exporters and deletes the capture.
@@ -40,6 +40,7 @@
 #define PATH_SLOTS 8192
 #define PATH_REC_MAX 1024        /* longer paths are named from /proc at dump */
 #define PROC_SLOTS 4096
+#define SOCK_SLOTS 2048          /* sockets' addresses, by (dev, inode) */
 
 struct slot { union { struct gpuio_hdr h; char b[SLOT]; }; };
 
@@ -53,6 +54,7 @@ struct monitor_recorder {
 	struct gpuio_path_event *paths[PATH_SLOTS];
 	struct gpuio_proc_event *procs;          /* PROC_SLOTS, hdr.type 0 = empty */
 	struct gpuio_proc_event *forks;          /* PROC_SLOTS: each process's fork (its parent) */
+	struct gpuio_sock_peer *socks;           /* SOCK_SLOTS, hdr.type 0 = empty */
 	monitor_recorder_event_fn fn;
 	void *fn_ctx;
 	__u64 *percpu;
@@ -130,6 +132,14 @@ static void keep_proc(struct monitor_recorder *r, const struct gpuio_proc_event 
 	memcpy(s, p, p->hdr.size < sizeof(*s) ? p->hdr.size : sizeof(*s));
 }
 
+/* A socket's addresses, named once by the kernel: kept like a path. */
+static void keep_sock(struct monitor_recorder *r, const struct gpuio_sock_peer *p)
+{
+	struct gpuio_sock_peer *s = &r->socks[path_slot(p->dev, p->ino) & (SOCK_SLOTS - 1)];
+
+	memcpy(s, p, p->hdr.size < sizeof(*s) ? p->hdr.size : sizeof(*s));
+}
+
 static int handle(void *ctx, void *data, size_t size)
 {
 	struct monitor_recorder *r = ctx;
@@ -150,6 +160,9 @@ static int handle(void *ctx, void *data, size_t size)
 		return 0;
 	case GPUIO_REC_PROC:
 		keep_proc(r, data);
+		return 0;
+	case GPUIO_REC_SOCK_PEER:
+		keep_sock(r, data);
 		return 0;
 	default:
 		if (h->size > SLOT) {
@@ -185,9 +198,10 @@ int monitor_recorder__open(const struct monitor_recorder_opts *o, struct monitor
 	r->ring = calloc(r->nslots, sizeof(struct slot));
 	r->procs = calloc(PROC_SLOTS, sizeof(*r->procs));
 	r->forks = calloc(PROC_SLOTS, sizeof(*r->forks));
+	r->socks = calloc(SOCK_SLOTS, sizeof(*r->socks));
 	r->ncpus = libbpf_num_possible_cpus();
 	r->percpu = calloc(r->ncpus > 0 ? r->ncpus : 1, sizeof(__u64));
-	if (!r->ring || !r->procs || !r->forks || !r->percpu) {
+	if (!r->ring || !r->procs || !r->forks || !r->socks || !r->percpu) {
 		monitor_recorder__free(r);
 		return -ENOMEM;
 	}
@@ -195,6 +209,9 @@ int monitor_recorder__open(const struct monitor_recorder_opts *o, struct monitor
 	/* page faults node-wide (a mapping lookup per fault of every process)
 	 * are not for an always-on recorder: gpuio trace -a has them */
 	lo.no_faults = true;
+	/* socket calls as trace -a has them: a loop's socket reads are its
+	 * receives, not data it fetched (the report tells the loop by them) */
+	lo.sockets = true;
 	lo.self_tgid = (__u32)getpid();
 	lo.ringbuf_bytes = o->ringbuf_bytes;
 	err = gpuio_loader__open(&lo, &r->l);
@@ -400,6 +417,14 @@ static void dump_names(struct monitor_recorder *r, struct gpuio_cap_writer *w, _
 		gpuio_cap_writer__append(w, p, p->hdr.size);
 		p->hdr.ts = ts;
 	}
+	for (size_t i = 0; i < SOCK_SLOTS; i++) {
+		struct gpuio_sock_peer sp = r->socks[i];
+
+		if (!sp.hdr.type || !keyset__contains(d->files, sp.dev, sp.ino))
+			continue;
+		sp.hdr.ts = clamp_ts(sp.hdr.ts, cutoff, until);
+		gpuio_cap_writer__append(w, &sp, sp.hdr.size);
+	}
 	for (size_t k = 0; k < d->ndevs; k++)
 		procfs_emit_devname(w, d->devs[k], cutoff);
 }
@@ -562,6 +587,7 @@ void monitor_recorder__metrics(struct mon_buf *b, void *ctx)
 	mon_buf__printf(b, "# HELP gpuio_recorder_memory_bytes Memory of the ring and the name tables.\n"
 			"# TYPE gpuio_recorder_memory_bytes gauge\ngpuio_recorder_memory_bytes %zu\n",
 			r->nslots * sizeof(struct slot) + 2 * PROC_SLOTS * sizeof(*r->procs) +
+			SOCK_SLOTS * sizeof(*r->socks) +
 			names * PATH_REC_MAX);
 	mon_buf__printf(b, "# HELP gpuio_recorder_received_total Records received from the kernel.\n"
 			"# TYPE gpuio_recorder_received_total counter\ngpuio_recorder_received_total %llu\n",
@@ -606,6 +632,7 @@ void monitor_recorder__free(struct monitor_recorder *r)
 	free(r->ring);
 	free(r->procs);
 	free(r->forks);
+	free(r->socks);
 	free(r->percpu);
 	free(r);
 }
