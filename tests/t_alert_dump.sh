@@ -9,7 +9,9 @@
 #    example route (scripts/deploy/prometheus/alertmanager.yml, its node
 #    URLs and token path moved to this test's);
 #  - a PyTorch DataLoader loop starving on data (workers sleeping 20 ms a
-#    sample) runs in the cgroup of "Slurm job J" (…/job_J/step_0).
+#    sample) runs in the cgroup of "Slurm job J" (…/job_J/step_0), after a
+#    fed one (16 s, 11% waiting by its own clock) in job J+2's: the fed job
+#    is never dumped, by the trigger or by the alert.
 # The alert fires, Alertmanager calls both monitors, both dump: the window
 # of each dump ends exactly at the alert's startsAt as Alertmanager's own
 # API gives it (the capture's clock anchor is startsAt - --alert-span), the
@@ -48,7 +50,10 @@ SPAN=20
 TOP=$(mk_cgroup "gpuio-test-alert-$$.slice")
 CG="$TOP/job_$J/step_0"
 mkdir -p "$CG" || skip "cannot create $CG"
-CGROUPS=("$CG" "$TOP/job_$J" "${CGROUPS[@]}")
+J2=$((J + 2))                               # a fed job: no trigger, no alert (J + 1: a job on no node)
+CG2="$TOP/job_$J2/step_0"
+mkdir -p "$CG2" || skip "cannot create $CG2"
+CGROUPS=("$CG" "$TOP/job_$J" "$CG2" "$TOP/job_$J2" "${CGROUPS[@]}")
 head -c 32 /dev/urandom | base64 > "$TMP/token"
 chmod 600 "$TMP/token"
 TOKEN=$(cat "$TMP/token")
@@ -118,6 +123,16 @@ wait_for -t 60 -i 0.5 -f "$TMP/alertmanager.log" "alertmanager ready" ready $PA
 
 # the starving loop, in job J's cgroup
 torch_warm_data "$TMP/data" 32 65536
+# first a fed loop (workers ready at once, 20 ms of compute a step) in job J2
+# for 16 s: by its own clock it waits little, and neither n2's trigger nor
+# the alert may fire for it
+start_in_cgroup "$CG2" "$TORCH_PY" "$GPUIO_SRC/tests/progs/torch_shapes.py" loader --data "$TMP/data" \
+  --files 32 --workers 2 --batch 4 --cpu-us 0 --sleep-us 0 --step-cpu-us 20000 --seconds 16 \
+  --out "$TMP/fed.json" > "$TMP/fed.log" 2>&1
+wait "$CGPID" || { tail -n 20 "$TMP/fed.log"; fail "the fed loop failed"; }
+proc_unreg "$CGPID"
+FED_SHARE=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print("%.3f" % (d["total_wait_s"] / d["loop_s"]))' "$TMP/fed.json")
+echo "the fed loop waited $FED_SHARE of its loop for data, by its own clock"
 start_in_cgroup "$CG" "$TORCH_PY" "$GPUIO_SRC/tests/progs/torch_shapes.py" loader --data "$TMP/data" \
   --files 32 --workers 2 --batch 4 --cpu-us 0 --sleep-us 20000 --step-cpu-us 5000 --seconds 150 \
   > "$TMP/loop.log" 2>&1
@@ -168,6 +183,16 @@ ls "$TMP/n2/dumps"/gpuio-dump-*-trigger-loop_data_wait-slurm_job-$J.gpuio >/dev/
   fail "no loop_data_wait dump named by the job: $(ls "$TMP/n2/dumps")"
 curl -sf "http://127.0.0.1:$P2/metrics" | grep -q '^gpuio_trigger_dumps_total{trigger="loop_data_wait>0.5:10s"} 1$' ||
   fail "n2's trigger dump is not counted once"
+
+# the fed job: no dump of any kind (its share by its own clock was
+# FED_SHARE; a loaded machine that starves it past 0.4 cannot judge)
+if awk -v s="$FED_SHARE" 'BEGIN { exit !(s < 0.4) }'; then
+  ls "$TMP/n1/dumps" "$TMP/n2/dumps" | grep -q "slurm_job-$J2" &&
+    fail "the fed job (waiting $FED_SHARE of its loop) was dumped: $(ls "$TMP/n1/dumps" "$TMP/n2/dumps" | grep "slurm_job-$J2")"
+  grep -q "\"slurm_job\":\"$J2\"" "$TMP/alerts.json" && fail "the fed job's alert fired"
+else
+  echo "the fed loop waited $FED_SHARE of its loop on this loaded machine: its negative check is not judged"
+fi
 
 # bad requests: each its status, none a dump
 before=$(ls "$TMP/n1/dumps" "$TMP/n2/dumps" | grep -c alert)
