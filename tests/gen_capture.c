@@ -24,7 +24,7 @@
  *             without a thread, CUPTI overhead, collector status with drops
  *             and an UNAVAILABLE collector; records out of time order. The
  *             manifest lists every GPU-side slice the export must show.
- *   gpuwait [nosched|stacks]
+ *   gpuwait [nosched|stacks|collective]
  *             a trainer's GPU idle gaps while its launching thread waited
  *             for data, ran, was runnable, read a file, synced (and no
  *             state), NVTX step ranges: the manifest has each gap's split;
@@ -1330,7 +1330,7 @@ static void gpuwait_stacks(unsigned pid, unsigned tid, unsigned long long t0)
 	add_stack_at(pid, tid, t0 + 102 * MS, 0xd2, GPUIO_SA_SLEEP);
 }
 
-static void gen_gpuwait(bool nosched, bool stacks)
+static void gen_gpuwait(bool nosched, bool stacks, bool coll)
 {
 	const unsigned P = 300, T1 = 300, T2 = 301, T3 = 302, WK = 310, JN = 320;
 	const unsigned SW = GPUIO_SCHED_SWITCH;
@@ -1376,6 +1376,12 @@ static void gen_gpuwait(bool nosched, bool stacks)
 	add_api(&(struct api_spec){ .pid = P, .tid = T1, .corr = 200, .source = GPUIO_API_RUNTIME,
 		.kind = GPUIO_API_SYNC, .ts = t0 + 101 * MS, .end = t0 + 118 * MS,
 		.name = "cudaStreamSynchronize_v3020" });
+	/* collective: an all-reduce runs on NCCL's stream from the step's last
+	 * kernel to 112 ms: the sync's sleep until then waits for the other
+	 * ranks, the rest (112-117.5 ms) for the GPU */
+	if (coll)
+		add_kernel(P, t0 + 100 * MS, t0 + 112 * MS, 0, 9, 500,
+			   "ncclDevKernel_AllReduce_Sum_f32_RING_LL");
 	for (unsigned i = 0; i < 4; i++) {
 		unsigned long long s = t0 + (10 + 30 * i) * MS;
 
@@ -1426,12 +1432,18 @@ static void gen_gpuwait(bool nosched, bool stacks)
 	printf("{\"start_ms\":-20,\"us\":{\"no_state\":20000}},"
 	       "{\"start_ms\":10,\"us\":{\"on_cpu\":4500,\"waiting_for_data\":15500}},"
 	       "{\"start_ms\":40,\"us\":{\"on_cpu\":18000,\"runnable\":2000}},"
-	       "{\"start_ms\":70,\"us\":{\"on_cpu\":8400,\"file_io\":11500,\"runnable\":100}},"
-	       "{\"start_ms\":100,\"us\":{\"on_cpu\":4400,\"gpu_sync\":15500,\"runnable\":100}}],");
+	       "{\"start_ms\":70,\"us\":{\"on_cpu\":8400,\"file_io\":11500,\"runnable\":100}},");
+	/* collective: the last gap starts when the all-reduce ends (112 ms) */
+	printf(coll ? "{\"start_ms\":112,\"us\":{\"on_cpu\":2400,\"gpu_sync\":5500,\"runnable\":100}}],"
+		    : "{\"start_ms\":100,\"us\":{\"on_cpu\":4400,\"gpu_sync\":15500,\"runnable\":100}}],");
 	/* the loop's whole time: its sleep until the helper's exit is other sleep */
-	printf("\"loop_us\":{\"on_cpu\":86200,\"runnable\":3300,\"file_io\":11500,"
-	       "\"gpu_sync\":15500,\"waiting_for_data\":15500,\"other_sleep\":9000},"
-	       "\"wakers\":[%u],", WK);
+	printf("\"loop_us\":{\"on_cpu\":86200,\"runnable\":3300,\"file_io\":11500,%s"
+	       "\"waiting_for_data\":15500,\"other_sleep\":9000},"
+	       "\"wakers\":[%u],", coll ? "\"gpu_sync\":5500,\"waiting_for_ranks\":10000," :
+	       "\"gpu_sync\":15500,", WK);
+	/* what its waits for data cost the GPU: 15.5 ms of 100 (88 with the all-reduce) */
+	printf("\"data_evidence\":\"its GPU(s) sat idle 15.50 ms while it waited for data (%s of "
+	       "their idle time)\",", coll ? "18%" : "16%");
 	/* stacks: where the launcher was in each gap (none seen: null) */
 	if (stacks)
 		printf("\"gap_sites\":{\"-20\":null,\"10\":\"/job/train.py:50 main\",\"40\":null,"
@@ -2573,7 +2585,8 @@ int main(int argc, char **argv)
 	else if (!strcmp(mode, "gpubig"))
 		gen_gpubig(strtoull(argv[3], NULL, 0));
 	else if (!strcmp(mode, "gpuwait"))
-		gen_gpuwait(argc > 3 && !strcmp(argv[3], "nosched"), argc > 3 && !strcmp(argv[3], "stacks"));
+		gen_gpuwait(argc > 3 && !strcmp(argv[3], "nosched"), argc > 3 && !strcmp(argv[3], "stacks"),
+			    argc > 3 && !strcmp(argv[3], "collective"));
 	else if (!strcmp(mode, "faults"))
 		gen_faults();
 	else if (!strcmp(mode, "states"))

@@ -63,6 +63,18 @@ pycheck report_truth.gpu_gap_sites "$TMP/s.manifest" "$TMP/s.json" || fail "the 
 "$GPUIO" report "$TMP/s.gpuio" | has "at the line /job/train.py:33 train_step$" ||
   fail "the text report does not say where the launcher was"
 
+# collectives: an NCCL all-reduce runs from the step's last kernel (100 ms)
+# to 112 ms while the loop sleeps in cudaStreamSynchronize (102-117.5 ms):
+# 10 ms of it is waiting for the other ranks, 5.5 ms for the GPU, and the
+# last gap starts at 112 ms (gen_capture gpuwait collective's manifest)
+"$GEN" gpuwait "$TMP/c.gpuio" collective >"$TMP/c.manifest" || fail "gen_capture gpuwait collective failed"
+"$GPUIO" report --json "$TMP/c.gpuio" >"$TMP/c.json" || fail "report --json (collective) failed"
+pycheck report_truth.gpu_wait "$TMP/c.manifest" "$TMP/c.json" ||
+  fail "a sync during a collective is not the wait for the other ranks"
+"$GPUIO" report "$TMP/c.gpuio" >"$TMP/c.txt" || fail "report (collective) failed"
+grep -q "waiting_for_ranks 10.00 ms" "$TMP/c.txt" ||
+  { cat "$TMP/c.txt"; fail "the text report does not show the wait for the other ranks"; }
+
 # without thread states: named, not explained, and said so
 "$GEN" gpuwait "$TMP/n.gpuio" nosched >/dev/null || fail "gen_capture gpuwait nosched failed"
 "$GPUIO" report --json "$TMP/n.gpuio" >"$TMP/n.json" || fail "report --json (nosched) failed"

@@ -24,7 +24,7 @@ import json
 
 from checks.common import Checks
 
-BLOCKED = ("file_io", "page_fault", "socket", "pipe", "gpu_sync", "futex", "poll", "child", "sleep",
+BLOCKED = ("file_io", "page_fault", "socket", "pipe", "gpu_sync", "waiting_for_ranks", "futex", "poll", "child", "sleep",
            "other_sleep")
 TOL_REL, TOL_ABS = 0.10, 20e6      # the shape tests' bound on a wait: 10% + 20 ms (ns)
 

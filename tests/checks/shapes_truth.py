@@ -37,7 +37,7 @@ from checks.common import Checks, load_json
 
 TOL_REL, TOL_ABS = 0.10, 0.020
 LOOP_KEYS = ("on_cpu", "runnable", "waiting_for_data", "file_io", "page_fault", "socket", "pipe",
-             "futex", "poll", "sleep", "gpu_sync", "other_sleep")
+             "futex", "poll", "sleep", "gpu_sync", "waiting_for_ranks", "other_sleep")
 CPU_KEYS = ("on_cpu", "runnable")
 MEANWHILE_KEYS = ("reading_files", "page_faults", "network", "on_cpu", "runnable", "other")
 

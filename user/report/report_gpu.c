@@ -144,6 +144,14 @@ static int on_nvtx(void *ctx, const struct gpuio_nvtx_range *r)
 	return rpt_nvtx_add(ctx, r);
 }
 
+bool rpt_kernel_is_collective(const char *name, size_t len)
+{
+	/* NCCL's kernels: ncclDevKernel_AllReduce_Sum_f32_RING_LL (2.19+),
+	 * ncclKernel_AllReduce_RING_LL_Sum_float (older) */
+	return (len >= 14 && !strncmp(name, "ncclDevKernel_", 14)) ||
+	       (len >= 11 && !strncmp(name, "ncclKernel_", 11));
+}
+
 /* A kernel, copy or memset: busy time of its (process, GPU). */
 static int on_gpu_act(void *ctx, const struct model_gpu_act *a)
 {
@@ -169,6 +177,11 @@ static int on_gpu_act(void *ctx, const struct model_gpu_act *a)
 	if (a->kind == MODEL_GPU_KERNEL) {
 		g->kernels++;
 		g->kernel_ns += a->end - h->ts;
+		/* a sync of the process while one runs waits for the other ranks */
+		if (rpt_kernel_is_collective(a->name, a->name_len) &&
+		    (rc = gpu_iv_add(m, &m->colls, &m->ncolls, &m->ccolls, h->ts, a->end, h->pid,
+				     a->device, a->kind)))
+			return rc;
 	} else if (a->kind == MODEL_GPU_MEMCPY) {
 		g->copies++;
 		g->copy_ns += a->end - h->ts;
@@ -649,6 +662,7 @@ int rpt_lg_of(int tw)
 	case RPT_TW_CPU: return RPT_LG_CPU;
 	case RPT_TW_RUNNABLE: return RPT_LG_RUNNABLE;
 	case RPT_TW_GPU: return RPT_LG_SYNC;
+	case RPT_TW_RANKS: return RPT_LG_SYNC;
 	default: return RPT_LG_OTHER;
 	}
 }

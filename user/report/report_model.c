@@ -153,6 +153,7 @@ static void rpt_model__free(struct rpt_model *m)
 	free(m->devs);
 	free(m->gpu_ivs);
 	free(m->syncs);
+	free(m->colls);
 	free(m->launches);
 	free(m->gpus);
 	free(m->gaps);

@@ -212,6 +212,8 @@ enum rpt_tw {
 	RPT_TW_SOCKET,          /* asleep in a socket call not ended by its data producers */
 	RPT_TW_PIPE,            /* asleep on a pipe, likewise */
 	RPT_TW_GPU,             /* asleep inside its CUDA sync calls */
+	RPT_TW_RANKS,           /* ... while its GPU ran a collective (NCCL): waiting for
+				 * the other ranks */
 	RPT_TW_DATA,            /* asleep until one of its data producers woke it */
 	RPT_TW_FUTEX,           /* the rest, by what the WAIT record says it slept in */
 	RPT_TW_POLL,
@@ -441,6 +443,8 @@ struct rpt_model {
 	struct kmap gpu_map;            /* (pid, device) -> gpus[] */
 	struct rpt_gpu_iv *syncs;       /* CUDA sync calls (dev = tid) */
 	size_t nsyncs, csyncs;
+	struct rpt_gpu_iv *colls;       /* collective kernels (NCCL), by process (dev = GPU) */
+	size_t ncolls, ccolls;
 	struct rpt_gpu_iv *launches;    /* kernel and graph launches (dev = tid), by pid, ts */
 	size_t nlaunches, claunches;
 	struct rpt_gpu *gpus;

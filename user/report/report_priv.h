@@ -42,6 +42,8 @@ void rpt_gpu_handlers(struct model_tool *t);     /* report_gpu.c: pass 1's GPU h
 
 /* report_spans.c: [s, e) spans of time (struct rpt_spans: report_model.h) */
 int rpt_spans_add(struct rpt_spans *v, uint64_t s, uint64_t e);   /* empty ones ignored */
+/* An NCCL collective's kernel (by its name's prefix)? */
+bool rpt_kernel_is_collective(const char *name, size_t len);
 void rpt_spans_norm(struct rpt_spans *v);                         /* sort, merge overlaps */
 uint64_t rpt_spans_overlap(const struct rpt_spans *v, uint64_t s, uint64_t e); /* normalised v */
 int rpt_spans_minus(const struct rpt_spans *v, uint64_t s, uint64_t e, struct rpt_spans *out);

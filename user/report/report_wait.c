@@ -41,7 +41,7 @@
 const char *const rpt_tw_names[RPT_TW_N] = {
 	[RPT_TW_CPU] = "on_cpu", [RPT_TW_RUNNABLE] = "runnable", [RPT_TW_FILE_IO] = "file_io",
 	[RPT_TW_FAULT] = "page_fault", [RPT_TW_SOCKET] = "socket", [RPT_TW_PIPE] = "pipe",
-	[RPT_TW_GPU] = "gpu_sync", [RPT_TW_DATA] = "waiting_for_data", [RPT_TW_FUTEX] = "futex",
+	[RPT_TW_GPU] = "gpu_sync", [RPT_TW_RANKS] = "waiting_for_ranks", [RPT_TW_DATA] = "waiting_for_data", [RPT_TW_FUTEX] = "futex",
 	[RPT_TW_POLL] = "poll", [RPT_TW_CHILD] = "child", [RPT_TW_TIMER] = "sleep",
 	[RPT_TW_SLEEP] = "other_sleep",
 };
@@ -204,13 +204,35 @@ static uint64_t spans_total(const struct rpt_spans *v)
 	return t;
 }
 
+/* The parts of a thread's syncs (normalised) while a collective kernel of its
+ * process ran on a GPU: there it waits for the other ranks. */
+static int sync_ranks(const struct rpt_model *m, uint32_t pid, const struct rpt_spans *syncs,
+		      struct rpt_spans *ranks)
+{
+	struct rpt_spans colls = { 0 }, in = { 0 };
+	int rc = 0;
+
+	for (size_t k = 0; k < m->ncolls && syncs->n && !rc; k++)
+		if (m->colls[k].pid == pid)
+			rc = rpt_spans_add(&colls, m->colls[k].s, m->colls[k].e);
+	rpt_spans_norm(&colls);
+	for (size_t i = 0; i < syncs->n && colls.n && !rc; i++)
+		rc = rpt_spans_add(&in, syncs->a[i].s, syncs->a[i].e);
+	if (!rc && in.n)
+		rc = take(&in, &colls, ranks);
+	rpt_spans_norm(ranks);
+	free(colls.a);
+	free(in.a);
+	return rc;
+}
+
 /*
  * One sleep of a timed thread, by precedence: its own file calls and
  * faults; data (a producer woke it); its own socket and pipe calls; its
  * CUDA syncs; what its WAIT record says; else other sleep.
  */
 static int sleep_parts(struct wait_ctx *c, struct thread_time *t, const struct tstate_iv *iv,
-		       const struct rpt_spans *syncs, bool data)
+		       const struct rpt_spans *syncs, const struct rpt_spans *ranks, bool data)
 {
 	struct rpt_spans rest = { 0 };
 	const struct rpt_waitrec *r;
@@ -229,6 +251,7 @@ static int sleep_parts(struct wait_ctx *c, struct thread_time *t, const struct t
 	}
 	if ((rc = take(&rest, &t->calls[OC_SOCKET], &t->tw[RPT_TW_SOCKET])) ||
 	    (rc = take(&rest, &t->calls[OC_PIPE], &t->tw[RPT_TW_PIPE])) ||
+	    (rc = take(&rest, ranks, &t->tw[RPT_TW_RANKS])) ||
 	    (rc = take(&rest, syncs, &t->tw[RPT_TW_GPU])))
 		goto out;
 	r = rpt_wait_in(c->m, t->tid, iv->ts, iv->end);
@@ -253,7 +276,7 @@ out:
 static int thread_time(struct wait_ctx *c, struct thread_time *t)
 {
 	struct rpt_model *m = c->m;
-	struct rpt_spans syncs = { 0 }, cpu = { 0 };
+	struct rpt_spans syncs = { 0 }, cpu = { 0 }, ranks = { 0 };
 	int rc = -ENOMEM;
 
 	for (int k = 0; k < OC_N; k++)
@@ -263,6 +286,9 @@ static int thread_time(struct wait_ctx *c, struct thread_time *t)
 		    rpt_spans_add(&syncs, m->syncs[k].s, m->syncs[k].e))
 			goto out;
 	rpt_spans_norm(&syncs);
+	if ((rc = sync_ranks(m, t->pid, &syncs, &ranks)))
+		goto out;
+	rc = -ENOMEM;
 	t->win.n = 0;
 	for (size_t j = t->i0; j < t->i1; j++) {
 		const struct tstate_iv *iv = &c->v.a[j];
@@ -290,7 +316,7 @@ static int thread_time(struct wait_ctx *c, struct thread_time *t)
 		       rpt_loops_feeds(c->ls, t->pid, t->tid, iv->waker_pid, iv->waker_tid);
 		if (data && rpt_spans_add(&t->win, iv->ts, iv->end))
 			goto out;
-		if ((rc = sleep_parts(c, t, iv, &syncs, data)))
+		if ((rc = sleep_parts(c, t, iv, &syncs, &ranks, data)))
 			goto out;
 		rc = -ENOMEM;
 	}
@@ -303,6 +329,7 @@ static int thread_time(struct wait_ctx *c, struct thread_time *t)
 	rc = 0;
 out:
 	free(syncs.a);
+	free(ranks.a);
 	free(cpu.a);
 	return rc;
 }
