@@ -37,10 +37,10 @@
 #include "lib/units.h"
 
 #define SLOT 192                 /* VFS 120, block 96, CUDA API 128 bytes */
-#define PATH_SLOTS 8192
+#define PATH_SLOTS 65536        /* a node's file names (torch alone imports ~2,000) */
 #define PATH_REC_MAX 1024        /* longer paths are named from /proc at dump */
 #define PROC_SLOTS 4096
-#define SOCK_SLOTS 2048          /* sockets' addresses, by (dev, inode) */
+#define SOCK_SLOTS 8192          /* sockets' addresses, by (dev, inode): torch opens one a tensor */
 
 struct slot { union { struct gpuio_hdr h; char b[SLOT]; }; };
 
@@ -61,7 +61,8 @@ struct monitor_recorder {
 	int ncpus;
 	unsigned seq;
 	/* counters */
-	__u64 received, evicted_early, skipped, names_skipped, dumps, dump_errors;
+	__u64 received, evicted_early, skipped, names_skipped, names_evicted, dumps, dump_errors;
+	size_t name_bytes;                       /* the paths table's records */
 	__u64 last_dump_bytes, last_dump_events;
 	double last_dump_secs;
 };
@@ -105,14 +106,20 @@ static void keep_path(struct monitor_recorder *r, const struct gpuio_path_event 
 		r->names_skipped++;
 		return;
 	}
-	if (!*s || (*s)->hdr.size < p->hdr.size) {
-		void *n = realloc(*s, PATH_REC_MAX);
+	/* another file's name in the slot: gone, and counted (its events
+	 * in the window, if any, are named from /proc or left unnamed) */
+	if (*s && ((*s)->dev != p->dev || (*s)->ino != p->ino))
+		r->names_evicted++;
+	if (!*s || (*s)->hdr.size != p->hdr.size) {
+		size_t had = *s ? (*s)->hdr.size : 0;
+		void *n = realloc(*s, p->hdr.size);
 
 		if (!n) {
 			r->names_skipped++;
 			return;
 		}
 		*s = n;
+		r->name_bytes += p->hdr.size - had;
 	}
 	memcpy(*s, p, p->hdr.size);
 }
@@ -571,10 +578,7 @@ void monitor_recorder__metrics(struct mon_buf *b, void *ctx)
 {
 	struct monitor_recorder *r = ctx;
 	__u64 st[GPUIO_STAT_MAX];
-	size_t names = 0;
 
-	for (size_t i = 0; i < PATH_SLOTS; i++)
-		names += r->paths[i] != NULL;
 	read_stats(r, st);
 	mon_buf__printf(b, "# HELP gpuio_recorder_events Events in the flight recorder's window.\n"
 			"# TYPE gpuio_recorder_events gauge\ngpuio_recorder_events %zu\n", r->count);
@@ -587,12 +591,12 @@ void monitor_recorder__metrics(struct mon_buf *b, void *ctx)
 	mon_buf__printf(b, "# HELP gpuio_recorder_memory_bytes Memory of the ring and the name tables.\n"
 			"# TYPE gpuio_recorder_memory_bytes gauge\ngpuio_recorder_memory_bytes %zu\n",
 			r->nslots * sizeof(struct slot) + 2 * PROC_SLOTS * sizeof(*r->procs) +
-			SOCK_SLOTS * sizeof(*r->socks) +
-			names * PATH_REC_MAX);
+			SOCK_SLOTS * sizeof(*r->socks) + PATH_SLOTS * sizeof(r->paths[0]) +
+			r->name_bytes);
 	mon_buf__printf(b, "# HELP gpuio_recorder_received_total Records received from the kernel.\n"
 			"# TYPE gpuio_recorder_received_total counter\ngpuio_recorder_received_total %llu\n",
 			(unsigned long long)r->received);
-	mon_buf__printf(b, "# HELP gpuio_recorder_lost_total Events lost, by reason (ring buffer full in the kernel; evicted before the window ended because the memory cap was reached; too large).\n"
+	mon_buf__printf(b, "# HELP gpuio_recorder_lost_total Events lost, by reason (ring buffer full in the kernel; evicted before the window ended because the memory cap was reached; too large; a name too long, or its table slot taken by another file's).\n"
 			"# TYPE gpuio_recorder_lost_total counter\n"
 			"gpuio_recorder_lost_total{reason=\"ringbuf_vfs\"} %llu\n"
 			"gpuio_recorder_lost_total{reason=\"ringbuf_block\"} %llu\n"
@@ -602,7 +606,8 @@ void monitor_recorder__metrics(struct mon_buf *b, void *ctx)
 			"gpuio_recorder_lost_total{reason=\"task_storage\"} %llu\n"
 			"gpuio_recorder_lost_total{reason=\"memory_cap\"} %llu\n"
 			"gpuio_recorder_lost_total{reason=\"too_large\"} %llu\n"
-			"gpuio_recorder_lost_total{reason=\"name_too_long\"} %llu\n",
+			"gpuio_recorder_lost_total{reason=\"name_too_long\"} %llu\n"
+			"gpuio_recorder_lost_total{reason=\"name_evicted\"} %llu\n",
 			(unsigned long long)st[GPUIO_STAT_RB_DROP_VFS],
 			(unsigned long long)st[GPUIO_STAT_RB_DROP_BLOCK],
 			(unsigned long long)st[GPUIO_STAT_RB_DROP_PATH],
@@ -610,7 +615,7 @@ void monitor_recorder__metrics(struct mon_buf *b, void *ctx)
 			(unsigned long long)st[GPUIO_STAT_MAP_FULL_RQ],
 			(unsigned long long)st[GPUIO_STAT_MAP_FULL_TASK],
 			(unsigned long long)r->evicted_early, (unsigned long long)r->skipped,
-			(unsigned long long)r->names_skipped);
+			(unsigned long long)r->names_skipped, (unsigned long long)r->names_evicted);
 	mon_buf__printf(b, "# HELP gpuio_recorder_dumps_total Dumps written (result=error: failed).\n"
 			"# TYPE gpuio_recorder_dumps_total counter\n"
 			"gpuio_recorder_dumps_total{result=\"ok\"} %llu\n"

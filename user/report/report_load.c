@@ -458,15 +458,17 @@ static int on_vfs(void *ctx, const struct gpuio_vfs_event *e)
 	struct rpt_thread *t;
 	struct rpt_proc *p;
 	uint32_t ref;
+	bool fetch;
 	int rc;
 
-	/* where in the program it was made: kept for the loops and files; a
-	 * receive on a Unix socket (a worker handing over a batch's file
-	 * descriptors) fetches nothing */
+	/* a receive on a Unix socket (a worker handing over a batch's file
+	 * descriptors) fetches nothing; nor one on a socket whose peer is not
+	 * known (its name record lost, or before a dump's window): only an IP
+	 * peer's data is fetched */
+	fetch = rpt_call_fetches_data(e) && (e->ftype != GPUIO_FT_SOCK || rpt_net__remote(m, e));
+	/* where in the program it was made: kept for the loops and files */
 	ref = m->sites ? rpt_sites__call_stack(m, h->tid, e->seq, h->ts, end) : 0;
-	if (ref && (rc = rpt_sites__call(m, h->pid, h->tid, h->ts, end, ref,
-					 rpt_call_fetches_data(e) &&
-					 (e->ftype != GPUIO_FT_SOCK || rpt_net__remote(m, e)),
+	if (ref && (rc = rpt_sites__call(m, h->pid, h->tid, h->ts, end, ref, fetch,
 					 e->ret > 0 && gpuio_call__moves_bytes(call) ? (uint64_t)e->ret : 0)))
 		return rc;
 	/* a socket call with a named peer is the network's (report_net.c) */
@@ -489,7 +491,7 @@ static int on_vfs(void *ctx, const struct gpuio_vfs_event *e)
 	if (rc)
 		return rc;
 	count_bytes(m, t, p, e, end, bytes, rd, wr);
-	if (f && rpt_call_fetches_data(e) && (rc = thread_file_bytes(m, t, f, (uint64_t)e->ret)))
+	if (f && fetch && (rc = thread_file_bytes(m, t, f, (uint64_t)e->ret)))
 		return rc;
 	if (f && ref && (rc = rpt_sites__file_call(m, (size_t)(f - m->files), ref, bytes, e->dur_ns)))
 		return rc;

@@ -62,7 +62,11 @@ void rpt_threads_data_bytes(struct rpt_model *m)
 		if (!k->used)
 			continue;
 		f = &m->files[k->b];
-		if (f->role == RPT_ROLE_DATA || f->special)     /* special: a socket (no pipes here) */
+		/* special: a socket (no pipes here). A file without a name is
+		 * not known to be data: in a monitor's dump of the whole node,
+		 * whose name table lost a few, a loop's own imports would make
+		 * it a reader of the thread it wakes */
+		if ((f->role == RPT_ROLE_DATA && !f->nameless) || f->special)
 			m->threads[k->a].data_bytes += k->val;
 	}
 }

@@ -134,6 +134,7 @@ struct rpt_file {
 	uint64_t gpu_idle_read_ns, gpu_idle_miss_pages;
 	const char *path;               /* set by rpt_model__finish */
 	uint32_t path_len;
+	bool nameless;                  /* no path record: "?dev=..,ino=.." */
 };
 
 struct rpt_stream {             /* one thread's position in one file */

@@ -112,6 +112,7 @@ int rpt_name_files(struct rpt_model *m)
 			m->unnamed[m->nunnamed++] = name;
 			f->path = name;
 			f->path_len = (uint32_t)n;
+			f->nameless = true;
 			m->unresolved++;
 		}
 	}
