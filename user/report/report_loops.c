@@ -38,6 +38,7 @@ struct lthread {
 	size_t i0, i1;                  /* its intervals in v */
 	uint64_t cpu_ns, span_ns;
 	uint64_t data_ns, data_wakes;   /* sleeps its producers ended */
+	uint64_t down_wakes;            /* sleeps of its descendants' threads it ended */
 	bool fetches;                   /* it fetched data itself (pass 1) */
 	bool fed_by_children;           /* a descendant process woke it with data */
 	bool candidate, own;
@@ -191,6 +192,22 @@ static void mark_fed(struct rpt_loopset *ls, const struct rpt_ivs *v, struct kma
 	}
 }
 
+/* What each thread hands down: the sleeps of its descendant processes'
+ * threads it ended (an index queue's feeder thread waking a worker). */
+static void count_down_wakes(struct rpt_loopset *ls, const struct rpt_ivs *v)
+{
+	for (size_t i = 0; i < v->n; i++) {
+		const struct tstate_iv *iv = &v->a[i];
+		struct lthread *w;
+
+		if (!iv->woken || !iv->waker_traced || !rpt_iv_sleep(iv->state) ||
+		    iv->waker_pid == iv->pid || !rpt_proc_descends(ls->m, iv->pid, iv->waker_pid))
+			continue;
+		if ((w = th_of(ls, iv->waker_tid)) && w->pid == iv->waker_pid)
+			w->down_wakes++;
+	}
+}
+
 /* Each thread's waits its own producers ended; the candidates. */
 static void score(struct rpt_loopset *ls, const struct rpt_ivs *v, struct kmap *deaths)
 {
@@ -219,13 +236,25 @@ static void score(struct rpt_loopset *ls, const struct rpt_ivs *v, struct kmap *
 }
 
 /*
+ * t, woken with data by x of its own process, only passes it on to the
+ * workers: it ends their sleeps as often as x ends its own, and is less on
+ * a CPU than x (a DataLoader's index-queue feeder thread, woken by the loop
+ * it sends indexes for; the loop fetched its batches' pages itself).
+ */
+static bool relays_down(const struct lthread *x, const struct lthread *t)
+{
+	return !t->fed_by_children && t->down_wakes * 2 >= t->data_wakes && t->cpu_ns < x->cpu_ns;
+}
+
+/*
  * Loops inside loops. A candidate in a process descending from another
  * candidate's is either a loop of its own under a supervisor — fed by its
  * own worker processes (a rank under torchrun, whose log writes wake the
  * launcher), or reading by itself with nothing handed to it from above —
  * and then the supervisor is no loop; or else the other loop's worker (a
- * producer, not a loop). A thread of the loop's own
- * process that fetches data and woke it is its producer too (a reader).
+ * producer, not a loop). A thread of the loop's own process that fetches
+ * data and woke it is its producer too (a reader), unless the woken one
+ * only relays to the workers (relays_down).
  * Decided on the candidates as they stand, all at once.
  */
 static int drop_producers(struct rpt_loopset *ls, const struct rpt_ivs *v, struct kmap *deaths)
@@ -267,7 +296,11 @@ static int drop_producers(struct rpt_loopset *ls, const struct rpt_ivs *v, struc
 			if (l == w || !t->candidate)
 				continue;
 			if (x->pid == t->pid) {
-				if (!t->own && x->fetches && kmap__get(&woke, l, x->tid))
+				if (!kmap__get(&woke, l, x->tid))
+					continue;
+				if (relays_down(x, t))
+					drop[l] = true;                 /* x's feeder thread */
+				else if (!t->own && x->fetches)
 					drop[w] = true;                 /* a reader */
 			} else if (rpt_proc_descends(ls->m, x->pid, t->pid)) {
 				/* a loop of its own: fed by workers of its own, or reading
@@ -340,6 +373,7 @@ int rpt_loops_find(struct rpt_model *m, const struct rpt_ivs *v, struct kmap *de
 	if ((rc = threads_of(ls, v)))
 		goto fail;
 	mark_fed(ls, v, deaths);
+	count_down_wakes(ls, v);
 	score(ls, v, deaths);
 	if ((rc = drop_producers(ls, v, deaths)))
 		goto fail;
@@ -353,9 +387,10 @@ int rpt_loops_find(struct rpt_model *m, const struct rpt_ivs *v, struct kmap *de
 			ls->loops[ls->nloops++] = k;
 	if (getenv("GPUIO_REPORT_DEBUG_LOOPS"))
 		for (size_t k = 0; k < ls->nth; k++)
-			fprintf(stderr, "loops: pid %u tid %u data %lu ns %lu wakes fetches %d fed %d cand %d own %d\n",
+			fprintf(stderr, "loops: pid %u tid %u data %lu ns %lu wakes %lu down cpu %lu fetches %d fed %d cand %d own %d\n",
 				ls->th[k].pid, ls->th[k].tid, (unsigned long)ls->th[k].data_ns,
-				(unsigned long)ls->th[k].data_wakes, ls->th[k].fetches,
+				(unsigned long)ls->th[k].data_wakes, (unsigned long)ls->th[k].down_wakes,
+				(unsigned long)ls->th[k].cpu_ns, ls->th[k].fetches,
 				ls->th[k].fed_by_children, ls->th[k].candidate, ls->th[k].own);
 	sort_ls = ls;
 	if (ls->nloops > 1)
