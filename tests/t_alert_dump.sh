@@ -202,6 +202,11 @@ after=$(ls "$TMP/n1/dumps" "$TMP/n2/dumps" | grep -c alert)
 [ "$before" = "$after" ] || fail "bad requests changed the dumps ($before files, then $after)"
 curl -sf "http://127.0.0.1:$P1/metrics" | grep '^gpuio_alert_requests_total' | tee "$TMP/req.txt"
 grep -q '^gpuio_alert_requests_total{code="429"} [1-9]' "$TMP/req.txt" || fail "the flood's 429s are not counted"
+# the notification of 70 alerts: 6 alerts and 48 jobs left out, counted
+curl -sf "http://127.0.0.1:$P1/metrics" | grep '^gpuio_alert_left_out_total' | tee "$TMP/left.txt"
+grep -q '^gpuio_alert_left_out_total{what="alert"} 6$' "$TMP/left.txt" &&
+  grep -q '^gpuio_alert_left_out_total{what="job"} 48$' "$TMP/left.txt" ||
+  fail "the alerts and jobs a notification left out are not counted"
 # nothing listens beyond the configured addresses
 for n in n1 n2; do
   eval "pid=\$MON_$n"

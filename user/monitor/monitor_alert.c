@@ -56,11 +56,13 @@ static void match_cgroup(void *ctx, __u64 cgid, const char *path, const struct j
 	}
 }
 
-/* The firing alerts with a job, grouped by job; returns the groups. */
-static int group_jobs(const struct alert_payload *p, struct job_group *g)
+/* The firing alerts with a job, grouped by job; returns the groups, the
+ * jobs past GROUPS_MAX counted in *over. */
+static int group_jobs(const struct alert_payload *p, struct job_group *g, int *over)
 {
 	int n = 0;
 
+	*over = 0;
 	for (int i = 0; i < p->n; i++) {
 		const struct alert_item *a = &p->a[i];
 		int k;
@@ -71,8 +73,10 @@ static int group_jobs(const struct alert_payload *p, struct job_group *g)
 			if (g[k].first->key == a->key && !strcmp(g[k].first->job, a->job))
 				break;
 		if (k == n) {
-			if (n == GROUPS_MAX)
+			if (n == GROUPS_MAX) {
+				(*over)++;     /* counted; its later alerts count again */
 				continue;
+			}
 			g[n++] = (struct job_group){ .first = a };
 		} else if (a->starts_real_ns < g[k].first->starts_real_ns) {
 			g[k].first = a;
@@ -184,6 +188,18 @@ static void follow_up(struct monitor_alerts *m, const char *cgroup, const char *
 			       esc, (int)root, m->trace_ns / NS_PER_SEC_F);
 }
 
+void monitor_alerts__metrics(struct mon_buf *b, void *ctx)
+{
+	const struct monitor_alerts *m = ctx;
+
+	mon_buf__printf(b, "# HELP gpuio_alert_left_out_total Alerts and jobs of Alertmanager's notifications "
+			"not read or not dumped: past %d alerts a notification, past %d jobs, or past the answer's room.\n"
+			"# TYPE gpuio_alert_left_out_total counter\n"
+			"gpuio_alert_left_out_total{what=\"alert\"} %llu\n"
+			"gpuio_alert_left_out_total{what=\"job\"} %llu\n", ALERT_PAYLOAD_MAX, GROUPS_MAX,
+			(unsigned long long)m->alerts_unread, (unsigned long long)m->jobs_unread);
+}
+
 void monitor_alerts__reap(struct monitor_alerts *m)
 {
 	for (int i = 0; i < MONITOR_ALERT_TRACES; i++) {
@@ -262,10 +278,19 @@ unsigned monitor_alerts__decide(void *ctx, const struct alert_payload *p, char *
 {
 	struct monitor_alerts *m = ctx;
 	struct job_group g[GROUPS_MAX];
-	int n = group_jobs(p, g), here = 0, dumped = 0, firing = 0;
-	char items[3072];
+	int over, n = group_jobs(p, g, &over), here = 0, dumped = 0, firing = 0, unanswered = 0;
+	char items[3072], left[160] = "";
 	size_t o;
 
+	/* nothing left out silently: alerts past what one notification is
+	 * read for, jobs past GROUPS_MAX, dumps past the answer's room */
+	if (p->dropped || over) {
+		m->alerts_unread += (__u64)p->dropped;
+		m->jobs_unread += (__u64)over;
+		pr_warn("alert: a notification of %d alerts: %d past the first %d and %d job(s) past the "
+			"first %d not read (gpuio_alert_left_out_total)", p->n + p->dropped, p->dropped,
+			ALERT_PAYLOAD_MAX, over, GROUPS_MAX);
+	}
 	for (int i = 0; i < p->n; i++)
 		firing += p->a[i].firing;
 	if (!firing) {
@@ -293,10 +318,24 @@ unsigned monitor_alerts__decide(void *ctx, const struct alert_payload *p, char *
 	}
 	o = 0;
 	items[0] = 0;
-	for (int k = 0; k < n && o + 1500 < sizeof(items); k++)
-		if (g[k].here)
-			dumped += dump_job(m, &g[k], items, sizeof(items), &o);
-	snprintf(msg, len, "{\"status\":\"%s\",\"node\":\"%s\",\"dumps\":[%s]}\n",
-		 dumped ? "ok" : "error", m->node, items);
+	for (int k = 0; k < n; k++) {
+		if (!g[k].here)
+			continue;
+		if (o + 1500 >= sizeof(items)) {
+			unanswered++;
+			continue;
+		}
+		dumped += dump_job(m, &g[k], items, sizeof(items), &o);
+	}
+	if (unanswered) {
+		m->jobs_unread += (__u64)unanswered;
+		pr_warn("alert: %d job(s) of a notification not dumped: the answer is full "
+			"(gpuio_alert_left_out_total)", unanswered);
+	}
+	if (p->dropped || over || unanswered)
+		snprintf(left, sizeof(left), ",\"left_out\":{\"alerts\":%d,\"jobs\":%d}",
+			 p->dropped, over + unanswered);
+	snprintf(msg, len, "{\"status\":\"%s\",\"node\":\"%s\",\"dumps\":[%s]%s}\n",
+		 dumped ? "ok" : "error", m->node, items, left);
 	return dumped ? 200 : 410;
 }

@@ -20,6 +20,7 @@
 #include <linux/types.h>
 
 struct alert_payload;
+struct mon_buf;
 struct monitor_agg;
 struct monitor_recorder;
 
@@ -36,10 +37,13 @@ struct monitor_alerts {
 	struct { int pid; char path[560]; } traces[MONITOR_ALERT_TRACES];
 	struct { __u64 key; char path[512]; } done[MONITOR_ALERT_DONE];
 	unsigned ndone;
+	__u64 alerts_unread, jobs_unread;   /* left out (gpuio_alert_left_out_total) */
 };
 
 /* alert_webhook_fn: decide, dump, and write the answer (JSON) into msg. */
 unsigned monitor_alerts__decide(void *ctx, const struct alert_payload *p, char *msg, size_t len);
+/* monitor_agg_extra_fn: gpuio_alert_left_out_total. */
+void monitor_alerts__metrics(struct mon_buf *b, void *ctx);
 /* Reap the follow-up traces that ended (the daemon's loop), saying how. */
 void monitor_alerts__reap(struct monitor_alerts *m);
 /* A file-name-safe tag: [A-Za-z0-9._-], the rest '_', at most len - 1 bytes. */

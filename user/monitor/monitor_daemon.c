@@ -347,6 +347,7 @@ static int daemon_serve(struct daemon_ctx *d)
 			.span_ns = o->alert_span_ns, .node = d->node,
 			.cgroot = monitor_names__cgroot(d->names), .trace_ns = o->alert_trace_ns };
 		monitor_agg__add_extra(d->agg, alert_webhook__metrics, d->webhook);
+		monitor_agg__add_extra(d->agg, monitor_alerts__metrics, &d->alerts);
 	}
 	pr_info("monitor: serving http://%s/metrics (aggregation: %s%s%s); VFS latency: %s; thread time: %s; "
 		"flight recorder: %s; CUDA call counts: %s", o->listen, d->ml->mode,

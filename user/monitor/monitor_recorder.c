@@ -62,6 +62,7 @@ struct monitor_recorder {
 	unsigned seq;
 	/* counters */
 	__u64 received, evicted_early, skipped, names_skipped, names_evicted, dumps, dump_errors;
+	__u64 socks_evicted, procs_evicted;       /* a table slot taken by another's */
 	size_t name_bytes;                       /* the paths table's records */
 	__u64 last_dump_bytes, last_dump_events;
 	double last_dump_secs;
@@ -134,8 +135,13 @@ static void keep_proc(struct monitor_recorder *r, const struct gpuio_proc_event 
 		return;
 	/* and the fork apart: who a process's parent is (a loop's data
 	 * producers are its descendants) outlives its later names */
-	if (p->kind == GPUIO_PROC_FORK)
+	if (p->kind == GPUIO_PROC_FORK) {
+		if (r->forks[at].hdr.type && r->forks[at].hdr.tid != p->hdr.tid)
+			r->procs_evicted++;
 		memcpy(&r->forks[at], p, p->hdr.size < sizeof(*s) ? p->hdr.size : sizeof(*s));
+	}
+	if (s->hdr.type && s->hdr.tid != p->hdr.tid)
+		r->procs_evicted++;       /* another thread's name: gone, counted */
 	memcpy(s, p, p->hdr.size < sizeof(*s) ? p->hdr.size : sizeof(*s));
 }
 
@@ -144,6 +150,8 @@ static void keep_sock(struct monitor_recorder *r, const struct gpuio_sock_peer *
 {
 	struct gpuio_sock_peer *s = &r->socks[path_slot(p->dev, p->ino) & (SOCK_SLOTS - 1)];
 
+	if (s->hdr.type && (s->dev != p->dev || s->ino != p->ino))
+		r->socks_evicted++;       /* another socket's addresses: gone, counted */
 	memcpy(s, p, p->hdr.size < sizeof(*s) ? p->hdr.size : sizeof(*s));
 }
 
@@ -596,7 +604,7 @@ void monitor_recorder__metrics(struct mon_buf *b, void *ctx)
 	mon_buf__printf(b, "# HELP gpuio_recorder_received_total Records received from the kernel.\n"
 			"# TYPE gpuio_recorder_received_total counter\ngpuio_recorder_received_total %llu\n",
 			(unsigned long long)r->received);
-	mon_buf__printf(b, "# HELP gpuio_recorder_lost_total Events lost, by reason (ring buffer full in the kernel; evicted before the window ended because the memory cap was reached; too large; a name too long, or its table slot taken by another file's).\n"
+	mon_buf__printf(b, "# HELP gpuio_recorder_lost_total Events lost, by reason (ring buffer full in the kernel; evicted before the window ended because the memory cap was reached; too large; a name too long, or its table slot taken by another file's, socket's or thread's).\n"
 			"# TYPE gpuio_recorder_lost_total counter\n"
 			"gpuio_recorder_lost_total{reason=\"ringbuf_vfs\"} %llu\n"
 			"gpuio_recorder_lost_total{reason=\"ringbuf_block\"} %llu\n"
@@ -607,7 +615,9 @@ void monitor_recorder__metrics(struct mon_buf *b, void *ctx)
 			"gpuio_recorder_lost_total{reason=\"memory_cap\"} %llu\n"
 			"gpuio_recorder_lost_total{reason=\"too_large\"} %llu\n"
 			"gpuio_recorder_lost_total{reason=\"name_too_long\"} %llu\n"
-			"gpuio_recorder_lost_total{reason=\"name_evicted\"} %llu\n",
+			"gpuio_recorder_lost_total{reason=\"name_evicted\"} %llu\n"
+			"gpuio_recorder_lost_total{reason=\"sock_evicted\"} %llu\n"
+			"gpuio_recorder_lost_total{reason=\"proc_evicted\"} %llu\n",
 			(unsigned long long)st[GPUIO_STAT_RB_DROP_VFS],
 			(unsigned long long)st[GPUIO_STAT_RB_DROP_BLOCK],
 			(unsigned long long)st[GPUIO_STAT_RB_DROP_PATH],
@@ -615,7 +625,8 @@ void monitor_recorder__metrics(struct mon_buf *b, void *ctx)
 			(unsigned long long)st[GPUIO_STAT_MAP_FULL_RQ],
 			(unsigned long long)st[GPUIO_STAT_MAP_FULL_TASK],
 			(unsigned long long)r->evicted_early, (unsigned long long)r->skipped,
-			(unsigned long long)r->names_skipped, (unsigned long long)r->names_evicted);
+			(unsigned long long)r->names_skipped, (unsigned long long)r->names_evicted,
+			(unsigned long long)r->socks_evicted, (unsigned long long)r->procs_evicted);
 	mon_buf__printf(b, "# HELP gpuio_recorder_dumps_total Dumps written (result=error: failed).\n"
 			"# TYPE gpuio_recorder_dumps_total counter\n"
 			"gpuio_recorder_dumps_total{result=\"ok\"} %llu\n"
