@@ -9,7 +9,9 @@
 #    together they hold the last preads of the run, in order, without gaps
 #    between files.
 #  - by time, plain: --rotate 1s over a 3.5 s workload gives >= 3 files, each
-#    decoding on its own, with the workload's reads spread over them.
+#    decoding on its own, with the workload's reads spread over them; each
+#    holds its window of the trace's time (the capture's start + k seconds):
+#    no call in it starts after its window.
 source "$(dirname "$0")/lib.sh"
 need_root
 PREAD="$GPUIO_TESTS/preadloop"
@@ -34,9 +36,11 @@ cat > "$TMP/slow.sh" <<EOF
 for i in 1 2 3 4 5 6 7; do cat "$TMP/data" > /dev/null; sleep 0.5; done
 EOF
 chmod +x "$TMP/slow.sh"
-"$GPUIO" trace -q --stream --rotate 1s -o "$TMP/t.pftrace" -- "$TMP/slow.sh" 2> "$TMP/t.err" \
+"$GPUIO" trace -q --stream --rotate 1s -o "$TMP/t.pftrace" --capture "$TMP/t.gpuio" -- "$TMP/slow.sh" 2> "$TMP/t.err" \
   || { cat "$TMP/t.err"; fail "trace --rotate 1s failed"; }
+ANCHOR=$("$GPUIO" info --json "$TMP/t.gpuio" | python3 -c 'import json,sys; print(json.load(sys.stdin)["monotonic_ns"])') ||
+  fail "gpuio info of the rotated trace's capture"
 n=$(ls "$TMP" | grep -cE '^t\.[0-9]{4}\.pftrace$')
 [ "$n" -ge 3 ] || fail "--rotate 1s over 3.5 s made $n files"
-pycheck stream.rotated_time "$TMP" || fail "time-rotated files do not stand alone"
+pycheck stream.rotated_time "$TMP" 1 "$ANCHOR" || fail "time-rotated files do not stand alone"
 echo "rotated files stand alone and --keep keeps the newest"

@@ -60,17 +60,36 @@ def rotated_size(d, *files):
               (f, size, t.packets, len(sl), info[0]["args"]["vfs_events"]))
 
 
-def rotated_time(d):
-    """t_stream_rotate: every time-rotated t.NNNN.pftrace stands alone; >= 2 hold
-    reads of the data file"""
+def rotated_time(d, period_s="1", anchor_ns=None, of="data"):
+    """t_stream_rotate, t_node_load: every time-rotated t.NNNN.pftrace stands
+    alone; >= 2 hold reads of the data file (OF "any": calls of any file);
+    each holds its own window of the trace's time: file k starts at the
+    capture's start (ANCHOR_NS, CLOCK_MONOTONIC) plus a whole number of
+    periods, later files later, and no call in it starts at or after its
+    window's end (one that began in the window before may end in it)"""
+    period = int(float(period_s) * 1e9)
     files = sorted(f for f in os.listdir(d) if f.startswith("t.") and f.endswith(".pftrace"))
     with_reads = 0
+    starts = []
     for f in files:
         t = pf.load(os.path.join(d, f))
         assert not t.errors, (f, t.errors[:5])
         assert t.first_flags & pf.SEQ_CLEARED and t.clock_snapshots, f
-        reads = [s for s in t.slices() if s["name"] == "read" and s["args"].get("path", "").endswith("/data")]
+        start = t.clock_snapshots[0]["clocks"][pf.MONOTONIC]
+        calls = [s for s in t.slices() if s["cat"] == "vfs"]
+        reads = calls if of == "any" else [
+            s for s in calls if s["name"] == "read" and s["args"].get("path", "").endswith("/data")]
         with_reads += bool(reads)
-    print("time rotation: %d files, %d with reads of the data file" % (len(files), with_reads))
+        late = [s for s in calls if s["ts"] >= start + period]
+        print("  %s: window +%.3f s, %d calls, the last starting at +%.3f s of it" % (
+            f, (start - int(anchor_ns)) / 1e9 if anchor_ns else 0, len(calls),
+            (max(s["ts"] for s in calls) - start) / 1e9 if calls else 0))
+        assert not late, "%s: %d calls start after its window (%s)" % (f, len(late), late[:2])
+        if anchor_ns:
+            assert (start - int(anchor_ns)) % period == 0, (f, start, anchor_ns)
+        assert not starts or start > starts[-1], (f, start, starts)
+        starts.append(start)
+    print("time rotation: %d files, %d with reads of %s" % (
+        len(files), with_reads, "any file" if of == "any" else "the data file"))
     assert with_reads >= 2, with_reads
 

@@ -141,12 +141,28 @@ static int read_new(struct gpuio_stream *s, bool *more)
 	return err;
 }
 
+/* --rotate by time: files hold the trace's own windows (from the capture's
+ * start, R long), whenever the stream gets to them; a window with no record
+ * has no file. */
+static int rotate_at(struct gpuio_stream *s, uint64_t ts)
+{
+	uint64_t base = s->hdr->monotonic_ns, r = s->o.rotate_ns;
+	int err = stream_file_close(s);
+
+	return err ? err : stream_file_open(s, ts < base ? base : base + (ts - base) / r * r);
+}
+
 /* Emit what the previous pump held back, hold this pump's records. */
 static void emit_round(struct gpuio_stream *s)
 {
 	for (size_t i = 0; i < s->prev.n && !s->err; i++) {
 		const struct stream_pend *e = &s->prev.a[i];
 
+		/* a record of a later window opens its file (one that began in
+		 * an earlier window, arriving late, stays in the open one) */
+		if (s->o.rotate_ns && e->r.h.ts >= s->file_start_ns + s->o.rotate_ns &&
+		    (s->err = rotate_at(s, e->r.h.ts)))
+			break;
 		if (e->type == GPUIO_REC_VFS)
 			stream_emit_vfs(s, &e->r.v);
 		else if (e->type == GPUIO_REC_SCHED)
@@ -179,23 +195,34 @@ int gpuio_stream__pump(struct gpuio_stream *s, uint64_t now)
 	err = read_new(s, &more);
 	if (err)
 		return s->err = err;
+	s->behind = more;
 	emit_round(s);
+	/* behind the capture: by how much of the trace's time */
+	if (more) {
+		uint64_t at = s->latest_ns ? s->latest_ns : s->hdr->monotonic_ns;
+
+		if (now > at && now - at > s->st.lag_max_ns)
+			s->st.lag_max_ns = now - at;
+	}
 	s->round++;
 	if (s->round % 16 == 0 && stream_flows_sweep(s))
 		s->err = -ENOMEM;
 	if (!s->err)
 		s->err = pftrace__flush(s->p, true);
-	if (!s->err && stream_rotating(s) &&
-	    ((s->o.rotate_bytes && out_file__file_bytes(s->of) >= s->o.rotate_bytes) ||
-	     (s->o.rotate_ns && now - s->file_start_ns >= s->o.rotate_ns))) {
+	if (!s->err && s->o.rotate_bytes && out_file__file_bytes(s->of) >= s->o.rotate_bytes) {
 		s->err = stream_file_close(s);
 		if (!s->err)
-			s->err = stream_file_open(s, now);
+			s->err = stream_file_open(s, s->latest_ns > s->file_start_ns ? s->latest_ns : now);
 	}
 	if (s->err && s->err != -EBADMSG)
 		pr_err("--stream: cannot write %s: %s%s", s->out_path, strerror(-s->err),
 		       exp_write_hint(s->err));
 	return s->err;
+}
+
+bool gpuio_stream__behind(const struct gpuio_stream *s)
+{
+	return s->behind;
 }
 
 int gpuio_stream__close(struct gpuio_stream *s, struct gpuio_stream_stats *st)

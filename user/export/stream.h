@@ -21,7 +21,9 @@
  *
  * Rotation (--rotate 1h / 1GiB): OUT.pftrace[.gz] becomes OUT.0001.pftrace[.gz],
  * OUT.0002..., each self-contained (clock snapshot, descriptors, interned
- * strings again); --keep N deletes the oldest beyond N.
+ * strings again); --keep N deletes the oldest beyond N. By time, each file
+ * holds a window of the trace's own time (from the capture's start), not of
+ * when the stream got to it; by size, it ends at the pump that filled it.
  */
 #ifndef GPUIO_STREAM_H
 #define GPUIO_STREAM_H
@@ -44,6 +46,7 @@ int gpuio_stream_opts__parse_rotate(struct gpuio_stream_opts *o, const char *s);
 struct gpuio_stream_stats {
 	uint64_t records, vfs, block, flows, packets, files, deleted;
 	uint64_t sched;         /* context switches and wake-ups written */
+	uint64_t lag_max_ns;    /* the most the stream was behind the capture (trace time) */
 };
 
 struct gpuio_stream;
@@ -53,6 +56,8 @@ int gpuio_stream__open(const char *capture_path, const char *out_path,
 		       const struct gpuio_stream_opts *o, struct gpuio_stream **out);
 /* Turn the records appended since the last pump into packets; rotate when due. */
 int gpuio_stream__pump(struct gpuio_stream *s, uint64_t now_mono_ns);
+/* The last pump stopped at its budget: more records wait in the capture. */
+bool gpuio_stream__behind(const struct gpuio_stream *s);
 /* Last pump, every held call, final counters and the info instant; close. */
 int gpuio_stream__close(struct gpuio_stream *s, struct gpuio_stream_stats *st);
 

@@ -76,6 +76,7 @@ struct gpuio_stream {
 	struct kmap disk_map;   /* dev -> disks[] + 1 */
 	struct stream_pendq prev, next;
 	uint64_t round, latest_ns;
+	bool behind;            /* the last pump left records for the next */
 	uint32_t names_ver;     /* PROC records seen: names may have changed */
 	uint64_t *fids;
 	size_t cfids;
