@@ -128,6 +128,7 @@ bench:
 	@tests/bench/collector.sh | tee $(BUILD)/bench/collector.md
 	@tests/bench/loader.sh | tee $(BUILD)/bench/loader.md
 	@tests/bench/start.sh | tee $(BUILD)/bench/start.md
+	@tests/bench/node_load.sh | tee $(BUILD)/bench/node_load.md
 	@tests/bench/monitor_run.sh
 	@tests/bench/monitor_sched.sh | tee $(BUILD)/bench/monitor_sched.md
 	@tests/bench/sched.sh | tee $(BUILD)/bench/sched.md

@@ -154,13 +154,13 @@ static void warn(void)
 	snprintf(want, sizeof(want),
 		 "CUDA API calls lost: %llu (ring buffer full), %llu (nested deeper than %d)\n"
 		 "%llu context switches or wake-ups lost (ring buffer full): thread states "
-		 "around them are approximate; try --ringbuf 64M or --no-sched\n"
+		 "around them are approximate; try a larger --ringbuf, or --no-sched\n"
 		 "%llu socket peer records lost (ring buffer full): their sockets' calls "
-		 "show no peer unless a later call named it; try --ringbuf 64M\n"
+		 "show no peer unless a later call named it; try a larger --ringbuf\n"
 		 "page faults on file mappings lost: %llu (ring buffer full), %llu (count map "
 		 "full), %llu (mapping not looked up: its mmap lock was busy)\n"
 		 "%llu Python stack records lost (ring buffer full): some calls and sleeps show "
-		 "no line; try --ringbuf 64M\n",
+		 "no line; try a larger --ringbuf\n",
 		 B(RB_DROP_CUDA), B(CUDA_DEPTH), CUDA_DEPTH, B(RB_DROP_SCHED), B(RB_DROP_SOCK),
 		 B(RB_DROP_FAULT), B(MAP_FULL_FAULT), B(FAULT_NO_VMA), B(RB_DROP_STACK));
 	CHECK(!strcmp(lines, want), "warnings:\n'%s'was\n'%s'", lines, want);

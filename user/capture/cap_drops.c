@@ -49,10 +49,10 @@ const struct gpuio_drop_counter gpuio_drop_counters[] = {
 	  .warn = "(nested deeper than " STR(CUDA_DEPTH) ")" },
 	{ BPF(RB_DROP_SCHED, "rb_drop_sched"), G(SCHED),
 	  .warn = "context switches or wake-ups lost (ring buffer full): thread states around "
-		  "them are approximate; try --ringbuf 64M or --no-sched" },
+		  "them are approximate; try a larger --ringbuf, or --no-sched" },
 	{ BPF(RB_DROP_SOCK, "rb_drop_sock"), G(SOCK), .label = "socket peer records lost",
 	  .warn = "socket peer records lost (ring buffer full): their sockets' calls show no "
-		  "peer unless a later call named it; try --ringbuf 64M" },
+		  "peer unless a later call named it; try a larger --ringbuf" },
 	{ BPF(RB_DROP_WAIT, "rb_drop_wait"), G(WAIT) },
 	{ BPF(RB_DROP_FAULT, "rb_drop_fault"), G(FAULT), .label = "ring buffer",
 	  .warn = "(ring buffer full)" },
@@ -62,7 +62,7 @@ const struct gpuio_drop_counter gpuio_drop_counters[] = {
 	  .warn = "(mapping not looked up: its mmap lock was busy)" },
 	{ BPF(RB_DROP_STACK, "rb_drop_stack"), G(STACK), .label = "Python stack records lost",
 	  .warn = "Python stack records lost (ring buffer full): some calls and sleeps show no "
-		  "line; try --ringbuf 64M" },
+		  "line; try a larger --ringbuf" },
 	{ BPF(AIO_UNTRACKED, "aio_untracked"), G(MAPS), .label = "AIO iocbs past 1024 a call" },
 	{ .user = true, .idx = GPUIO_USTAT_WRITE_ERRORS, .name = "capture_write_errors", G(WRITE),
 	  .label = "capture write errors" },

@@ -21,11 +21,14 @@
 #include "cmd/options.h"
 #include "export/export.h"
 #include "export/stream.h"
+#include "export/stream_runner.h"
 #include "gpu/cupti_launch.h"
+#include "lib/clock.h"
 #include "lib/log.h"
 #include "lib/opts.h"
 #include "lib/parse.h"
 #include "lib/units.h"
+#include "trace/drain_prio.h"
 #include "trace/launch.h"
 #include "trace/loader.h"
 #include "trace/procfs.h"
@@ -46,6 +49,7 @@ struct trace_cmd {
 	/* while tracing */
 	struct cupti_launch *gc;
 	struct gpuio_stream *st;
+	struct stream_runner *sr;        /* --stream: pumped on its own thread */
 	uid_t ouid;
 	gid_t ogid;
 };
@@ -148,6 +152,27 @@ static void resolve_stacks(struct trace_cmd *c)
 		c->t.sample_hz = c->t.stacks == GPUIO_STACKS_OFF ? 0 : SAMPLE_HZ_DEFAULT;
 }
 
+/*
+ * The ring buffer: 16 MiB for a process tree; with -a, 16 MiB a CPU within
+ * [64 MiB, 512 MiB]: every CPU of a busy node writes into the one ring, and
+ * the whole node's burst while the drain waits for its turn must fit.
+ */
+static void resolve_ringbuf(struct trace_cmd *c)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t want = 16 * MiB * (size_t)(ncpu > 0 ? ncpu : 1), p = 64 * MiB;
+
+	if (c->t.ringbuf)
+		return;
+	if (!c->t.all) {
+		c->t.ringbuf = 16 * MiB;
+		return;
+	}
+	while (p < want && p < 512 * MiB)
+		p <<= 1;
+	c->t.ringbuf = p;
+}
+
 static int on_quiet(const struct opt *opt, const char *arg, void *ctx)
 {
 	gpuio_log_verbosity = GPUIO_LOG_WARN;
@@ -225,7 +250,14 @@ static const struct opt trace_opts[] = {
 	OPT_CALL(0, "no-bpf", NULL,
 		 "load no BPF programs: GPU kernels, copies, CUDA calls and\n"
 		 "NVTX from CUPTI only (the default where BPF is refused)", on_no_bpf),
-	OPT_CALL(0, "ringbuf", "SIZE", "BPF ring buffer size, e.g. 64M (default 16M)", on_ringbuf),
+	OPT_CALL(0, "ringbuf", "SIZE",
+		 "BPF ring buffer size, e.g. 64M (default 16M; with -a\n"
+		 "16M a CPU, 64M to 512M)", on_ringbuf),
+	OPT_UINT(0, "drain-priority", &cmd.t.drain_prio, "N", 0, 99,
+		 "drain the ring buffer at SCHED_FIFO priority N while\n"
+		 "tracing (default 1: before every ordinary task, so a busy\n"
+		 "node does not make the kernel drop records; it sleeps\n"
+		 "when the ring is empty); 0: the usual priority"),
 	OPT_BOOL(0, "stream", &cmd.stream,
 		 "write the .pftrace while tracing: memory stays flat, and a\n"
 		 "killed trace is readable up to its last second"),
@@ -420,36 +452,63 @@ static int stream_started(void *ctx)
 {
 	struct trace_cmd *c = ctx;
 	struct gpuio_stream_opts so = c->so;
+	int err;
 
 	if (!c->stream)
 		return 0;
 	so.owner_uid = c->ouid;
 	so.owner_gid = c->ogid;
-	return gpuio_stream__open(c->t.capture, c->output, &so, &c->st);
+	err = gpuio_stream__open(c->t.capture, c->output, &so, &c->st);
+	if (!err && (err = stream_runner__start(c->st, &c->sr))) {
+		pr_err("--stream: cannot start its thread: %s", strerror(-err));
+		gpuio_stream__close(c->st, NULL);
+		c->st = NULL;
+	}
+	return err;
 }
 
+/* Each tick the capture has new records: the stream's thread looks now. */
 static int stream_tick(void *ctx, __u64 now)
 {
 	struct trace_cmd *c = ctx;
 
-	if (!c->st || gpuio_stream__pump(c->st, now) >= 0)
+	if (!c->sr)
 		return 0;
+	if (!stream_runner__error(c->sr)) {
+		stream_runner__kick(c->sr);
+		return 0;
+	}
+	stream_runner__stop(c->sr);
+	c->sr = NULL;
 	gpuio_stream__close(c->st, NULL);
 	c->st = NULL;
 	pr_warn("the capture goes on; export it later with `gpuio convert`");
 	return 1;
 }
 
+/* The stream's end: what the thread had not reached, then the last pump. */
+static int stream_end(struct trace_cmd *c)
+{
+	struct gpuio_stream_stats st = { 0 };
+	__u64 t0 = clock_mono_ns();
+	int err;
+
+	stream_runner__stop(c->sr);
+	c->sr = NULL;
+	err = !c->st || gpuio_stream__close(c->st, &st) != 0;
+	c->st = NULL;
+	/* said where it matters: the export fell behind the capture */
+	if (st.lag_max_ns >= NSEC_PER_SEC || clock_mono_ns() - t0 >= NSEC_PER_SEC)
+		pr_info("--stream: at most %.1fs behind the capture; its end written %.1fs after the trace's",
+			st.lag_max_ns / NS_PER_SEC_F, (clock_mono_ns() - t0) / NS_PER_SEC_F);
+	return err;
+}
+
 /* The stream's last pump, or the export of the closed capture. */
 static int export(struct trace_cmd *c)
 {
-	if (c->stream) {
-		/* the stream is the export: its last pump reads the closed capture */
-		int err = !c->st || gpuio_stream__close(c->st, NULL) != 0;
-
-		c->st = NULL;
-		return err ? GPUIO_EXIT_ERROR : 0;
-	}
+	if (c->stream)
+		return stream_end(c) ? GPUIO_EXIT_ERROR : 0;
 	if (!c->no_export) {
 		struct gpuio_export_opts eo = { .owner_uid = c->ouid, .owner_gid = c->ogid };
 		struct gpuio_export_stats es = { 0 };
@@ -513,6 +572,8 @@ static int run(struct trace_cmd *c)
 	cupti_launch__free(c->gc);
 	c->gc = NULL;
 	if (rc) {
+		stream_runner__stop(c->sr);
+		c->sr = NULL;
 		if (c->st)
 			gpuio_stream__close(c->st, NULL);
 		return rc;
@@ -533,7 +594,8 @@ int cmd_trace(int argc, char **argv)
 	memset(c, 0, sizeof(*c));
 	c->t.argc = argc;
 	c->t.argv = argv;
-	c->t.ringbuf = 16 * MiB;
+	c->t.ringbuf = 0;                       /* resolve_ringbuf() */
+	c->t.drain_prio = DRAIN_PRIO_DEFAULT;
 	c->t.sample_hz = SAMPLE_HZ_UNSET;
 	c->stacks = -1;
 	first = opt_parse(&trace_cmd_page, argc, argv, c);
@@ -546,6 +608,7 @@ int cmd_trace(int argc, char **argv)
 	if (check_args(c))
 		return GPUIO_EXIT_USAGE;
 	resolve_stacks(c);
+	resolve_ringbuf(c);
 	if (choose_bpf(c) < 0)
 		return GPUIO_EXIT_ERROR;
 	/* targets first: a typo in a pid should not cost a BPF load */

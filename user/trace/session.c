@@ -27,6 +27,7 @@
 #include "trace/launch.h"
 #include "trace/loader.h"
 #include "trace/procfs.h"
+#include "trace/drain_prio.h"
 #include "trace/ringbuf_drain.h"
 #include "trace/sampler.h"
 #include "trace/session.h"
@@ -47,6 +48,7 @@ struct trace_session {
 	const struct trace_hooks *h;
 	const struct trace_gpu_ops *gpu;        /* the CUPTI collectors' side, or NULL */
 	bool ticking;                           /* h->tick is called */
+	bool drain_rt;                          /* the loop runs at SCHED_FIFO */
 	struct gpuio_launch child;
 	struct gpuio_cap_header hdr;
 	struct ringbuf_drain_totals tot;
@@ -571,14 +573,14 @@ static int stop(struct trace_session *s)
 }
 
 /* Nothing lost silently: what the kernel side could not deliver. */
-static void say_drops(const struct ringbuf_drain_totals *t)
+static void say_drops(const struct ringbuf_drain_totals *t, size_t ringbuf)
 {
 	char list[512];
 
 	if (t->dropped) {
 		gpuio_drops__total(GPUIO_DROPS_WARN, &t->stats, list, sizeof(list));
-		pr_warn("%llu events were lost (%s); try --ringbuf 64M",
-			(unsigned long long)t->dropped, list);
+		pr_warn("%llu events were lost (%s); try --ringbuf %zuM (twice this one)",
+			(unsigned long long)t->dropped, list, (size_t)(2 * ringbuf / MiB));
 	}
 	for (size_t i = 0; i < gpuio_ndrop_groups; i++)
 		if (gpuio_drop_group__line(&gpuio_drop_groups[i], GPUIO_DROPS_WARN, NULL, &t->stats,
@@ -648,6 +650,24 @@ static void duration_text(uint64_t ns, char *b, size_t n)
 	snprintf(b, n, "%.3fs", (double)ns / 1e9);
 }
 
+/* --drain-priority: the loop before every ordinary task (drain_prio.h). */
+static void drain_raise(struct trace_session *s)
+{
+	char why[160];
+	int err;
+
+	if (!s->o->drain_prio || s->o->no_bpf)
+		return;
+	err = drain_prio__raise((int)s->o->drain_prio, why, sizeof(why));
+	if (err) {
+		pr_warn("the ring buffer is drained at the usual priority (SCHED_FIFO %u: %s): "
+			"a busy node may make the kernel drop records", s->o->drain_prio, why);
+		return;
+	}
+	s->drain_rt = true;
+	pr_debug("draining at SCHED_FIFO priority %u (--drain-priority)", s->o->drain_prio);
+}
+
 int trace_session__run(const struct trace_opts *o, const struct trace_hooks *h,
 		       struct trace_result *r)
 {
@@ -666,11 +686,16 @@ int trace_session__run(const struct trace_opts *o, const struct trace_hooks *h,
 	s.ticking = s.h->tick != NULL;
 	gpuio_sudo_ids(&s.ouid, &s.ogid);
 	start_clock__begin(&s.sc);
+	/* from the start: the programs record from their attach on, while
+	 * /proc is read for every process a busy node has */
+	drain_raise(&s);
 	if (setup(&s) < 0)
 		goto fail;
 	if (o->cmd) {
 		err = launch(&s);
 		if (err == -ECHILD) {
+			if (s.drain_rt)
+				drain_prio__restore();
 			session_free(&s);
 			return 127;
 		}
@@ -703,6 +728,8 @@ int trace_session__run(const struct trace_opts *o, const struct trace_hooks *h,
 	loop(&s);
 	batched = s.l && s.l->vfs_batch;
 	err = stop(&s);
+	if (s.drain_rt)                 /* after the last drain; the export runs as usual */
+		drain_prio__restore();
 	/* what the tracer itself used while tracing (make vmbench adds it to the
 	 * traced program's own CPU: the guest's kernel threads are left out) */
 	pr_debug("tracer CPU while tracing: %llu ns (user+sys, from the attach to the end)",
@@ -716,7 +743,7 @@ int trace_session__run(const struct trace_opts *o, const struct trace_hooks *h,
 	r->sched = s.tot.sched;
 	r->dropped = s.tot.dropped;
 	if (!err)
-		say_drops(&s.tot);
+		say_drops(&s.tot, o->ringbuf);
 	if (batched)
 		pr_debug("VFS records: %llu, %llu of them in %llu ring-buffer batches (%.1f records a "
 			 "reservation)", (unsigned long long)s.tot.vfs,
@@ -725,6 +752,8 @@ int trace_session__run(const struct trace_opts *o, const struct trace_hooks *h,
 	r->exit_code = end_child(&s);
 	return err ? GPUIO_EXIT_ERROR : 0;
 fail:
+	if (s.drain_rt)
+		drain_prio__restore();
 	session_free(&s);
 	return GPUIO_EXIT_ERROR;
 }

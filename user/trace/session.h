@@ -38,6 +38,7 @@ struct trace_opts {
 	const char *no_bpf_why;  /* with no_bpf: why, for the user and the capture */
 	__u64 duration_ns;
 	size_t ringbuf;
+	unsigned drain_prio;     /* --drain-priority: SCHED_FIFO while draining, 0: off */
 	char **cmd;
 	const char *start_at_str; /* --start-at: load, then attach at start_at (start_at.c) */
 	struct timespec start_at;
