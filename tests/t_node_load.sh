@@ -13,7 +13,8 @@
 #   - while tracing, the kernel runs gpuio's drain (its main thread) at
 #     SCHED_FIFO 1, and the stream's thread at SCHED_OTHER (/proc's own
 #     policy field); a command gpuio launches runs at SCHED_OTHER (reset on
-#     fork), and --drain-priority 0 leaves the drain at SCHED_OTHER;
+#     fork) under --drain-priority 1, a process tree's drain is at
+#     SCHED_OTHER by default, and -a --drain-priority 0 leaves it there;
 #   - each rotated file holds its own 4 s of the trace's time and imports
 #     into trace_processor_shell with no error.
 # Kept, lost, the stream's lag, the exit after the end and the tracer's
@@ -38,11 +39,25 @@ policies() {
   done
 }
 
-# a launched command and the stream thread run as usual; --drain-priority 0
-"$GPUIO" trace -q --no-export --capture "$D/launch.gpuio" -- \
-  sh -c 'awk "{ s = \$0; sub(/^.*\\) /, \"\", s); split(s, f, \" \"); print \"policy\", f[39] }" /proc/self/stat' \
+# a launched command runs as usual under a real-time drain (SCHED_RESET_ON_FORK);
+# a process tree's drain is at the usual priority by default: the command
+# reads its own policy and its parent's (gpuio, at that moment in its loop)
+cat > "$D/pol.sh" <<'EOF2'
+#!/bin/sh
+sleep 0.5
+for p in $$ $PPID; do
+  awk '{ s = $0; sub(/^.*\) /, "", s); split(s, f, " "); printf "%s ", f[39] }' /proc/$p/stat
+done
+echo
+EOF2
+chmod +x "$D/pol.sh"
+"$GPUIO" trace -q --drain-priority 1 --no-export --capture "$D/launch.gpuio" -- "$D/pol.sh" \
+  > "$D/launch.out" 2> "$D/launch.err" || { cat "$D/launch.err"; fail "gpuio trace --drain-priority 1 -- sh"; }
+echo "launched under --drain-priority 1: command, gpuio policies $(cat "$D/launch.out")"
+[ "$(cat "$D/launch.out")" = "0 1 " ] || fail "not (command SCHED_OTHER, gpuio SCHED_FIFO): $(cat "$D/launch.out")"
+"$GPUIO" trace -q --no-export --capture "$D/launch.gpuio" -- "$D/pol.sh" \
   > "$D/launch.out" 2> "$D/launch.err" || { cat "$D/launch.err"; fail "gpuio trace -- sh"; }
-grep -q "^policy 0$" "$D/launch.out" || fail "the launched command did not run at SCHED_OTHER: $(cat "$D/launch.out")"
+[ "$(cat "$D/launch.out")" = "0 0 " ] || fail "a process tree's drain is not at SCHED_OTHER by default: $(cat "$D/launch.out")"
 "$GPUIO" trace -q -a -d 3s --drain-priority 0 --no-export --capture "$D/p0.gpuio" 2> "$D/p0.err" &
 P0=$!
 proc_reg "$P0" "gpuio trace --drain-priority 0"

@@ -155,13 +155,17 @@ static void resolve_stacks(struct trace_cmd *c)
 /*
  * The ring buffer: 16 MiB for a process tree; with -a, 16 MiB a CPU within
  * [64 MiB, 512 MiB]: every CPU of a busy node writes into the one ring, and
- * the whole node's burst while the drain waits for its turn must fit.
+ * the whole node's burst while the drain waits for its turn must fit. And
+ * with -a the drain at SCHED_FIFO 1 unless told otherwise.
  */
 static void resolve_ringbuf(struct trace_cmd *c)
 {
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	size_t want = 16 * MiB * (size_t)(ncpu > 0 ? ncpu : 1), p = 64 * MiB;
 
+	/* the whole node's drain first; a process tree's as usual (drain_prio.h) */
+	if (c->t.drain_prio == DRAIN_PRIO_UNSET)
+		c->t.drain_prio = c->t.all ? DRAIN_PRIO_DEFAULT : 0;
 	if (c->t.ringbuf)
 		return;
 	if (!c->t.all) {
@@ -255,9 +259,10 @@ static const struct opt trace_opts[] = {
 		 "16M a CPU, 64M to 512M)", on_ringbuf),
 	OPT_UINT(0, "drain-priority", &cmd.t.drain_prio, "N", 0, 99,
 		 "drain the ring buffer at SCHED_FIFO priority N while\n"
-		 "tracing (default 1: before every ordinary task, so a busy\n"
-		 "node does not make the kernel drop records; it sleeps\n"
-		 "when the ring is empty); 0: the usual priority"),
+		 "tracing: before every ordinary task, so a busy node does\n"
+		 "not make the kernel drop records (it sleeps when the ring\n"
+		 "is empty). Default 1 with -a, else 0 (the usual priority:\n"
+		 "a real-time drain cost a DataLoader on busy cores more)"),
 	OPT_BOOL(0, "stream", &cmd.stream,
 		 "write the .pftrace while tracing: memory stays flat, and a\n"
 		 "killed trace is readable up to its last second"),
@@ -595,7 +600,7 @@ int cmd_trace(int argc, char **argv)
 	c->t.argc = argc;
 	c->t.argv = argv;
 	c->t.ringbuf = 0;                       /* resolve_ringbuf() */
-	c->t.drain_prio = DRAIN_PRIO_DEFAULT;
+	c->t.drain_prio = DRAIN_PRIO_UNSET;     /* resolve_ringbuf() */
 	c->t.sample_hz = SAMPLE_HZ_UNSET;
 	c->stacks = -1;
 	first = opt_parse(&trace_cmd_page, argc, argv, c);
