@@ -42,7 +42,8 @@ enum gpuio_rec_type {
 	GPUIO_REC_PY_CODE      = 21, /* struct gpuio_py_code: a code object's file, name, lines */
 	GPUIO_REC_STACK_AT     = 22, /* struct gpuio_stack_at: the stack of a call, sleep, sample */
 	GPUIO_REC_PY_PROC      = 23, /* struct gpuio_py_proc: a process's interpreter, or why not */
-	GPUIO_REC_LAST         = GPUIO_REC_PY_PROC, /* the highest this build knows */
+	GPUIO_REC_LOST_CALLS   = 24, /* struct gpuio_lost_calls: calls the ring lost, summed */
+	GPUIO_REC_LAST         = GPUIO_REC_LOST_CALLS, /* the highest this build knows */
 	/* in the ring buffer only, never in a capture: one thread's VFS records
 	 * back to back after this header (bpf/trace/batch.bpf.h) */
 	GPUIO_REC_RING_BATCH   = 63,
@@ -332,6 +333,7 @@ enum gpuio_stat {
 	GPUIO_STAT_PY_NO_TSTATE,      /* a Python thread's own thread state not found: no stack */
 	GPUIO_STAT_PY_CUT,            /* a Python stack cut short (unreadable frame, too deep) */
 	GPUIO_STAT_AIO_UNTRACKED,     /* AIO iocbs or events past the first 1024 of one syscall */
+	GPUIO_STAT_LEDGER_FULL,       /* a lost call not summed: the ledger of lost calls full */
 	GPUIO_STAT_MAX
 };
 
@@ -407,6 +409,27 @@ struct gpuio_fault_count {
 	__u64 minor;
 	__u64 major;
 };
+/*
+ * Calls whose records the ring buffer could not take (bpf/trace/ledger.bpf.h),
+ * summed by (process, file, call) — block requests by (process, disk, file,
+ * op) — and written once at the end of the trace: the report adds them to
+ * its totals per file, per process and per disk.
+ * hdr.pid = the process, hdr.tid = 0, hdr.ts = when the sums were read.
+ */
+struct gpuio_lost_calls {
+	struct gpuio_hdr hdr;
+	__u64 ino;
+	__u32 dev;                   /* the file's; GPUIO_LOST_BLOCK: the disk's */
+	__u32 file_dev;              /* GPUIO_LOST_BLOCK: the request's file's dev */
+	__u16 call;                  /* GPUIO_CALL_*, or GPUIO_LOST_BLOCK | enum gpuio_blk_op */
+	__u8 ftype;                  /* GPUIO_FT_* */
+	__u8 pad[5];
+	__u64 count;                 /* calls (block requests) lost */
+	__u64 bytes;                 /* their positive returns (request bytes), summed */
+	__u64 dur_ns;                /* their time in the call (a request's service time) */
+};
+#define GPUIO_LOST_BLOCK 0x8000      /* gpuio_lost_calls.call: block requests of this op */
+
 /* gpuio_fault_count.flags */
 #define GPUIO_FC_EXEC 0x1            /* an instruction fetch faulted on it: a program or a library */
 

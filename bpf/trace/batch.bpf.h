@@ -25,6 +25,7 @@
 #ifndef GPUIO_BATCH_BPF_H
 #define GPUIO_BATCH_BPF_H
 #include "trace/common.bpf.h"
+#include "trace/ledger.bpf.h"
 
 #define VFS_BATCH_CAP    16                 /* records a batch holds at most (a power of 2) */
 #define VFS_BATCH_AGE_NS 10000000ull        /* 10 ms: see above */
@@ -67,6 +68,16 @@ static __always_inline void stat_add(__u32 idx, __u64 n)
 		*v += n;
 }
 
+/* A batch the ring could not take: its calls into the ledger (ledger.bpf.h). */
+static __always_inline void batch_ledger(struct vfs_batch *b, __u32 n)
+{
+	for (__u32 i = 0; i < VFS_BATCH_CAP; i++) {
+		if (i >= n)
+			break;
+		ledger_add_event(&b->ev[i]);
+	}
+}
+
 /* The waiting records into the ring buffer, one reservation; the batch locked. */
 static __always_inline void batch_flush_locked(struct vfs_batch *b, __u32 pid, __u32 tid)
 {
@@ -91,8 +102,10 @@ static __always_inline void batch_flush_locked(struct vfs_batch *b, __u32 pid, _
 	avail = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA);
 	if (bpf_ringbuf_output(&events, &b->hdr, size,
 			       (avail + size) / wakeup_bytes != avail / wakeup_bytes ?
-			       BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP) != 0)
+			       BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP) != 0) {
 		stat_add(GPUIO_STAT_RB_DROP_VFS, n);
+		batch_ledger(b, n);
+	}
 	b->n = 0;
 }
 

@@ -12,6 +12,7 @@
 #ifndef GPUIO_BLOCK_BPF_H
 #define GPUIO_BLOCK_BPF_H
 #include "trace/pagecache.bpf.h"
+#include "trace/ledger.bpf.h"
 
 struct bio_owner {
 	__u64 ino;
@@ -230,7 +231,16 @@ static __always_inline int on_rq_complete(struct request *rq, int error, unsigne
 		return 0;
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e) {
+		struct ledger_key k = { .ino = s->o.ino, .tgid = s->o.pid, .file_dev = s->o.file_dev };
+		__u8 fl;
+
 		stat_inc(GPUIO_STAT_RB_DROP_BLOCK);
+		/* its disk, op and bytes summed (ledger.bpf.h) */
+		disk = BPF_CORE_READ(rq, q, disk);
+		k.dev = disk ? ((__u32)BPF_CORE_READ(disk, major) << 20) |
+			       (__u32)BPF_CORE_READ(disk, first_minor) : 0;
+		k.call = GPUIO_LOST_BLOCK | rq_op_flags(BPF_CORE_READ(rq, cmd_flags), &fl);
+		ledger_add_key(&k, nr_bytes, now - (s->issue_ns ? s->issue_ns : s->insert_ns));
 		goto out;
 	}
 	fill_hdr(&e->hdr, GPUIO_REC_BLOCK, sizeof(*e), s->o.pid, s->o.tid, s->insert_ns);

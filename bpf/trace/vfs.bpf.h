@@ -661,6 +661,7 @@ static __always_inline void vfs_emit(struct call_state *cs, __u16 call, long ret
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e) {
 		stat_inc(GPUIO_STAT_RB_DROP_VFS);
+		ledger_add(id_tgid >> 32, cs->dev, cs->ino, call, cs->ftype, ret, now - cs->ts);
 		return;
 	}
 	if (bench_cut == 5) {
@@ -685,6 +686,7 @@ static __always_inline void vfs_emit_direct(struct call_state *cs, __u16 call, l
 
 	if (!e) {
 		stat_inc(GPUIO_STAT_RB_DROP_VFS);
+		ledger_add(id_tgid >> 32, cs->dev, cs->ino, call, cs->ftype, ret, now - cs->ts);
 		return;
 	}
 	vfs_fill(e, cs, call, ret, id_tgid, now);

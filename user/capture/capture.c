@@ -288,7 +288,7 @@ static const char *const rec_names[] = {
 	[GPUIO_REC_SCHED] = "sched", [GPUIO_REC_WAIT] = "wait", [GPUIO_REC_FAULT_COUNT] = "fault_count",
 	[GPUIO_REC_SOCK_PEER] = "sock_peer", [GPUIO_REC_PY_STACK] = "py_stack",
 	[GPUIO_REC_PY_CODE] = "py_code", [GPUIO_REC_STACK_AT] = "stack_at",
-	[GPUIO_REC_PY_PROC] = "py_proc",
+	[GPUIO_REC_PY_PROC] = "py_proc", [GPUIO_REC_LOST_CALLS] = "lost_calls",
 };
 _Static_assert(ARRAY_SIZE(rec_names) == GPUIO_REC_LAST + 1, "a record kind without a name");
 
@@ -324,6 +324,7 @@ size_t gpuio_rec_min_size(__u16 type)
 	case GPUIO_REC_STACK_AT:     return sizeof(struct gpuio_stack_at);
 	case GPUIO_REC_PY_PROC:      return sizeof(struct gpuio_py_proc);
 	case GPUIO_REC_FAULT_COUNT:  return sizeof(struct gpuio_fault_count);
+	case GPUIO_REC_LOST_CALLS:   return sizeof(struct gpuio_lost_calls);
 	default:                return 0;
 	}
 }

@@ -500,6 +500,8 @@ static int dispatch(const struct model_session *s, const struct gpuio_hdr *h,
 		return t->sock_peer ? t->sock_peer(t->ctx, r) : 0;
 	case GPUIO_REC_FAULT_COUNT:
 		return t->fault_count ? t->fault_count(t->ctx, r) : 0;
+	case GPUIO_REC_LOST_CALLS:
+		return t->lost_calls ? t->lost_calls(t->ctx, r) : 0;
 	case GPUIO_REC_STACK_AT:
 		if (t->stack_at) {
 			const struct gpuio_stack_at *e = r;

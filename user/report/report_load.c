@@ -20,7 +20,7 @@
 
 /* ---- tables ---- */
 
-static int file_get(struct rpt_model *m, uint32_t dev, uint64_t ino, struct rpt_file **out)
+int rpt_file_get(struct rpt_model *m, uint32_t dev, uint64_t ino, struct rpt_file **out)
 {
 	uint64_t *v;
 	int rc = kmap__upsert(&m->file_map, dev, ino, &v);
@@ -92,7 +92,7 @@ int rpt_thread_get(struct rpt_model *m, uint32_t pid, uint32_t tid, uint64_t ts,
 	return 0;
 }
 
-static int dev_get(struct rpt_model *m, uint32_t dev, struct rpt_dev **out)
+int rpt_dev_get(struct rpt_model *m, uint32_t dev, struct rpt_dev **out)
 {
 	struct rpt_dev *d;
 	uint64_t *v;
@@ -125,7 +125,7 @@ void rpt_note_time(struct rpt_model *m, uint64_t ts, uint64_t end)
 		m->last_ts = end;
 }
 
-static void file_pid(struct rpt_file *f, uint32_t pid)
+void rpt_file_pid(struct rpt_file *f, uint32_t pid)
 {
 	unsigned n = f->npids < RPT_FILE_PIDS ? f->npids : RPT_FILE_PIDS;
 
@@ -295,7 +295,7 @@ static void thread_time(struct rpt_thread *t, const struct gpuio_vfs_event *e)
 }
 
 /* Not a file of data: a pipe, socket or character device (its role is other). */
-static bool special_ftype(unsigned ftype)
+bool rpt_special_ftype(unsigned ftype)
 {
 	return ftype == GPUIO_FT_FIFO || ftype == GPUIO_FT_SOCK || ftype == GPUIO_FT_CHR;
 }
@@ -310,28 +310,28 @@ static int call_files(struct rpt_model *m, const struct gpuio_vfs_event *e, uint
 
 	/* io_submit names its first iocb's file, whose own records are the iocbs' */
 	if ((e->ino || e->dev) && !gpuio_call__is_aio_syscall(e->call)) {
-		rc = file_get(m, e->dev, e->ino, &f);
+		rc = rpt_file_get(m, e->dev, e->ino, &f);
 		if (rc)
 			return rc;
 		if (!f->first_ts || h->ts < f->first_ts)
 			f->first_ts = h->ts;
 		if (end > f->last_ts)
 			f->last_ts = end;
-		file_pid(f, h->pid);
+		rpt_file_pid(f, h->pid);
 		if (e->ret < 0)
 			f->errors++;
-		f->special |= special_ftype(e->ftype);
+		f->special |= rpt_special_ftype(e->ftype);
 	}
 	if (gpuio_call__two_files(e->call) && (e->ino2 || e->dev2)) {
 		size_t fi = f ? (size_t)(f - m->files) : 0;
 
-		rc = file_get(m, e->dev2, e->ino2, &f2);
+		rc = rpt_file_get(m, e->dev2, e->ino2, &f2);
 		if (rc)
 			return rc;
 		if (f)
 			f = &m->files[fi];      /* files[] may have moved */
-		file_pid(f2, h->pid);
-		f2->special |= special_ftype(e->ftype2);
+		rpt_file_pid(f2, h->pid);
+		f2->special |= rpt_special_ftype(e->ftype2);
 	}
 	*fo = f;
 	*f2o = f2;
@@ -543,7 +543,7 @@ static int on_fault_count(void *ctx, const struct gpuio_fault_count *e)
 	}
 	last = &m->fault_last[*v];
 	if (e->flags & GPUIO_FC_EXEC) {         /* a program or a library: its role */
-		rc = file_get(m, e->dev, e->ino, &f);
+		rc = rpt_file_get(m, e->dev, e->ino, &f);
 		if (rc)
 			return rc;
 		f->exec_mapped = true;
@@ -554,10 +554,10 @@ static int on_fault_count(void *ctx, const struct gpuio_fault_count *e)
 	last->major = e->major > last->major ? e->major : last->major;
 	if (!dmin && !dmaj)
 		return 0;
-	rc = file_get(m, e->dev, e->ino, &f);
+	rc = rpt_file_get(m, e->dev, e->ino, &f);
 	if (rc)
 		return rc;
-	file_pid(f, e->hdr.pid);
+	rpt_file_pid(f, e->hdr.pid);
 	f->minor_faults += dmin;
 	f->major_faults += dmaj;
 	f->pages += dmin;
@@ -572,11 +572,10 @@ static int on_block(void *ctx, const struct gpuio_block_event *b)
 	uint64_t q = 0, s = 0, infl;
 	unsigned op = b->op < 5 ? b->op : GPUIO_BLK_OTHER;
 	struct rpt_dev *d;
-	uint64_t *fv;
 	int rc;
 
 	rpt_note_time(m, b->hdr.ts, b->complete_ns > b->hdr.ts ? b->complete_ns : b->hdr.ts);
-	rc = dev_get(m, b->dev, &d);
+	rc = rpt_dev_get(m, b->dev, &d);
 	if (rc)
 		return rc;
 	m->blk_reqs++;
@@ -612,18 +611,25 @@ static int on_block(void *ctx, const struct gpuio_block_event *b)
 	else if (op == GPUIO_BLK_WRITE)
 		rpt_tl_point(m, d->wr, b->complete_ns, b->bytes);
 	rpt_tl_span(m, d->depth, b->hdr.ts, b->hdr.ts + infl, 1.0);
-	fv = b->ino ? kmap__get(&m->file_map, b->file_dev, b->ino) : NULL;
-	if (fv) {
-		struct rpt_file *f = &m->files[*fv];
-
-		if (op == GPUIO_BLK_READ)
-			f->blk_rbytes += b->bytes;
-		else if (op == GPUIO_BLK_WRITE)
-			f->blk_wbytes += b->bytes;
-		f->blk_reqs++;
-		f->blk_svc_ns += s;
-	}
+	rpt_file_blk(m, b->file_dev, b->ino, op, b->bytes, 1, s);
 	return 0;
+}
+
+void rpt_file_blk(struct rpt_model *m, uint32_t file_dev, uint64_t ino, unsigned op, uint64_t bytes,
+		  uint64_t reqs, uint64_t svc_ns)
+{
+	const uint64_t *fv = ino ? kmap__get(&m->file_map, file_dev, ino) : NULL;
+	struct rpt_file *f;
+
+	if (!fv)
+		return;
+	f = &m->files[*fv];
+	if (op == GPUIO_BLK_READ)
+		f->blk_rbytes += bytes;
+	else if (op == GPUIO_BLK_WRITE)
+		f->blk_wbytes += bytes;
+	f->blk_reqs += reqs;
+	f->blk_svc_ns += svc_ns;
 }
 
 /* A PROC record: the process and thread it speaks of (their names: the session's). */
@@ -665,7 +671,7 @@ static int on_devname(void *ctx, const struct gpuio_devname_event *d)
 {
 	struct rpt_model *m = ctx;
 	struct rpt_dev *dv;
-	int rc = dev_get(m, d->dev, &dv);
+	int rc = rpt_dev_get(m, d->dev, &dv);
 
 	if (!rc && d->name[0]) {
 		memcpy(dv->name, d->name, sizeof(dv->name));
@@ -730,6 +736,7 @@ int rpt_pass1(struct rpt_model *m)
 	m->tool = (struct model_tool){
 		.ctx = m, .vfs = on_vfs, .block = on_block, .proc = on_proc, .sched = on_sched,
 		.devname = on_devname, .wait = on_wait, .fault_count = on_fault_count,
+		.lost_calls = rpt_on_lost_calls,
 		.stack_at = on_stack_at,
 	};
 	m->faults = m->hdr->fault_mode[0] != 0;

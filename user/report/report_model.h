@@ -400,6 +400,8 @@ struct rpt_model {
 	/* counts and summary */
 	uint64_t first_ts, last_ts;     /* over records with a ts (ends included) */
 	uint64_t vfs_rbytes, vfs_wbytes, vfs_rops, vfs_wops, vfs_calls, vfs_errors;
+	uint64_t ledger_calls;          /* of them, lost calls the kernel summed (LOST_CALLS) */
+	uint64_t ledger_reqs;           /* of blk_reqs, lost requests the kernel summed */
 	uint64_t blk_rbytes, blk_wbytes, blk_rops, blk_wops, blk_reqs;
 	uint64_t pages, hit_pages, miss_pages;
 	uint64_t cupti_dropped, gpu_write_errors;       /* the collectors' (their last counts) */

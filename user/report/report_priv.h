@@ -27,6 +27,17 @@ void rpt_tl_point(struct rpt_model *m, struct rpt_series *s, uint64_t t, double 
 void rpt_tl_span(struct rpt_model *m, struct rpt_series *s, uint64_t a, uint64_t b, double w);
 
 int rpt_proc_get(struct rpt_model *m, uint32_t pid, struct rpt_proc **out);
+int rpt_file_get(struct rpt_model *m, uint32_t dev, uint64_t ino, struct rpt_file **out);
+int rpt_dev_get(struct rpt_model *m, uint32_t dev, struct rpt_dev **out);
+/* a file's share of block requests (reqs of op, bytes, service time), if the file is known */
+void rpt_file_blk(struct rpt_model *m, uint32_t file_dev, uint64_t ino, unsigned op, uint64_t bytes,
+		  uint64_t reqs, uint64_t svc_ns);
+/* f was touched by pid (the first few kept) */
+void rpt_file_pid(struct rpt_file *f, uint32_t pid);
+/* not a file of data: a pipe, socket or character device */
+bool rpt_special_ftype(unsigned ftype);
+/* LOST_CALLS: the kernel's sums of lost calls and requests into the totals (report_lost.c) */
+int rpt_on_lost_calls(void *ctx, const struct gpuio_lost_calls *e);
 
 int rpt_thread_get(struct rpt_model *m, uint32_t pid, uint32_t tid, uint64_t ts, uint64_t end, struct rpt_thread **out);
 

@@ -162,13 +162,31 @@ GET(warn_text)
 		rpt_cell_cstr(o, "drops unknown: the capture has no stats record (tracer killed?); "
 			      "counts below may be incomplete");
 		break;
-	case W_LOSSY:
+	case W_LOSSY: {
+		uint64_t vfs = gpuio_stats__bpf(&M->f->stats, GPUIO_STAT_RB_DROP_VFS);
+		uint64_t blk = gpuio_stats__bpf(&M->f->stats, GPUIO_STAT_RB_DROP_BLOCK);
+
+		if (!M->ledger_calls && !M->ledger_reqs) {
+			rpt_cell_printf(o, "LOSSY CAPTURE: %" PRIu64 " events lost (ring buffer/maps %" PRIu64
+					", capture write errors %" PRIu64 ", CUPTI dropped %" PRIu64
+					"): totals below undercount", d, ring,
+					(uint64_t)M->f->stats.user[GPUIO_USTAT_WRITE_ERRORS],
+					M->cupti_dropped + M->gpu_write_errors);
+			break;
+		}
+		/* the kernel summed the lost calls: the file totals hold them */
 		rpt_cell_printf(o, "LOSSY CAPTURE: %" PRIu64 " events lost (ring buffer/maps %" PRIu64
-				", capture write errors %" PRIu64 ", CUPTI dropped %" PRIu64
-				"): totals below undercount", d, ring,
-				(uint64_t)M->f->stats.user[GPUIO_USTAT_WRITE_ERRORS],
-				M->cupti_dropped + M->gpu_write_errors);
+				", capture write errors %" PRIu64 ", CUPTI dropped %" PRIu64 "); the "
+				"totals per file, process and disk include %" PRIu64 " of the %" PRIu64
+				" lost file calls%s and %" PRIu64 " of the %" PRIu64 " lost block requests%s, "
+				"summed in the kernel; their latencies, offsets and threads are not known, "
+				"and other layers' totals undercount",
+				d, ring, (uint64_t)M->f->stats.user[GPUIO_USTAT_WRITE_ERRORS],
+				M->cupti_dropped + M->gpu_write_errors, M->ledger_calls, vfs,
+				M->ledger_calls >= vfs ? " (exact)" : "", M->ledger_reqs, blk,
+				M->ledger_reqs >= blk ? " (exact)" : "");
 		break;
+	}
 	case W_CUT:
 		rpt_cell_printf(o, "capture cut short at offset %" PRIu64 " (%" PRIu64 " bytes of a "
 				"partial record ignored): the report covers what was written",
