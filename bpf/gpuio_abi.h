@@ -333,7 +333,8 @@ enum gpuio_stat {
 	GPUIO_STAT_PY_NO_TSTATE,      /* a Python thread's own thread state not found: no stack */
 	GPUIO_STAT_PY_CUT,            /* a Python stack cut short (unreadable frame, too deep) */
 	GPUIO_STAT_AIO_UNTRACKED,     /* AIO iocbs or events past the first 1024 of one syscall */
-	GPUIO_STAT_LEDGER_FULL,       /* a lost call not summed: the ledger of lost calls full */
+	GPUIO_STAT_LEDGER_FULL,       /* a lost call not summed: the ledger of lost calls full (not a
+				       * record lost: the report's LOSSY warning shows the gap) */
 	GPUIO_STAT_MAX
 };
 

@@ -64,7 +64,6 @@ const struct gpuio_drop_counter gpuio_drop_counters[] = {
 	  .warn = "Python stack records lost (ring buffer full): some calls and sleeps show no "
 		  "line; try a larger --ringbuf" },
 	{ BPF(AIO_UNTRACKED, "aio_untracked"), G(MAPS), .label = "AIO iocbs past 1024 a call" },
-	{ BPF(LEDGER_FULL, "ledger_full"), G(MAPS), .label = "lost calls not summed (ledger full)" },
 	{ .user = true, .idx = GPUIO_USTAT_WRITE_ERRORS, .name = "capture_write_errors", G(WRITE),
 	  .label = "capture write errors" },
 };
