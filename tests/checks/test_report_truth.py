@@ -36,12 +36,17 @@ class ReportTruth(unittest.TestCase):
         self.assertEqual(rt.shares({"a": 0, "b": 0}), {"a": 0, "b": 0})
 
     def test_steps_vs_windows(self):
-        steps = [{"t0_mono_ns": 100, "t1_mono_ns": 200, "wait_s": 0.010},
-                 {"t0_mono_ns": 300, "t1_mono_ns": 310, "wait_s": 0.001},
-                 {"t0_mono_ns": 400, "t1_mono_ns": 500, "wait_s": 0.006}]
-        # 150 and 305 inside windows, 250 not; of the two long waits only the first has a start
-        self.assertEqual(rt.steps_vs_windows([150, 250, 305], steps), (2, 1, 2))
+        ms = 1_000_000
+        steps = [{"t0_mono_ns": 100 * ms, "t1_mono_ns": 200 * ms, "wait_s": 0.010},
+                 {"t0_mono_ns": 300 * ms, "t1_mono_ns": 310 * ms, "wait_s": 0.001},
+                 {"t0_mono_ns": 400 * ms, "t1_mono_ns": 500 * ms, "wait_s": 0.006}]
+        # 150 and 305 ms inside windows, 250 not; of the two long waits only the first has a start
+        self.assertEqual(rt.steps_vs_windows([150 * ms, 250 * ms, 305 * ms], steps), (2, 1, 2))
         self.assertEqual(rt.steps_vs_windows([], steps), (0, 0, 2))
+        # a start 0.5 ms before the program's clock read at next() is its step
+        # (the on-CPU stretch that holds the call); 2 ms before is not
+        self.assertEqual(rt.steps_vs_windows([400 * ms - ms // 2], steps), (1, 1, 2))
+        self.assertEqual(rt.steps_vs_windows([400 * ms - 2 * ms], steps), (0, 0, 2))
 
     def test_asleep_in_next(self):
         steps = [{"wait_s": 0.100, "wait_cpu_ns": 10_000_000, "wait_run_delay_ns": 30_000_000},
