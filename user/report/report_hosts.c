@@ -57,9 +57,27 @@ static void meanwhile(const struct rpt_hosts *j, int o, const struct rpt_wait *w
 	}
 }
 
+/*
+ * The longest run of a loop in any capture. A loop that ran under a quarter
+ * of it is a fragment (a loop that ended or began at the window's edge, a
+ * helper thread's short stretch), not the job's straggler: a dump's window
+ * can hold the last 0.2 s of another job's loop, waiting 90% of them.
+ */
+static uint64_t longest_run(struct rpt_model *const *models, int n)
+{
+	uint64_t best = 0;
+
+	for (int i = 0; i < n; i++)
+		for (size_t l = 0; l < models[i]->nloops; l++)
+			if (!models[i]->loops[l]->stand_in && rpt_wait__span(models[i]->loops[l]) > best)
+				best = rpt_wait__span(models[i]->loops[l]);
+	return best;
+}
+
 struct rpt_hosts *rpt_hosts__build(struct rpt_model *const *models, int n)
 {
 	struct rpt_hosts *j = calloc(1, sizeof(*j));
+	uint64_t longest = longest_run(models, n);
 	double best = -1;
 
 	if (!j)
@@ -79,7 +97,7 @@ struct rpt_hosts *rpt_hosts__build(struct rpt_model *const *models, int n)
 		for (size_t l = 0; l < models[i]->nloops; l++) {
 			const struct rpt_wait *w = models[i]->loops[l];
 
-			if (!w->stand_in && waited(w) > best) {
+			if (!w->stand_in && rpt_wait__span(w) * 4 >= longest && waited(w) > best) {
 				best = waited(w);
 				j->straggler = i;
 				j->loop = l;
