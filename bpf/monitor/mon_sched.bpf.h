@@ -36,13 +36,16 @@
  * least MON_LOOP_MIN_WAKES such wake-ups, that ended fewer than half as many
  * sleeps of others as their producer (not a relay), is a loop: its time
  * (MON_LW_TOTAL) and its waits by cause (data, or the sleep's kind) are
- * folded into the loop counters from its start. Not followed: a relay
+ * folded into the loop counters from its start (its last exec: see
+ * sched_exec). Not followed: a relay
  * thread between the workers and the loop (PyTorch's pin-memory thread) is
  * the loop then (its waits for the workers stand for the loop's), and a
  * main thread that reads files does not feed the process's other threads
- * (multiprocessing feeder threads are woken by it). Known misses: a wake-up from an interrupt that
- * lands on a producer (a timer ending a timed sleep) is taken for the
- * producer's (the per-CPU preempt count is not readable here).
+ * (multiprocessing feeder threads are woken by it). A wake-up from an
+ * interrupt (a timer ending a timed sleep) that lands on a producer is not
+ * the producer's (lib/irq_ctx.bpf.h): a busy DataLoader's workers are on a
+ * CPU when its feeder threads' timed waits end, and made them loops. Known
+ * miss: x86 kernels 6.2-6.14, where the preempt count is not readable so.
  *
  * The counters reach the map (mon_sched_proc, one entry per process, LRU)
  * lazily, as the VFS accumulation does: s - r is folded under the storage's
@@ -56,6 +59,7 @@
 
 #include "monitor/mon_state.bpf.h"
 #include "monitor/mon_vfs.bpf.h"
+#include "lib/irq_ctx.bpf.h"
 
 /* false (--no-thread-time): the programs are not loaded; folds skip it */
 const volatile bool sched_on = true;
@@ -378,7 +382,8 @@ static __always_inline int on_sched_waking(struct task_struct *p, const bool fas
 	d = now - ms->ts;
 	kind = ms->kind;
 	ms->data = 0;
-	if (kind != MON_TS_FILE && kind != MON_TS_FAULT && (by = waker_feeds(p, fast))) {
+	/* an interrupt's wake-up is no producer's (asked last: it costs reads) */
+	if (kind != MON_TS_FILE && kind != MON_TS_FAULT && (by = waker_feeds(p, fast)) && !gpuio_in_irq()) {
 		sched_add(ms, kind, MON_LW_DATA, d);
 		ms->data = 1;
 		ms->data_wakes++;
@@ -412,6 +417,31 @@ static __always_inline void sched_exit(struct task_struct *task, const bool fast
 
 		bpf_map_delete_elem(&mon_sched_raw, &tid);
 	}
+}
+
+/*
+ * exec starts another program. What the thread did before it (a launcher's
+ * fork held at its gate, a shell moving itself into the job's cgroup) is
+ * not the new program's loop: its states go to the maps now, and its loop
+ * history and wake counts start anew, so a loop's time counts from the exec
+ * of its program, not from the fork that led to it (a CI run folded a
+ * launcher's 0.7 s at its gate into the job's loop seconds).
+ */
+static __always_inline void sched_exec(struct task_struct *task, const bool fast)
+{
+	struct mon_sched *ms = sched_of(task, false, fast);
+
+	if (!ms)
+		return;
+	sched_fold(ms, task, fast);
+	if (fast)
+		bpf_spin_lock(&ms->lock);
+	for (__u32 i = MON_TS_N; i < MON_SCHED_N; i++)
+		ms->r[i] = ms->s[i];
+	ms->data_wakes = 0;
+	ms->given = 0;
+	if (fast)
+		bpf_spin_unlock(&ms->lock);
 }
 
 SEC("?tp_btf/sched_switch")

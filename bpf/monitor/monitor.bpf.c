@@ -79,7 +79,7 @@ static __always_inline int on_exit(struct task_struct *task, const bool fast)
 
 /* exec renames the process: refresh the comm of its entry (this CPU's copy,
  * newest wins in userspace) */
-static __always_inline int on_exec(struct task_struct *task)
+static __always_inline int on_exec(struct task_struct *task, const bool fast)
 {
 	struct mon_proc_key pk = {};
 	struct mon_proc_val *pv;
@@ -99,6 +99,7 @@ static __always_inline int on_exec(struct task_struct *task)
 			BPF_CORE_READ_STR_INTO(&sv->comm, leader, comm);
 			sv->comm_ts = bpf_ktime_get_ns();
 		}
+		sched_exec(task, fast);
 	}
 	return 0;
 }
@@ -108,13 +109,13 @@ int BPF_PROG(mon_exit_btf, struct task_struct *p)
 { return on_exit(p, true); }
 SEC("?tp_btf/sched_process_exec")
 int BPF_PROG(mon_exec_btf, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
-{ return on_exec(p); }
+{ return on_exec(p, true); }
 SEC("?raw_tp/sched_process_exit")
 int BPF_PROG(mon_exit_raw, struct task_struct *p)
 { return on_exit(p, false); }
 SEC("?raw_tp/sched_process_exec")
 int BPF_PROG(mon_exec_raw, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
-{ return on_exec(p); }
+{ return on_exec(p, false); }
 
 /* Run by the daemon before each refresh (tp_btf variant): every thread's
  * pending counts into the maps. */

@@ -17,6 +17,7 @@
 #include "monitor/monitor_bpf.h"
 #include "trace/btf_names.h"
 #include "lib/log.h"
+#include "lib/percpu_btf.h"
 #include "lib/units.h"
 
 static const char *const progs[] = {
@@ -74,6 +75,22 @@ static void uring_progs(const char **submit, const char **complete)
 	*complete = c;
 }
 
+/* Where the run queue and the preempt count lie per CPU: interrupts' wake-ups
+ * are then no producer's (bpf/lib/irq_ctx.bpf.h). Asked once. */
+static void irq_offsets(struct monitor_loader *m)
+{
+	static struct percpu_btf_offs offs;
+	static int done, err;
+
+	if (!done) {
+		done = 1;
+		err = percpu_btf__offsets(&offs);
+	}
+	m->irq_known = !err;
+	m->skel->rodata->irq_rq_off = offs.rq;
+	m->skel->rodata->irq_pc_off = offs.preempt;
+}
+
 static void detach(struct monitor_loader *m)
 {
 	bpf_link__destroy(m->iter);
@@ -103,6 +120,7 @@ static int try_variant(struct monitor_loader *m, const struct monitor_loader_opt
 	m->skel->rodata->mon_cg_ssid = o->cg_ssid;
 	m->skel->rodata->sched_on = !o->no_thread_time;
 	m->skel->rodata->lat_on = !o->no_latency;
+	irq_offsets(m);
 	m->no_latency = o->no_latency;
 	bpf_map__set_max_entries(m->skel->maps.mon_sched_proc, o->max_procs);
 	bpf_map__set_max_entries(m->skel->maps.mon_cg, o->max_cgroups);

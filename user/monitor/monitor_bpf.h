@@ -31,6 +31,7 @@ struct monitor_loader {
 	int fd_cg, fd_proc, fd_dev, fd_exited, fd_stats;
 	int fd_sched;            /* mon_sched_proc (thread time); -1: --no-thread-time */
 	bool no_latency;         /* --no-latency: the VFS latency histograms are not kept */
+	bool irq_known;          /* interrupts' wake-ups told apart (lib/percpu_btf.h) */
 	__u32 max_cgroups, max_procs, max_devs, max_rqs, max_exited;
 };
 

@@ -352,7 +352,8 @@ static int daemon_serve(struct daemon_ctx *d)
 	pr_info("monitor: serving http://%s/metrics (aggregation: %s%s%s); VFS latency: %s; thread time: %s; "
 		"flight recorder: %s; CUDA call counts: %s", o->listen, d->ml->mode,
 		d->ml->detail[0] ? "; " : "", d->ml->detail, o->no_latency ? "off (--no-latency)" : "on",
-		o->no_thread_time ? "off (--no-thread-time)" : "on",
+		o->no_thread_time ? "off (--no-thread-time)" : d->ml->irq_known ? "on" :
+		"on (interrupts' wake-ups not told apart on this kernel)",
 		d->rec ? "on" : "off (--window 0)", d->cuda ? monitor_cuda__mode(d->cuda) :
 		o->cuda_uprobes ? "off" : "off (--cuda-uprobes counts them)");
 	if (d->rec)
