@@ -90,7 +90,7 @@ expect_fields() {
     if [ "$_g" = "$_w" ]; then
       echo "$_tag $_k got $_g want $_w ok"
     else
-      echo "$_tag $_k got ${_g:-none} want $_w MISMATCH"
+      echo "$_tag $_k got ${_g:-none} want $_w MISMATCH" | tee -a /tmp/mismatches
       _bad=1
     fi
   done
@@ -346,9 +346,17 @@ check gpuio-fault-mmap gpuio_fault_mmap
 gpuio_attach_fentry() {
   need_bin gpuio capture_totals known_io
   d=/mnt/vda/attach bad=0
-  rm -rf $d /tmp/go; mkdir -p $d; mkfifo /tmp/go || fail "mkfifo"
+  rm -rf $d /tmp/go /tmp/mismatches /tmp/attach.checks; mkdir -p $d; mkfifo /tmp/go || fail "mkfifo"
   known_io -w /tmp/go $d </dev/null >/dev/null 2>&1 &
   kpid=$!
+  # attach once w.dat is open (known_io then blocks on the fifo): an attach
+  # before that open would see 3 opens
+  i=0
+  until ls -l /proc/$kpid/fd 2>/dev/null | grep -q "$d/w.dat"; do
+    i=$((i + 1))
+    [ $i -lt 300 ] || { kill $kpid; fail "known_io did not open w.dat within 30 s"; }
+    sleep 0.1
+  done
   { timeout 60 gpuio trace -v --no-export --capture /tmp/attach.gpuio -p $kpid </dev/null 2>&1
     echo $? >/tmp/attach.rc; } | cat >/tmp/attach.log &
   i=0
@@ -363,7 +371,7 @@ gpuio_attach_fentry() {
   i=0
   while [ ! -s /tmp/attach.rc ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
   if [ ! -s /tmp/attach.rc ]; then
-    echo "gpuio[attach]: gpuio trace -p still running 5 s after its only target exited MISMATCH"; bad=1
+    echo "gpuio[attach]: gpuio trace -p still running 5 s after its only target exited MISMATCH" | tee -a /tmp/attach.checks; bad=1
     kill -INT $(pidof gpuio) 2>/dev/null
   fi
   wait
@@ -372,19 +380,19 @@ gpuio_attach_fentry() {
   [ "$rc" = 0 ] || { tail -n 20 /tmp/attach.log; fail "gpuio trace -p exited $rc"; }
   if [ $i -lt 50 ]; then
     grep -q '^gpuio: all traced processes exited after' /tmp/attach.log ||
-      { echo "gpuio[attach]: did not end with 'all traced processes exited' MISMATCH"; bad=1; }
+      { echo "gpuio[attach]: did not end with 'all traced processes exited' MISMATCH" | tee -a /tmp/attach.checks; bad=1; }
   fi
   capture_totals /tmp/attach.gpuio >/tmp/attach.tot || fail "capture_totals failed"
   grep -v '^call ' /tmp/attach.tot
   capture_totals --dump /tmp/attach.gpuio | grep '^vfs .* fd=[0-9]'
   expect_fields "gpuio[attach]: header" "$(grep '^header ' /tmp/attach.tot)" "vfs_mode=fentry" || bad=1
   grep -q '^gpuio: attach modes: vfs=fentry ' /tmp/attach.log ||
-    { echo "gpuio[attach]: -v does not say vfs=fentry MISMATCH"; bad=1; }
+    { echo "gpuio[attach]: -v does not say vfs=fentry MISMATCH" | tee -a /tmp/attach.checks; bad=1; }
   expect_fields "gpuio[attach]: stats" "$(grep '^stats ' /tmp/attach.tot)" "final=1 drops=0" || bad=1
   expect_fields "gpuio[attach]: w.dat" "$(grep "^file $d/w.dat " /tmp/attach.tot)" \
     "$(echo "$KIO_W" | sed 's/opens=3/opens=2/')" || bad=1
   expect_fields "gpuio[attach]: v.dat" "$(grep "^file $d/v.dat " /tmp/attach.tot)" "$KIO_V" || bad=1
-  if grep '^file dev=' /tmp/attach.tot; then echo "gpuio[attach]: unnamed files MISMATCH"; bad=1; fi
+  if grep '^file dev=' /tmp/attach.tot; then echo "gpuio[attach]: unnamed files MISMATCH" | tee -a /tmp/attach.checks; bad=1; fi
   unres=$(field "$(grep '^stats ' /tmp/attach.tot)" path_unresolved)
   if [ "$unres" = 0 ]; then
     echo "gpuio[attach]: path_unresolved=0 ok"; not_seen unresolved-named
@@ -397,6 +405,8 @@ gpuio_attach_fentry() {
     cat /tmp/attach.log
     grep '^stats ' /tmp/attach.tot
     capture_totals --dump /tmp/attach.gpuio | grep -a '^vfs ' | head -120
+    # last, where a log's tail shows them
+    grep -h MISMATCH /tmp/mismatches /tmp/attach.checks 2>/dev/null
     fail "gpuio trace -p (default mode): see MISMATCH lines"
   fi
 }
