@@ -11,8 +11,9 @@
 # thread) and, in the same run, with the previous defaults
 # (--drain-priority 0 --ringbuf 16M); and, saturated, without --stream.
 # Rows: records kept and lost (the share kept), the stream's largest lag behind
-# the capture, how long after the trace's end gpuio exited, its peak RSS, the
-# rotated files' sizes. Markdown on stdout; "n/a (why)" where it cannot run.
+# the capture, how long after the trace's end gpuio exited, how long the
+# stream's thread ran at the drain's real-time priority to catch up, its peak
+# RSS, the rotated files' sizes. Markdown on stdout; "n/a (why)" where it cannot run.
 set -uo pipefail
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 GPUIO=${GPUIO:-$SRC/build/gpuio}
@@ -62,18 +63,19 @@ row() {
       match($0, /, [0-9]+ dropped/); lost = substr($0, RSTART + 2, RLENGTH - 10) }
     /--stream: at most/ { match($0, /at most [0-9.]+s/); lag = substr($0, RSTART + 8, RLENGTH - 9)
       match($0, /written [0-9.]+s/); tail = substr($0, RSTART + 8, RLENGTH - 9) }
+    /--stream: caught up at/ { match($0, /[0-9.]+s in all/); rt = substr($0, RSTART, RLENGTH - 8) }
     /^RSS/ { rss = $2 }
-    END { printf "| %s | %s | %d | %d | %.1f%% | %s | %s | %.0f MiB |", kind, name, kept, lost,
+    END { printf "| %s | %s | %d | %d | %.1f%% | %s | %s | %s | %.0f MiB |", kind, name, kept, lost,
             kept + lost ? 100 * kept / (kept + lost) : 100, lag == "" ? "< 1 s" : lag " s",
-            tail == "" ? "< 1 s" : tail " s", rss / 1024 }' "$T/err"
+            tail == "" ? "< 1 s" : tail " s", rt == "" ? "0 s" : rt " s", rss / 1024 }' "$T/err"
   echo " $(ls -l "$T/out" 2>/dev/null | awk 'NR > 1 { printf "%s%.0f", n++ ? " / " : "", $5 / 1048576 } END { if (!n) printf "-"; else printf " MiB" }') |"
   sleep 5
 }
 
 echo "$SECS s traced each, $(nproc) CPUs, $(uname -r); \"stream end\": from the trace's end to the stream's last file written."
 echo
-echo "| load | gpuio | events kept | lost | kept | stream lag (max) | stream end | peak RSS | rotated files |"
-echo "|---|---|---:|---:|---:|---:|---:|---:|---|"
+echo "| load | gpuio | events kept | lost | kept | stream lag (max) | stream end | stream at SCHED_FIFO | peak RSS | rotated files |"
+echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---|"
 STREAM=(--stream --rotate "$((SECS / 2))s" -o "$T/out/t.pftrace")
 row moderate "defaults" "${STREAM[@]}"
 row moderate "--drain-priority 0 --ringbuf 16M (before)" --drain-priority 0 --ringbuf 16M "${STREAM[@]}"

@@ -262,7 +262,8 @@ static const struct opt trace_opts[] = {
 		 "tracing: before every ordinary task, so a busy node does\n"
 		 "not make the kernel drop records (it sleeps when the ring\n"
 		 "is empty). Default 1 with -a, else 0 (the usual priority:\n"
-		 "a real-time drain cost a DataLoader on busy cores more)"),
+		 "a real-time drain cost a DataLoader on busy cores more).\n"
+		 "--stream takes it too while over 2s behind, and at the end"),
 	OPT_BOOL(0, "stream", &cmd.stream,
 		 "write the .pftrace while tracing: memory stays flat, and a\n"
 		 "killed trace is readable up to its last second"),
@@ -464,7 +465,7 @@ static int stream_started(void *ctx)
 	so.owner_uid = c->ouid;
 	so.owner_gid = c->ogid;
 	err = gpuio_stream__open(c->t.capture, c->output, &so, &c->st);
-	if (!err && (err = stream_runner__start(c->st, &c->sr))) {
+	if (!err && (err = stream_runner__start(c->st, (int)c->t.drain_prio, &c->sr))) {
 		pr_err("--stream: cannot start its thread: %s", strerror(-err));
 		gpuio_stream__close(c->st, NULL);
 		c->st = NULL;
@@ -495,10 +496,11 @@ static int stream_tick(void *ctx, __u64 now)
 static int stream_end(struct trace_cmd *c)
 {
 	struct gpuio_stream_stats st = { 0 };
+	struct stream_runner_stats rs = { 0 };
 	__u64 t0 = clock_mono_ns();
 	int err;
 
-	stream_runner__stop(c->sr);
+	stream_runner__finish(c->sr, &rs);
 	c->sr = NULL;
 	err = !c->st || gpuio_stream__close(c->st, &st) != 0;
 	c->st = NULL;
@@ -506,6 +508,9 @@ static int stream_end(struct trace_cmd *c)
 	if (st.lag_max_ns >= NSEC_PER_SEC || clock_mono_ns() - t0 >= NSEC_PER_SEC)
 		pr_info("--stream: at most %.1fs behind the capture; its end written %.1fs after the trace's",
 			st.lag_max_ns / NS_PER_SEC_F, (clock_mono_ns() - t0) / NS_PER_SEC_F);
+	if (rs.rt_times)
+		pr_info("--stream: caught up at SCHED_FIFO %u %llu time(s), %.1fs in all (the drain's priority)",
+			c->t.drain_prio, (unsigned long long)rs.rt_times, rs.rt_ns / NS_PER_SEC_F);
 	return err;
 }
 

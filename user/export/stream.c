@@ -225,6 +225,13 @@ bool gpuio_stream__behind(const struct gpuio_stream *s)
 	return s->behind;
 }
 
+uint64_t gpuio_stream__lag_ns(const struct gpuio_stream *s, uint64_t now)
+{
+	uint64_t at = s->latest_ns ? s->latest_ns : s->hdr->monotonic_ns;
+
+	return s->behind && now > at ? now - at : 0;
+}
+
 int gpuio_stream__close(struct gpuio_stream *s, struct gpuio_stream_stats *st)
 {
 	int err = 0;

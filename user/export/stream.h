@@ -58,6 +58,8 @@ int gpuio_stream__open(const char *capture_path, const char *out_path,
 int gpuio_stream__pump(struct gpuio_stream *s, uint64_t now_mono_ns);
 /* The last pump stopped at its budget: more records wait in the capture. */
 bool gpuio_stream__behind(const struct gpuio_stream *s);
+/* How far the export is behind the capture's newest record (0: caught up). */
+uint64_t gpuio_stream__lag_ns(const struct gpuio_stream *s, uint64_t now_mono_ns);
 /* Last pump, every held call, final counters and the info instant; close. */
 int gpuio_stream__close(struct gpuio_stream *s, struct gpuio_stream_stats *st);
 
