@@ -181,8 +181,10 @@ grep -q "trigger loop_data_wait>0.5:10s fired: the loops of cgroup id [0-9]* wai
   fail "n2's loop_data_wait trigger did not fire"
 ls "$TMP/n2/dumps"/gpuio-dump-*-trigger-loop_data_wait-slurm_job-$J.gpuio >/dev/null ||
   fail "no loop_data_wait dump named by the job: $(ls "$TMP/n2/dumps")"
-curl -sf "http://127.0.0.1:$P2/metrics" | grep -q '^gpuio_trigger_dumps_total{trigger="loop_data_wait>0.5:10s"} 1$' ||
-  fail "n2's trigger dump is not counted once"
+curl -sf "http://127.0.0.1:$P2/metrics" > "$TMP/n2.metrics" || fail "n2's /metrics"
+grep -q '^gpuio_trigger_dumps_total{trigger="loop_data_wait>0.5:10s"} 1$' "$TMP/n2.metrics" ||
+  fail "n2's trigger dump is not counted once: $(grep '^gpuio_trigger_' "$TMP/n2.metrics" | tr '\n' ' ');" \
+    "$(grep 'trigger' "$TMP/n2/monitor.log" | tail -n 5)"
 
 # the fed job: no dump of any kind (its share by its own clock was
 # FED_SHARE; a loaded machine that starves it past 0.4 cannot judge)
