@@ -335,6 +335,9 @@ enum gpuio_stat {
 	GPUIO_STAT_AIO_UNTRACKED,     /* AIO iocbs or events past the first 1024 of one syscall */
 	GPUIO_STAT_LEDGER_FULL,       /* a lost call not summed: the ledger of lost calls full (not a
 				       * record lost: the report's LOSSY warning shows the gap) */
+	GPUIO_STAT_SHED_SCHED,        /* ring over 3/4 full: a switch, wake-up or sleep's call left out
+				       * (the last quarter is for file, disk and process records) */
+	GPUIO_STAT_SHED_STACK,        /* ring over 3/4 full: a Python stack use left out */
 	GPUIO_STAT_MAX
 };
 

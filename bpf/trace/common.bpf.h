@@ -18,6 +18,7 @@ const volatile bool trace_all = false;      /* -a: every process but gpuio */
 const volatile bool all_fds = false;        /* --all-fds: pipes, sockets, … */
 const volatile __u32 self_tgid = 0;         /* gpuio itself, never traced */
 const volatile __u64 wakeup_bytes = 256 * 1024; /* wake the collector past this */
+const volatile __u64 shed_above = 0;        /* pending bytes past which rb_shed() says so; 0: never */
 /*
  * Benchmark knob (`make vmbench`'s cost breakdown; GPUIO_BENCH_CUT in the
  * environment of `gpuio trace`): stop the VFS path after stage N so the
@@ -125,6 +126,22 @@ static __always_inline __u64 rb_wakeup_flag_sz(__u64 size)
 		BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
 }
 #define rb_wakeup_flag() rb_wakeup_flag_sz(sizeof(*e))
+
+/*
+ * Shedding by class: once the ring holds more than shed_above bytes (3/4 of
+ * it) not yet drained, the records that go first are left out and counted
+ * (stat): scheduler records and Python stack uses, the bulk on a busy node,
+ * so that the last quarter holds file calls, block requests and process
+ * records, which the report's totals and names rest on. Before, whichever
+ * record came next when the ring filled was lost.
+ */
+static __always_inline bool rb_shed(__u32 stat)
+{
+	if (!shed_above || bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) <= shed_above)
+		return false;
+	stat_inc(stat);
+	return true;
+}
 
 static __always_inline void fill_hdr(struct gpuio_hdr *h, __u16 type, __u16 size,
 				     __u32 pid, __u32 tid, __u64 ts)

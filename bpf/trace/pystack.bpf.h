@@ -596,6 +596,8 @@ static __always_inline void py_stack_at_slot(__u32 tgid, __u32 tid, __u8 what, _
 
 	if (!bpf_map_lookup_elem(&py_procs, &tgid))
 		return;                 /* not a Python process: nothing to say per event */
+	if (rb_shed(GPUIO_STAT_SHED_STACK))
+		return;                 /* nor its walk: the ring is for file calls now */
 	id = py_stack_id(tgid, tid, slot);
 	if (!id && (s = bpf_map_lookup_elem(&py_scratch, &slot)))
 		why = s->why;

@@ -35,6 +35,8 @@ static __always_inline struct gpuio_sched_event *sched_reserve(__u32 kind, __u32
 {
 	struct gpuio_sched_event *e;
 
+	if (rb_shed(GPUIO_STAT_SHED_SCHED))
+		return NULL;
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e) {
 		stat_inc(GPUIO_STAT_RB_DROP_SCHED);
@@ -77,6 +79,8 @@ static __always_inline void wait_emit(__u32 tgid, __u32 tid)
 	long nr = GPUIO_WAIT_NR_UNKNOWN;
 	__u64 a0 = 0;
 
+	if (rb_shed(GPUIO_STAT_SHED_SCHED))
+		return;
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e) {
 		stat_inc(GPUIO_STAT_RB_DROP_WAIT);

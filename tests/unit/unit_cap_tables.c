@@ -112,9 +112,10 @@ static void info(void)
 					   sizeof(text)))
 			l += snprintf(l, sizeof(lines) - (size_t)(l - lines), "%s\n", text);
 	snprintf(want, sizeof(want), "socket peer records lost %llu\npage faults: ring buffer %llu, "
-		 "count map full %llu, mapping not looked up %llu\nPython stack records lost %llu\n",
+		 "count map full %llu, mapping not looked up %llu\nPython stack records lost %llu\n"
+		 "shed, the ring over 3/4 full: scheduler %llu, Python stacks %llu\n",
 		 B(RB_DROP_SOCK), B(RB_DROP_FAULT), B(MAP_FULL_FAULT), B(FAULT_NO_VMA),
-		 B(RB_DROP_STACK));
+		 B(RB_DROP_STACK), B(SHED_SCHED), B(SHED_STACK));
 	CHECK(!strcmp(lines, want), "info lines:\n'%s'was\n'%s'", lines, want);
 
 	/* a capture from before sockets and faults: neither line, nor their JSON keys */
@@ -160,9 +161,13 @@ static void warn(void)
 		 "page faults on file mappings lost: %llu (ring buffer full), %llu (count map "
 		 "full), %llu (mapping not looked up: its mmap lock was busy)\n"
 		 "%llu Python stack records lost (ring buffer full): some calls and sleeps show "
-		 "no line; try a larger --ringbuf\n",
+		 "no line; try a larger --ringbuf\n"
+		 "shed while the ring buffer was over 3/4 full (the rest kept for file, disk and "
+		 "process records; try a larger --ringbuf): %llu context switches, wake-ups or "
+		 "sleeps' calls, %llu Python stack uses\n",
 		 B(RB_DROP_CUDA), B(CUDA_DEPTH), CUDA_DEPTH, B(RB_DROP_SCHED), B(RB_DROP_SOCK),
-		 B(RB_DROP_FAULT), B(MAP_FULL_FAULT), B(FAULT_NO_VMA), B(RB_DROP_STACK));
+		 B(RB_DROP_FAULT), B(MAP_FULL_FAULT), B(FAULT_NO_VMA), B(RB_DROP_STACK),
+		 B(SHED_SCHED), B(SHED_STACK));
 	CHECK(!strcmp(lines, want), "warnings:\n'%s'was\n'%s'", lines, want);
 
 	/* only the groups that lost something are warned of */

@@ -14,7 +14,7 @@
 #define STR(x) STR_(x)
 
 /* The groups, in the order the texts list them. */
-enum { G_RING, G_MAPS, G_CUDA, G_SCHED, G_SOCK, G_WAIT, G_FAULT, G_STACK, G_WRITE, G_COUNT };
+enum { G_RING, G_MAPS, G_CUDA, G_SCHED, G_SOCK, G_WAIT, G_FAULT, G_STACK, G_SHED, G_WRITE, G_COUNT };
 
 const struct gpuio_drop_group gpuio_drop_groups[G_COUNT] = {
 	[G_RING]  = { "ring buffer full", GPUIO_DROP_TOTAL, -1, NULL, GPUIO_DROP_TOTAL },
@@ -27,6 +27,10 @@ const struct gpuio_drop_group gpuio_drop_groups[G_COUNT] = {
 	[G_FAULT] = { "page faults", GPUIO_DROP_OWN, GPUIO_LAYER_FAULT,
 		      "page faults on file mappings lost", GPUIO_DROP_OWN },
 	[G_STACK] = { NULL, GPUIO_DROP_OWN, -1, NULL, GPUIO_DROP_OWN },
+	/* left out on purpose: the ring over 3/4 full (bpf/trace/common.bpf.h rb_shed) */
+	[G_SHED]  = { "shed, the ring over 3/4 full", GPUIO_DROP_OWN, -1,
+		      "shed while the ring buffer was over 3/4 full (the rest kept for file, disk and "
+		      "process records; try a larger --ringbuf)", GPUIO_DROP_OWN },
 	[G_WRITE] = { NULL, GPUIO_DROP_TOTAL, -1, NULL, GPUIO_DROP_UNSAID },
 };
 const size_t gpuio_ndrop_groups = G_COUNT;
@@ -64,6 +68,9 @@ const struct gpuio_drop_counter gpuio_drop_counters[] = {
 	  .warn = "Python stack records lost (ring buffer full): some calls and sleeps show no "
 		  "line; try a larger --ringbuf" },
 	{ BPF(AIO_UNTRACKED, "aio_untracked"), G(MAPS), .label = "AIO iocbs past 1024 a call" },
+	{ BPF(SHED_SCHED, "shed_sched"), G(SHED), .label = "scheduler",
+	  .warn = "context switches, wake-ups or sleeps' calls" },
+	{ BPF(SHED_STACK, "shed_stack"), G(SHED), .label = "Python stacks", .warn = "Python stack uses" },
 	{ .user = true, .idx = GPUIO_USTAT_WRITE_ERRORS, .name = "capture_write_errors", G(WRITE),
 	  .label = "capture write errors" },
 };

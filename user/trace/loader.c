@@ -290,6 +290,7 @@ static int open_skel(struct gpuio_loader *l, const struct gpuio_loader_opts *o, 
 	l->skel->rodata->trace_sockets = o->sockets;
 	l->skel->rodata->self_tgid = o->self_tgid;
 	l->skel->rodata->wakeup_bytes = o->ringbuf_bytes / 16;
+	l->skel->rodata->shed_above = o->ringbuf_bytes - o->ringbuf_bytes / 4;
 	l->skel->rodata->py_stacks = o->stacks == GPUIO_STACKS_ALL;
 	l->skel->rodata->py_sleeps = o->stacks != GPUIO_STACKS_OFF;
 	l->skel->rodata->py_wanted = o->stacks != GPUIO_STACKS_OFF || o->sample_hz;
