@@ -189,9 +189,24 @@ bool rpt_data_wake(const struct rpt_model *m, const struct tstate_iv *iv, struct
 	return !r || !(model_wait__sends(r->nr) || model_wait__timed(r->nr));
 }
 
+/*
+ * Where the threads' last states end: the trace's end, its final STATS
+ * record, when the records stop before it. A loop asleep in next() when
+ * the trace ended waited until then (an attached trace cut by -d); closed
+ * at the last record, that wait was lost whole.
+ */
+static uint64_t states_end(const struct rpt_model *m)
+{
+	uint64_t end = m->last_ts;
+
+	if (m->f && m->f->have_stats && m->f->stats.final && m->f->stats.hdr.ts > end)
+		end = m->f->stats.hdr.ts;
+	return end;
+}
+
 int rpt_ivs_load(struct rpt_model *m, struct rpt_ivs *v)
 {
-	int rc = sched_tab__states(m->sched, m->last_ts, collect, v);
+	int rc = sched_tab__states(m->sched, states_end(m), collect, v);
 
 	if (rc || !v->n)
 		return rc;
