@@ -43,7 +43,8 @@ enum gpuio_rec_type {
 	GPUIO_REC_STACK_AT     = 22, /* struct gpuio_stack_at: the stack of a call, sleep, sample */
 	GPUIO_REC_PY_PROC      = 23, /* struct gpuio_py_proc: a process's interpreter, or why not */
 	GPUIO_REC_LOST_CALLS   = 24, /* struct gpuio_lost_calls: calls the ring lost, summed */
-	GPUIO_REC_LAST         = GPUIO_REC_LOST_CALLS, /* the highest this build knows */
+	GPUIO_REC_THREAD_TIME  = 25, /* struct gpuio_thread_time: a thread's time by state, summed */
+	GPUIO_REC_LAST         = GPUIO_REC_THREAD_TIME, /* the highest this build knows */
 	/* in the ring buffer only, never in a capture: one thread's VFS records
 	 * back to back after this header (bpf/trace/batch.bpf.h) */
 	GPUIO_REC_RING_BATCH   = 63,
@@ -338,6 +339,7 @@ enum gpuio_stat {
 	GPUIO_STAT_SHED_SCHED,        /* ring over 3/4 full: a switch, wake-up or sleep's call left out
 				       * (the last quarter is for file, disk and process records) */
 	GPUIO_STAT_SHED_STACK,        /* ring over 3/4 full: a Python stack use left out */
+	GPUIO_STAT_MAP_FULL_TTIME,    /* a thread's time by state not kept: its map full */
 	GPUIO_STAT_MAX
 };
 
@@ -433,6 +435,37 @@ struct gpuio_lost_calls {
 	__u64 dur_ns;                /* their time in the call (a request's service time) */
 };
 #define GPUIO_LOST_BLOCK 0x8000      /* gpuio_lost_calls.call: block requests of this op */
+
+/*
+ * A traced thread's time by state, summed in the kernel at every switch and
+ * wake-up (bpf/trace/thread_time.bpf.h) whether or not the ring took their
+ * records: the report's per-thread totals stay exact when scheduler records
+ * were lost or shed. Written when the thread exits (its last switch), or at
+ * the end of the trace for the threads still alive (user/trace/thread_time.c).
+ * hdr.pid = the process, hdr.tid = the thread, hdr.ts = the exit or the end.
+ * The kernel's map holds this very struct while the thread runs.
+ */
+enum gpuio_tstate {
+	GPUIO_TS_CPU = 0,            /* on a CPU */
+	GPUIO_TS_RUNNABLE,           /* woken or preempted, waiting for a CPU */
+	GPUIO_TS_SLEEP,              /* asleep, interruptible (S: futex, poll, pipes, timers) */
+	GPUIO_TS_BLOCKED,            /* asleep, uninterruptible (D: disk I/O, page faults, locks) */
+	GPUIO_TS_N,
+	GPUIO_TS_NONE = GPUIO_TS_N,  /* state: not known yet (first seen leaving a CPU) */
+	GPUIO_TS_GONE,               /* state: exited */
+};
+struct gpuio_thread_time {
+	struct gpuio_hdr hdr;
+	__u64 from;                  /* when the trace first saw it (its birth: GPUIO_TT_BORN) */
+	__u64 ns[GPUIO_TS_N];        /* by enum gpuio_tstate; they add up to ts - from */
+	__u32 flags;                 /* GPUIO_TT_* */
+	__u8 state;                  /* in the kernel's map: since when (below) */
+	__u8 pad[3];
+	__u64 since;
+	__u64 exec_ns;               /* in the kernel's map: its on-CPU total at its last switch */
+};
+#define GPUIO_TT_BORN   0x1          /* seen from its creation: from is its first instant */
+#define GPUIO_TT_EXITED 0x2          /* ts is its exit */
 
 /* gpuio_fault_count.flags */
 #define GPUIO_FC_EXEC 0x1            /* an instruction fetch faulted on it: a program or a library */

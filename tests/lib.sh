@@ -35,6 +35,9 @@ find_pythons() {
 }
 # pycheck MODULE.FUNCTION ARG...: a check of tests/checks/MODULE.py (checks/run.py)
 pycheck() { python3 "$GPUIO_SRC/tests/checks/run.py" "$@"; }
+# the node's steal time so far, in seconds (the hypervisor ran something else
+# on a vCPU: on a CPU by the clock, not by the task clock schedstat counts)
+node_steal_s() { awk -v hz="$(getconf CLK_TCK)" '$1 == "cpu" { printf "%.3f\n", $9 / hz }' /proc/stat; }
 
 # check_struct TRACE: the project checker accepts TRACE, and so does Perfetto's
 # importer (tp_check), else fail with their message

@@ -36,9 +36,6 @@ need_torch
 STATES="$GPUIO_TESTS/thread_states"
 [ -x "$STATES" ] || fail "$STATES missing (make test-progs)"
 SHAPES_PROG="$GPUIO_SRC/tests/progs/torch_shapes.py"
-# the node's steal time so far, in seconds (the hypervisor ran something else
-# on a vCPU: on a CPU by the clock, not by the task clock schedstat counts)
-steal() { awk -v hz="$(getconf CLK_TCK)" '$1 == "cpu" { printf "%.3f\n", $9 / hz }' /proc/stat; }
 
 # the cgroups first: the daemon names a cgroup from its scan (at most every 2 s)
 CG_A=$(mk_cgroup "gpuio-test-threads-$$")
@@ -49,14 +46,14 @@ grep -q 'thread time: on' "$TMP/monitor.log" || { cat "$TMP/monitor.log"; fail "
 
 # (a) against schedstat
 scrape "$TMP/a0.txt"
-S0=$(steal)
+S0=$(node_steal_s)
 start_in_cgroup "$CG_A" "$STATES" 6 60 40 >"$TMP/states.out"
 poll -t 60 -i 0.1 grep -q '^ready' "$TMP/states.out" || { cat "$TMP/states.out"; fail "thread_states never got ready"; }
 PID=$(python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).readline())["pid"])' "$TMP/states.out")
 head -n 1 "$TMP/states.out" > "$TMP/states.json"
 sleep 0.3                                  # every thread parked
 cat /proc/"$PID"/task/*/schedstat > "$TMP/schedstat.txt"
-S1=$(steal)
+S1=$(node_steal_s)
 scrape "$TMP/a1.txt"
 cat "$TMP/schedstat.txt"
 pycheck thread_time.schedstat "$TMP/a0.txt.json" "$TMP/a1.txt.json" "$TMP/schedstat.txt" "$TMP/states.json" \
@@ -66,14 +63,14 @@ kill "$CGPID"; wait "$CGPID" 2>/dev/null || true; proc_unreg "$CGPID"
 # (b) a real PyTorch loop, traced at the same time
 torch_warm_data "$TMP/data" 32 65536
 scrape "$TMP/b0.txt"
-U0=$(awk '$1 == "usage_usec" { print $2 }' "$CG_B/cpu.stat"); S0=$(steal)
+U0=$(awk '$1 == "usage_usec" { print $2 }' "$CG_B/cpu.stat"); S0=$(node_steal_s)
 "$GPUIO" trace -q --no-export --capture "$TMP/loop.gpuio" -- \
   sh -c 'echo $$ > "$1/cgroup.procs" && shift && exec "$@"' sh "$CG_B" \
   "$TORCH_PY" "$SHAPES_PROG" loader --data "$TMP/data" --files 32 --workers 2 --batch 4 \
   --cpu-us 0 --sleep-us 20000 --step-cpu-us 5000 --seconds 4 --out "$TMP/loop.json" \
   >"$TMP/loop.log" 2>&1 || { tail -n 30 "$TMP/loop.log"; fail "gpuio trace -- torch_shapes.py loader failed"; }
 tail -n 2 "$TMP/loop.log"
-U1=$(awk '$1 == "usage_usec" { print $2 }' "$CG_B/cpu.stat"); S1=$(steal)
+U1=$(awk '$1 == "usage_usec" { print $2 }' "$CG_B/cpu.stat"); S1=$(node_steal_s)
 sleep 1.5                                  # a refresh after the exits
 scrape "$TMP/b1.txt"
 "$GPUIO" report --json "$TMP/loop.gpuio" > "$TMP/loop.report.json" 2>"$TMP/report.log" ||

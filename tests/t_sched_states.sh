@@ -20,6 +20,8 @@
 #   - each worker's last sleep (the pipe read) was ended by a wake-up from
 #     the main thread, in both formats (Perfetto: thread_state.waker_utid);
 #   - no switch or wake-up was lost (the trace info's drop counter);
+#   - the report's per-thread sums from the kernel (THREAD STATES on cpu, runnable,
+#     asleep) agree with schedstat too (sched_truth.kernel_sums);
 #   - with --no-sched there are no thread states at all.
 source "$(dirname "$0")/lib.sh"
 need_root
@@ -56,6 +58,13 @@ for attempt in 1 2 3; do
   echo "attempt $attempt: no exact worker, running again"
 done
 [ "$rc" = 0 ] || fail "thread states disagree with schedstat$([ "$rc" = 3 ] && echo ': no worker without a missed switch-in in 3 runs')"
+
+# the kernel's own sums per thread (the report's THREAD STATES: on cpu, runnable,
+# asleep), to each worker's exit: schedstat's at the read
+"$GPUIO" report --json "$TMP/s.gpuio" > "$TMP/report.json" 2>"$TMP/report.err" ||
+  { cat "$TMP/report.err"; fail "gpuio report"; }
+pycheck sched_truth.kernel_sums "$TMP/truth.json" "$TMP/report.json" 20 10 ||
+  fail "the kernel's per-thread sums disagree with schedstat"
 
 # --no-sched: the layer is off
 "$GPUIO" trace --no-sched -o "$TMP/n.json" -- "$PROG" 2 2 5 5 >/dev/null 2>"$TMP/n.err" || fail "--no-sched trace failed"

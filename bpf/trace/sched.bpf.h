@@ -19,6 +19,8 @@
  */
 #define TASK_RD(btf, t, field) ((btf) ? (t)->field : BPF_CORE_READ(t, field))
 
+#include "trace/thread_time.bpf.h"      /* uses TASK_RD */
+
 static __always_inline __u32 task_state(struct task_struct *t, const bool btf)
 {
 	struct task_struct___old { long state; } *o = (void *)t;
@@ -31,7 +33,9 @@ static __always_inline __u32 task_state(struct task_struct *t, const bool btf)
 	return (st & 0xffff) | ((__u32)TASK_RD(btf, t, exit_state) & 0xffff) << 16;
 }
 
-static __always_inline struct gpuio_sched_event *sched_reserve(__u32 kind, __u32 pid, __u32 tid)
+/* ts: the hook's one clock read, which the thread's time by state shares */
+static __always_inline struct gpuio_sched_event *sched_reserve(__u32 kind, __u32 pid, __u32 tid,
+							       __u64 ts)
 {
 	struct gpuio_sched_event *e;
 
@@ -42,7 +46,7 @@ static __always_inline struct gpuio_sched_event *sched_reserve(__u32 kind, __u32
 		stat_inc(GPUIO_STAT_RB_DROP_SCHED);
 		return NULL;
 	}
-	fill_hdr(&e->hdr, GPUIO_REC_SCHED, sizeof(*e), pid, tid, bpf_ktime_get_ns());
+	fill_hdr(&e->hdr, GPUIO_REC_SCHED, sizeof(*e), pid, tid, ts);
 	e->kind = kind;
 	e->prev_state = 0;
 	e->target_cpu = 0;
@@ -134,7 +138,7 @@ static __always_inline int on_switch(bool preempt, struct task_struct *prev,
 	__u32 ppid, npid, pst;
 	bool pt, nt;
 	struct gpuio_sched_event *e;
-	__u64 e_ts;
+	__u64 e_ts, now;
 
 	pt = tgid_traced(ptgid);
 	nt = tgid_traced(ntgid);
@@ -146,8 +150,15 @@ static __always_inline int on_switch(bool preempt, struct task_struct *prev,
 	nt = nt && npid != 0;
 	if (!pt && !nt)
 		return 0;
-	if (nt)
+	/* the time by state first: it stays exact when the records below are lost */
+	now = bpf_ktime_get_ns();
+	pst = task_state(prev, btf);
+	if (pt)
+		ttime_switch_out(prev, ptgid, ppid, preempt, pst, now, btf);
+	if (nt) {
+		ttime_switch_in(next, ntgid, npid, now, btf);
 		fault_switch_in(next, btf);
+	}
 	/* prev leaves the CPU: its waiting records go first (batch.bpf.h); one
 	 * preempted inside a call's end holds its batch, which stays for later */
 	if (pt && vfs_batch) {
@@ -157,7 +168,7 @@ static __always_inline int on_switch(bool preempt, struct task_struct *prev,
 		if (cs && cs->batch.n)
 			batch_try_flush(&cs->batch, ptgid, ppid);
 	}
-	e = sched_reserve(GPUIO_SCHED_SWITCH, ptgid, ppid);
+	e = sched_reserve(GPUIO_SCHED_SWITCH, ptgid, ppid, now);
 	if (!e)
 		return 0;
 	e_ts = e->hdr.ts;
@@ -165,7 +176,7 @@ static __always_inline int on_switch(bool preempt, struct task_struct *prev,
 		   (preempt ? GPUIO_SF_PREEMPT : 0);
 	e->other_pid = ntgid;
 	e->other_tid = npid;
-	e->prev_state = pst = task_state(prev, btf);
+	e->prev_state = pst;
 	e->prio = TASK_RD(btf, prev, prio);
 	/* zeroed first: a _str read leaves the ring's old bytes after the NUL,
 	 * which the compact capture would have to keep (and which leak) */
@@ -189,13 +200,17 @@ static __always_inline int on_switch(bool preempt, struct task_struct *prev,
 static __always_inline int on_wake(struct task_struct *p, __u32 kind, const bool btf)
 {
 	__u32 tgid = TASK_RD(btf, p, tgid);
-	__u64 cur = bpf_get_current_pid_tgid();
+	__u64 cur = bpf_get_current_pid_tgid(), now;
 	struct gpuio_sched_event *e;
 	struct call_state *cs;
+	__u32 tid;
 
 	if (!tgid_traced(tgid))
 		return 0;
-	e = sched_reserve(kind, tgid, TASK_RD(btf, p, pid));
+	now = bpf_ktime_get_ns();
+	tid = TASK_RD(btf, p, pid);
+	ttime_wake(p, tgid, tid, kind == GPUIO_SCHED_WAKE_NEW, now, btf);
+	e = sched_reserve(kind, tgid, tid, now);
 	if (!e)
 		return 0;
 	e->flags = 0;

@@ -351,6 +351,12 @@ done:
 	return 1;
 }
 
+/*
+ * The path of a file, once (paths_sent): 1 when it is named (now or
+ * before), 0 when not yet. A name the ring had no room for is owed: the
+ * thread's next call on the file asks again (vfs_end_name), and while the
+ * ring has no room for one the walk is not even made.
+ */
 __noinline int emit_path_of(__u64 file, __u64 ino, __u32 dev, __u64 pid_tgid, __u64 ts)
 {
 	struct file *f = (struct file *)file;
@@ -359,8 +365,13 @@ __noinline int emit_path_of(__u64 file, __u64 ino, __u32 dev, __u64 pid_tgid, __
 	__u32 zero = 0, size, off;
 	__u8 one = 1;
 
-	if (!f || bpf_map_lookup_elem(&paths_sent, &key))
+	if (!f)
 		return 0;
+	if (bpf_map_lookup_elem(&paths_sent, &key))
+		return 1;
+	if (bpf_ringbuf_query(&events, BPF_RB_RING_SIZE) -
+	    bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) < sizeof(struct gpuio_path_event) + 64)
+		return 0;               /* owed, not lost: not counted */
 	w.s = bpf_map_lookup_elem(&path_buf, &zero);
 	if (!w.s)
 		return 0;
@@ -392,14 +403,14 @@ __noinline int emit_path_of(__u64 file, __u64 ino, __u32 dev, __u64 pid_tgid, __
 		return 0;
 	}
 	bpf_map_update_elem(&paths_sent, &key, &one, BPF_ANY);
-	return 0;
+	return 1;
 }
 
 /* Global (emit_path_of): checked once per program, not at each of its call sites. */
-static __always_inline void emit_path(struct file *f, const struct file_id *id,
+static __always_inline bool emit_path(struct file *f, const struct file_id *id,
 				      __u64 pid_tgid, __u64 ts)
 {
-	emit_path_of((__u64)f, id->ino, id->dev, pid_tgid, ts);
+	return emit_path_of((__u64)f, id->ino, id->dev, pid_tgid, ts) != 0;
 }
 
 /* Total length of an iovec array in user memory (first 16 entries). */
@@ -591,7 +602,7 @@ static __always_inline void vfs_end_name(struct call_state *cs, struct file_id *
 			named = emit_sock_peer((struct file *)cs->file, cs->ino, cs->dev,
 					       id_tgid, now);
 		else
-			emit_path((struct file *)cs->file, id, id_tgid, now);
+			named = emit_path((struct file *)cs->file, id, id_tgid, now);
 		if (named) {
 			cs->named_ino = cs->ino;
 			cs->named_dev = cs->dev;

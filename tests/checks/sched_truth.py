@@ -123,6 +123,60 @@ def schedstat(truth, jpath, ppath):
     return 1 if bad else 0
 
 
+def kernel_sums(truth, report, rounds, sleep_ms, tail_ms="5", steal_s="0", cpu_pct="1"):
+    """The report's THREAD STATES (on_cpu_us, runnable_us, asleep_us, the
+    kernel's sums: bpf/trace/thread_time.bpf.h) against each
+    sched_truth worker's schedstat at the read. The sums run to the worker's
+    exit, TAIL ms at most after the read (it is woken, runs briefly, exits),
+    so: on cpu within 1% + 2 ms, runnable from 3% + 2 ms under to 3% +
+    TAIL ms over its run-queue wait; asleep at least its ROUNDS sleeps of
+    SLEEP_MS (each usleep sleeps at least that); each worker's row says it
+    exited. Exact whatever scheduler records the ring lost or shed. STEAL_S:
+    the node's steal time in the run, allowed above on cpu (a state by the
+    clock; schedstat's is the task clock, which leaves the stolen time out).
+    CPU_PCT: the on-cpu bound, 1% on a quiet node. A state begins and ends
+    at the switch tracepoint, schedstat's at the scheduler's clock read as
+    __schedule begins; the pick between them takes longer on a loaded node
+    (t_shed: +0.03% to +0.6% seen, +1.2% once, runnable short as much)."""
+    t, rep = load_json(truth), load_json(report)
+    rows = {r["tid"]: r for r in rep.get("thread_states", []) if r.get("pid") == t["pid"]}
+    tail, min_sleep = float(tail_ms) * 1e6, int(rounds) * float(sleep_ms) * 1e6
+    steal = float(steal_s) * 1e9
+    bad = []
+    for w in t["threads"]:
+        tid, r = w["tid"], rows.get(w["tid"])
+        if not r or "on_cpu_us" not in r:
+            bad.append("tid %d: no row in the report's thread_states (%r)" % (tid, r))
+            continue
+        cpu, run, slp = (round(r[k] * 1000) for k in ("on_cpu_us", "runnable_us", "asleep_us"))
+        rel = float(cpu_pct) / 100
+        ok_cpu = within(cpu, w["run_ns"], rel, 2e6) or \
+            w["run_ns"] <= cpu <= w["run_ns"] * (1 + rel) + 2e6 + steal
+        # what the on-cpu time gained at the boundaries, runnable lost
+        lo = w["wait_ns"] * 0.97 - 2e6 - max(0, cpu - w["run_ns"])
+        hi = w["wait_ns"] * 1.03 + tail
+        ok_run = lo <= run <= hi
+        print("kernel   tid %d on cpu %10.3f ms, schedstat %10.3f ms (%+.3f%%%s)%s" % (
+            tid, cpu / 1e6, w["run_ns"] / 1e6, 100.0 * (cpu - w["run_ns"]) / w["run_ns"],
+            "; + %.0f ms of steal allowed above" % (steal / 1e6) if steal else "",
+            "" if ok_cpu else "  <-- off"))
+        print("         tid %d runnable %9.3f ms, schedstat %10.3f ms (bounds %.3f..%.3f)%s" % (
+            tid, run / 1e6, w["wait_ns"] / 1e6, lo / 1e6, hi / 1e6, "" if ok_run else "  <-- off"))
+        print("         tid %d asleep %11.3f ms, its sleeps at least %.3f ms" % (
+            tid, slp / 1e6, min_sleep / 1e6))
+        if not ok_cpu:
+            bad.append("tid %d on cpu %d ns vs schedstat %d ns" % (tid, cpu, w["run_ns"]))
+        if not ok_run:
+            bad.append("tid %d runnable %d ns vs schedstat %d ns" % (tid, run, w["wait_ns"]))
+        if slp < min_sleep:
+            bad.append("tid %d asleep %d ns, under its own sleeps %d ns" % (tid, slp, min_sleep))
+        if r.get("exited") is not True:
+            bad.append("tid %d: its row does not say it exited" % tid)
+    for b in bad:
+        print("FAIL:", b)
+    return 1 if bad else 0
+
+
 def match_states(want, got):
     """gen_capture's states [(name, tid, ts, end)] against the JSON's
     [(name, tid, ts, end)] (ns, the JSON's own origin): each generated state

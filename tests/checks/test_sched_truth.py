@@ -1,3 +1,6 @@
+import json
+import os
+import tempfile
 import unittest
 
 from checks import sched_truth as st
@@ -25,6 +28,28 @@ class SchedTruth(unittest.TestCase):
         self.assertEqual(js, {(7, "Running"): 1000, (7, "Runnable"): 500})
         self.assertEqual(last_sleep, {7: {"tid": 7, "waker_tid": 1}})
         self.assertEqual(assumed, {7})
+
+    def test_kernel_sums(self):
+        truth = {"pid": 5, "read_mono_ns": 0,
+                 "threads": [{"tid": 6, "run_ns": 400_000_000, "wait_ns": 100_000_000, "slices": 9}]}
+
+        def run(row, *args):
+            with tempfile.TemporaryDirectory() as d:
+                t, r = os.path.join(d, "t.json"), os.path.join(d, "r.json")
+                json.dump(truth, open(t, "w"))
+                json.dump({"thread_states": [dict(pid=5, tid=6, exited=True, **row)]}, open(r, "w"))
+                return st.kernel_sums(t, r, "20", "10", *args)
+        good = dict(on_cpu_us=401_000.0, runnable_us=101_000.0, asleep_us=250_000.0)
+        self.assertEqual(run(good), 0)
+        # on cpu 2% over: off at 1%, within at 2%; and within 1% with 10 ms of steal
+        over = dict(good, on_cpu_us=408_000.0, runnable_us=94_000.0)
+        self.assertEqual(run(over), 1)
+        self.assertEqual(run(over, "5", "0", "2"), 0)
+        self.assertEqual(run(over, "5", "0.01"), 0)
+        # runnable past the exit tail, asleep under the program's own sleeps, no sums at all
+        self.assertEqual(run(dict(good, runnable_us=110_000.0)), 1)
+        self.assertEqual(run(dict(good, asleep_us=150_000.0)), 1)
+        self.assertEqual(run({}), 1)
 
     def test_match_states(self):
         want = [("Running", 5, 100, 101), ("Sleeping", 5, 101, 103), ("Running", 5, 103, 200)]

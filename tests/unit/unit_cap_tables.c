@@ -97,11 +97,12 @@ static void info(void)
 
 	gpuio_drops__total(GPUIO_DROPS_INFO, &s, text, sizeof(text));
 	snprintf(want, sizeof(want), "ring buffer full: vfs %llu, block %llu, path %llu, proc %llu; "
-		 "maps full: pid %llu, request %llu, task %llu, AIO iocbs past 1024 a call %llu; "
-		 "cuda calls: ring buffer %llu, too deep %llu; capture write errors %llu",
+		 "maps full: pid %llu, request %llu, task %llu, AIO iocbs past 1024 a call %llu, "
+		 "thread time %llu; cuda calls: ring buffer %llu, too deep %llu; capture write "
+		 "errors %llu",
 		 B(RB_DROP_VFS), B(RB_DROP_BLOCK), B(RB_DROP_PATH), B(RB_DROP_PROC), B(MAP_FULL_PID),
-		 B(MAP_FULL_RQ), B(MAP_FULL_TASK), B(AIO_UNTRACKED), B(RB_DROP_CUDA), B(CUDA_DEPTH),
-		 7ull);
+		 B(MAP_FULL_RQ), B(MAP_FULL_TASK), B(AIO_UNTRACKED), B(MAP_FULL_TTIME), B(RB_DROP_CUDA),
+		 B(CUDA_DEPTH), 7ull);
 	CHECK(!strcmp(text, want), "info total:\n  '%s'\nwas\n  '%s'", text, want);
 
 	/* the lines of their own: sockets, and page faults where the header has the layer */
@@ -144,8 +145,9 @@ static void warn(void)
 	gpuio_drops__total(GPUIO_DROPS_WARN, &s, text, sizeof(text));
 	snprintf(want, sizeof(want), "ring buffer full: vfs %llu, block %llu, path %llu, "
 		 "proc %llu; maps full: pid %llu, request %llu, task %llu, AIO iocbs past 1024 a "
-		 "call %llu", B(RB_DROP_VFS), B(RB_DROP_BLOCK), B(RB_DROP_PATH), B(RB_DROP_PROC),
-		 B(MAP_FULL_PID), B(MAP_FULL_RQ), B(MAP_FULL_TASK), B(AIO_UNTRACKED));
+		 "call %llu, thread time %llu", B(RB_DROP_VFS), B(RB_DROP_BLOCK), B(RB_DROP_PATH),
+		 B(RB_DROP_PROC), B(MAP_FULL_PID), B(MAP_FULL_RQ), B(MAP_FULL_TASK), B(AIO_UNTRACKED),
+		 B(MAP_FULL_TTIME));
 	CHECK(!strcmp(text, want), "warning's total:\n  '%s'\nwas\n  '%s'", text, want);
 
 	for (size_t i = 0; i < gpuio_ndrop_groups; i++)

@@ -71,6 +71,7 @@ const struct gpuio_drop_counter gpuio_drop_counters[] = {
 	{ BPF(SHED_SCHED, "shed_sched"), G(SHED), .label = "scheduler",
 	  .warn = "context switches, wake-ups or sleeps' calls" },
 	{ BPF(SHED_STACK, "shed_stack"), G(SHED), .label = "Python stacks", .warn = "Python stack uses" },
+	{ BPF(MAP_FULL_TTIME, "map_full_thread_time"), G(MAPS), .label = "thread time" },
 	{ .user = true, .idx = GPUIO_USTAT_WRITE_ERRORS, .name = "capture_write_errors", G(WRITE),
 	  .label = "capture write errors" },
 };
@@ -134,7 +135,8 @@ static void put_group(struct text *t, const struct gpuio_drop_group *g, bool war
 		unsigned long long v = gpuio_drop_counter__value(c, s);
 		const char *words = warning ? c->warn : c->label;
 
-		if (c->group != g || !words)
+		/* a counter newer than the capture's tracer is unknown, not 0 */
+		if (c->group != g || !words || !gpuio_drop_counter__listed(c, s))
 			continue;
 		if (warning)
 			put(t, "%s%llu %s", first ? "" : ", ", v, words);

@@ -289,6 +289,7 @@ static const char *const rec_names[] = {
 	[GPUIO_REC_SOCK_PEER] = "sock_peer", [GPUIO_REC_PY_STACK] = "py_stack",
 	[GPUIO_REC_PY_CODE] = "py_code", [GPUIO_REC_STACK_AT] = "stack_at",
 	[GPUIO_REC_PY_PROC] = "py_proc", [GPUIO_REC_LOST_CALLS] = "lost_calls",
+	[GPUIO_REC_THREAD_TIME] = "thread_time",
 };
 _Static_assert(ARRAY_SIZE(rec_names) == GPUIO_REC_LAST + 1, "a record kind without a name");
 
@@ -325,6 +326,7 @@ size_t gpuio_rec_min_size(__u16 type)
 	case GPUIO_REC_PY_PROC:      return sizeof(struct gpuio_py_proc);
 	case GPUIO_REC_FAULT_COUNT:  return sizeof(struct gpuio_fault_count);
 	case GPUIO_REC_LOST_CALLS:   return sizeof(struct gpuio_lost_calls);
+	case GPUIO_REC_THREAD_TIME:  return sizeof(struct gpuio_thread_time);
 	default:                return 0;
 	}
 }

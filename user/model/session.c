@@ -502,6 +502,8 @@ static int dispatch(const struct model_session *s, const struct gpuio_hdr *h,
 		return t->fault_count ? t->fault_count(t->ctx, r) : 0;
 	case GPUIO_REC_LOST_CALLS:
 		return t->lost_calls ? t->lost_calls(t->ctx, r) : 0;
+	case GPUIO_REC_THREAD_TIME:
+		return t->thread_time ? t->thread_time(t->ctx, r) : 0;
 	case GPUIO_REC_STACK_AT:
 		if (t->stack_at) {
 			const struct gpuio_stack_at *e = r;

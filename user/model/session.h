@@ -79,6 +79,7 @@ struct model_tool {
 	int (*sock_peer)(void *ctx, const struct gpuio_sock_peer *e);
 	int (*fault_count)(void *ctx, const struct gpuio_fault_count *e);   /* cumulative */
 	int (*lost_calls)(void *ctx, const struct gpuio_lost_calls *e);     /* at the end */
+	int (*thread_time)(void *ctx, const struct gpuio_thread_time *e);   /* at exit or the end */
 	int (*stack_at)(void *ctx, const struct model_stack_at *a);
 };
 

@@ -26,6 +26,7 @@ static const struct rpt_table *const doc[] = {
 	&rpt_tab_processes,
 	&rpt_tab_threads,
 	&rpt_tab_reads_in_flight,
+	&rpt_tab_thread_states,
 	&rpt_tab_vfs_throughput,
 	&rpt_tab_network,
 };

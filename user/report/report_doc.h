@@ -29,6 +29,7 @@ extern const struct rpt_table rpt_tab_gpu;
 extern const struct rpt_table rpt_tab_ckpts, rpt_tab_roles, rpt_tab_files, rpt_tab_file_counts;
 extern const struct rpt_table rpt_tab_small_files;
 extern const struct rpt_table rpt_tab_devices, rpt_tab_processes, rpt_tab_threads;
+extern const struct rpt_table rpt_tab_thread_states;
 extern const struct rpt_table rpt_tab_reads_in_flight, rpt_tab_vfs_throughput;
 extern const struct rpt_table rpt_tab_network;
 extern const struct rpt_table rpt_tab_hosts;

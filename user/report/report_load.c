@@ -736,7 +736,7 @@ int rpt_pass1(struct rpt_model *m)
 	m->tool = (struct model_tool){
 		.ctx = m, .vfs = on_vfs, .block = on_block, .proc = on_proc, .sched = on_sched,
 		.devname = on_devname, .wait = on_wait, .fault_count = on_fault_count,
-		.lost_calls = rpt_on_lost_calls,
+		.lost_calls = rpt_on_lost_calls, .thread_time = rpt_on_thread_time,
 		.stack_at = on_stack_at,
 	};
 	m->faults = m->hdr->fault_mode[0] != 0;

@@ -151,6 +151,12 @@ struct rpt_thread {
 	uint64_t data_ops;              /* calls that fetched data (rpt_call_fetches_data) */
 	uint64_t data_bytes;            /* of those, from data files and sockets (after the roles) */
 	uint64_t launches;              /* CUDA kernel and graph launches it made */
+	/* its time by state as the kernel summed it (THREAD_TIME): exact, lost
+	 * scheduler records or not; kt_known: the capture has them for it */
+	bool kt_known;
+	uint32_t kt_flags;              /* GPUIO_TT_* */
+	uint64_t kt_ns[GPUIO_TS_N];
+	uint64_t kt_from, kt_to;        /* the span they cover */
 };
 
 struct rpt_proc {
@@ -402,6 +408,7 @@ struct rpt_model {
 	uint64_t vfs_rbytes, vfs_wbytes, vfs_rops, vfs_wops, vfs_calls, vfs_errors;
 	uint64_t ledger_calls;          /* of them, lost calls the kernel summed (LOST_CALLS) */
 	uint64_t ledger_reqs;           /* of blk_reqs, lost requests the kernel summed */
+	uint64_t kt_threads;            /* threads whose time by state the kernel summed */
 	uint64_t blk_rbytes, blk_wbytes, blk_rops, blk_wops, blk_reqs;
 	uint64_t pages, hit_pages, miss_pages;
 	uint64_t cupti_dropped, gpu_write_errors;       /* the collectors' (their last counts) */

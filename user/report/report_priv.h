@@ -38,6 +38,7 @@ void rpt_file_pid(struct rpt_file *f, uint32_t pid);
 bool rpt_special_ftype(unsigned ftype);
 /* LOST_CALLS: the kernel's sums of lost calls and requests into the totals (report_lost.c) */
 int rpt_on_lost_calls(void *ctx, const struct gpuio_lost_calls *e);
+int rpt_on_thread_time(void *ctx, const struct gpuio_thread_time *e);   /* report_thread_time.c */
 
 int rpt_thread_get(struct rpt_model *m, uint32_t pid, uint32_t tid, uint64_t ts, uint64_t end, struct rpt_thread **out);
 

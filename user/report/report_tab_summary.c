@@ -126,7 +126,16 @@ const struct rpt_table rpt_tab_capture = {
 
 /* ---- warnings: what makes the numbers below incomplete ---- */
 
-enum warn { W_DROPS_UNKNOWN, W_LOSSY, W_CUT, W_NO_FINAL, W_APPROX, W_EMPTY, W_N };
+enum warn { W_DROPS_UNKNOWN, W_LOSSY, W_STATES, W_CUT, W_NO_FINAL, W_APPROX, W_EMPTY, W_N };
+
+/* Scheduler records the ring lost or shed (switches, wake-ups, what a sleep was in). */
+static uint64_t sched_lost(const struct rpt_model *m)
+{
+	const struct gpuio_stats_event *s = &m->f->stats;
+
+	return gpuio_stats__bpf(s, GPUIO_STAT_RB_DROP_SCHED) + gpuio_stats__bpf(s, GPUIO_STAT_RB_DROP_WAIT) +
+	       gpuio_stats__bpf(s, GPUIO_STAT_SHED_SCHED);
+}
 
 static bool warn_applies(const struct rpt_model *m, int w)
 {
@@ -136,6 +145,7 @@ static bool warn_applies(const struct rpt_model *m, int w)
 	switch (w) {
 	case W_DROPS_UNKNOWN: return !known;
 	case W_LOSSY: return known && d;
+	case W_STATES: return known && sched_lost(m);
 	case W_CUT: return m->f->truncated;
 	case W_NO_FINAL: return known && !m->f->truncated && !m->f->stats.final;
 	case W_APPROX: return m->gaps_approx;
@@ -187,6 +197,19 @@ GET(warn_text)
 				M->ledger_reqs >= blk ? " (exact)" : "");
 		break;
 	}
+	case W_STATES:
+		if (M->kt_threads)
+			rpt_cell_printf(o, "%" PRIu64 " scheduler records lost or shed: each thread's time "
+					"by state (THREAD STATES) is still exact, summed in the kernel for %"
+					PRIu64 " threads; the loops' waits by cause and the "
+					"exports' thread states are drawn from the records that remain",
+					sched_lost(M), M->kt_threads);
+		else
+			rpt_cell_printf(o, "%" PRIu64 " scheduler records lost or shed: thread states "
+					"and the loops' waits by cause are drawn from the records that remain "
+					"(a capture from before the kernel summed each thread's time)",
+					sched_lost(M));
+		break;
 	case W_CUT:
 		rpt_cell_printf(o, "capture cut short at offset %" PRIu64 " (%" PRIu64 " bytes of a "
 				"partial record ignored): the report covers what was written",

@@ -15,6 +15,7 @@
 #include "trace/cuda_probes.h"
 #include "trace/fault_counts.h"
 #include "trace/lost_ledger.h"
+#include "trace/thread_time.h"
 #include "lib/keyset.h"
 #include "lib/log.h"
 #include "trace/procfs.h"
@@ -361,9 +362,12 @@ int ringbuf_drain__write_stats(struct ringbuf_drain *c, bool final)
 	/* the fault counts go with the snapshot, before it: a final one covers them */
 	if (fault_counts__write(c->fc, ev.hdr.ts, append_rec, c) < 0)
 		c->ustats[GPUIO_USTAT_WRITE_ERRORS]++;
-	/* the lost calls' sums, once: the batches are flushed, nothing more comes */
-	if (final)
+	/* the lost calls' sums, once: the batches are flushed, nothing more comes;
+	 * and the live threads' time by state, up to this snapshot */
+	if (final) {
 		lost_ledger__write(bpf_map__fd(c->l->skel->maps.lost_calls), ev.hdr.ts, append_any, c);
+		thread_time__write(bpf_map__fd(c->l->skel->maps.thread_time), ev.hdr.ts, append_any, c);
+	}
 	read_stats(c, all);
 	gpuio_stats__set_bpf(&ev, all);
 	memcpy(ev.user, c->ustats, sizeof(ev.user));
