@@ -12,6 +12,7 @@
 #define GPUIO_SCHED_BPF_H
 #include "trace/common.bpf.h"
 #include "trace/vfs.bpf.h"
+#include "lib/irq_ctx.bpf.h"
 
 /*
  * A field of a task: tp_btf passes trusted BTF pointers, read with plain
@@ -204,6 +205,7 @@ static __always_inline int on_wake(struct task_struct *p, __u32 kind, const bool
 	struct gpuio_sched_event *e;
 	struct call_state *cs;
 	__u32 tid;
+	bool irq;
 
 	if (!tgid_traced(tgid))
 		return 0;
@@ -213,25 +215,32 @@ static __always_inline int on_wake(struct task_struct *p, __u32 kind, const bool
 	e = sched_reserve(kind, tgid, tid, now);
 	if (!e)
 		return 0;
+	/*
+	 * The running task is the waker, except in interrupt context (a timer,
+	 * a disk completion), where it is whoever the interrupt landed on:
+	 * those wake-ups name no waker (0, as the idle task's), told apart by
+	 * the per-CPU preempt count (lib/irq_ctx.bpf.h). Where that cannot be
+	 * read, userspace still trusts a traced waker only for waits that are
+	 * not I/O or timers.
+	 */
+	irq = gpuio_in_irq();
+	if (irq)
+		cur = 0;
 	e->flags = 0;
 	e->other_pid = cur >> 32;
 	e->other_tid = (__u32)cur;
 	e->prio = TASK_RD(btf, p, prio);
 	e->target_cpu = TASK_RD(btf, p, wake_cpu);
-	/*
-	 * The running task is the waker, except in interrupt context (a timer,
-	 * a disk completion), where it is whoever the interrupt landed on: the
-	 * per-CPU preempt count that tells them apart is not readable from BPF
-	 * on every kernel (no kallsyms address for it here), so userspace only
-	 * trusts a traced waker for waits that are not I/O or timers.
-	 */
 	if ((__u32)cur && tgid_traced(cur >> 32)) {
 		e->flags |= GPUIO_SF_WAKER_TRACED;
 		cs = bpf_task_storage_get(&calls, bpf_get_current_task_btf(), NULL, 0);
 		if (cs && cs->call != GPUIO_CALL_NONE)
 			e->waker_seq = cs->seq;
 	}
-	bpf_get_current_comm(e->comm, sizeof(e->comm));
+	if (!irq)
+		bpf_get_current_comm(e->comm, sizeof(e->comm));
+	else
+		e->comm[0] = 0;
 	bpf_ringbuf_submit(e, rb_wakeup_flag());
 	return 0;
 }

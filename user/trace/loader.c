@@ -28,6 +28,7 @@
 #include "trace/link_reaper.h"
 #include "trace/mode_probe.h"
 #include "lib/log.h"
+#include "lib/percpu_btf.h"
 #include "lib/units.h"
 
 #include "trace/btf_names.h"
@@ -274,6 +275,22 @@ static void keep_stack_mode(struct gpuio_loader *l, const struct gpuio_loader_op
 	snprintf(l->modes[GPUIO_LAYER_STACK], sizeof(l->modes[0]), "%s", mode[o->stacks]);
 }
 
+/* Where the run queue and the preempt count lie per CPU: wake-ups from an
+ * interrupt then name no waker (bpf/lib/irq_ctx.bpf.h). Asked once. */
+static void irq_offsets(struct gpuio_loader *l)
+{
+	static struct percpu_btf_offs offs;
+	static int done;
+
+	if (!done) {
+		done = 1;
+		if (percpu_btf__offsets(&offs))
+			pr_debug("wake-ups from interrupts are not told apart: no per-CPU offsets in BTF");
+	}
+	l->skel->rodata->irq_rq_off = offs.rq;
+	l->skel->rodata->irq_pc_off = offs.preempt;
+}
+
 /* Open the BPF object and set what its programs read before load (rodata, the ring's size). */
 static int open_skel(struct gpuio_loader *l, const struct gpuio_loader_opts *o, const int *choice,
 		     char *why, size_t whylen)
@@ -300,6 +317,7 @@ static int open_skel(struct gpuio_loader *l, const struct gpuio_loader_opts *o, 
 	l->vfs_batch = choice[L_SCHED] < nvariants(&layers[L_SCHED]) && !o->no_batch ?
 		       VFS_BATCH_RECORDS : 0;
 	l->skel->rodata->vfs_batch = l->vfs_batch;
+	irq_offsets(l);
 	/* gpuio's own binary: what a launched command's child faults on before it execs */
 	if (stat("/proc/self/exe", &exe) == 0) {
 		l->skel->rodata->self_exe_ino = exe.st_ino;
