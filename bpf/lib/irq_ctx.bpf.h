@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
- * irq_ctx.bpf.h — is this CPU serving an interrupt (an NMI, a hard
- * interrupt, a softirq)? Then the running task did not cause what the
- * program sees: a timer ending a timed futex wait "wakes" the sleeper on
- * whichever task the interrupt landed on (a busy DataLoader worker, say).
+ * irq_ctx.bpf.h — is this CPU serving a hard interrupt (or an NMI)? Then
+ * the running task did not cause what the program sees: a timer ending a
+ * timed futex wait or a nanosleep (hrtimers fire in hard interrupts) "wakes"
+ * the sleeper on whichever task the interrupt landed on (a busy DataLoader
+ * worker, say). A softirq is not counted: one served in a task's context as
+ * it enables bottom halves again is mostly that task's own work (TCP over
+ * loopback delivers the sender's data to the receiver, and wakes it, so),
+ * and the count cannot tell it from one served at an interrupt's exit.
  *
  * The kernel's per-CPU preempt count says. Its typed ksym needs kallsyms to
  * hold data symbols, which kernels without CONFIG_KALLSYMS_ALL (this one)
@@ -21,7 +25,6 @@ const volatile __u64 irq_pc_off = 0;      /* the preempt count */
 
 #define GPUIO_NMI_MASK       0x00f00000
 #define GPUIO_HARDIRQ_MASK   0x000f0000
-#define GPUIO_SOFTIRQ_OFFSET 0x00000100   /* serving a softirq (not: bh disabled) */
 
 static __always_inline bool gpuio_in_irq(void)
 {
@@ -36,7 +39,7 @@ static __always_inline bool gpuio_in_irq(void)
 		return false;
 	if (bpf_probe_read_kernel(&pc, sizeof(pc), (void *)((__u64)rq - irq_rq_off + irq_pc_off)))
 		return false;
-	return pc & (GPUIO_NMI_MASK | GPUIO_HARDIRQ_MASK | GPUIO_SOFTIRQ_OFFSET);
+	return pc & (GPUIO_NMI_MASK | GPUIO_HARDIRQ_MASK);
 }
 
 #endif /* GPUIO_IRQ_CTX_BPF_H */
