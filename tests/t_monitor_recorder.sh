@@ -11,6 +11,9 @@
 # on this host), ~0.5 s per 4 KiB read, three times, 1 s apart, under
 # --trigger 'vfs_latency>200ms' --trigger-interval 60s: one dump, holding the
 # slow read; the other matches suppressed.
+# The recorder drains at SCHED_FIFO 1 (the default --drain-priority): the
+# daemon's main thread, asleep in its poll nearly all the time, is seen at
+# that policy, and its startup line says so.
 source "$(dirname "$0")/lib.sh"
 need_root
 source "$(dirname "$0")/monitor_lib.sh"
@@ -21,6 +24,14 @@ head -c $((1 << 20)) /dev/urandom >"$TMP/data"
 WIN=3
 mon_start --listen 127.0.0.1:$MON_PORT --window ${WIN}s --dump-format json --dump-keep 3 \
   --log-file "$TMP/daemon.log"
+
+# the main thread's scheduling policy (stat field 41; 1 = SCHED_FIFO), 20 looks
+policy() { sed 's/.*) //' "/proc/$MON_PID/task/$MON_PID/stat" | awk '{ print $39 }'; }
+fifo=0
+for _ in $(seq 20); do [ "$(policy)" = 1 ] && fifo=$((fifo + 1)); sleep 0.05; done
+echo "recorder's thread at SCHED_FIFO in $fifo of 20 looks"
+[ "$fifo" -gt 0 ] || fail "the recorder never drains at SCHED_FIFO (--drain-priority 1)"
+grep -q "draining at SCHED_FIFO 1" "$TMP/daemon.log" || fail "the startup line does not say the drain's priority"
 
 spawn -o "$TMP/a.out" burst-a "$PREAD" "$TMP/data" 200 1; PA=$SPAWNED
 wait $PA || fail "burst A failed"

@@ -39,6 +39,7 @@
 #include "lib/parse.h"
 #include "lib/units.h"
 #include "monitor/monitor_daemon.h"
+#include "trace/drain_prio.h"
 
 
 
@@ -88,6 +89,11 @@ static const struct opt monitor_opts[] = {
 	OPT_SIZE(0, "window-bytes", &mo.window_bytes, "SIZE", MiB,
 		 "memory for the window's events (default 64M; at least 1M)"),
 	OPT_CALL(0, "ringbuf", "SIZE", "BPF ring buffer of the recorder (default 16M)", on_ringbuf),
+	OPT_UINT(0, "drain-priority", &mo.drain_prio, "N", 0, 99,
+		 "the recorder drains its ring at SCHED_FIFO priority N,\n"
+		 "before every ordinary task, so a busy node does not make\n"
+		 "the kernel drop its records; only while it drains (the\n"
+		 "daemon's other work and dumps run as usual). Default 1; 0 off"),
 	OPT_STRING(0, "dump-dir", &mo.dump_dir, "DIR", "where dumps go (default /var/lib/gpuio/dumps)"),
 	OPT_CHOICE(0, "dump-format", &mo.dump_format, "FMT", "pftrace|pftrace.gz|json|json.gz",
 		   "pftrace (default), pftrace.gz, json or json.gz"),
@@ -304,7 +310,7 @@ int cmd_monitor(int argc, char **argv)
 	*o = (struct monitor_opts){
 		.listen = "127.0.0.1:9477", .run_dir = "/run/gpuio", .dump_dir = "/var/lib/gpuio/dumps",
 		.dump_format = "pftrace", .window_ns = 60 * NSEC_PER_SEC, .window_bytes = 64 * MiB,
-		.ringbuf = 16 * MiB, .dump_keep = 20, .dump_max_bytes = GiB, .top_procs = 20,
+		.ringbuf = 16 * MiB, .drain_prio = DRAIN_PRIO_DEFAULT, .dump_keep = 20, .dump_max_bytes = GiB, .top_procs = 20,
 		.top_cgroups = 100, .max_cgroups = 2048, .max_procs = 8192,
 		.trig = { .interval_ns = 300 * NSEC_PER_SEC },
 		.alert_span_ns = 30 * NSEC_PER_SEC, .alert_trace_ns = 10 * NSEC_PER_SEC, .alert_max_body = 256 * 1024, .alert_rate = 30,

@@ -33,6 +33,7 @@
 #include "monitor/monitor_alert.h"
 #include "lib/job_identity.h"
 #include "lib/units.h"
+#include "trace/drain_prio.h"
 
 static volatile sig_atomic_t stop_sig, want_dump, want_reopen;
 
@@ -142,6 +143,7 @@ struct daemon_ctx {
 	struct monitor_cuda *cuda;
 	struct monitor_agg *agg;
 	struct monitor_recorder *rec;
+	unsigned rt_prio;               /* the recorder's drain priority, 0: usual */
 	struct monitor_nvml *nvml;
 	struct http_metrics *http;
 	struct alert_webhook *webhook;   /* NULL: no --alert-listen */
@@ -311,6 +313,7 @@ static int daemon_setup(struct daemon_ctx *d, int argc, char **argv)
 		if (monitor_recorder__open(&ro, &d->rec))
 			return -1;
 		monitor_recorder__on_event(d->rec, monitor_triggers__event, &o->trig);
+		d->rt_prio = o->drain_prio;
 	}
 	monitor_agg__add_extra(d->agg, self_metrics, d);
 	if (d->rec)
@@ -357,9 +360,10 @@ static int daemon_serve(struct daemon_ctx *d)
 		d->rec ? "on" : "off (--window 0)", d->cuda ? monitor_cuda__mode(d->cuda) :
 		o->cuda_uprobes ? "off" : "off (--cuda-uprobes counts them)");
 	if (d->rec)
-		pr_info("monitor: recorder window %.0fs, %zu MiB, tracer %s; dumps to %s (%s)",
-			o->window_ns / NS_PER_SEC_F, o->window_bytes >> 20, monitor_recorder__modes(d->rec),
-			o->dump_dir, o->dump_format);
+		pr_info("monitor: recorder window %.0fs, %zu MiB, tracer %s, draining at %s%.0u; "
+			"dumps to %s (%s)", o->window_ns / NS_PER_SEC_F, o->window_bytes >> 20,
+			monitor_recorder__modes(d->rec), o->drain_prio ? "SCHED_FIFO " :
+			"the usual priority", o->drain_prio, o->dump_dir, o->dump_format);
 	return 0;
 }
 
@@ -403,6 +407,28 @@ static void trigger_dump(struct daemon_ctx *d, const struct mon_trigger *t)
 	do_dump(d, &q, &d->seq);
 }
 
+/*
+ * The recorder's poll at SCHED_FIFO (--drain-priority, drain_prio.h): woken
+ * with records waiting, it runs before every ordinary task; back at the
+ * usual priority for the rest of the loop, so a dump's export never holds a
+ * CPU from the job. A refusal (no CAP_SYS_NICE) is said once; it stays off.
+ */
+static int recorder_poll(struct daemon_ctx *d)
+{
+	char why[128];
+	int err;
+
+	if (d->rt_prio && drain_prio__raise((int)d->rt_prio, why, sizeof(why))) {
+		pr_warn("the recorder drains at the usual priority (SCHED_FIFO %u: %s): a busy "
+			"node may make the kernel drop its records", d->rt_prio, why);
+		d->rt_prio = 0;
+	}
+	err = monitor_recorder__poll(d->rec, 100);
+	if (d->rt_prio)
+		drain_prio__restore();
+	return err;
+}
+
 /* Until a TERM or INT: poll the recorder, tick, reopen, dump. */
 static void daemon_loop(struct daemon_ctx *d)
 {
@@ -415,7 +441,7 @@ static void daemon_loop(struct daemon_ctx *d)
 		int i;
 
 		if (d->rec) {
-			err = monitor_recorder__poll(d->rec, 100);
+			err = recorder_poll(d);
 			if (err) {
 				pr_err("reading the recorder's events failed: %s", strerror(-err));
 				break;

@@ -20,6 +20,7 @@ struct monitor_opts {
 	__u64 window_ns;
 	size_t window_bytes;
 	size_t ringbuf;
+	unsigned drain_prio;      /* --drain-priority: the recorder drains at SCHED_FIFO N (0: off) */
 	unsigned dump_keep;
 	__u64 dump_max_bytes;
 	unsigned top_procs, top_cgroups;
