@@ -23,16 +23,8 @@ spawn -e "$TMP/trace.err" "gpuio trace" "$GPUIO" trace --ringbuf 1M --no-sched -
   --capture "$TMP/c.gpuio" -o "$TMP/c.json" -- \
   fio --name=r --filename="$TMP/fio.dat" --rw=randread --bs=4k --numjobs=2 --ioengine=psync \
   --size=32M --rate_iops=8000 --output-format=json --output="$TMP/fio.json"
-TRACE=$SPAWNED
 # fio's jobs reading: then the drain stops for 2 s
-fio_up() { pgrep -x fio > /dev/null; }
-wait_for -t 20 -i 0.1 "fio's jobs" fio_up
-sleep 0.3
-kill -STOP "$TRACE"
-sleep 2
-kill -CONT "$TRACE"
-wait "$TRACE" || { cat "$TMP/trace.err"; fail "gpuio trace of fio"; }
-proc_unreg "$TRACE"
+stall_tracer_during fio "$SPAWNED" "$TMP/trace.err"
 cat "$TMP/trace.err"
 "$GPUIO" info --json "$TMP/c.gpuio" > "$TMP/info.json" || fail "gpuio info"
 "$GPUIO" report --json --files all "$TMP/c.gpuio" > "$TMP/report.json" 2> "$TMP/report.err" ||

@@ -39,15 +39,7 @@ spawn -e "$TMP/trace.err" "gpuio trace" "$GPUIO" trace --ringbuf 1M --no-stacks 
     --rate_iops=8000 --output-format=json --output="$3"; rc=$?; kill $pp; wait $pp
   wait $st || rc=1; exit $rc' \
   sh "$PP" "$TMP/fio.dat" "$TMP/fio.json" "$ST" "$TMP/truth.json"
-TRACE=$SPAWNED
-fio_up() { pgrep -x fio > /dev/null; }
-wait_for -t 20 -i 0.1 "fio's jobs" fio_up
-sleep 0.3
-kill -STOP "$TRACE"
-sleep 2
-kill -CONT "$TRACE"
-wait "$TRACE" || { cat "$TMP/trace.err"; fail "gpuio trace of fio and the ping-pong"; }
-proc_unreg "$TRACE"
+stall_tracer_during fio "$SPAWNED" "$TMP/trace.err"
 S1=$(node_steal_s)
 cat "$TMP/trace.err"
 "$GPUIO" info --json "$TMP/c.gpuio" > "$TMP/info.json" || fail "gpuio info"

@@ -238,3 +238,19 @@ wait_exit() {
   wait "$1" 2>/dev/null || EXIT_STATUS=$?
   proc_unreg "$1"
 }
+
+# stall_tracer_during PROCNAME TRACE ERRLOG: once a process named PROCNAME
+# runs (fio's jobs), stop gpuio TRACE (spawned) 0.3 s later for 2 s, so its
+# ring fills and the kernel loses or sheds records; then let it go and wait
+# for it to end (failing with ERRLOG if it fails). t_lost_ledger, t_shed.
+_stall_up() { pgrep -x "$1" > /dev/null; }
+stall_tracer_during() {
+  local name=$1 trace=$2 errlog=$3
+  wait_for -t 20 -i 0.1 "$name running" _stall_up "$name"
+  sleep 0.3
+  kill -STOP "$trace"
+  sleep 2
+  kill -CONT "$trace"
+  wait "$trace" || { cat "$errlog"; fail "gpuio trace (stopped 2 s) failed"; }
+  proc_unreg "$trace"
+}
