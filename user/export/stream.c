@@ -273,6 +273,7 @@ int gpuio_stream__close(struct gpuio_stream *s, struct gpuio_stream_stats *st)
 	sched_chain__free(&s->chain);
 	sched_tab__free(&s->sched_keys);
 	kmap__free(&s->flows);
+	kmap__free(&s->written);
 	kmap__free(&s->uring);
 	kmap__free(&s->disk_map);
 	for (size_t i = 0; i < s->nuring; i++) {

@@ -297,6 +297,15 @@ static struct stream_disk *disk_of(struct gpuio_stream *s, uint32_t dev)
 	return &s->disks[*v - 1];
 }
 
+/* Was the thread's call seq (or a later one) emitted already? Calls of a
+ * thread are emitted in their order, so the highest seq written says. */
+static bool call_written(const struct gpuio_stream *s, uint32_t tid, uint32_t seq)
+{
+	const uint64_t *w = kmap__get(&s->written, tid, 0);
+
+	return w && seq <= *w;
+}
+
 int stream_on_block(struct gpuio_stream *s, const struct gpuio_block_event *b)
 {
 	struct stream_disk *d = disk_of(s, b->dev);
@@ -316,8 +325,10 @@ int stream_on_block(struct gpuio_stream *s, const struct gpuio_block_event *b)
 	if (end > s->latest_ns)
 		s->latest_ns = end;
 	buckets_add(s, d, b);
-	if (b->vfs_seq) {
-		/* the call is emitted a pump later: count the requests naming it */
+	if (b->vfs_seq && !call_written(s, b->hdr.tid, b->vfs_seq)) {
+		/* the call is emitted a pump later: count the requests naming it
+		 * (one already written, e.g. by a readahead that completed after
+		 * its read returned, gets no arrow: its list is closed) */
 		if (kmap__upsert(&s->flows, b->hdr.tid, b->vfs_seq, &fv) < 0)
 			return -ENOMEM;
 		if ((*fv & 0xffffffffu) != 0xffffffffu) {
@@ -386,6 +397,14 @@ void stream_emit_vfs(struct gpuio_stream *s, const struct gpuio_vfs_event *e)
 	} else {
 		need_thread(s, v.pid, v.tid);
 		track = PFT_UUID(v.tid, PFT_THREAD);
+	}
+	if (e->seq) {
+		uint64_t *w;
+
+		if (kmap__upsert(&s->written, e->hdr.tid, 0, &w) < 0)
+			goto nomem;
+		if (e->seq > *w)
+			*w = e->seq;
 	}
 	if (e->seq && (fv = kmap__get(&s->flows, e->hdr.tid, e->seq)) != NULL) {
 		n = (uint32_t)(*fv & 0xffffffffu);

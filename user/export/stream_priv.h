@@ -67,6 +67,7 @@ struct gpuio_stream {
 
 	struct kmap desc;       /* (kind, id) -> generation << 32 | name hash */
 	struct kmap flows;      /* (tid, seq) -> round << 32 | requests bound */
+	struct kmap written;    /* (tid, 0) -> the highest call seq emitted */
 	struct kmap uring;      /* pid -> uring_lanes[] + 1 */
 	struct stream_olanes *uring_lanes;
 	size_t nuring, curing;
