@@ -42,8 +42,8 @@ static void usage(FILE *f)
 int main(int argc, char **argv)
 {
 	/* gpuio's own child that closes a finished trace's links (trace/link_reaper.c) */
-	if (argc == 1 && argv[0] && !strcmp(argv[0], LINK_REAPER_ARGV0))
-		return link_reaper__main();
+	if (argc <= 2 && argv[0] && !strcmp(argv[0], LINK_REAPER_ARGV0))
+		return link_reaper__main(argc == 2 ? argv[1] : NULL);
 	if (argc < 2) {
 		usage(stderr);
 		return GPUIO_EXIT_USAGE;

@@ -7,6 +7,9 @@
  * the links over and closes them; gpuio's own closes then drop references
  * and it exits at once. Until the child is done the programs stay attached
  * (they only act for the traced processes, and what they emit nobody reads).
+ * The child is started right after the attach and holds the links until
+ * gpuio's end closes a pipe: a gpuio killed with SIGKILL ends at once too,
+ * and its links are closed the same way, not by its own exit.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -34,13 +37,15 @@ static bool kept(const int *fds, int n, int fd)
 	return false;
 }
 
-/* In the child: async-signal-safe calls only (the parent may have threads). */
-static void reap(const int *fds, int n)
+/* In the child: async-signal-safe calls only (the parent may have threads).
+ * wait_fd >= 0: the read end of a pipe whose EOF (gpuio's end, even by
+ * SIGKILL) starts the closes; it is kept and named in argv ("wN"). */
+static void reap(const int *fds, int n, int wait_fd)
 {
 	struct rlimit rl;
-	int maxfd = 0, last = 1024;
-
-	char *const argv[] = { (char *)LINK_REAPER_ARGV0, NULL }, *const envp[] = { NULL };
+	int maxfd = wait_fd, last = 1024;
+	char arg[16];
+	char *argv[] = { (char *)LINK_REAPER_ARGV0, NULL, NULL }, *const envp[] = { NULL };
 
 	/* out of the terminal's process group: a second Ctrl-C is the user's
 	 * word to gpuio, not to this */
@@ -52,7 +57,7 @@ static void reap(const int *fds, int n)
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < 1u << 20)
 		last = (int)rl.rlim_cur;
 	for (int fd = 0; fd <= maxfd; fd++)
-		if (!kept(fds, n, fd))
+		if (!kept(fds, n, fd) && fd != wait_fd)
 			close(fd);
 #ifdef SYS_close_range
 	if (syscall(SYS_close_range, maxfd + 1, ~0U, 0) != 0)
@@ -63,6 +68,19 @@ static void reap(const int *fds, int n)
 	 * line), holding only the links: link_reaper__main() closes them */
 	for (int i = 0; i < n; i++)
 		fcntl(fds[i], F_SETFD, 0);
+	if (wait_fd >= 0) {
+		/* "w" and the number, by hand: no snprintf after fork */
+		int k = 0, d = 1;
+
+		fcntl(wait_fd, F_SETFD, 0);
+		while (wait_fd / d >= 10)
+			d *= 10;
+		arg[k++] = 'w';
+		for (; d; d /= 10)
+			arg[k++] = (char)('0' + wait_fd / d % 10);
+		arg[k] = 0;
+		argv[1] = arg;
+	}
 	execve("/proc/self/exe", argv, envp);
 	for (int i = 0; i < n; i++)
 		close(fds[i]);
@@ -91,12 +109,25 @@ void link_reaper__unlock(int fd)
 		close(fd);      /* releases the flock */
 }
 
-int link_reaper__main(void)
+int link_reaper__main(const char *arg)
 {
 	struct rlimit rl;
-	int last = 1024;
+	int last = 1024, wait_fd = -1;
+	char c;
 
 	prctl(PR_SET_NAME, LINK_REAPER_ARGV0, 0, 0, 0);
+	if (arg && arg[0] == 'w')
+		wait_fd = atoi(arg + 1);
+	/* armed at the attach: hold the links until gpuio is gone, however it ends */
+	if (wait_fd >= 0) {
+		for (;;) {
+			ssize_t r = read(wait_fd, &c, 1);
+
+			if (r == 0 || (r < 0 && errno != EINTR))
+				break;
+		}
+		close(wait_fd);
+	}
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < 1u << 20)
 		last = (int)rl.rlim_cur;
 	/* one link at a time, never while a gpuio attaches */
@@ -114,7 +145,9 @@ int link_reaper__main(void)
 	return 0;
 }
 
-bool link_reaper__take(struct bpf_link *const *links, int n)
+/* Fork the reaper (twice: no zombie for a parent that lives on, the
+ * monitor) with the links' fds and wait_fd; whether it was started. */
+static bool spawn(struct bpf_link *const *links, int n, int wait_fd)
 {
 	int fds[REAPER_MAX], nfds = 0, st = 0;
 	pid_t pid;
@@ -124,7 +157,6 @@ bool link_reaper__take(struct bpf_link *const *links, int n)
 			fds[nfds++] = bpf_link__fd(links[i]);
 	if (!nfds)
 		return false;
-	/* twice, so that no zombie waits on a parent that lives on (the monitor) */
 	pid = fork();
 	if (pid < 0)
 		return false;
@@ -132,10 +164,30 @@ bool link_reaper__take(struct bpf_link *const *links, int n)
 		pid_t g = fork();
 
 		if (g == 0)
-			reap(fds, nfds);
+			reap(fds, nfds, wait_fd);
 		_exit(g < 0 ? 1 : 0);
 	}
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
 	return WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
+bool link_reaper__take(struct bpf_link *const *links, int n)
+{
+	return spawn(links, n, -1);
+}
+
+int link_reaper__arm(struct bpf_link *const *links, int n)
+{
+	int p[2];
+
+	if (pipe2(p, O_CLOEXEC) != 0)
+		return -1;
+	if (!spawn(links, n, p[0])) {
+		close(p[0]);
+		close(p[1]);
+		return -1;
+	}
+	close(p[0]);
+	return p[1];
 }

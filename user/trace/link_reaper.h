@@ -11,10 +11,17 @@ struct bpf_link;
  * child took them (false: fork failed; destroy them the slow way).
  */
 bool link_reaper__take(struct bpf_link *const *links, int n);
+/*
+ * The same, started now: the child holds the links and closes them once the
+ * returned fd (O_CLOEXEC) is closed, by link_reaper__release() or by the
+ * caller's end, however it ends. -1: no child (take them at the end).
+ */
+int link_reaper__arm(struct bpf_link *const *links, int n);
 
 /* The child's program: gpuio run as LINK_REAPER_ARGV0 closes what it holds. */
 #define LINK_REAPER_ARGV0 "gpuio-detach"
-int link_reaper__main(void);
+/* arg: argv[1] ("wN": wait for EOF on fd N first), or NULL */
+int link_reaper__main(const char *arg);
 
 /*
  * A lock gpuio holds while it attaches, and a reaper around each close: a

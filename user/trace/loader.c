@@ -646,6 +646,7 @@ int gpuio_loader__open(const struct gpuio_loader_opts *o, struct gpuio_loader **
 	int err;
 
 	memset(l, 0, sizeof(*l));
+	l->reaper_fd = -1;
 	libbpf_set_print(libbpf_print);
 	first_choices(o, choice);
 	if (access("/sys/kernel/btf/vmlinux", R_OK) != 0) {
@@ -673,6 +674,10 @@ int gpuio_loader__open(const struct gpuio_loader_opts *o, struct gpuio_loader **
 		detach_all(l);
 		return -EPERM;
 	}
+	/* many tracepoint links (the per-syscall mode): a child holds them from
+	 * now on and closes them after gpuio's end, however it ends */
+	if (l->nlinks >= 16 && !getenv("GPUIO_SYNC_DETACH"))
+		l->reaper_fd = link_reaper__arm(l->links, l->nlinks);
 	*out = l;
 	return 0;
 }
@@ -703,8 +708,12 @@ void gpuio_loader__destroy(struct gpuio_loader *l)
 		munmap(l->traced_bits, TRACED_BITS_BYTES);
 	l->traced_bits = NULL;
 	/* many tracepoint links (the per-syscall mode): a child closes them */
-	if (l->nlinks >= 16 && !getenv("GPUIO_SYNC_DETACH"))
+	if (l->reaper_fd >= 0) {
+		close(l->reaper_fd);
+		l->reaper_fd = -1;
+	} else if (l->nlinks >= 16 && !getenv("GPUIO_SYNC_DETACH")) {
 		link_reaper__take(l->links, l->nlinks);
+	}
 	detach_all(l);
 }
 

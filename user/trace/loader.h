@@ -43,6 +43,7 @@ struct gpuio_loader {
 	char detail[512];        /* why better modes were refused */
 	struct bpf_link *links[128];
 	int nlinks;
+	int reaper_fd;           /* closing it lets the link reaper close the links; -1 none */
 	struct bpf_link *fault_iter;     /* the fault layer's end-of-trace iterator, or NULL */
 	struct bpf_link *batch_iter;     /* the batched records' end-of-trace iterator, or NULL */
 	unsigned int vfs_batch;          /* VFS records per reservation; 0: not batched */
