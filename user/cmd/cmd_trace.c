@@ -211,11 +211,11 @@ static const struct opt trace_opts[] = {
 		 "unix sockets' calls with their peer addresses)"),
 	/* a string, not a choice: the loader also takes exact modes (sys:raw_tp) */
 	OPT_STRING(0, "vfs-mode", &cmd.t.vfs_mode, "MODE",
-		   "force the VFS attach mode: fentry, kprobe, syscall,\n"
-		   "per_syscall (other processes' syscalls run nothing), or\n"
-		   "one exact mode: sys:tp_btf, sys:raw_tp, sys:tracepoint,\n"
-		   "sys:each, sys:each:probe\n"
-		   "(default: best available)"),
+		   "force the VFS attach mode: fentry, kprobe, per_syscall\n"
+		   "(other processes' syscalls run nothing), syscall (a\n"
+		   "program pair on every syscall: fewer links to close), or\n"
+		   "one exact mode: sys:each, sys:each:probe, sys:tp_btf,\n"
+		   "sys:raw_tp, sys:tracepoint (default: the first that works)"),
 	OPT_BOOL(0, "no-sched", &cmd.t.no_sched,
 		 "no thread states or wake-ups (the scheduler layer; on by\n"
 		 "default: it says what threads did between their calls)"),

@@ -120,7 +120,7 @@ static bool prog_wanted(const struct gpuio_loader_opts *o, const char *entry)
 
 const char *gpuio_loader__vfs_modes(void)
 {
-	return "fentry, kprobe, syscall, per_syscall";
+	return "fentry, kprobe, per_syscall, syscall";
 }
 
 static int nvariants(const struct layer *ly)
@@ -570,13 +570,37 @@ static int step_down(struct gpuio_loader *l, const struct gpuio_loader_opts *o, 
 	return 0;
 }
 
+/* The per-syscall modes need the syscall tracepoints (CONFIG_FTRACE_SYSCALLS)
+ * and, but for sys:each:probe, bpf_rdonly_cast (6.2+): known without a load.
+ * Whether refused, with why. */
+static bool per_syscall_refused(const struct variant *v, char *why, size_t whylen)
+{
+	struct stat st;
+
+	if (ensure_tracefs() < 0) {
+		snprintf(why, whylen, "tracefs not mounted and cannot be mounted");
+		return true;
+	}
+	if (stat("/sys/kernel/tracing/events/syscalls/sys_enter_read", &st) != 0 &&
+	    stat("/sys/kernel/debug/tracing/events/syscalls/sys_enter_read", &st) != 0) {
+		snprintf(why, whylen, "no syscall tracepoints (a kernel without CONFIG_FTRACE_SYSCALLS)");
+		return true;
+	}
+	if (!strcmp(v->mode, "sys:each") && btf_names__has("bpf_rdonly_cast") == 0) {
+		snprintf(why, whylen, "no bpf_rdonly_cast in this kernel (6.2+)");
+		return true;
+	}
+	return false;
+}
+
 /*
  * The modes the kernel may lack, asked with an empty program each
  * (mode_probe.c, ~1 ms) before the whole set is loaded in one of them: the
  * VFS ladder's function hooks (a kernel without trampolines or kprobes
  * refused them only after ~300 ms of verifying every layer's programs, once
- * per mode) and the CUDA layer's uprobe.multi links (6.6+). The ladder
- * still steps down if the whole set is refused where a probe passed.
+ * per mode) and the CUDA layer's uprobe.multi links (6.6+); the per-syscall
+ * modes by what tracefs and the BTF hold. The ladder still steps down if the
+ * whole set is refused where a probe passed.
  */
 static int probe_modes(struct gpuio_loader *l, const struct gpuio_loader_opts *o, int *choice)
 {
@@ -590,8 +614,12 @@ static int probe_modes(struct gpuio_loader *l, const struct gpuio_loader_opts *o
 		int kind = !strcmp(fam, "fentry") ? MODE_PROBE_FENTRY :
 			   !strcmp(fam, "kprobe") ? MODE_PROBE_KPROBE : -1;
 
-		if (kind < 0 || mode_probe(kind, why, sizeof(why)) == 0)
+		if (!strcmp(fam, "per_syscall")) {
+			if (!per_syscall_refused(&layers[L_VFS].v[choice[L_VFS]], why, sizeof(why)))
+				break;
+		} else if (kind < 0 || mode_probe(kind, why, sizeof(why)) == 0) {
 			break;
+		}
 		if (step_down(l, o, choice, L_VFS, why) < 0)
 			return -EPERM;
 	}

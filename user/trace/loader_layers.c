@@ -64,14 +64,16 @@ const struct layer layers[L_COUNT] = {
 	[L_VFS] = { "vfs", GPUIO_LAYER_VFS, false, {
 		{ "fentry", "fentry", false, { FN_PROGS("fentry", "fexit") } },
 		{ "kprobe", "kprobe", false, { FN_PROGS("kp", "krp") } },
-		{ "sys:tp_btf", "syscall", false, { "vfs_sys_enter_btf", "vfs_sys_exit_btf" } },
-		{ "sys:raw_tp", "syscall", false, { "vfs_sys_enter_raw", "vfs_sys_exit_raw" } },
-		{ "sys:tracepoint", "syscall", true, { "vfs_sys_enter_tp", "vfs_sys_exit_tp" } },
-		/* by --vfs-mode only: nothing for other processes' syscalls, but
-		 * 64 links whose detach the kernel serialises (link_reaper.c) */
+		/* without function hooks: the decoded calls' own tracepoints, so
+		 * that other processes' syscalls run nothing; their 76 links'
+		 * slow detach is a child's (link_reaper.c) */
 		{ "sys:each", "per_syscall", true, { SYSC_PROGS("vfs_sysc_enter", "vfs_sysc_exit") } },
 		{ "sys:each:probe", "per_syscall", true,
 		  { SYSC_PROGS("vfs_sysc_enter_probe", "vfs_sysc_exit_probe") } },
+		/* one program pair on every syscall of the node */
+		{ "sys:tp_btf", "syscall", false, { "vfs_sys_enter_btf", "vfs_sys_exit_btf" } },
+		{ "sys:raw_tp", "syscall", false, { "vfs_sys_enter_raw", "vfs_sys_exit_raw" } },
+		{ "sys:tracepoint", "syscall", true, { "vfs_sys_enter_tp", "vfs_sys_exit_tp" } },
 	} },
 	[L_BLOCK] = { "block", GPUIO_LAYER_BLOCK, true, {
 		{ "tp_btf", NULL, false, { "blk_bio_queue_btf", "blk_split_btf", "blk_rq_insert_btf", "blk_rq_issue_btf", "blk_rq_complete_btf" } },
