@@ -29,6 +29,9 @@ const volatile __u64 shed_above = 0;        /* pending bytes past which rb_shed(
  *   6 + record fill, discarded (the collector gets nothing to do)
  */
 const volatile __u32 bench_cut = 0;
+/* Set by gpuio as it ends: the per-syscall links outlive it (their detach is
+ * a child's, user/trace/link_reaper.c) and must trace no one meanwhile. */
+volatile bool tracing_over = false;
 
 /* Traced TGIDs. Fork adds children in the kernel; exit removes the dead. */
 struct {
@@ -77,7 +80,7 @@ static __always_inline bool tgid_traced(__u32 tgid)
 	__u32 w = tgid >> 6;
 	__u64 *v;
 
-	if (tgid == self_tgid)
+	if (tgid == self_tgid || tracing_over)
 		return false;
 	if (trace_all)
 		return true;

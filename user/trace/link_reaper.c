@@ -23,6 +23,7 @@
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "trace/link_reaper.h"
 
@@ -145,16 +146,38 @@ int link_reaper__main(const char *arg)
 	return 0;
 }
 
+/* A tracepoint's perf-event link, the kind whose close waits for a grace
+ * period (raw tracepoint and tracing links close at once). */
+static bool slow_link(int fd)
+{
+	struct bpf_link_info info;
+	__u32 len = sizeof(info);
+
+	memset(&info, 0, sizeof(info));
+	return bpf_obj_get_info_by_fd(fd, &info, &len) == 0 && info.type == BPF_LINK_TYPE_PERF_EVENT;
+}
+
+/* The fds of the links to hand over (only the slow ones when slow_only). */
+static int pick(struct bpf_link *const *links, int n, bool slow_only, int *fds)
+{
+	int nfds = 0;
+
+	for (int i = 0; i < n && nfds < REAPER_MAX; i++) {
+		int fd = links[i] ? bpf_link__fd(links[i]) : -1;
+
+		if (fd >= 0 && (!slow_only || slow_link(fd)))
+			fds[nfds++] = fd;
+	}
+	return nfds;
+}
+
 /* Fork the reaper (twice: no zombie for a parent that lives on, the
  * monitor) with the links' fds and wait_fd; whether it was started. */
-static bool spawn(struct bpf_link *const *links, int n, int wait_fd)
+static bool spawn(const int *fds, int nfds, int wait_fd)
 {
-	int fds[REAPER_MAX], nfds = 0, st = 0;
+	int st = 0;
 	pid_t pid;
 
-	for (int i = 0; i < n && nfds < REAPER_MAX; i++)
-		if (links[i] && bpf_link__fd(links[i]) >= 0)
-			fds[nfds++] = bpf_link__fd(links[i]);
 	if (!nfds)
 		return false;
 	pid = fork();
@@ -174,16 +197,18 @@ static bool spawn(struct bpf_link *const *links, int n, int wait_fd)
 
 bool link_reaper__take(struct bpf_link *const *links, int n)
 {
-	return spawn(links, n, -1);
+	int fds[REAPER_MAX];
+
+	return spawn(fds, pick(links, n, false, fds), -1);
 }
 
-int link_reaper__arm(struct bpf_link *const *links, int n)
+int link_reaper__arm(struct bpf_link *const *links, int n, int min_slow)
 {
-	int p[2];
+	int fds[REAPER_MAX], nfds = pick(links, n, true, fds), p[2];
 
-	if (pipe2(p, O_CLOEXEC) != 0)
+	if (nfds < min_slow || pipe2(p, O_CLOEXEC) != 0)
 		return -1;
-	if (!spawn(links, n, p[0])) {
+	if (!spawn(fds, nfds, p[0])) {
 		close(p[0]);
 		close(p[1]);
 		return -1;

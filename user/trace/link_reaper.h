@@ -12,11 +12,12 @@ struct bpf_link;
  */
 bool link_reaper__take(struct bpf_link *const *links, int n);
 /*
- * The same, started now: the child holds the links and closes them once the
- * returned fd (O_CLOEXEC) is closed, by link_reaper__release() or by the
- * caller's end, however it ends. -1: no child (take them at the end).
+ * The same, started now, for the slow links alone (tracepoints' perf-event
+ * links; the others close at once), when there are at least min_slow: the
+ * child holds them and closes them once the returned fd (O_CLOEXEC) is
+ * closed, by the caller or by its end, however it ends. -1: no child.
  */
-int link_reaper__arm(struct bpf_link *const *links, int n);
+int link_reaper__arm(struct bpf_link *const *links, int n, int min_slow);
 
 /* The child's program: gpuio run as LINK_REAPER_ARGV0 closes what it holds. */
 #define LINK_REAPER_ARGV0 "gpuio-detach"

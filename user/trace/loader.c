@@ -704,8 +704,8 @@ int gpuio_loader__open(const struct gpuio_loader_opts *o, struct gpuio_loader **
 	}
 	/* many tracepoint links (the per-syscall mode): a child holds them from
 	 * now on and closes them after gpuio's end, however it ends */
-	if (l->nlinks >= 16 && !getenv("GPUIO_SYNC_DETACH"))
-		l->reaper_fd = link_reaper__arm(l->links, l->nlinks);
+	if (!getenv("GPUIO_SYNC_DETACH"))
+		l->reaper_fd = link_reaper__arm(l->links, l->nlinks, 16);
 	*out = l;
 	return 0;
 }
@@ -735,14 +735,19 @@ void gpuio_loader__destroy(struct gpuio_loader *l)
 	if (l->traced_bits)
 		munmap(l->traced_bits, TRACED_BITS_BYTES);
 	l->traced_bits = NULL;
+	/* links the reaper holds outlive this: their programs trace no one now */
+	if (l->skel && l->skel->bss)
+		__atomic_store_n(&l->skel->bss->tracing_over, true, __ATOMIC_SEQ_CST);
 	/* many tracepoint links (the per-syscall mode): a child closes them */
+	if (l->reaper_fd < 0 && l->nlinks >= 16 && !getenv("GPUIO_SYNC_DETACH"))
+		link_reaper__take(l->links, l->nlinks);
+	detach_all(l);
+	/* only now, with gpuio's own references gone, may the child close: a
+	 * close of its would not be the last, and gpuio's would wait */
 	if (l->reaper_fd >= 0) {
 		close(l->reaper_fd);
 		l->reaper_fd = -1;
-	} else if (l->nlinks >= 16 && !getenv("GPUIO_SYNC_DETACH")) {
-		link_reaper__take(l->links, l->nlinks);
 	}
-	detach_all(l);
 }
 
 struct bpf_program *gpuio_loader__sample_prog(const struct gpuio_loader *l)
