@@ -12,6 +12,7 @@
  * and its links are closed the same way, not by its own exit.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -88,19 +89,49 @@ static void reap(const int *fds, int n, int wait_fd)
 	_exit(0);
 }
 
-#define LOCK_PATH "/run/lock/gpuio-attach.lock"
-#define LOCK_PATH2 "/tmp/.gpuio-attach.lock"
+/*
+ * Two locks: an attaching gpuio holds the gate, then the attach lock
+ * exclusively; the closer passes the gate (waiting while a gpuio holds it)
+ * to take the attach lock shared around each close, so an attach waits at
+ * most for the close in flight, and the closer needs no pause to let it in.
+ * One closer: closes side by side end sooner (2: 4.5 s for the 76 links,
+ * 8: 3.4 s, against 7-8.5 s) but the kernel serialises most of each close,
+ * so an attach right after waits for all those in flight (+100 ms, +350 ms).
+ */
+#define LOCK_DIR "/run/lock/"
+#define LOCK_DIR2 "/tmp/."
+
+static int lock_open(const char *name)
+{
+	char p[64];
+	int fd;
+
+	snprintf(p, sizeof(p), "%s%s", LOCK_DIR, name);
+	fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		snprintf(p, sizeof(p), "%s%s", LOCK_DIR2, name);
+		fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	}
+	return fd;
+}
+
+static void lock_take(int fd, int how)
+{
+	if (fd >= 0)
+		while (flock(fd, how) < 0 && errno == EINTR)
+			;
+}
+
+static int gate_fd = -1;
 
 int link_reaper__lock(void)
 {
-	int fd = open(LOCK_PATH, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	int fd;
 
-	if (fd < 0)
-		fd = open(LOCK_PATH2, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (fd < 0)
-		return -1;
-	while (flock(fd, LOCK_EX) < 0 && errno == EINTR)
-		;
+	gate_fd = lock_open("gpuio-attach.gate");
+	lock_take(gate_fd, LOCK_EX);
+	fd = lock_open("gpuio-attach.lock");
+	lock_take(fd, LOCK_EX);
 	return fd;
 }
 
@@ -108,12 +139,34 @@ void link_reaper__unlock(int fd)
 {
 	if (fd >= 0)
 		close(fd);      /* releases the flock */
+	if (gate_fd >= 0)
+		close(gate_fd);
+	gate_fd = -1;
+}
+
+/* Close fds one by one, each when no gpuio attaches. */
+static void close_all(const int *fds, int n)
+{
+	int gate = lock_open("gpuio-attach.gate"), lk = lock_open("gpuio-attach.lock");
+
+	for (int i = 0; i < n; i++) {
+		lock_take(gate, LOCK_EX);
+		lock_take(lk, LOCK_SH);
+		lock_take(gate, LOCK_UN);
+		close(fds[i]);
+		lock_take(lk, LOCK_UN);
+	}
+	if (gate >= 0)
+		close(gate);
+	if (lk >= 0)
+		close(lk);
 }
 
 int link_reaper__main(const char *arg)
 {
+	static int fds[REAPER_MAX * 2];
 	struct rlimit rl;
-	int last = 1024, wait_fd = -1;
+	int last = 1024, wait_fd = -1, n = 0;
 	char c;
 
 	prctl(PR_SET_NAME, LINK_REAPER_ARGV0, 0, 0, 0);
@@ -131,18 +184,13 @@ int link_reaper__main(const char *arg)
 	}
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < 1u << 20)
 		last = (int)rl.rlim_cur;
-	/* one link at a time, never while a gpuio attaches */
-	for (int fd = 3; fd < last; fd++) {
+	for (int fd = 3; fd < last && n < (int)(sizeof(fds) / sizeof(fds[0])); fd++) {
 		struct stat st;
-		int lk;
 
-		if (fstat(fd, &st) != 0)
-			continue;
-		lk = link_reaper__lock();
-		close(fd);
-		link_reaper__unlock(lk);
-		usleep(20000);  /* a gpuio waiting to attach gets the lock first */
+		if (fstat(fd, &st) == 0)
+			fds[n++] = fd;
 	}
+	close_all(fds, n);
 	return 0;
 }
 
