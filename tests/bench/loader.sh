@@ -13,7 +13,8 @@
 #      `import torch` and the workers' start excluded).
 #
 # Setups run interleaved round by round (untraced, traced, traced --no-sched,
-# untraced, …) so drift hits all alike. Each round gives a paired slowdown
+# untraced, …) so drift hits all alike; each round waits until the last
+# trace's gpuio-detach has closed its links (their programs still run). Each round gives a paired slowdown
 # (1 - traced / untraced of that round); the median slowdown is reported
 # with a distribution-free ~95% confidence interval (order statistics of the
 # rounds' slowdowns), so a run says whether it can tell 2%. Where it cannot,
@@ -83,6 +84,12 @@ run_setup() {
     no-sched) "$GPUIO" trace -q --no-sched --no-export --capture "$T/c.gpuio" -- "$@" ;;
   esac
 }
+# the per-syscall mode's links outlive gpuio while its gpuio-detach closes
+# them (seconds): their programs would run in the next round, traced or not
+settle() {
+  local i
+  for i in $(seq 600); do pgrep -x gpuio-detach >/dev/null || return 0; sleep 0.05; done
+}
 
 # table TITLE EXTRACT CMD...: interleaved rounds of the three setups
 table() {
@@ -94,6 +101,7 @@ table() {
   for r in $(seq "$RUNS"); do
     for s in $setups; do
       say "$title: round $r, $s"
+      settle
       t0=$(date +%s%N)
       v=$(run_setup "$s" "$@" 2>"$T/err" | $extract)
       t1=$(date +%s%N)
@@ -105,6 +113,7 @@ table() {
   done
   if [ -n "$STATS" ]; then
     say "$title: one more traced run, its BPF programs' run time sampled"
+    settle
     run_setup sampled "$@" >/dev/null 2>&1
   fi
   echo "### $title"
