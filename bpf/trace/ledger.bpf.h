@@ -64,13 +64,9 @@ static __always_inline void ledger_add(__u32 tgid, __u32 dev, __u64 ino, __u16 c
 	ledger_add_key(&k, ret, dur_ns);
 }
 
-/* A global function: a batch's loop over its records (batch.bpf.h) checks
- * one call per record, not the map update's branches again in each. */
-__noinline int ledger_add_event(const struct gpuio_vfs_event *e)
+static __always_inline void ledger_add_event(const struct gpuio_vfs_event *e)
 {
-	if (e)
-		ledger_add(e->hdr.pid, e->dev, e->ino, e->call, e->ftype, e->ret, e->dur_ns);
-	return 0;
+	ledger_add(e->hdr.pid, e->dev, e->ino, e->call, e->ftype, e->ret, e->dur_ns);
 }
 
 #endif

@@ -446,23 +446,16 @@ static __always_inline __u32 py_str(const struct gpuio_py_layout *L, struct py_s
 	return len;
 }
 
-/* Send one code object of the process: its file, name, first line and line
- * table. A global function, checked once rather than in each state of the
- * loop that calls it. */
-__noinline int py_send_code(const struct gpuio_py_layout *L, struct py_scratch *s,
-			    __u64 pid_tgid, __u64 code, __u64 id)
+/* Send one code object of the process: its file, name, first line and line table. */
+static __always_inline void py_send_code(const struct gpuio_py_layout *L, struct py_scratch *s,
+					 __u32 tgid, __u32 tid, __u64 code, __u64 id)
 {
-	__u32 tgid = pid_tgid >> 32, tid = (__u32)pid_tgid;
-	struct gpuio_py_code *c;
+	struct gpuio_py_code *c = &s->code;
 	struct py_seen_key k = { .tgid = tgid, .id = id };
 	__u64 fname, name, lt, ltlen;
 	__u32 at = 0, n, size;
 	bool cut = false;
 	__u8 one = 1;
-
-	if (!L || !s)
-		return 0;
-	c = &s->code;
 
 	fname = py_read_u64(code + L->co_filename);
 	name = py_read_u64(code + L->co_name);
@@ -479,7 +472,7 @@ __noinline int py_send_code(const struct gpuio_py_layout *L, struct py_scratch *
 	at = n & (GPUIO_PY_FILE_MAX * 2 - 1);
 	cut = false;
 	if (at > GPUIO_PY_FILE_MAX)
-		return 0;
+		return;
 	n = py_str(L, s, name, s->code_data + at, GPUIO_PY_NAME_MAX, &c->name_kind, &cut);
 	if (cut)
 		c->flags |= GPUIO_PYC_NAME_CUT;
@@ -491,7 +484,7 @@ __noinline int py_send_code(const struct gpuio_py_layout *L, struct py_scratch *
 		c->flags |= GPUIO_PYC_LINES_CUT;
 	}
 	if (at > GPUIO_PY_FILE_MAX + GPUIO_PY_NAME_MAX)
-		return 0;
+		return;
 	if (ltlen && bpf_probe_read_user(s->code_data + at, ltlen & (GPUIO_PY_LINES_MAX * 2 - 1),
 					 (void *)(lt + 32)))          /* PyBytesObject.ob_sval */
 		ltlen = 0;
@@ -499,14 +492,13 @@ __noinline int py_send_code(const struct gpuio_py_layout *L, struct py_scratch *
 	at += ltlen;
 	size = (sizeof(*c) + at + 7) & ~7u;
 	if (size > sizeof(*c) + sizeof(s->code_data))
-		return 0;
+		return;
 	fill_hdr(&c->hdr, GPUIO_REC_PY_CODE, size, tgid, tid, bpf_ktime_get_ns());
 	if (bpf_ringbuf_output(&events, c, size, 0)) {
 		stat_inc(GPUIO_STAT_RB_DROP_STACK);
-		return 0;
+		return;
 	}
 	bpf_map_update_elem(&py_codes_seen, &k, &one, BPF_ANY);
-	return 0;
 }
 
 struct py_codes_ctx {
@@ -522,8 +514,7 @@ static long py_code_step(__u32 i, void *arg)
 
 	if ((int)i >= c->n)
 		return 1;
-	py_send_code(c->L, c->s, (__u64)c->tgid << 32 | c->tid,
-		     c->s->new_codes[i & (PY_CODES_PER_WALK - 1)],
+	py_send_code(c->L, c->s, c->tgid, c->tid, c->s->new_codes[i & (PY_CODES_PER_WALK - 1)],
 		     c->s->new_ids[i & (PY_CODES_PER_WALK - 1)]);
 	return 0;
 }
@@ -594,31 +585,26 @@ __noinline __u64 py_stack_id(__u32 tgid, __u32 tid, __u32 slot)
 	return k.id;
 }
 
-/*
- * A stack use: the current thread's stack at a call (seq), a sleep or a
- * sample. A global function, so the kernel checks it once per program and
- * not again in each state of the hook that calls it (the switch hook's
- * states made it 30,000 of its 43,000 instructions checked).
- */
-__noinline int py_stack_at_slot(__u64 pid_tgid, __u32 what, __u32 seq, __u64 ts, __u32 slot)
+/* A stack use: the current thread's stack at a call (seq), a sleep or a sample. */
+static __always_inline void py_stack_at_slot(__u32 tgid, __u32 tid, __u8 what, __u32 seq, __u64 ts,
+					     __u32 slot)
 {
-	__u32 tgid = pid_tgid >> 32, tid = (__u32)pid_tgid;
 	struct gpuio_stack_at *e;
 	struct py_scratch *s;
 	__u8 why = GPUIO_STACK_NONE_NOPY;
 	__u64 id;
 
 	if (!bpf_map_lookup_elem(&py_procs, &tgid))
-		return 0;               /* not a Python process: nothing to say per event */
+		return;                 /* not a Python process: nothing to say per event */
 	if (rb_shed(GPUIO_STAT_SHED_STACK))
-		return 0;               /* nor its walk: the ring is for file calls now */
+		return;                 /* nor its walk: the ring is for file calls now */
 	id = py_stack_id(tgid, tid, slot);
 	if (!id && (s = bpf_map_lookup_elem(&py_scratch, &slot)))
 		why = s->why;
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e) {
 		stat_inc(GPUIO_STAT_RB_DROP_STACK);
-		return 0;
+		return;
 	}
 	fill_hdr(&e->hdr, GPUIO_REC_STACK_AT, sizeof(*e), tgid, tid, ts);
 	e->id = id;
@@ -627,10 +613,8 @@ __noinline int py_stack_at_slot(__u64 pid_tgid, __u32 what, __u32 seq, __u64 ts,
 	e->why = id ? 0 : why;
 	e->pad = 0;
 	bpf_ringbuf_submit(e, rb_wakeup_flag());
-	return 0;
 }
-#define py_stack_at(tgid, tid, what, seq, ts) \
-	py_stack_at_slot((__u64)(tgid) << 32 | (__u32)(tid), what, seq, ts, PY_SLOT_EVENT)
+#define py_stack_at(tgid, tid, what, seq, ts) py_stack_at_slot(tgid, tid, what, seq, ts, PY_SLOT_EVENT)
 
 /*
  * On-CPU samples (--sample-hz): gpuio opens a CPU-clock perf event per CPU
@@ -645,7 +629,7 @@ int py_sample(struct bpf_perf_event_data *ctx)
 
 	if (!tid || !tgid_traced(tgid))
 		return 0;
-	py_stack_at_slot(id, GPUIO_SA_SAMPLE, 0, bpf_ktime_get_ns(), PY_SLOT_SAMPLE);
+	py_stack_at_slot(tgid, tid, GPUIO_SA_SAMPLE, 0, bpf_ktime_get_ns(), PY_SLOT_SAMPLE);
 	return 0;
 }
 

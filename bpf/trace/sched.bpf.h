@@ -75,10 +75,9 @@ static __always_inline bool nr_waits_on_fd0(long nr)
  * sleep in, from its saved user registers. On x86-64 a thread inside a
  * syscall has ax == -ENOSYS (set at entry, replaced only by the return
  * value) and orig_ax = the syscall number; a page fault leaves the user's ax
- * there and the error code in orig_ax. A global function: checked once, not
- * again in each of the switch hook's states.
+ * there and the error code in orig_ax.
  */
-__noinline int wait_emit(__u32 tgid, __u32 tid)
+static __always_inline void wait_emit(__u32 tgid, __u32 tid)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct gpuio_wait_event *e;
@@ -86,11 +85,11 @@ __noinline int wait_emit(__u32 tgid, __u32 tid)
 	__u64 a0 = 0;
 
 	if (rb_shed(GPUIO_STAT_SHED_SCHED))
-		return 0;
+		return;
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e) {
 		stat_inc(GPUIO_STAT_RB_DROP_WAIT);
-		return 0;
+		return;
 	}
 	fill_hdr(&e->hdr, GPUIO_REC_WAIT, sizeof(*e), tgid, tid, bpf_ktime_get_ns());
 	e->fd = -1;
@@ -131,7 +130,6 @@ __noinline int wait_emit(__u32 tgid, __u32 tid)
 		}
 	}
 	bpf_ringbuf_submit(e, rb_wakeup_flag());
-	return 0;
 }
 
 static __always_inline int on_switch(bool preempt, struct task_struct *prev,

@@ -39,27 +39,44 @@ struct {
 	__type(value, struct gpuio_thread_time);
 } thread_time SEC(".maps");
 
+/*
+ * A new entry's first value is made here, not on the stack: on 6.1 the
+ * switch hook, its stack walk and the walk's step together passed the 512
+ * bytes that kernel allows a chain of calls (counted in 32s), and the
+ * scheduler layer did not load there.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct gpuio_thread_time);
+} ttime_new SEC(".maps");
+
 /* The thread's entry; born: created (or restarted) at its first wake-up. */
 static __always_inline struct gpuio_thread_time *ttime_of(struct task_struct *t, __u32 tgid,
 							  __u32 tid, __u64 now, bool born,
 							  const bool btf)
 {
 	struct ttime_key k = { .tid = tid, .start_ns = TASK_RD(btf, t, start_time) };
-	struct gpuio_thread_time *v = bpf_map_lookup_elem(&thread_time, &k);
-	struct gpuio_thread_time z = {};
+	struct gpuio_thread_time *v = bpf_map_lookup_elem(&thread_time, &k), *z;
+	__u32 zero = 0;
 
 	if (v)
 		return v;
-	z.hdr.type = GPUIO_REC_THREAD_TIME;
-	z.hdr.size = sizeof(z);
-	z.hdr.pid = tgid;
-	z.hdr.tid = tid;
-	z.from = now;
-	z.since = now;
-	z.state = GPUIO_TS_NONE;
-	z.flags = born ? GPUIO_TT_BORN : 0;
-	z.exec_ns = TASK_RD(btf, t, se.sum_exec_runtime);
-	bpf_map_update_elem(&thread_time, &k, &z, BPF_NOEXIST);
+	z = bpf_map_lookup_elem(&ttime_new, &zero);
+	if (!z)
+		return NULL;
+	__builtin_memset(z, 0, sizeof(*z));
+	z->hdr.type = GPUIO_REC_THREAD_TIME;
+	z->hdr.size = sizeof(*z);
+	z->hdr.pid = tgid;
+	z->hdr.tid = tid;
+	z->from = now;
+	z->since = now;
+	z->state = GPUIO_TS_NONE;
+	z->flags = born ? GPUIO_TT_BORN : 0;
+	z->exec_ns = TASK_RD(btf, t, se.sum_exec_runtime);
+	bpf_map_update_elem(&thread_time, &k, z, BPF_NOEXIST);
 	v = bpf_map_lookup_elem(&thread_time, &k);
 	if (!v)
 		stat_inc(GPUIO_STAT_MAP_FULL_TTIME);

@@ -133,27 +133,50 @@ static __always_inline struct file *fd_slot(struct fdtable *fdt, int fd)
 }
 
 /*
- * The file behind fd in the current task, 0 when none. The task is a
+ * The file behind fd in the current task, NULL when none. The task is a
  * trusted BTF pointer, so the walk to the fd array is plain loads; only the
- * array slot needs a helper. A global function: the kernel checks each load
- * of a pointer from a trusted one by scanning the kernel's type names, and
- * inlined, it did that again in every state of every call site (a third of
- * the syscall hooks' start).
+ * array slot needs a helper.
  */
-__noinline __u64 fd_file(int fd)
+static __always_inline struct file *fd_to_file(int fd)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct files_struct *files = task->files;
 	struct fdtable *fdt;
 
 	if (fd < 0 || !files)
-		return 0;
+		return NULL;
 	fdt = files->fdt;
 	if (!fdt || (unsigned int)fd >= fdt->max_fds)
-		return 0;
-	return (__u64)fd_slot(fdt, fd);
+		return NULL;
+	return fd_slot(fdt, fd);
 }
-#define fd_to_file(fd) ((struct file *)fd_file(fd))
+
+extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym __weak;
+
+/*
+ * The same for a hook that may cast (ACC_CAST, 6.2+): the task cast to an
+ * untrusted pointer, whose loads are as cheap. The kernel checks each load
+ * of a pointer from a trusted one by scanning the kernel's type names for
+ * the field's trust; from an untrusted one it does not. That check, in
+ * every state of every call site, was a third of the syscall hooks' load.
+ */
+static __always_inline struct file *fd_to_file_acc(int fd, const int acc)
+{
+	struct task_struct *task;
+	struct files_struct *files;
+	struct fdtable *fdt;
+
+	if (acc != ACC_CAST)
+		return fd_to_file(fd);
+	task = bpf_rdonly_cast(bpf_get_current_task_btf(), bpf_core_type_id_kernel(struct task_struct));
+	files = task->files;
+	if (fd < 0 || !files)
+		return NULL;
+	fdt = files->fdt;
+	if (!fdt || (unsigned int)fd >= fdt->max_fds)
+		return NULL;
+	return fd_slot(fdt, fd);
+}
 
 struct file_id { __u64 ino; __u32 dev; __u8 ftype; };
 
@@ -232,7 +255,6 @@ static __always_inline bool file_ident_btf(struct file *f, struct file_id *id)
  * kernels without the kfunc refuse that variant and the loader falls back to
  * raw_tp, which uses the cached walk above.
  */
-extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym __weak;
 
 static __always_inline bool file_ident_fast(struct file *fp, struct file_id *id)
 {
@@ -506,11 +528,11 @@ static __always_inline void vfs_begin(struct call_state *cs, const struct vfs_ar
 	if (a->hook && cs->call != GPUIO_CALL_NONE)
 		return;
 	if (!is_open) {
-		f = a->file ? a->file : fd_to_file(a->fd);
+		f = a->file ? a->file : fd_to_file_acc(a->fd, acc);
 		if (!acc_ident(cs, f, &id, acc))
 			f = NULL;
 		if (a->file2 || a->fd2 >= 0) {
-			f2 = a->file2 ? a->file2 : fd_to_file(a->fd2);
+			f2 = a->file2 ? a->file2 : fd_to_file_acc(a->fd2, acc);
 			if (!acc_ident(NULL, f2, &id2, acc))
 				f2 = NULL;
 		}
@@ -570,14 +592,14 @@ static __always_inline void vfs_fill(struct gpuio_vfs_event *e, const struct cal
 
 /* An open that returned a wanted file: its fd and identity (into *id), its path out. */
 static __always_inline bool vfs_end_open(struct call_state *cs, long ret, struct file_id *id,
-					 __u64 id_tgid, __u64 now)
+					 __u64 id_tgid, __u64 now, const int acc)
 {
 	struct file *f;
 
 	/* failed opens have no file to name; see README limitations */
 	if (ret < 0)
 		return false;
-	f = fd_to_file(ret);
+	f = fd_to_file_acc(ret, acc);
 	if (!file_ident(f, id) || !ftype_wanted(id->ftype))
 		return false;
 	cs->fd = ret;
@@ -733,7 +755,8 @@ static __always_inline void vfs_end(long ret, __u8 hook, const int acc)
 
 	/* AIO syscalls: their iocbs kept or ended, their own record (aio.bpf.h) */
 	if (call == GPUIO_CALL_IO_SUBMIT || call == GPUIO_CALL_IO_GETEVENTS) {
-		aio_call_end(cs, call, ret, now);
+		if (aio_call_end(cs, call, ret, now) && py_stacks)
+			py_stack_at(id_tgid >> 32, (__u32)id_tgid, GPUIO_SA_CALL, cs->seq, now);
 		return;
 	}
 	/* accept: the record is the new socket's (sock_accept.bpf.h) */
@@ -743,7 +766,7 @@ static __always_inline void vfs_end(long ret, __u8 hook, const int acc)
 	}
 	if (call == GPUIO_CALL_OPEN || call == GPUIO_CALL_OPENAT ||
 	    call == GPUIO_CALL_OPENAT2 || call == GPUIO_CALL_CREAT) {
-		if (!vfs_end_open(cs, ret, &id, id_tgid, now))
+		if (!vfs_end_open(cs, ret, &id, id_tgid, now, acc))
 			return;
 	} else {
 		vfs_end_name(cs, &id, id_tgid, now);

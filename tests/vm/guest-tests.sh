@@ -165,6 +165,14 @@ gpuio_vfs_mode() {
     echo "gpuio[$m]: $(grep -o 'cuda=[^ ]*' "$log" | head -n1) want cuda=uprobe MISMATCH"; bad=1
   fi
 
+  # the scheduler layer loads, with the stacks it takes at sleeps by default
+  # (on 6.1 the switch hook's chain of calls once passed 512 bytes of stack)
+  if grep -qE "^gpuio: attach modes: .* sched=(tp_btf|raw_tp) " "$log"; then
+    echo "gpuio[$m]: $(grep -o 'sched=[^ ]*' "$log" | head -n1) ok"
+  else
+    echo "gpuio[$m]: $(grep -o 'sched=[^ ]*' "$log" | head -n1) want tp_btf or raw_tp MISMATCH"; bad=1
+  fi
+
   # nothing lost, every path resolved
   expect_fields "gpuio[$m]: stats" "$(grep '^stats ' "$tot")" "final=1 drops=0 path_unresolved=0" || bad=1
 
