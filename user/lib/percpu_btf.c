@@ -25,9 +25,8 @@ static int64_t member_off(const struct btf *btf, int id, const char *name)
 	return -1;
 }
 
-int percpu_btf__offsets(struct percpu_btf_offs *o)
+int percpu_btf__offsets(const struct btf *btf, struct percpu_btf_offs *o)
 {
-	struct btf *btf = btf__load_vmlinux_btf();
 	const struct btf_var_secinfo *v;
 	const struct btf_type *sec;
 	int64_t rq = -1, pc = -1;
@@ -58,7 +57,6 @@ int percpu_btf__offsets(struct percpu_btf_offs *o)
 				pc = v->offset + m;
 		}
 	}
-	btf__free(btf);
 	/* 0 is "unknown" to the BPF side: a real offset of 0 is not usable */
 	if (rq <= 0 || pc <= 0)
 		return -ENOENT;

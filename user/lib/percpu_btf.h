@@ -16,7 +16,9 @@ struct percpu_btf_offs {
 	uint64_t preempt;       /* __preempt_count, or pcpu_hot.preempt_count */
 };
 
-/* 0 and both offsets, or -ENOENT (this kernel's BTF does not say) */
-int percpu_btf__offsets(struct percpu_btf_offs *o);
+struct btf;
+
+/* 0 and both offsets, or -ENOENT (btf, the kernel's, is NULL or does not say) */
+int percpu_btf__offsets(const struct btf *btf, struct percpu_btf_offs *o);
 
 #endif /* GPUIO_PERCPU_BTF_H */

@@ -31,7 +31,7 @@ static const char *const progs[] = {
 /* Does io_uring_complete pass the cqe (6.3+: ctx, req, cqe) rather than its fields? */
 static bool uring_complete_has_cqe(void)
 {
-	struct btf *btf = btf__load_vmlinux_btf();
+	const struct btf *btf = btf_names__vmlinux();
 	const struct btf_type *t;
 	bool cqe = false;
 	int id;
@@ -44,7 +44,6 @@ static bool uring_complete_has_cqe(void)
 	t = t && btf_is_ptr(t) ? btf__type_by_id(btf, t->type) : NULL;
 	if (t && btf_is_func_proto(t))
 		cqe = btf_vlen(t) == 4;                         /* __data, ctx, req, cqe */
-	btf__free(btf);
 	return cqe;
 }
 
@@ -84,7 +83,7 @@ static void irq_offsets(struct monitor_loader *m)
 
 	if (!done) {
 		done = 1;
-		err = percpu_btf__offsets(&offs);
+		err = percpu_btf__offsets(btf_names__vmlinux(), &offs);
 	}
 	m->irq_known = !err;
 	m->skel->rodata->irq_rq_off = offs.rq;

@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: MIT
 /*
- * btf_names.c — the kernel BTF's string section, read once, searched for
- * whole names (btf_names.h).
+ * btf_names.c — the kernel's BTF, parsed once, and its string section
+ * searched for whole names (btf_names.h).
  */
-#include <fcntl.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <linux/btf.h>
+#include <bpf/btf.h>
 #include "trace/btf_names.h"
 
-static char *strs;      /* the string section: names, each NUL-ended */
+static const char *strs; /* the string section: names, each NUL-ended */
 static size_t nstrs;
 static int state;       /* 0 not read, 1 read, -1 unreadable */
 /* the tracepoints' names (btf_trace_*), sorted: ~2,000 of the ~100,000
@@ -45,57 +45,41 @@ static void index_tracepoints(void)
 	qsort(tps, ntps, sizeof(*tps), cmp_str);
 }
 
-static char *read_all(const char *path, size_t *len)
+/* The kernel's BTF, parsed once for the whole process (NULL: none). */
+struct btf *btf_names__vmlinux(void)
 {
-	size_t cap = 8 << 20, n = 0;
-	char *buf = malloc(cap);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t r;
+	static struct btf *vmlinux;
+	static bool tried;
 
-	if (!buf || fd < 0)
-		goto fail;
-	while ((r = read(fd, buf + n, cap - n)) > 0) {
-		n += (size_t)r;
-		if (n == cap) {
-			char *nb = realloc(buf, cap *= 2);
-
-			if (!nb)
-				goto fail;
-			buf = nb;
-		}
+	if (!tried) {
+		tried = true;
+		vmlinux = btf__load_vmlinux_btf();
+		if (!vmlinux)
+			vmlinux = NULL;         /* libbpf < 1.0 returned an error pointer */
 	}
-	if (r < 0)
-		goto fail;
-	close(fd);
-	*len = n;
-	return buf;
-fail:
-	if (fd >= 0)
-		close(fd);
-	free(buf);
-	return NULL;
+	return vmlinux;
 }
 
+/* The string section, straight from the parsed BTF's raw bytes: the file
+ * is read once for both uses. */
 static int load(void)
 {
+	struct btf *vmlinux = btf_names__vmlinux();
+	const char *raw;
 	struct btf_header h;
-	size_t len = 0;
-	char *raw = read_all("/sys/kernel/btf/vmlinux", &len);
+	__u32 len = 0;
 
+	raw = vmlinux ? btf__raw_data(vmlinux, &len) : NULL;
 	if (!raw || len < sizeof(h))
-		goto bad;
+		return -1;
 	memcpy(&h, raw, sizeof(h));
 	if (h.magic != BTF_MAGIC || h.hdr_len > len ||
 	    (size_t)h.hdr_len + h.str_off + h.str_len > len)
-		goto bad;
-	strs = raw;
-	memmove(strs, raw + h.hdr_len + h.str_off, h.str_len);
+		return -1;
+	strs = raw + h.hdr_len + h.str_off;
 	nstrs = h.str_len;
 	index_tracepoints();
 	return 1;
-bad:
-	free(raw);
-	return -1;
 }
 
 int btf_names__has(const char *name)

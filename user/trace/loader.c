@@ -68,15 +68,6 @@ static bool tracefs_has_syscall(const char *name)
 	return access(path, F_OK) == 0;
 }
 
-/* The kernel's BTF, loaded once (NULL: none). */
-static struct btf *vmlinux_btf(void)
-{
-	static struct btf *vmlinux;
-
-	if (!vmlinux)
-		vmlinux = btf__load_vmlinux_btf();
-	return vmlinux;
-}
 
 /* Is an optional entry's kernel function present (in vmlinux BTF)? */
 static bool prog_available(const char *entry)
@@ -94,7 +85,7 @@ static bool prog_available(const char *entry)
 	if (!c || (size_t)(c - entry - 1) >= sizeof(func))
 		return false;
 	snprintf(func, sizeof(func), "%.*s", (int)(c - entry - 1), entry + 1);
-	vmlinux = vmlinux_btf();
+	vmlinux = btf_names__vmlinux();
 	return vmlinux && btf__find_by_name_kind(vmlinux, func, BTF_KIND_FUNC) > 0;
 }
 
@@ -284,11 +275,29 @@ static void irq_offsets(struct gpuio_loader *l)
 
 	if (!done) {
 		done = 1;
-		if (percpu_btf__offsets(&offs))
+		if (percpu_btf__offsets(btf_names__vmlinux(), &offs))
 			pr_debug("wake-ups from interrupts are not told apart: no per-CPU offsets in BTF");
 	}
 	l->skel->rodata->irq_rq_off = offs.rq;
 	l->skel->rodata->irq_pc_off = offs.preempt;
+}
+
+/*
+ * Hash maps that no perf_event program touches (the sampler may use only
+ * preallocated ones) get their entries as they fill, where the kernel's BPF
+ * allocator makes that safe in any context (6.1+: struct bpf_mem_alloc).
+ * Preallocated, they were ~15 MB zeroed at every start.
+ */
+static void lazy_hash_maps(struct gpuio_loader *l)
+{
+	struct bpf_map *maps[] = { l->skel->maps.traced, l->skel->maps.thread_time,
+				   l->skel->maps.fault_counts, l->skel->maps.rqs,
+				   l->skel->maps.lost_calls };
+
+	if (btf_names__has("bpf_mem_alloc") != 1)
+		return;
+	for (size_t i = 0; i < sizeof(maps) / sizeof(maps[0]); i++)
+		bpf_map__set_map_flags(maps[i], bpf_map__map_flags(maps[i]) | BPF_F_NO_PREALLOC);
 }
 
 /* Open the BPF object and set what its programs read before load (rodata, the ring's size). */
@@ -327,6 +336,7 @@ static int open_skel(struct gpuio_loader *l, const struct gpuio_loader_opts *o, 
 	if (getenv("GPUIO_BENCH_CUT"))
 		l->skel->rodata->bench_cut = (__u32)atoi(getenv("GPUIO_BENCH_CUT"));
 	bpf_map__set_max_entries(l->skel->maps.events, (__u32)o->ringbuf_bytes);
+	lazy_hash_maps(l);
 	return 0;
 }
 
