@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/sysmacros.h>
+#include "lib/clock.h"
 #include "lib/elf_symtab.h"
 #include "lib/kmap.h"
 #include "lib/proc_maps.h"
@@ -16,18 +17,23 @@
 #define NA_CALL    4            /* a call instruction before it: a return address */
 
 /* A process's file mappings, as last read: a torch process maps ~1,700
- * (a read of /proc/PID/maps each), and a new stack brings up to 8 new
- * addresses. Read again when an address is in none of them. */
+ * (a read of /proc/PID/maps each, ~1 ms), and a new stack brings up to 8
+ * new addresses. Read again when an address is in none of them, but not
+ * within PMAPS_FRESH_NS of the last read: most such addresses are in no
+ * file (JIT code, a frame-pointer chain through code without them), and
+ * re-reading for each took a third of gpuio's CPU under a DataLoader. */
 struct fmap {
 	uint64_t lo, hi, offset, dev, ino;
 	char *path;
 };
 struct pmaps {
 	uint64_t key;           /* pid | image << 32; 0: empty */
+	uint64_t read_ns;       /* when it was read (clock_mono_ns) */
 	struct fmap *m;
 	size_t n, cap;
 };
 #define PMAPS_CACHED 8
+#define PMAPS_FRESH_NS 250000000ull
 
 struct native_frames {
 	void (*emit)(void *ctx, const void *rec, size_t len);
@@ -70,6 +76,7 @@ static int pmaps_read(struct pmaps *p, uint64_t key, pid_t pid)
 	}
 	proc_maps__close(&it);
 	p->key = key;
+	p->read_ns = clock_mono_ns();
 	return 0;
 }
 
@@ -94,6 +101,8 @@ static int where(struct native_frames *n, uint64_t key, pid_t pid, uint64_t addr
 			p = &n->maps[i];
 	if (p)
 		f = pmaps_find(p, addr);
+	if (!f && p && clock_mono_ns() - p->read_ns < PMAPS_FRESH_NS)
+		return -ENOENT;
 	if (!f) {
 		if (!p) {
 			p = &n->maps[n->next_maps];

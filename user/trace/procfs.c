@@ -12,6 +12,7 @@
 #include <sys/sysmacros.h>
 #include "lib/job_identity.h"
 #include "lib/keyset.h"
+#include "trace/mapped_paths.h"
 #include "trace/procfs.h"
 #include "lib/proc_maps.h"
 
@@ -176,23 +177,12 @@ int procfs_emit_fd_path(struct gpuio_cap_writer *w, pid_t pid, pid_t tid, int fd
 	return emit_path(w, pid, tid, dev, ino, target, ts, NULL);
 }
 
-int procfs_emit_mapped_path(struct gpuio_cap_writer *w, pid_t pid, __u32 dev, __u64 ino, __u64 ts)
+int procfs_emit_mapped_path(struct mapped_paths *mp, struct gpuio_cap_writer *w, pid_t pid,
+			    __u32 dev, __u64 ino, __u64 ts)
 {
-	struct proc_maps it;
-	struct proc_map m;
-	int rc = proc_maps__open(&it, pid);
+	const char *path = mapped_paths__find(mp, pid, dev, ino);
 
-	if (rc)
-		return rc;
-	rc = -ENOENT;
-	while (proc_maps__next(&it, &m) > 0) {
-		if (m.ino != ino || m.dev != dev || !proc_map__is_file(&m))
-			continue;
-		rc = emit_path(w, pid, pid, dev, ino, m.path, ts, NULL);
-		break;
-	}
-	proc_maps__close(&it);
-	return rc;
+	return path ? emit_path(w, pid, pid, dev, ino, path, ts, NULL) : -ENOENT;
 }
 
 int procfs_emit_cgroup(struct gpuio_cap_writer *w, pid_t pid, __u64 ts)

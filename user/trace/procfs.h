@@ -45,8 +45,11 @@ int procfs_emit_fd_path(struct gpuio_cap_writer *w, pid_t pid, pid_t tid, int fd
 			__u32 dev, __u64 ino, __u64 ts);
 
 /* PATH record for (dev, ino) if pid has it mapped (executables, libraries,
- * mmap-read data: their page faults cause block reads with no open traced). */
-int procfs_emit_mapped_path(struct gpuio_cap_writer *w, pid_t pid, __u32 dev, __u64 ino, __u64 ts);
+ * mmap-read data: their page faults cause block reads with no open traced);
+ * mp keeps the maps read for a burst of these (mapped_paths.h). */
+struct mapped_paths;
+int procfs_emit_mapped_path(struct mapped_paths *mp, struct gpuio_cap_writer *w, pid_t pid,
+			    __u32 dev, __u64 ino, __u64 ts);
 
 /* NAME record from /proc/pid/task/tid/comm. */
 /* A GPUIO_PROC_CGROUP record: the cgroup of pid that names its job. 0 or -errno. */

@@ -18,6 +18,7 @@
 #include "trace/thread_time.h"
 #include "lib/keyset.h"
 #include "lib/log.h"
+#include "trace/mapped_paths.h"
 #include "trace/procfs.h"
 #include "trace/py_procs.h"
 #include "trace/native_frames.h"
@@ -30,6 +31,7 @@ struct ringbuf_drain {
 	struct ring_buffer *rb;
 	int epfd;                  /* edge-triggered on the ring: see __poll */
 	struct keyset *paths;      /* (dev, ino) named in the capture */
+	struct mapped_paths *maps; /* processes' file mappings, for a burst of names */
 	struct keyset *tids;       /* (pid, tid) named in the capture */
 	struct keyset *devs;       /* disks named in the capture */
 	struct keyset *stubs;      /* (pid, launch stub address) named or tried */
@@ -78,7 +80,7 @@ static void name_mapped(struct ringbuf_drain *c, __u32 pid, __u32 dev, __u64 ino
 {
 	if (!pid || (!ino && !dev) || keyset__test_and_add(c->paths, dev, ino))
 		return;
-	if (procfs_emit_mapped_path(c->w, (pid_t)pid, dev, ino, ts) != 0)
+	if (procfs_emit_mapped_path(c->maps, c->w, (pid_t)pid, dev, ino, ts) != 0)
 		c->ustats[GPUIO_USTAT_PATH_UNRESOLVED]++;
 }
 
@@ -273,6 +275,7 @@ int ringbuf_drain__new(struct gpuio_loader *l, struct gpuio_cap_writer *w,
 	c->ncpus = libbpf_num_possible_cpus();
 	c->percpu = calloc(c->ncpus > 0 ? c->ncpus : 1, sizeof(__u64));
 	c->paths = keyset__new(18);
+	c->maps = mapped_paths__new();
 	c->tids = keyset__new(16);
 	c->devs = keyset__new(8);
 	c->stubs = keyset__new(12);
@@ -285,8 +288,8 @@ int ringbuf_drain__new(struct gpuio_loader *l, struct gpuio_cap_writer *w,
 		c->nat = native_frames__new(append_any, c);
 	c->rb = ring_buffer__new(bpf_map__fd(l->skel->maps.events), handle, c, NULL);
 	c->epfd = epoll_create1(EPOLL_CLOEXEC);
-	if (!c->percpu || !c->paths || !c->tids || !c->devs || !c->stubs || !c->cgroups || !c->fc ||
-	    !c->rb || c->epfd < 0) {
+	if (!c->percpu || !c->paths || !c->maps || !c->tids || !c->devs || !c->stubs || !c->cgroups ||
+	    !c->fc || !c->rb || c->epfd < 0) {
 		ringbuf_drain__free(c);
 		return -ENOMEM;
 	}
@@ -434,6 +437,7 @@ void ringbuf_drain__free(struct ringbuf_drain *c)
 	if (c->epfd >= 0)
 		close(c->epfd);
 	keyset__free(c->paths);
+	mapped_paths__free(c->maps);
 	keyset__free(c->tids);
 	keyset__free(c->devs);
 	keyset__free(c->stubs);
