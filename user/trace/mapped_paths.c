@@ -2,13 +2,11 @@
 /* mapped_paths.c — a few processes' file mappings, for a burst of lookups (mapped_paths.h). */
 #include <stdlib.h>
 #include <string.h>
-#include "lib/clock.h"
 #include "lib/kmap.h"
 #include "lib/proc_maps.h"
 #include "trace/mapped_paths.h"
 
 #define MAPPED_PATHS_PIDS     4
-#define MAPPED_PATHS_FRESH_NS 10000000ull       /* 10 ms */
 
 struct mfile {
 	__u64 ino;
@@ -18,7 +16,6 @@ struct mfile {
 
 struct pid_maps {
 	pid_t pid;              /* 0: empty */
-	__u64 read_ns;
 	struct mfile *f;
 	size_t n, cap;
 };
@@ -78,7 +75,6 @@ static int read_maps(struct pid_maps *p, pid_t pid)
 	}
 	proc_maps__close(&it);
 	p->pid = pid;
-	p->read_ns = clock_mono_ns();
 	return 0;
 }
 
@@ -100,8 +96,6 @@ const char *mapped_paths__find(struct mapped_paths *mp, pid_t pid, __u32 dev, __
 			p = &mp->p[i];
 	if (p && (path = in(p, dev, ino)))
 		return path;
-	if (p && clock_mono_ns() - p->read_ns < MAPPED_PATHS_FRESH_NS)
-		return NULL;
 	if (!p) {
 		p = &mp->p[mp->next];
 		mp->next = (mp->next + 1) % MAPPED_PATHS_PIDS;

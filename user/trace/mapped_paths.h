@@ -19,10 +19,10 @@ void mapped_paths__free(struct mapped_paths *mp);
 
 /*
  * The path pid maps (dev, ino) from, NULL when none. The maps last read
- * for pid answer while they are younger than MAPPED_PATHS_FRESH_NS; a file
- * not in them reads them again unless they were read that recently (the
- * records of one poll come within a few milliseconds). The string lives
- * until the next call.
+ * for pid answer; a file not in them reads them again (a new image, a
+ * file mapped since), so a burst of new files costs one read, and a name
+ * is never lost to a read taken too early. The string lives until the
+ * next call.
  */
 const char *mapped_paths__find(struct mapped_paths *mp, pid_t pid, __u32 dev, __u64 ino);
 

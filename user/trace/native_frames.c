@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
 /* native_frames.c — native frames checked and named (native_frames.h). */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/sysmacros.h>
-#include "lib/clock.h"
 #include "lib/elf_symtab.h"
 #include "lib/kmap.h"
 #include "lib/proc_maps.h"
@@ -16,24 +16,23 @@
 #define NA_FILE    2            /* in a mapped file: named (a PY_CODE record sent) */
 #define NA_CALL    4            /* a call instruction before it: a return address */
 
-/* A process's file mappings, as last read: a torch process maps ~1,700
- * (a read of /proc/PID/maps each, ~1 ms), and a new stack brings up to 8
- * new addresses. Read again when an address is in none of them, but not
- * within PMAPS_FRESH_NS of the last read: most such addresses are in no
- * file (JIT code, a frame-pointer chain through code without them), and
- * re-reading for each took a third of gpuio's CPU under a DataLoader. */
+/* A process's mappings, as last read: a torch process maps ~1,700 (a read
+ * of /proc/PID/maps each, ~1 ms), and a new stack brings up to 8 new
+ * addresses. Read again only when an address is in none of them: one in a
+ * region that is not an executable file (JIT code, the heap a frame-pointer
+ * chain through code without them points into) is answered from the last
+ * read. Re-reading for each of those took a third of gpuio's CPU under a
+ * DataLoader; a library loaded since lands where nothing was mapped. */
 struct fmap {
 	uint64_t lo, hi, offset, dev, ino;
-	char *path;
+	char *path;             /* NULL: not an executable file mapping */
 };
 struct pmaps {
 	uint64_t key;           /* pid | image << 32; 0: empty */
-	uint64_t read_ns;       /* when it was read (clock_mono_ns) */
 	struct fmap *m;
 	size_t n, cap;
 };
 #define PMAPS_CACHED 8
-#define PMAPS_FRESH_NS 250000000ull
 
 struct native_frames {
 	void (*emit)(void *ctx, const void *rec, size_t len);
@@ -63,10 +62,14 @@ static int pmaps_read(struct pmaps *p, uint64_t key, pid_t pid)
 	if (err)
 		return err;
 	while (proc_maps__next(&it, &m) > 0) {
-		if (!proc_map__is_file(&m) || m.perms[2] != 'x')
-			continue;
-		if (array_grow((void **)&p->m, &p->cap, p->n + 1, sizeof(*p->m)) ||
-		    !(p->m[p->n].path = strdup(m.path))) {
+		bool named = proc_map__is_file(&m) && m.perms[2] == 'x';
+
+		if (array_grow((void **)&p->m, &p->cap, p->n + 1, sizeof(*p->m))) {
+			proc_maps__close(&it);
+			return -ENOMEM;
+		}
+		p->m[p->n].path = named ? strdup(m.path) : NULL;
+		if (named && !p->m[p->n].path) {
 			proc_maps__close(&it);
 			return -ENOMEM;
 		}
@@ -76,7 +79,6 @@ static int pmaps_read(struct pmaps *p, uint64_t key, pid_t pid)
 	}
 	proc_maps__close(&it);
 	p->key = key;
-	p->read_ns = clock_mono_ns();
 	return 0;
 }
 
@@ -88,8 +90,21 @@ static const struct fmap *pmaps_find(const struct pmaps *p, uint64_t addr)
 	return NULL;
 }
 
+/* Could addr be in a mapping at all? Below mmap_min_addr's usual 64 KiB, or
+ * above the 47-bit user half of x86-64 (4-level page tables; a process asks
+ * for more explicitly), it is a word of data that a frame-pointer chain
+ * through code without them took for a return address. */
+static bool user_text_addr(uint64_t addr)
+{
+#if defined(__x86_64__)
+	return addr >= 0x10000 && addr < (1ull << 47);
+#else
+	return addr >= 0x10000;
+#endif
+}
+
 /* Where addr of pid (image key) lies: its executable file mapping; the
- * maps read again once when it is in none of those last read */
+ * maps read again once when it lies in no region of those last read */
 static int where(struct native_frames *n, uint64_t key, pid_t pid, uint64_t addr,
 		 struct elf_where *w)
 {
@@ -101,8 +116,10 @@ static int where(struct native_frames *n, uint64_t key, pid_t pid, uint64_t addr
 			p = &n->maps[i];
 	if (p)
 		f = pmaps_find(p, addr);
-	if (!f && p && clock_mono_ns() - p->read_ns < PMAPS_FRESH_NS)
-		return -ENOENT;
+	if (f && !f->path)
+		return -ENOENT;         /* mapped, not an executable file */
+	if (!f && !user_text_addr(addr))
+		return -ENOENT;         /* a word of data, not an address: no read for it */
 	if (!f) {
 		if (!p) {
 			p = &n->maps[n->next_maps];
@@ -110,7 +127,7 @@ static int where(struct native_frames *n, uint64_t key, pid_t pid, uint64_t addr
 		}
 		if (pmaps_read(p, key, pid))
 			return -ESRCH;
-		if (!(f = pmaps_find(p, addr)))
+		if (!(f = pmaps_find(p, addr)) || !f->path)
 			return -ENOENT;
 	}
 	snprintf(w->path, sizeof(w->path), "%s", f->path);
