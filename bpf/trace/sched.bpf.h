@@ -123,7 +123,7 @@ static __always_inline void wait_emit(__u32 tgid, __u32 tid)
 	if (e->fd >= 0) {
 		struct file_id id = {};
 
-		if (file_ident(fd_to_file(e->fd), &id)) {
+		if (file_ident(fd_to_file_probe(e->fd), &id)) {
 			e->ino = id.ino;
 			e->dev = id.dev;
 			e->ftype = id.ftype;

@@ -151,6 +151,30 @@ static __always_inline struct file *fd_to_file(int fd)
 	return fd_slot(fdt, fd);
 }
 
+/*
+ * The same with probe reads only, for a path that runs seldom (a traced
+ * thread going to sleep): no load from a trusted pointer, so the kernel
+ * does not scan its type names for the loaded field's trust, in each of
+ * the switch hook's states (9 walks there, ~7 ms of a start).
+ */
+static __always_inline struct file *fd_to_file_probe(int fd)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	struct files_struct *files = BPF_CORE_READ(task, files);
+	struct fdtable *fdt;
+	struct file **arr;
+	struct file *f = NULL;
+
+	if (fd < 0 || !files)
+		return NULL;
+	fdt = BPF_CORE_READ(files, fdt);
+	if (!fdt || (unsigned int)fd >= BPF_CORE_READ(fdt, max_fds))
+		return NULL;
+	arr = BPF_CORE_READ(fdt, fd);
+	bpf_probe_read_kernel(&f, sizeof(f), &arr[fd]);
+	return f;
+}
+
 extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym __weak;
 
 /*
