@@ -33,9 +33,16 @@
 # gpuio hands its links to a gpuio-detach child that closes them one RCU grace
 # period at a time (seconds under TCG): the next setup waits for it to end,
 # or its RCU work would land in that setup's instructions
+# (by /proc: the initramfs's busybox has no pgrep)
+detach_running() {
+  for c in /proc/[0-9]*/comm; do
+    [ "$(cat "$c" 2>/dev/null)" = gpuio-detach ] && return 0
+  done
+  return 1
+}
 reaped() {
   n=0
-  while pgrep gpuio-detach >/dev/null && [ $n -lt 600 ]; do sleep 1; n=$((n + 1)); done
+  while detach_running && [ $n -lt 600 ]; do sleep 1; n=$((n + 1)); done
 }
 
 vmbench() {

@@ -44,7 +44,7 @@ out=$(mktemp "${TMPDIR:-/tmp}/gpuio-vmbench.XXXXXX")
 trap 'rm -f "$out"' EXIT
 echo "bench-modes: booting the bench VM ($calls calls x $rounds rounds; a few minutes under TCG)" >&2
 GPUIO_VM_QEMU_ARGS="${GPUIO_VM_QEMU_ARGS:-} $icount" \
-"$src/tests/vm/run-vm.sh" --initrd "$initrd" --timeout 900 \
+"$src/tests/vm/run-vm.sh" --initrd "$initrd" --timeout 1800 \
   --append "gpuio.bench_calls=$calls gpuio.bench_rounds=$rounds" >"$out" 2>&1
 rc=$?
 [ -n "$log" ] && cp "$out" "$log"
