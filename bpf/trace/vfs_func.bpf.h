@@ -36,19 +36,29 @@ static __always_inline __s64 kpos(loff_t *pos)
 	return p;
 }
 
-static __always_inline int fn_begin(__u8 hook, __u16 call, struct file *file,
-				    __u64 requested, __s64 offset, __u32 flags, const int acc)
+static __always_inline void fn_begin_cs(struct call_state *cs, __u8 hook, __u16 call,
+					struct file *file, __u64 requested, __s64 offset,
+					__u32 flags, const int acc)
 {
 	struct vfs_args v = {
 		.call = call, .hook = hook, .file = file, .fd = -1, .fd2 = -1,
 		.offset = offset, .offset2 = -1, .requested = requested, .flags = flags,
 	};
-	struct call_state *cs = current_traced();
 
-	if (cs)
-		vfs_begin(cs, &v, acc);
-	return 0;
+	vfs_begin(cs, &v, acc);
 }
+
+/*
+ * A macro, not a function: the arguments that read the kernel (the
+ * position behind pos, an iovec's total) are evaluated only once the
+ * caller is known to be traced. As a function's arguments they were read
+ * first, for every read and write on the node (a probe read each).
+ */
+#define fn_begin(hook, call, file, requested, offset, flags, acc) ({                  \
+	struct call_state *cs__ = current_traced();                                    \
+	if (cs__)                                                                      \
+		fn_begin_cs(cs__, hook, call, file, requested, offset, flags, acc);    \
+	0; })
 
 static __always_inline int fn_open_begin(struct open_how *how)
 {
