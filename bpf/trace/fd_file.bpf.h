@@ -27,10 +27,9 @@ static __always_inline struct file *fd_slot(struct fdtable *fdt, int fd)
  * trusted BTF pointer, so the walk to the fd array is plain loads; only the
  * array slot needs a helper.
  */
-static __always_inline struct file *fd_to_file(int fd)
+/* fd's slot, from the task's files: plain loads, of whatever trust files has */
+static __always_inline struct file *fd_in_files(struct files_struct *files, int fd)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
-	struct files_struct *files = task->files;
 	struct fdtable *fdt;
 
 	if (fd < 0 || !files)
@@ -39,6 +38,13 @@ static __always_inline struct file *fd_to_file(int fd)
 	if (!fdt || (unsigned int)fd >= fdt->max_fds)
 		return NULL;
 	return fd_slot(fdt, fd);
+}
+
+static __always_inline struct file *fd_to_file(int fd)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+
+	return fd_in_files(task->files, fd);
 }
 
 /*
@@ -77,19 +83,11 @@ extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym __weak;
 static __always_inline struct file *fd_to_file_acc(int fd, const int acc)
 {
 	struct task_struct *task;
-	struct files_struct *files;
-	struct fdtable *fdt;
 
 	if (acc != ACC_CAST)
 		return fd_to_file(fd);
 	task = bpf_rdonly_cast(bpf_get_current_task_btf(), bpf_core_type_id_kernel(struct task_struct));
-	files = task->files;
-	if (fd < 0 || !files)
-		return NULL;
-	fdt = files->fdt;
-	if (!fdt || (unsigned int)fd >= fdt->max_fds)
-		return NULL;
-	return fd_slot(fdt, fd);
+	return fd_in_files(task->files, fd);
 }
 
 #endif
