@@ -174,62 +174,101 @@ void json_writer__printf(struct json_writer *w, const char *fmt, ...)
 		free(p);
 }
 
-void json_writer__str(struct json_writer *w, const void *sv, size_t n)
+/*
+ * One unit of s[0..n) (s[0] not plain ASCII) escaped into o, which has
+ * room for JW_MAX_EXPAND bytes: returns the bytes written, *used the bytes
+ * of s it stands for. The rules are json_writer.h's.
+ */
+static size_t escape_unit(const unsigned char *s, size_t n, char *o, size_t *used)
 {
 	static const char hex[] = "0123456789abcdef";
+	unsigned char c = s[0];
+	size_t bad = 0, k;
+
+	*used = 1;
+	if (c == '"' || c == '\\') {
+		o[0] = '\\';
+		o[1] = (char)c;
+		return 2;
+	}
+	if (c < 0x20) {
+		const char *esc = c == '\n' ? "\\n" : c == '\t' ? "\\t" : c == '\r' ? "\\r" :
+				  c == '\b' ? "\\b" : c == '\f' ? "\\f" : NULL;
+		if (esc) {
+			memcpy(o, esc, 2);
+			return 2;
+		}
+		memcpy(o, "\\u00", 4);
+		o[4] = hex[c >> 4];
+		o[5] = hex[c & 15];
+		return 6;
+	}
+	k = utf8_seq_len(s, n, &bad);
+	if (k) {
+		memcpy(o, s, k);
+		*used = k;
+		return k;
+	}
+	memcpy(o, "\xef\xbf\xbd", 3);   /* U+FFFD */
+	*used = bad;
+	return 3;
+}
+
+/* The length of the run of plain ASCII (copied as is) at s[0..n) */
+static size_t plain_run(const unsigned char *s, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n && s[i] >= 0x20 && s[i] < 0x80 && s[i] != '"' && s[i] != '\\')
+		i++;
+	return i;
+}
+
+void json_writer__str(struct json_writer *w, const void *sv, size_t n)
+{
 	const unsigned char *s = sv;
-	size_t i = 0, before;
-	char *o;
+	size_t i = 0, run, used, k;
 
 	json_writer__putc(w, '"');
 	while (i < n) {
-		unsigned char c = s[i];
-		size_t run = i;
-
 		/* copy a run of plain ASCII at once */
-		while (run < n && s[run] >= 0x20 && s[run] < 0x80 && s[run] != '"' && s[run] != '\\')
-			run++;
-		if (run > i) {
-			json_writer__raw(w, (const char *)s + i, run - i);
-			i = run;
+		if ((run = plain_run(s + i, n - i))) {
+			json_writer__raw(w, (const char *)s + i, run);
+			i += run;
 			continue;
 		}
-		o = reserve(w, JW_MAX_EXPAND);
-		before = w->len;
-		if (c == '"' || c == '\\') {
-			o[0] = '\\';
-			o[1] = (char)c;
-			w->len += 2;
-			i++;
-		} else if (c < 0x20) {
-			const char *esc = c == '\n' ? "\\n" : c == '\t' ? "\\t" : c == '\r' ? "\\r" :
-					  c == '\b' ? "\\b" : c == '\f' ? "\\f" : NULL;
-			if (esc) {
-				memcpy(o, esc, 2);
-				w->len += 2;
-			} else {
-				memcpy(o, "\\u00", 4);
-				o[4] = hex[c >> 4];
-				o[5] = hex[c & 15];
-				w->len += 6;
-			}
-			i++;
-		} else {
-			size_t bad = 0, k = utf8_seq_len(s + i, n - i, &bad);
-
-			if (k) {
-				memcpy(o, s + i, k);
-				w->len += k;
-				i += k;
-			} else {
-				memcpy(o, "\xef\xbf\xbd", 3);   /* U+FFFD */
-				w->len += 3;
-				i += bad;
-			}
-		}
-		w->bytes += w->len - before;
+		k = escape_unit(s + i, n - i, reserve(w, JW_MAX_EXPAND), &used);
+		w->len += k;
+		w->bytes += k;
+		i += used;
 	}
 	json_writer__putc(w, '"');
+}
+
+size_t json_escape(char *dst, size_t len, const void *sv, size_t n)
+{
+	const unsigned char *s = sv;
+	char unit[JW_MAX_EXPAND];
+	size_t i = 0, o = 0, used, k;
+
+	if (!len)
+		return 0;
+	while (i < n) {
+		if (plain_run(s + i, 1)) {
+			k = 1;
+			unit[0] = (char)s[i];
+			used = 1;
+		} else {
+			k = escape_unit(s + i, n - i, unit, &used);
+		}
+		if (o + k >= len)
+			break;          /* cut before a unit, never inside one */
+		memcpy(dst + o, unit, k);
+		o += k;
+		i += used;
+	}
+	dst[o] = 0;
+	return o;
 }
 
 void json_writer__strn(struct json_writer *w, const char *s, size_t max)

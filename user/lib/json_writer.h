@@ -50,6 +50,10 @@ void json_writer__str(struct json_writer *w, const void *s, size_t n);
 /* A quoted string of a C string of at most max bytes (for fixed char[]). */
 void json_writer__strn(struct json_writer *w, const char *s, size_t max);
 void json_writer__cstr(struct json_writer *w, const char *s);
+/* The same escaping into dst (no quotes, NUL-terminated, at most len - 1
+ * bytes, cut before an escape or a UTF-8 sequence that would not fit):
+ * for JSON put together with printf. Returns the length. */
+size_t json_escape(char *dst, size_t len, const void *s, size_t n);
 
 void json_writer__u64(struct json_writer *w, uint64_t v);
 void json_writer__s64(struct json_writer *w, int64_t v);

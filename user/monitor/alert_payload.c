@@ -14,23 +14,6 @@ static const char *const key_label[] = {
 	[ALERT_JOB_CONTAINER] = "container_id", [ALERT_JOB_CGROUP] = "cgroup",
 };
 
-void alert_json_escape(char *dst, size_t len, const char *s)
-{
-	size_t o = 0;
-
-	for (; *s && o + 7 < len; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			o += (size_t)snprintf(dst + o, len - o, "\\%c", c);
-		else if (c < 0x20 || c >= 0x7f)
-			o += (size_t)snprintf(dst + o, len - o, "\\u%04x", c);
-		else
-			dst[o++] = (char)c;
-	}
-	dst[o] = 0;
-}
-
 const char *alert_job_key__label(enum alert_job_key k)
 {
 	return key_label[k];

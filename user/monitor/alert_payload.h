@@ -36,9 +36,6 @@ int alert_payload__parse(const char *body, size_t len, struct alert_payload *p, 
 			 size_t errlen);
 /* "2026-11-28T13:05:10.123456789Z" or with "+01:00" -> ns since the epoch. 0 or -EINVAL. */
 int rfc3339_parse(const char *s, __u64 *real_ns);
-/* s as a JSON string's contents in dst (quotes, backslashes, control and
- * non-ASCII bytes escaped; cut at len). */
-void alert_json_escape(char *dst, size_t len, const char *s);
 /* The label a key stands for ("slurm_job", …). */
 const char *alert_job_key__label(enum alert_job_key k);
 

@@ -21,6 +21,7 @@
 #include "lib/clock.h"
 #include "lib/log.h"
 #include "lib/units.h"
+#include "lib/json_writer.h"
 #include "monitor/alert_payload.h"
 #include "monitor/alert_webhook.h"
 #include "monitor/http_metrics.h"
@@ -86,7 +87,7 @@ static enum MHD_Result error(struct alert_webhook *w, struct MHD_Connection *c, 
 {
 	char esc[600], body[700];
 
-	alert_json_escape(esc, sizeof(esc), why);
+	json_escape(esc, sizeof(esc), why, strlen(why));
 	snprintf(body, sizeof(body), "{\"status\":\"error\",\"error\":\"%s\"}\n", esc);
 	return answer(w, c, code, body);
 }

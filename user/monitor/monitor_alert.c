@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include "lib/clock.h"
 #include "lib/job_identity.h"
+#include "lib/json_writer.h"
 #include "lib/log.h"
 #include "lib/units.h"
 #include "monitor/alert_payload.h"
@@ -183,7 +184,7 @@ static void follow_up(struct monitor_alerts *m, const char *cgroup, const char *
 	m->traces[slot].pid = c;
 	snprintf(m->traces[slot].path, sizeof(m->traces[slot].path), "%s", cap);
 	pr_info("alert: tracing the job's process %d for %s (Python stacks on): %s", (int)root, dur_s, cap);
-	alert_json_escape(esc, sizeof(esc), cap);
+	json_escape(esc, sizeof(esc), cap, strlen(cap));
 	*o += (size_t)snprintf(msg + *o, len - *o, ",\"trace\":\"%s\",\"trace_pid\":%d,\"trace_s\":%.3f",
 			       esc, (int)root, m->trace_ns / NS_PER_SEC_F);
 }
@@ -237,7 +238,7 @@ static bool dump_job(struct monitor_alerts *m, const struct job_group *jg, char 
 	for (i = 0; i < m->ndone && m->done[i].key != key; i++)
 		;
 	if (i < m->ndone) {
-		alert_json_escape(esc, sizeof(esc), m->done[i].path);
+		json_escape(esc, sizeof(esc), m->done[i].path, strlen(m->done[i].path));
 		*o += (size_t)snprintf(msg + *o, len - *o, "\"already\":true,\"path\":\"%s\"}", esc);
 		return true;
 	}
@@ -266,7 +267,7 @@ static bool dump_job(struct monitor_alerts *m, const struct job_group *jg, char 
 	i = m->ndone < MONITOR_ALERT_DONE ? m->ndone++ : key % MONITOR_ALERT_DONE;
 	m->done[i].key = key;
 	snprintf(m->done[i].path, sizeof(m->done[i].path), "%s", path);
-	alert_json_escape(esc, sizeof(esc), path);
+	json_escape(esc, sizeof(esc), path, strlen(path));
 	*o += (size_t)snprintf(msg + *o, len - *o, "\"path\":\"%s\",\"window_s\":%.3f,\"partial\":%s",
 			       esc, (until - from) / NS_PER_SEC_F, oldest > from ? "true" : "false");
 	follow_up(m, jg->cgroup, path, msg, len, o);
