@@ -290,14 +290,26 @@ static long py_frame_step(__u32 i, void *arg)
  * address), but one step a bpf_loop iteration that stops at the
  * interpreter: most sleeps are 1-3 frames from it, and bpf_get_task_stack
  * walked all GPUIO_PY_NATIVE_MAX each time (~0.9 us of a 2.7 us switch).
+ * A frame pointer is followed only up the thread's stack (above the saved
+ * sp, each one above the last, within PY_NATIVE_SPAN of sp): code built
+ * without frame pointers leaves anything in that register, and a chain
+ * read out of a heap runs to 8 junk frames that the collector cuts anyway
+ * (+0.7 us a stack of a 4 KiB pread when it was walked).
  */
+#define PY_NATIVE_SPAN (8ull << 20)     /* glibc's default thread stack */
 struct py_native_ctx {
 	const struct gpuio_py_layout *L;
 	struct py_scratch *s;
 	__u64 ip, fp;           /* the next address; the frame it returns from */
-	__u64 h;
-	int k;
+	__u64 sp;               /* the user stack pointer at kernel entry */
+	__u64 h;                /* (the count: s->nnative, off the stack that 6.1 limits) */
 };
+
+/* fp can be a frame of this stack above lo (the last frame, or sp) */
+static __always_inline bool py_native_fp_ok(const struct py_native_ctx *c, __u64 fp, __u64 lo)
+{
+	return fp > lo && fp - c->sp < PY_NATIVE_SPAN && !(fp & 7);
+}
 
 _Static_assert((GPUIO_PY_NATIVE_MAX & (GPUIO_PY_NATIVE_MAX - 1)) == 0, "a power of two");
 _Static_assert(GPUIO_PY_NATIVE_MAX <= GPUIO_PY_FRAMES_MAX, "room in frames[]");
@@ -315,11 +327,11 @@ static long py_native_step(__u32 i, void *arg)
 	s->frames[j].lasti = GPUIO_PY_LASTI_NATIVE;
 	s->frames[j].pad = 0;
 	c->h = py_mix(py_mix(c->h, ip), (__u32)GPUIO_PY_LASTI_NATIVE);
-	c->k = i + 1;
+	s->nnative = i + 1;
 	if (!c->fp || bpf_probe_read_user(fr, sizeof(fr), (void *)c->fp))
 		return 1;
-	c->fp = fr[0];
 	c->ip = fr[1];
+	c->fp = py_native_fp_ok(c, fr[0], c->fp) ? fr[0] : 0;
 	return 0;
 }
 
@@ -328,6 +340,7 @@ static __always_inline int py_native_frames(const struct gpuio_py_layout *L, str
 {
 	struct py_native_ctx c = { .L = L, .s = s, .h = *h };
 
+	s->nnative = 0;
 	if (!py_native)
 		return 0;
 #if defined(__TARGET_ARCH_x86)
@@ -335,12 +348,13 @@ static __always_inline int py_native_frames(const struct gpuio_py_layout *L, str
 		struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
 
 		c.ip = regs->ip;
-		c.fp = regs->bp;
+		c.sp = regs->sp;
+		c.fp = py_native_fp_ok(&c, regs->bp, c.sp - 1) ? regs->bp : 0;
 	}
 #endif
 	bpf_loop(GPUIO_PY_NATIVE_MAX, py_native_step, &c, 0);
 	*h = c.h;
-	return c.k;
+	return s->nnative <= GPUIO_PY_NATIVE_MAX ? s->nnative : 0;
 }
 
 /* Walk the frames into s->st (after the native ones): returns the number
