@@ -6,10 +6,16 @@
                                       prints ns_per_call=N
   py_work.py spin SECONDS             one thread busy on its CPU; prints
                                       cpu_s=X (its own CPU time)
+  py_work.py pingpong N DEPTH         two threads pass a byte through two
+                                      pipes N times, each sleeping in
+                                      os.read() DEPTH Python frames deep
+                                      (a switch-out's stack); prints
+                                      us_per_round_trip=X
 """
 import os
 import random
 import sys
+import threading
 import time
 
 
@@ -42,10 +48,36 @@ def spin(seconds):
     print("cpu_s=%.3f" % time.process_time())
 
 
+def pingpong(n, depth):
+    r1, w1 = os.pipe()
+    r2, w2 = os.pipe()
+
+    def peer():
+        for _ in range(n):
+            os.read(r1, 1)
+            os.write(w2, b"x")
+
+    t = threading.Thread(target=lambda: deep(depth, peer))
+    t.start()
+
+    def run():
+        t0 = time.perf_counter()
+        for _ in range(n):
+            os.write(w1, b"x")
+            os.read(r2, 1)
+        return time.perf_counter() - t0
+
+    s = deep(depth, run)
+    t.join()
+    print("us_per_round_trip=%.2f" % (s / n * 1e6))
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "pread":
         pread_loop(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
     elif sys.argv[1] == "spin":
         spin(float(sys.argv[2]))
+    elif sys.argv[1] == "pingpong":
+        pingpong(int(sys.argv[2]), int(sys.argv[3]))
     else:
-        sys.exit("usage: py_work.py pread FILE CALLS DEPTH | spin SECONDS")
+        sys.exit("usage: py_work.py pread FILE CALLS DEPTH | spin SECONDS | pingpong N DEPTH")

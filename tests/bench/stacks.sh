@@ -15,6 +15,11 @@
 #     and gpuio's own CPU time (user + sys, /proc) meanwhile, with and
 #     without samples (its start, ~20 ms more to verify the stack walk, is
 #     left out: a cost once per trace, not per second).
+#  3. switch-outs: two Python threads passing a byte through pipes (each
+#     sleeps in os.read(), ~5 and ~25 frames deep), traced with the
+#     default (a stack at each sleep, native frames first),
+#     --no-native-frames and --no-stacks: the switch hook's ns per run
+#     (bpf_stats) and the round trip's wall time.
 # Markdown on stdout; "n/a (why)" where a part cannot run. Needs root.
 set -uo pipefail
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -123,4 +128,38 @@ if cpu_d is not None and cpu_n is not None:
     print("- gpuio's own CPU time while the 3 s run ran (its start left out): %.2f s with samples "
           "(%.1f%% of a CPU), %.2f s with --no-stacks (%.1f%%)" % (cpu_d, cpu_d / 3 * 100, cpu_n, cpu_n / 3 * 100))
 EOF
+echo
+
+# ---- 3. switch-outs
+echo "### a traced Python thread's switch-out: the stack at each sleep (pipe ping-pong, ${PINGS:=20000} round trips)"
+echo
+echo "| Python frames | setup | switch hook, ns per run (bpf_stats) | runs | us per round trip |"
+echo "|---:|---|---:|---:|---:|"
+sysctl -qw kernel.bpf_stats_enabled=1
+declare -A SW=([default]="" [nonative]="--no-native-frames" [nostacks]="--no-stacks")
+for depth in 0 20; do
+  u=$("$PY" "$WORK" pingpong "$PINGS" "$depth" | grep -o 'us_per_round_trip=[0-9.]*' | cut -d= -f2)
+  echo "| ~$((depth + 5)) | untraced | — | — | ${u:-n/a} |"
+  for s in default nonative nostacks; do
+    # shellcheck disable=SC2086
+    "$GPUIO" trace -q --no-export --capture "$T/p.gpuio" ${SW[$s]} -- sh -c \
+      "'$PY' '$WORK' pingpong $PINGS $depth >'$T/pp.$s'; bpftool prog show --json >'$T/pprogs.$s' 2>/dev/null" \
+      2>"$T/err.$s" || { echo "| ~$((depth + 5)) | $s | n/a (trace failed) | | |"; continue; }
+    python3 - "$T/pprogs.$s" "$T/pp.$s" "$((depth + 5))" "${SW[$s]:-the default}" <<'EOF'
+import json, sys
+try:
+    progs = json.load(open(sys.argv[1]))
+except (OSError, ValueError):
+    progs = []
+sw = [p for p in progs if p.get("name", "").startswith("sched_switch") and p.get("run_cnt")]
+rt = open(sys.argv[2]).read().split("us_per_round_trip=")
+rt = rt[1].strip() if len(rt) > 1 else "n/a"
+if sw:
+    n, ns = sw[0]["run_cnt"], sw[0]["run_time_ns"]
+    print("| ~%s | %s | %.0f | %d | %s |" % (sys.argv[3], sys.argv[4], ns / n, n, rt))
+else:
+    print("| ~%s | %s | n/a (bpftool missing, or no switch hook) | | %s |" % (sys.argv[3], sys.argv[4], rt))
+EOF
+  done
+done
 echo
