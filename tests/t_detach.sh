@@ -8,7 +8,12 @@
 #   - gpuio killed with SIGKILL: the child closes every link and exits;
 #   - a gpuio started at once after the kill traces: every pread logged by
 #     build/tests/attach_reader is in its trace;
-#   - Ctrl-C ends a trace the same way (its child exits too).
+#   - Ctrl-C ends a trace the same way (its child exits too);
+#   - gpuio killed while a traced process keeps reading: the links its
+#     child still holds trace no one (the ring's producer position, read
+#     through the map itself, grew while gpuio traced and stays put after;
+#     the child sets the programs' tracing_over, which a killed gpuio
+#     cannot).
 # The times (kill to gpuio gone, to the links closed) are printed, not checked.
 source "$(dirname "$0")/lib.sh"
 need_root
@@ -72,4 +77,46 @@ wait_exit -t 30 "$GPID"
 [ "$EXIT_STATUS" = 0 ] || { cat "$TMP/i.err"; fail "Ctrl-C: gpuio exited $EXIT_STATUS"; }
 wait_for -t 120 -i 0.1 "gpuio-detach $R to exit after Ctrl-C" _gone "$R"
 check_struct "$TMP/i.json"
-echo "per-syscall links: held by gpuio-detach, closed after SIGKILL and Ctrl-C"
+
+# ---- SIGKILL while the traced process reads on: traced by no one after
+# the producer position of a ring buffer map, by map id (page 1 of its mmap)
+cat > "$TMP/rb_pos.py" <<'EOF'
+import ctypes, mmap, struct, sys
+libc = ctypes.CDLL(None, use_errno=True)
+attr = ctypes.create_string_buffer(struct.pack("III", int(sys.argv[1]), 0, 0), 128)
+fd = libc.syscall(321, 14, attr, 128)          # bpf(BPF_MAP_GET_FD_BY_ID)
+if fd < 0:
+    sys.exit("map %s: errno %d" % (sys.argv[1], ctypes.get_errno()))
+m = mmap.mmap(fd, 4096, mmap.MAP_SHARED, mmap.PROT_READ, offset=4096)
+print(struct.unpack_from("Q", m, 0)[0])
+EOF
+rb_pos() { python3 "$TMP/rb_pos.py" "$1" || fail "cannot read ring buffer map $1"; }
+rings() { bpftool map show -j 2>/dev/null | python3 -c '
+import json, sys
+print("\n".join(str(m["id"]) for m in json.load(sys.stdin) if m.get("type") == "ringbuf" and m.get("name") == "events"))' | sort -n; }
+command -v bpftool >/dev/null || fail "bpftool missing (scripts/install-deps.sh)"
+spawn -s KILL reader "$PROG" "$TMP/data.bin" "$TMP/r.log" 2000 1000000
+READER=$SPAWNED
+before=$(reapers) rb_before=$(rings)
+spawn -s KILL -e "$TMP/r.err" gpuio4 "$GPUIO" trace --vfs-mode=per_syscall -p "$READER" --no-export \
+  --capture "$TMP/r.gpuio"
+GPID=$SPAWNED
+wait_line -m "gpuio never started tracing" "tracing" "$TMP/r.err"
+R=$(comm -13 <(echo "$before") <(reapers))
+RB=$(comm -13 <(echo "$rb_before") <(rings))
+[ "$(echo "$R" | grep -c .)" = 1 ] || fail "want one new gpuio-detach while tracing, found: '$R'"
+[ "$(echo "$RB" | grep -c .)" = 1 ] || fail "want one new events ring buffer, found: '$RB'"
+p0=$(rb_pos "$RB"); sleep 0.5; p1=$(rb_pos "$RB")
+[ "$p1" -gt "$p0" ] || fail "the ring did not grow while gpuio traced the reader ($p0 -> $p1)"
+kill -KILL "$GPID"
+wait "$GPID" 2>/dev/null || true
+proc_unreg "$GPID"
+sleep 0.2                                       # the child sees gpuio's end
+p2=$(rb_pos "$RB"); sleep 0.5; p3=$(rb_pos "$RB")
+left=$(links_of "$R")
+echo "the reader's ring: +$((p1 - p0)) bytes in 0.5 s traced; after SIGKILL +$((p3 - p2)) in 0.5 s," \
+  "while gpuio-detach still held $left links"
+[ "$left" -gt 0 ] || fail "gpuio-detach closed its links within 0.7 s: too fast to tell (want seconds)"
+[ "$p3" = "$p2" ] || fail "after gpuio's SIGKILL its links still traced the reader: the ring grew $((p3 - p2)) bytes"
+wait_for -t 120 -i 0.1 "gpuio-detach $R to exit after SIGKILL" _gone "$R"
+echo "per-syscall links: held by gpuio-detach, closed after SIGKILL and Ctrl-C, tracing no one meanwhile"

@@ -9,7 +9,9 @@
  * (they only act for the traced processes, and what they emit nobody reads).
  * The child is started right after the attach and holds the links until
  * gpuio's end closes a pipe: a gpuio killed with SIGKILL ends at once too,
- * and its links are closed the same way, not by its own exit.
+ * and its links are closed the same way, not by its own exit. The child
+ * first sets the programs' "tracing over" flag, which a killed gpuio could
+ * not: until the last close they act for no one.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -19,6 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/resource.h>
@@ -41,13 +44,13 @@ static bool kept(const int *fds, int n, int fd)
 
 /* In the child: async-signal-safe calls only (the parent may have threads).
  * wait_fd >= 0: the read end of a pipe whose EOF (gpuio's end, even by
- * SIGKILL) starts the closes; it is kept and named in argv ("wN"). */
-static void reap(const int *fds, int n, int wait_fd)
+ * SIGKILL) starts the closes; it is kept, and arg (made before the fork:
+ * "wN" or "wN:fM:K", link_reaper__main) names it. */
+static void reap(const int *fds, int n, int wait_fd, char *arg)
 {
 	struct rlimit rl;
 	int maxfd = wait_fd, last = 1024;
-	char arg[16];
-	char *argv[] = { (char *)LINK_REAPER_ARGV0, NULL, NULL }, *const envp[] = { NULL };
+	char *argv[] = { (char *)LINK_REAPER_ARGV0, arg, NULL }, *const envp[] = { NULL };
 
 	/* out of the terminal's process group: a second Ctrl-C is the user's
 	 * word to gpuio, not to this */
@@ -70,19 +73,8 @@ static void reap(const int *fds, int n, int wait_fd)
 	 * line), holding only the links: link_reaper__main() closes them */
 	for (int i = 0; i < n; i++)
 		fcntl(fds[i], F_SETFD, 0);
-	if (wait_fd >= 0) {
-		/* "w" and the number, by hand: no snprintf after fork */
-		int k = 0, d = 1;
-
+	if (wait_fd >= 0)
 		fcntl(wait_fd, F_SETFD, 0);
-		while (wait_fd / d >= 10)
-			d *= 10;
-		arg[k++] = 'w';
-		for (; d; d /= 10)
-			arg[k++] = (char)('0' + wait_fd / d % 10);
-		arg[k] = 0;
-		argv[1] = arg;
-	}
 	execve("/proc/self/exe", argv, envp);
 	for (int i = 0; i < n; i++)
 		close(fds[i]);
@@ -162,16 +154,42 @@ static void close_all(const int *fds, int n)
 		close(lk);
 }
 
+/* The byte at off of the (mmapable) BPF map behind fd set to 1, fd closed. */
+static void flag_set(int fd, unsigned long off)
+{
+	struct bpf_map_info info;
+	__u32 len = sizeof(info);
+	size_t size;
+	char *p;
+
+	memset(&info, 0, sizeof(info));
+	if (bpf_obj_get_info_by_fd(fd, &info, &len) == 0 && off < info.value_size) {
+		size = ((size_t)info.value_size + 4095) & ~(size_t)4095;
+		p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		if (p != MAP_FAILED) {
+			__atomic_store_n(p + off, 1, __ATOMIC_SEQ_CST);
+			munmap(p, size);
+		}
+	}
+	close(fd);
+}
+
 int link_reaper__main(const char *arg)
 {
 	static int fds[REAPER_MAX * 2];
 	struct rlimit rl;
-	int last = 1024, wait_fd = -1, n = 0;
+	int last = 1024, wait_fd = -1, flag_fd = -1, n = 0;
+	unsigned long flag_off = 0;
+	const char *f;
 	char c;
 
 	prctl(PR_SET_NAME, LINK_REAPER_ARGV0, 0, 0, 0);
 	if (arg && arg[0] == 'w')
 		wait_fd = atoi(arg + 1);
+	if (arg && (f = strstr(arg, ":f")) && strchr(f + 2, ':')) {
+		flag_fd = atoi(f + 2);
+		flag_off = strtoul(strchr(f + 2, ':') + 1, NULL, 10);
+	}
 	/* armed at the attach: hold the links until gpuio is gone, however it ends */
 	if (wait_fd >= 0) {
 		for (;;) {
@@ -182,6 +200,10 @@ int link_reaper__main(const char *arg)
 		}
 		close(wait_fd);
 	}
+	/* first of all, the programs stop acting for anyone (gpuio killed
+	 * never set their flag): the closes take seconds */
+	if (flag_fd >= 0)
+		flag_set(flag_fd, flag_off);
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < 1u << 20)
 		last = (int)rl.rlim_cur;
 	for (int fd = 3; fd < last && n < (int)(sizeof(fds) / sizeof(fds[0])); fd++) {
@@ -220,8 +242,9 @@ static int pick(struct bpf_link *const *links, int n, bool slow_only, int *fds)
 }
 
 /* Fork the reaper (twice: no zombie for a parent that lives on, the
- * monitor) with the links' fds and wait_fd; whether it was started. */
-static bool spawn(const int *fds, int nfds, int wait_fd)
+ * monitor) with the links' fds, wait_fd and its argument; whether it was
+ * started. */
+static bool spawn(const int *fds, int nfds, int wait_fd, char *arg)
 {
 	int st = 0;
 	pid_t pid;
@@ -235,7 +258,7 @@ static bool spawn(const int *fds, int nfds, int wait_fd)
 		pid_t g = fork();
 
 		if (g == 0)
-			reap(fds, nfds, wait_fd);
+			reap(fds, nfds, wait_fd, arg);
 		_exit(g < 0 ? 1 : 0);
 	}
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
@@ -247,16 +270,24 @@ bool link_reaper__take(struct bpf_link *const *links, int n)
 {
 	int fds[REAPER_MAX];
 
-	return spawn(fds, pick(links, n, false, fds), -1);
+	return spawn(fds, pick(links, n, false, fds), -1, NULL);
 }
 
-int link_reaper__arm(struct bpf_link *const *links, int n, int min_slow)
+int link_reaper__arm(struct bpf_link *const *links, int n, int min_slow, int flag_fd,
+		     unsigned long flag_off)
 {
-	int fds[REAPER_MAX], nfds = pick(links, n, true, fds), p[2];
+	int fds[REAPER_MAX + 1], nfds = pick(links, n, true, fds), p[2];
+	char arg[64];
 
 	if (nfds < min_slow || pipe2(p, O_CLOEXEC) != 0)
 		return -1;
-	if (!spawn(fds, nfds, p[0])) {
+	if (flag_fd >= 0) {
+		fds[nfds++] = flag_fd;
+		snprintf(arg, sizeof(arg), "w%d:f%d:%lu", p[0], flag_fd, flag_off);
+	} else {
+		snprintf(arg, sizeof(arg), "w%d", p[0]);
+	}
+	if (!spawn(fds, nfds, p[0], arg)) {
 		close(p[0]);
 		close(p[1]);
 		return -1;

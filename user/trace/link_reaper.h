@@ -16,8 +16,11 @@ bool link_reaper__take(struct bpf_link *const *links, int n);
  * links; the others close at once), when there are at least min_slow: the
  * child holds them and closes them once the returned fd (O_CLOEXEC) is
  * closed, by the caller or by its end, however it ends. -1: no child.
+ * flag_fd >= 0: an mmapable BPF map whose byte at flag_off the child sets
+ * to 1 before the first close (the programs' "tracing over").
  */
-int link_reaper__arm(struct bpf_link *const *links, int n, int min_slow);
+int link_reaper__arm(struct bpf_link *const *links, int n, int min_slow, int flag_fd,
+		     unsigned long flag_off);
 
 /* The child's program: gpuio run as LINK_REAPER_ARGV0 closes what it holds. */
 #define LINK_REAPER_ARGV0 "gpuio-detach"

@@ -713,9 +713,12 @@ int gpuio_loader__open(const struct gpuio_loader_opts *o, struct gpuio_loader **
 		return -EPERM;
 	}
 	/* many tracepoint links (the per-syscall mode): a child holds them from
-	 * now on and closes them after gpuio's end, however it ends */
+	 * now on and closes them after gpuio's end, however it ends, having
+	 * first set tracing_over (a gpuio killed by SIGKILL sets nothing) */
 	if (!getenv("GPUIO_SYNC_DETACH"))
-		l->reaper_fd = link_reaper__arm(l->links, l->nlinks, 16);
+		l->reaper_fd = link_reaper__arm(l->links, l->nlinks, 16,
+						bpf_map__fd(l->skel->maps.bss),
+						offsetof(struct gpuio_bpf__bss, tracing_over));
 	*out = l;
 	return 0;
 }
