@@ -72,6 +72,10 @@ struct {
 } py_codes_seen SEC(".maps");
 
 #define PY_FRAME_WIN 128                /* room for a frame's fields, read at once */
+#define PY_FRAME_NEW 72                 /* the fields read of a 3.11+ frame */
+#ifndef PY_DSTACK_WIN
+#define PY_DSTACK_WIN 1024              /* a piece of a 3.11+ thread's data stack, read at once */
+#endif
 #define PY_STR_WIN   64                 /* a string object's header: every field read is in it */
 #define PY_CODE_WIN  256                /* a code object's head: its type, names, first line */
 #define PY_CODES_PER_WALK 4             /* code objects sent per walk at most (the rest: later) */
@@ -87,6 +91,8 @@ struct py_scratch {
 	struct gpuio_py_stack st;
 	struct gpuio_py_frame frames[GPUIO_PY_FRAMES_MAX];
 	__u8 win[PY_FRAME_WIN];
+	__u8 dwin[PY_DSTACK_WIN];               /* frames [dlo, dlo + PY_DSTACK_WIN) of the data stack */
+	__u64 dlo;                              /* 0: none read in this walk */
 	__u8 cwin[PY_CODE_WIN];
 	__u8 str[PY_STR_WIN];
 	__u64 new_codes[PY_CODES_PER_WALK];     /* addresses */
@@ -222,6 +228,40 @@ static __always_inline void py_note_code(struct py_scratch *s, __u32 tgid, __u64
 	s->nnew = n + 1;
 }
 
+_Static_assert((PY_DSTACK_WIN & (PY_DSTACK_WIN - 1)) == 0 && PY_DSTACK_WIN >= 256, "a power of two");
+
+/*
+ * The fields of the frame at f into s->win. 3.11+ frames of plain calls
+ * lie one after the other in the thread's data stack, each caller below
+ * its callee: one read brings the piece of it that ends with f, never
+ * below f's page (the chunk's own start is mapped), and the frames found
+ * in it are copied out with plain loads instead of a helper call each
+ * (generators' frames, elsewhere, start a piece of their own).
+ */
+static __always_inline bool py_frame_fields(const struct gpuio_py_layout *L, struct py_scratch *s,
+					    __u64 f)
+{
+	__u64 lo, fo, size;
+
+	if (L->minor <= 10)
+		return !bpf_probe_read_user(s->win, 104, (void *)f);
+	if (!s->dlo || f < s->dlo || f + PY_FRAME_NEW > s->dlo + PY_DSTACK_WIN) {
+		lo = f + PY_FRAME_NEW - PY_DSTACK_WIN;
+		if (lo < (f & ~0xfffull))
+			lo = f & ~0xfffull;
+		size = f + PY_FRAME_NEW - lo;
+		s->dlo = 0;
+		if (size > PY_DSTACK_WIN || size < PY_FRAME_NEW ||
+		    bpf_probe_read_user(s->dwin, size, (void *)lo))
+			return !bpf_probe_read_user(s->win, PY_FRAME_NEW, (void *)f);
+		s->dlo = lo;
+	}
+	fo = f - s->dlo;
+	for (int k = 0; k < PY_FRAME_NEW / 8; k++)
+		*(__u64 *)(s->win + k * 8) = *(const __u64 *)(s->dwin + ((fo + k * 8) & (PY_DSTACK_WIN - 8)));
+	return true;
+}
+
 /* The walk's state, one frame a step (bpf_loop: the verifier sees one step) */
 struct py_walk_ctx {
 	const struct gpuio_py_layout *L;
@@ -251,7 +291,7 @@ static long py_frame_step(__u32 i, void *arg)
 		return 1;
 	}
 	/* its fields, no further: a frame may end its stack chunk */
-	if (bpf_probe_read_user(s->win, L->minor <= 10 ? 104 : 72, (void *)c->frame)) {
+	if (!py_frame_fields(L, s, c->frame)) {
 		s->st.flags |= GPUIO_PYS_BAD;
 		return 1;
 	}
@@ -371,6 +411,7 @@ static __always_inline int py_walk(const struct gpuio_py_layout *L, struct py_sc
 	s->st.flags = 0;
 	s->wn = k;
 	s->nnative = k;
+	s->dlo = 0;
 	bpf_loop(GPUIO_PY_FRAMES_MAX + 8, py_frame_step, &c, 0);
 	s->st.nframes = s->wn;
 	s->st.id = c.h ? c.h : 1;
