@@ -91,8 +91,8 @@ struct py_scratch {
 	struct gpuio_py_stack st;
 	struct gpuio_py_frame frames[GPUIO_PY_FRAMES_MAX];
 	__u8 win[PY_FRAME_WIN];
-	__u8 dwin[PY_DSTACK_WIN];               /* frames [dlo, dlo + PY_DSTACK_WIN) of the data stack */
-	__u64 dlo;                              /* 0: none read in this walk */
+	__u8 dwin[PY_DSTACK_WIN];               /* the data stack's bytes [dlo, dhi) */
+	__u64 dlo, dhi;                         /* dlo 0: none read in this walk */
 	__u8 cwin[PY_CODE_WIN];
 	__u8 str[PY_STR_WIN];
 	__u64 new_codes[PY_CODES_PER_WALK];     /* addresses */
@@ -245,7 +245,7 @@ static __always_inline bool py_frame_fields(const struct gpuio_py_layout *L, str
 
 	if (L->minor <= 10)
 		return !bpf_probe_read_user(s->win, 104, (void *)f);
-	if (!s->dlo || f < s->dlo || f + PY_FRAME_NEW > s->dlo + PY_DSTACK_WIN) {
+	if (!s->dlo || f < s->dlo || f + PY_FRAME_NEW > s->dhi) {
 		lo = f + PY_FRAME_NEW - PY_DSTACK_WIN;
 		if (lo < (f & ~0xfffull))
 			lo = f & ~0xfffull;
@@ -255,6 +255,7 @@ static __always_inline bool py_frame_fields(const struct gpuio_py_layout *L, str
 		    bpf_probe_read_user(s->dwin, size, (void *)lo))
 			return !bpf_probe_read_user(s->win, PY_FRAME_NEW, (void *)f);
 		s->dlo = lo;
+		s->dhi = lo + size;
 	}
 	fo = f - s->dlo;
 	for (int k = 0; k < PY_FRAME_NEW / 8; k++)
