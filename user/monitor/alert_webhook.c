@@ -19,9 +19,9 @@
 #include <unistd.h>
 #include <microhttpd.h>
 #include "lib/clock.h"
+#include "lib/json_writer.h"
 #include "lib/log.h"
 #include "lib/units.h"
-#include "lib/json_writer.h"
 #include "monitor/alert_payload.h"
 #include "monitor/alert_webhook.h"
 #include "monitor/http_metrics.h"
