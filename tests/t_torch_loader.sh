@@ -18,7 +18,8 @@
 #     the CPU-bound run;
 #   - the modes: --epochs 2 forks new workers per epoch (one gap between
 #     epochs), --steps with --persistent stops mid-epoch and still joins its
-#     workers.
+#     workers, --until-usr1 runs whole epochs past --epochs until SIGUSR1
+#     and ends after the step under way, its workers joined.
 # Only those coarse timing checks: machines are noisy.
 source "$(dirname "$0")/lib.sh"
 need_root
@@ -39,6 +40,13 @@ torch_cpu_shortage "$TMP/short.json"
   --out "$TMP/epochs.json" || fail "torch_loader.py --epochs 2 failed"
 "$TORCH_PY" "$TORCH_PROG" --data "$TMP/torch-cpu" --files 40 --batch 2 --workers 3 --steps 5 \
   --persistent --cpu-us 1000 --out "$TMP/steps.json" || fail "torch_loader.py --steps 5 --persistent failed"
+# --until-usr1 (the loader bench's long run): epochs until the signal, then a clean end
+"$TORCH_PY" "$TORCH_PROG" --data "$TMP/torch-cpu" --files 10 --batch 4 --workers 2 --persistent \
+  --until-usr1 --out "$TMP/usr1.json" &
+lp=$!
+sleep 10        # torch's import (~3 s here), then epochs of 3 steps
+kill -USR1 $lp
+wait $lp || fail "torch_loader.py --until-usr1 did not end cleanly on SIGUSR1"
 
 pycheck torch_truth.loader_truth "$TMP" || fail "a workload's own numbers disagree with the ground truth"
 echo "PASS: the DataLoader workloads' own numbers agree with fincore, blkio, the throttle and schedstat"

@@ -10,7 +10,10 @@
 #      python3-torch, /usr/bin/python3): 4 workers, 100 KB files in the page
 #      cache, batches of 32; samples/s = samples / the loop's own
 #      perf_counter() time, from the first batch on (interpreter start-up,
-#      `import torch` and the workers' start excluded).
+#      `import torch` and the workers' start excluded);
+#   3. that DataLoader's steady state inside one long run, gpuio attaching
+#      and leaving window by window (tests/bench/loader_windows.py): paired
+#      windows of one process, where separate runs differ by ±15% untraced.
 #
 # Setups run interleaved round by round (untraced, traced, traced --no-sched,
 # untraced, …) so drift hits all alike; each round waits until the last
@@ -22,7 +25,8 @@
 # program, sampled while the last traced round runs, as a share of the
 # loader's wall time. A benchmark: nothing is asserted; what cannot run
 # says "n/a (why)". Markdown on stdout, progress on stderr.
-# Knobs: BENCH_LOADER_RUNS (11), BENCH_TORCH_FILES (5000).
+# Knobs: BENCH_LOADER_RUNS (11), BENCH_TORCH_FILES (5000), and part 3's own
+# (BENCH_WINDOW_S, BENCH_WINDOW_ROUNDS: tests/bench/loader_windows.py).
 set -uo pipefail
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 GPUIO=${GPUIO:-$SRC/build/gpuio}
@@ -131,18 +135,14 @@ table() {
     echo
     if [ $what = steady ]; then a=${vals[untraced]} b=${vals[traced]} c=${vals[no-sched]}
     else a=${walls[untraced]} b=${walls[traced]} c=${walls[no-sched]}; fi
-  python3 - "$RUNS" "$a" "$b" "$c" "$what" <<'PY'
-import math, statistics, sys
+  python3 - "$RUNS" "$a" "$b" "$c" "$what" "$SRC/tests/bench" <<'PY'
+import statistics, sys
+sys.path.insert(0, sys.argv[6])
+from median_ci import median_ci
 n = int(sys.argv[1])
 cols = [[float(x) if x not in ("", "n/a") else None for x in a.split()] for a in sys.argv[2:5]]
 names = ["untraced", "gpuio trace (all layers)", "gpuio trace --no-sched"]
 unit = "samples/s" if sys.argv[5] == "steady" else "runs/s"
-
-def ci(xs):
-    """~95% distribution-free interval of the median: order statistics"""
-    xs = sorted(xs)
-    k = max(1, int(math.floor((len(xs) - 1.96 * math.sqrt(len(xs))) / 2)))
-    return (xs[k - 1], xs[len(xs) - k]) if len(xs) >= 6 else (None, None)
 
 print("| setup | %s (median) | slowdown, median of the rounds' pairs | ~95%% CI of it | rounds | resolves 2%%? | target ≤ 2%% (#25, #34: steady state) |" % unit)
 print("|---|---:|---:|---|---:|---|---|")
@@ -157,7 +157,7 @@ for name, col in zip(names, cols):
     if not sl:
         print("| %s | n/a | n/a | | 0 | | |" % name)
         continue
-    lo, hi = ci(sl)
+    _, lo, hi = median_ci(sl)
     res = "n/a (too few rounds)" if lo is None else ("yes" if hi - lo <= 4.0 else "no: the interval is %.1f points wide" % (hi - lo))
     # met: the whole interval at or under 2%; not met: the whole interval over it
     tgt = "n/a" if lo is None else "met" if hi <= 2.0 else "not met" if lo > 2.0 else "not shown (the interval spans 2%)"
@@ -220,4 +220,11 @@ else
   table "PyTorch DataLoader (4 workers, $NFILES files of 100 KB, cached, batch 32, 2 epochs, persistent workers)" torch_rate \
     "$TORCH_PY" "$TORCH_PROG" --data "$T/torch" --files "$NFILES" --file-size 102400 \
     --workers 4 --batch 32 --epochs 2 --persistent --out "$T/torch.json"
+  # 3. the same loader's steady state inside one run, gpuio attached and gone
+  # window by window: the runs above differ by ±15% from one another untraced
+  settle
+  say "one loader, gpuio attached and gone (tests/bench/loader_windows.py)"
+  "$TORCH_PY" "$SRC/tests/bench/loader_windows.py" "$GPUIO" "$TORCH_PY" "$TORCH_PROG" "$T/torch" \
+    "$NFILES" "all layers (the default)=" \
+    "VFS only=--no-sched --no-faults --no-stacks --sample-hz 0"
 fi

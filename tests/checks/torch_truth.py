@@ -104,6 +104,23 @@ def loader_truth(tmp):
           "epochs2: one gap between the epochs; epoch 2 starts with iter()")
     st = load("steps.json")
     common("steps5", st, 40, cpu["scenario"]["file_size"], 3, steps=5)
+    # --until-usr1: whole epochs of ceil(10 / 4) = 3 steps past --epochs' 1,
+    # each ended by a gap; the last one cut where the signal came
+    u = load("usr1.json")
+    size = cpu["scenario"]["file_size"]
+    per_epoch = [sum(1 for s in u["steps"] if s["epoch"] == e) for e in range(u["steps"][-1]["epoch"] + 1)]
+    check(len(per_epoch) >= 2 and all(k == 3 for k in per_epoch[:-1]) and 1 <= per_epoch[-1] <= 3,
+          f"usr1: steps per epoch {per_epoch[:8]}: whole epochs of 3 before the signal's, at least 2")
+    check(len(u["gaps"]) == len(per_epoch) - 1,
+          f"usr1: {len(u['gaps'])} gaps for {len(per_epoch)} epochs")
+    got = sum(s["samples"] for s in u["steps"])
+    want = sum(4 if k < 2 else 2 for e in per_epoch for k in range(e))
+    check(u["files"] == got == want and u["bytes"] == got * size,
+          f"usr1: {u['files']} files, {got} in the steps, {want} from the epochs' steps, {u['bytes']} bytes")
+    check(sum(w["bytes"] for w in u["workers"]) >= u["bytes"] and
+          all(not w["sample_log"] for w in u["workers"]),
+          "usr1: the workers read at least what the loop got, and kept no sample log")
+    check(not any(os.path.exists(f"/proc/{p}") for p in u["worker_pids"]), "usr1: the workers are gone")
     return check.status()
 
 

@@ -35,6 +35,10 @@ Run the loop (the files must exist):
     --return-data        put each sample's bytes in the batch (as a uint8
                          tensor, through shared memory as DataLoader does);
                          default: only a 16-byte head of each sample
+    --until-usr1         repeat epochs until SIGUSR1, then end after the step
+                         under way (a bench's long steady state; --epochs
+                         and --steps are ignored; workers keep no
+                         sample_log)
     --ns-per-iter X      skip calibration: one CPU-loop iteration costs X ns
     --out FILE           the JSON result (default: stdout); the one-line
                          summary goes to stderr when FILE is given too
@@ -142,6 +146,7 @@ import argparse
 import hashlib
 import json
 import os
+import signal
 import sys
 import tempfile
 import threading
@@ -337,7 +342,8 @@ class Samples:
             w["read_calls"] += calls
             w["busy_s"] += r2 - r1
             w["busy_cpu_ns"] += c1 - c0
-            w["sample_log"].append([i, m0, m1, m2, len(data)])
+            if not STOP_ON_USR1:      # a run of minutes would keep millions
+                w["sample_log"].append([i, m0, m1, m2, len(data)])
         payload = data if self.return_data else data[:16].ljust(16, b"\0")
         return {
             "size": len(data),
@@ -347,8 +353,16 @@ class Samples:
         }
 
 
+STOP = []      # --until-usr1: SIGUSR1 came
+STOP_ON_USR1 = False
+
+
 def run(args):
-    global EPOCH
+    global EPOCH, STOP_ON_USR1
+    STOP_ON_USR1 = args.until_usr1
+    if args.until_usr1:
+        # installed first: a signal during torch's import must not kill the run
+        signal.signal(signal.SIGUSR1, lambda *_: STOP.append(1))
     t_imp = time.perf_counter()
     import torch
     from torch.utils.data import DataLoader
@@ -381,7 +395,8 @@ def run(args):
 
     steps, gaps = [], []
     last_t2 = None
-    total_steps = args.steps if args.steps is not None else len(loader) * args.epochs
+    total_steps = (None if args.until_usr1 else
+                   args.steps if args.steps is not None else len(loader) * args.epochs)
     sched1 = sched1_mono = None
     main_tid = threading.get_native_id()
     sched0 = schedstat()
@@ -393,7 +408,7 @@ def run(args):
     n_files = n_bytes = 0
     done = False
     while not done:
-        if args.steps is None and epoch >= args.epochs:
+        if not args.until_usr1 and args.steps is None and epoch >= args.epochs:
             break
         EPOCH = epoch
         # first step of the epoch: t0 before iter(), so its wait includes forking the workers
@@ -418,7 +433,7 @@ def run(args):
             except StopIteration:
                 end = mono_ns()
                 # after the last epoch it is part of the shutdown
-                if args.steps is not None or epoch + 1 < args.epochs:
+                if args.until_usr1 or args.steps is not None or epoch + 1 < args.epochs:
                     gaps.append({"epoch": epoch, "start_mono_ns": m0, "end_mono_ns": end})
                 break
             t1 = time.perf_counter()
@@ -448,7 +463,7 @@ def run(args):
                 sched1_mono = mono_ns()
                 main_threads = threads()
             k += 1
-            if args.steps is not None and len(steps) >= args.steps:
+            if STOP or (not args.until_usr1 and args.steps is not None and len(steps) >= args.steps):
                 done = True
                 break
         if not done:
@@ -562,6 +577,7 @@ def main():
     ap.add_argument("--step-cpu-us", type=float, default=0)
     ap.add_argument("--return-data", action="store_true")
     ap.add_argument("--ns-per-iter", type=float)
+    ap.add_argument("--until-usr1", action="store_true")
     ap.add_argument("--out")
     args = ap.parse_args()
     if args.files < 1 or args.batch < 1 or args.epochs < 1 or args.workers < 0 or \
