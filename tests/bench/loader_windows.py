@@ -77,6 +77,10 @@ def traced_window(gpuio, pid, flags, capture):
             dropped = int(line.split(" dropped")[0].split(",")[-1].split()[-1])
     err = None if rc == 0 and start is not None else \
         "gpuio exited %d: %s" % (rc, lines[-1].strip() if lines else "no output")
+    if dropped:
+        # what it said about them, for the table's reader
+        say("a traced window lost %d records: %s" % (dropped, " | ".join(
+            line.strip() for line in lines if "drop" in line or "lost" in line or "shed" in line)))
     return start, end, cpu, dropped, err
 
 
@@ -96,8 +100,8 @@ def main():
         % (ROUNDS, len(setups), W, WARMUP + ROUNDS * len(setups) * (2 * W + 7)))
     ld = subprocess.Popen([torch_py, prog, "--data", data, "--files", nfiles, "--file-size", "102400",
                            "--workers", "4", "--batch", "32", "--persistent", "--until-usr1",
-                           "--out", out], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                          text=True, errors="replace")
+                           "--out", out], stdout=subprocess.DEVNULL,
+                          stderr=open(os.path.join(tmp, "loader.err"), "w"))
     wins = []          # (setup index or None for untraced, start ns, end ns, cpu ns, dropped)
     errors = []
     try:
@@ -135,11 +139,12 @@ def main():
         with open(out) as f:
             steps = json.load(f)["steps"]
     except (OSError, ValueError, KeyError) as e:
-        print("n/a (the loader wrote no result: %s; %s)" % (e, ld.stderr.read().strip()[-300:]))
+        with open(os.path.join(tmp, "loader.err"), errors="replace") as f:
+            print("n/a (the loader wrote no result: %s; %s)" % (e, f.read().strip()[-300:]))
         print()
         return 0
     finally:
-        for p in (out, cap):
+        for p in (out, cap, os.path.join(tmp, "loader.err")):
             if os.path.exists(p):
                 os.unlink(p)
         os.rmdir(tmp)
@@ -200,8 +205,10 @@ def main():
                  "%+.0f [%+.0f, %+.0f] of %.0f" % (am, alo, ahi, median_ci([c for c, x in zip(lcpu, wins) if x[0] is None and c])[0]),
                  "%.1f" % median_ci(cpus)[0] if cpus else "n/a", drops))
     print()
-    print("Windows in order (U: untraced; 1, 2, ...: the setups above), samples/s: " +
-          " ".join("%s:%.0f" % ("U" if k is None else k + 1, v) for k, v, _, _, _ in rates))
+    print("Windows in order (U: untraced; 1, 2, ...: the setups above), samples/s, and the "
+          "records a traced window lost where it lost any: " +
+          " ".join("%s:%.0f%s" % ("U" if k is None else k + 1, v, " (lost %d)" % dr if dr else "")
+                   for k, v, _, _, dr in rates))
     for e in errors:
         print()
         print("error: " + e)
