@@ -519,9 +519,17 @@ int gpuio_inject__call_ex(pid_t pid, const char *lib_path, const char *sym, cons
 		if (!realpath(lib_path, lib))
 			return inject_fail(&j, errno, "%s: %s", lib_path, strerror(errno));
 		snprintf(probe, sizeof(probe), "/proc/%d/root%s", pid, lib);
-		if (access(probe, R_OK) < 0 && errno == ENOENT)
+		if (access(probe, R_OK) < 0 && errno == ENOENT) {
+			/* an exiting process has no root any more: that is not a namespace */
+			char root[64];
+
+			snprintf(root, sizeof(root), "/proc/%d/root/", pid);
+			st = inject_proc_state(pid, 0, NULL);
+			if (!st || st == 'Z' || st == 'X' || st == 'x' || access(root, F_OK) < 0)
+				return inject_fail(&j, ESRCH, "pid %d: no such process (it exited)", pid);
 			return inject_fail(&j, ENOENT, "%s: not visible from pid %d (another mount namespace?)",
 				    lib, pid);
+		}
 	} else {
 		snprintf(lib, sizeof(lib), "%s", lib_path);   /* the target's search path */
 	}
