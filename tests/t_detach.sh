@@ -21,7 +21,8 @@ PROG="$GPUIO_TESTS/attach_reader"
 [ -x "$PROG" ] || fail "$PROG missing (make test-progs)"
 
 links_of() { ls -l "/proc/$1/fd" 2>/dev/null | grep -c 'anon_inode:bpf_link' || true; }
-reapers() { pgrep -x gpuio-detach | sort -n; }
+# comm(1) wants the order sort(1) gives, not a numeric one (pids of 4 and 5 digits)
+reapers() { pgrep -x gpuio-detach | sort; }
 now_ms() { date +%s%3N; }
 head -c $((1 << 20)) /dev/urandom > "$TMP/data.bin"
 
@@ -93,7 +94,7 @@ EOF
 rb_pos() { python3 "$TMP/rb_pos.py" "$1" || fail "cannot read ring buffer map $1"; }
 rings() { bpftool map show -j 2>/dev/null | python3 -c '
 import json, sys
-print("\n".join(str(m["id"]) for m in json.load(sys.stdin) if m.get("type") == "ringbuf" and m.get("name") == "events"))' | sort -n; }
+print("\n".join(str(m["id"]) for m in json.load(sys.stdin) if m.get("type") == "ringbuf" and m.get("name") == "events"))' | sort; }
 command -v bpftool >/dev/null || fail "bpftool missing (scripts/install-deps.sh)"
 spawn -s KILL reader "$PROG" "$TMP/data.bin" "$TMP/r.log" 2000 1000000
 READER=$SPAWNED
