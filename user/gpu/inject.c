@@ -494,7 +494,7 @@ int gpuio_inject__call_ex(pid_t pid, const char *lib_path, const char *sym, cons
 	j.timeout_ms = timeout_ms > 0 ? timeout_ms : GPUIO_INJECT_TIMEOUT_MS;
 
 	st = inject_proc_state(pid, 0, &flags);
-	if (!st || st == 'Z' || st == 'X' || st == 'x')
+	if (inject_state_gone(st))
 		return inject_fail(&j, ESRCH, "pid %d: no such process%s", pid, st ? " (zombie: it exited)" : "");
 	if (flags & 0x00200000)   /* PF_KTHREAD */
 		return inject_fail(&j, EINVAL, "pid %d is a kernel thread", pid);
@@ -525,7 +525,7 @@ int gpuio_inject__call_ex(pid_t pid, const char *lib_path, const char *sym, cons
 
 			snprintf(root, sizeof(root), "/proc/%d/root/", pid);
 			st = inject_proc_state(pid, 0, NULL);
-			if (!st || st == 'Z' || st == 'X' || st == 'x' || access(root, F_OK) < 0)
+			if (inject_state_gone(st) || access(root, F_OK) < 0)
 				return inject_fail(&j, ESRCH, "pid %d: no such process (it exited)", pid);
 			return inject_fail(&j, ENOENT, "%s: not visible from pid %d (another mount namespace?)",
 				    lib, pid);

@@ -67,6 +67,8 @@ int inject_read_small(const char *path, char *buf, size_t len);
 
 char inject_proc_state(pid_t pid, pid_t tid, unsigned long *flags);
 
+bool inject_state_gone(char st);
+
 long inject_status_field(pid_t pid, pid_t tid, const char *key);
 
 bool inject_status_has_word(pid_t pid, const char *key, const char *word);

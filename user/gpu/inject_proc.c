@@ -78,6 +78,13 @@ char inject_proc_state(pid_t pid, pid_t tid, unsigned long *flags)
 	return st;
 }
 
+/* A state letter of inject_proc_state() for a task that is gone or going:
+ * unreadable (0), zombie or dead. */
+bool inject_state_gone(char st)
+{
+	return !st || st == 'Z' || st == 'X' || st == 'x';
+}
+
 long inject_status_field(pid_t pid, pid_t tid, const char *key)
 {
 	char path[64], buf[4096], *p;
