@@ -42,9 +42,11 @@ torch_cpu_shortage "$TMP/short.json"
   --persistent --cpu-us 1000 --out "$TMP/steps.json" || fail "torch_loader.py --steps 5 --persistent failed"
 # --until-usr1 (the loader bench's long run): epochs until the signal, then a clean end
 "$TORCH_PY" "$TORCH_PROG" --data "$TMP/torch-cpu" --files 10 --batch 4 --workers 2 --persistent \
-  --until-usr1 --out "$TMP/usr1.json" &
+  --until-usr1 --out "$TMP/usr1.json" 2> "$TMP/usr1.err" &
 lp=$!
-sleep 10        # torch's import (~3 s here), then epochs of 3 steps
+# signalled once the third epoch starts: two whole epochs done, on any machine's speed
+wait_line -t 300 -m "torch_loader.py --until-usr1 never reached its third epoch" \
+  "torch_loader: epoch 2" "$TMP/usr1.err"
 kill -USR1 $lp
 wait $lp || fail "torch_loader.py --until-usr1 did not end cleanly on SIGUSR1"
 

@@ -38,7 +38,8 @@ Run the loop (the files must exist):
     --until-usr1         repeat epochs until SIGUSR1, then end after the step
                          under way (a bench's long steady state; --epochs
                          and --steps are ignored; workers keep no
-                         sample_log)
+                         sample_log; "torch_loader: epoch N" on stderr
+                         as each epoch starts)
     --ns-per-iter X      skip calibration: one CPU-loop iteration costs X ns
     --out FILE           the JSON result (default: stdout); the one-line
                          summary goes to stderr when FILE is given too
@@ -411,6 +412,8 @@ def run(args):
         if not args.until_usr1 and args.steps is None and epoch >= args.epochs:
             break
         EPOCH = epoch
+        if args.until_usr1:   # progress, for whoever waits to signal a run of whole epochs
+            print("torch_loader: epoch %d" % epoch, file=sys.stderr, flush=True)
         # first step of the epoch: t0 before iter(), so its wait includes forking the workers
         d0 = run_delay()
         t0 = time.perf_counter()
