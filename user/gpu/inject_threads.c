@@ -143,7 +143,7 @@ int inject_choose_threads(struct inject_ctx *j, struct inject_cand **out, int *n
 			stopped++;
 			continue;
 		}
-		if (!st || st == 'Z' || st == 'X' || st == 'x') {
+		if (inject_state_gone(st)) {
 			exited++;
 			continue;
 		}
