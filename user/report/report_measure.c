@@ -202,6 +202,17 @@ bool rpt_model__dropped(const struct rpt_model *m, uint64_t *n)
 	return m->f->have_stats;
 }
 
+/* Scheduler records the ring lost or shed (switches, wake-ups, what a sleep
+ * was in); false when the capture has no final counts. */
+bool rpt_model__sched_lost(const struct rpt_model *m, uint64_t *n)
+{
+	const struct gpuio_stats_event *s = &m->f->stats;
+
+	*n = gpuio_stats__bpf(s, GPUIO_STAT_RB_DROP_SCHED) + gpuio_stats__bpf(s, GPUIO_STAT_RB_DROP_WAIT) +
+	     gpuio_stats__bpf(s, GPUIO_STAT_SHED_SCHED);
+	return m->f->have_stats;
+}
+
 /* A thread's wall time: first record .. last record (its process's exit for
  * the main thread, when known). */
 uint64_t rpt_thread__wall(const struct rpt_model *m, const struct rpt_thread *t)

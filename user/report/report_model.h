@@ -539,6 +539,7 @@ const char *rpt_hosts__busy_with(const uint64_t ns[RPT_TW_N]);
 
 /* Dropped events of any kind (BPF, capture writes, CUPTI); false: unknown */
 bool rpt_model__dropped(const struct rpt_model *m, uint64_t *n);
+bool rpt_model__sched_lost(const struct rpt_model *m, uint64_t *n);
 uint64_t rpt_model__duration(const struct rpt_model *m);
 
 /* percentile (0..1) of a histogram, ns (the bucket's midpoint) */

@@ -324,7 +324,17 @@ GET(lp_gaps)
 }
 GET(lp_gaps_note)
 {
-	if (W->gaps)
+	uint64_t lost;
+
+	if (!W->gaps)
+		return;
+	/* none lost by gpuio: the kernel's tracepoint did not fire for them
+	 * (docs/limitations.md: some kernels skip switches away from some tasks) */
+	if (rpt_model__sched_lost(c->m, &lost) && !lost)
+		rpt_cell_printf(o, "note: %" PRIu64 " context switch(es) the kernel did not report "
+				"(sched_gaps; no scheduler record was lost): the states around them "
+				"are approximate", W->gaps);
+	else
 		rpt_cell_printf(o, "note: %" PRIu64 " context switch(es) were not recorded "
 				"(sched_gaps): the states around them are approximate", W->gaps);
 }

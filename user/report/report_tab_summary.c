@@ -128,13 +128,12 @@ const struct rpt_table rpt_tab_capture = {
 
 enum warn { W_DROPS_UNKNOWN, W_LOSSY, W_STATES, W_CUT, W_NO_FINAL, W_APPROX, W_EMPTY, W_N };
 
-/* Scheduler records the ring lost or shed (switches, wake-ups, what a sleep was in). */
 static uint64_t sched_lost(const struct rpt_model *m)
 {
-	const struct gpuio_stats_event *s = &m->f->stats;
+	uint64_t n;
 
-	return gpuio_stats__bpf(s, GPUIO_STAT_RB_DROP_SCHED) + gpuio_stats__bpf(s, GPUIO_STAT_RB_DROP_WAIT) +
-	       gpuio_stats__bpf(s, GPUIO_STAT_SHED_SCHED);
+	rpt_model__sched_lost(m, &n);
+	return n;
 }
 
 static bool warn_applies(const struct rpt_model *m, int w)
