@@ -33,5 +33,6 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 echo "gpuio: installing ${missing[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq
-apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+# a machine booted a minute ago: apt-daily may hold the dpkg lock; wait for it
+apt-get -o DPkg::Lock::Timeout=600 update -qq
+apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

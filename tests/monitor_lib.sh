@@ -69,7 +69,9 @@ start_in_cgroup() {
   local cg=$1; shift
   spawn "$1 in $cg" sh -c 'kill -STOP $$; exec "$@"' sh "$@"
   CGPID=$SPAWNED
-  poll -t 2 -i 0.01 _stopped "$CGPID" || true
+  # it must have stopped itself: a CONT sent before its STOP would leave it
+  # stopped for good, and its caller waiting on it with no end
+  poll -t 60 -i 0.01 _stopped "$CGPID" || fail "$1 (pid $CGPID) never stopped itself to join $cg"
   echo "$CGPID" > "$cg/cgroup.procs" || fail "cannot move $CGPID into $cg"
   kill -CONT "$CGPID"
 }

@@ -19,7 +19,7 @@ if command -v nvidia-smi > /dev/null && nvidia-smi -L > /dev/null 2>&1; then
 fi
 
 # exports: the entry points and nothing else
-syms=$(nm -D --defined-only "$LIB" | awk '$2 == "T" {print $3}' | sort | tr '\n' ' ')
+syms=$(nm -D --defined-only "$LIB" | awk '$2 == "T" {print $3}' | LC_ALL=C sort | tr '\n' ' ')
 [ "$syms" = "InitializeInjection InitializeInjectionNvtx2 gpuio_cupti_attach " ] ||
   fail "exported symbols: $syms"
 

@@ -41,7 +41,10 @@ for v in 12040 13000; do
 done
 
 # CUPTI: the toolkit's libcupti.so.13, when this machine has one
-real=$(ls /usr/local/cuda/lib64/libcupti.so.13 /usr/local/cuda/targets/*/lib/libcupti.so.13 2>/dev/null | head -1)
+real=
+for c in /usr/local/cuda/lib64/libcupti.so.13 /usr/local/cuda/targets/*/lib/libcupti.so.13; do
+  [ -z "$real" ] && [ -e "$c" ] && real=$c
+done
 if [ -n "$real" ]; then
   pycheck doctor.cupti_listed "$TMP/doc.json" "$(realpath "$real")" || fail "CUPTI not reported"
   GPUIO_CUPTI="$real" "$GPUIO" doctor --json > "$TMP/ovr.json" 2>/dev/null

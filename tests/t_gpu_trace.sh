@@ -91,6 +91,7 @@ tpid=$SPAWNED
 wait_lines "$TMP/c.out" 1
 spawn -e "$TMP/c.err" gpuio "$GPUIO" trace --no-gpu-inject -p "$tpid" -o "$TMP/c.json" --capture "$TMP/c.gpuio"
 gpid=$SPAWNED
+wait_line -t 60 -m "C: gpuio never started tracing" "tracing" "$TMP/c.err"
 sleep 2.5   # two gpu_watch periods: an injection would have happened by now
 touch "$TMP/go2"
 wait "$tpid" || fail "C: target failed"

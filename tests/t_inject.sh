@@ -84,9 +84,10 @@ expect_fail() {
 marks() { sed 's/ tid [0-9]*$//' "$1"; }
 
 # ---- A: sleeping processes ---------------------------------------------------
-spawn -s KILL -l "$TMP/a1.out" A1 "$PROG" sleep 20 100
+# (5 s and 6 s of sleeps: six injections must land before they end, on a slow machine too)
+spawn -s KILL -l "$TMP/a1.out" A1 "$PROG" sleep 50 100
 A1=$SPAWNED
-spawn -s KILL -l "$TMP/a2.out" A2 "$PROG" sleep 1 2500
+spawn -s KILL -l "$TMP/a2.out" A2 "$PROG" sleep 1 6000
 A2=$SPAWNED
 wait_grep "tick 2" "$TMP/a1.out"
 for i in 1 2 3; do
@@ -102,7 +103,7 @@ rc=0; wait "$A1" || rc=$?
 [ $rc -eq 0 ] || { cat "$TMP/a1.out"; fail "A: sleep loop exited $rc (3: EINTR, 4: a sleep ended early)"; }
 rc=0; wait "$A2" || rc=$?
 [ $rc -eq 0 ] || { cat "$TMP/a2.out"; fail "A: long sleep exited $rc (3: EINTR, 4: it ended early)"; }
-diff <(seq 0 19 | sed 's/^/tick /'; echo "done 20") "$TMP/a1.out" >/dev/null ||
+diff <(seq 0 49 | sed 's/^/tick /'; echo "done 50") "$TMP/a1.out" >/dev/null ||
   { cat "$TMP/a1.out"; fail "A: sleep loop output wrong"; }
 diff <(echo "tick 0"; echo "done 1") "$TMP/a2.out" >/dev/null ||
   { cat "$TMP/a2.out"; fail "A: long sleep output wrong"; }

@@ -17,8 +17,18 @@ CHURN="$GPUIO_TESTS/monitor_churn"
 [ -x "$CHURN" ] || skip "$CHURN not built (make test-progs)"
 N=${SOAK_PROCS:-20000}
 CG=$(mk_cgroup "gpuio-test-soak-$$")
-mkdir -p "$TMP/churn"
-DEV=$(findmnt -n -o SOURCE -T "$TMP/churn" | sed 's|^/dev/||')
+# the churn's files on a loop-mounted ext4: the monitor names the device as
+# the kernel does (loopN), whatever /tmp is on (LVM, btrfs, tmpfs, /dev/root)
+command -v mkfs.ext4 >/dev/null || skip "mkfs.ext4 not installed"
+truncate -s 16M "$TMP/fs.img"
+mkfs.ext4 -q -F "$TMP/fs.img"
+mkdir -p "$TMP/mnt"
+LOOP=$(losetup -f --show "$TMP/fs.img") || skip "no loop device"
+on_exit 'umount "$TMP/mnt" 2>/dev/null; losetup -d "$LOOP" 2>/dev/null'
+mount -o noatime "$LOOP" "$TMP/mnt"
+DEV=$(basename "$LOOP")
+CHURN_DIR="$TMP/mnt/churn"
+mkdir -p "$CHURN_DIR"
 
 mon_start --listen 127.0.0.1:$MON_PORT --window 5s --window-bytes 8M --max-procs 2048 --top-k 10
 sample() {  # t rss_kib fds proc_entries exited_entries folded
@@ -30,7 +40,7 @@ sample 0 >> "$TMP/samples"; tail -n1 "$TMP/samples"
 t0=$(date +%s)
 mkfifo "$TMP/churn.fifo"
 spawn -i "$TMP/churn.fifo" -o "$TMP/churn.out" churn-reader cat
-start_in_cgroup "$CG" "$CHURN" "$TMP/churn" "$N" 4 > "$TMP/churn.fifo" 2>&1
+start_in_cgroup "$CG" "$CHURN" "$CHURN_DIR" "$N" 4 > "$TMP/churn.fifo" 2>&1
 CP=$CGPID
 while kill -0 $CP 2>/dev/null; do
   sleep 3

@@ -71,9 +71,10 @@ spawn sleeper sh -c 'echo $$ > "$1/cgroup.procs"; read -r _ < "$2"; exec "$3" "$
   "$GPUIO_TESTS/preadloop" "$TMP/data"
 SLEEPER=$SPAWNED
 poll -t 5 grep -q "$CID" /proc/$SLEEPER/cgroup || true
-spawn -o /dev/null -e "$TMP/a.err" gpuio "$GPUIO" trace -q -p "$SLEEPER" -o "$TMP/a.json"
+spawn -o /dev/null -e "$TMP/a.err" gpuio "$GPUIO" trace -p "$SLEEPER" -o "$TMP/a.json"
 TR=$SPAWNED
-sleep 1.5; echo go > "$TMP/go"; wait "$SLEEPER"; proc_unreg "$SLEEPER"
+wait_line -t 60 -m "gpuio never started tracing" "tracing" "$TMP/a.err"
+echo go > "$TMP/go"; wait "$SLEEPER"; proc_unreg "$SLEEPER"
 wait "$TR" || { cat "$TMP/a.err"; fail "trace -p failed"; }
 "$GPUIO" convert -q "$TMP/a.gpuio" -o "$TMP/a.pftrace" || fail "convert a"
 labels "cgroup=/$KUBE, k8s_pod_uid=$UID_K, k8s_qos=burstable, container_id=$CID" "$TMP/a.json" "$TMP/a.pftrace" "$TMP/a"

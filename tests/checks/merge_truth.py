@@ -52,7 +52,9 @@ def clocks(pftrace, err, bjson, case):
     # the anchors' own difference: these captures came from one machine
     d = (b["realtime_base_ns"] - b["monotonic_base_ns"]) - (a["realtime_base_ns"] - a["monotonic_base_ns"])
     d -= shift if case == "b2" else -10**12   # undo the rewrite to get the true one
-    assert abs(d) < 5 * 10**6, "the two captures' anchors differ by %d ns" % d
+    # within 1 s: NTP slewing a just-booted machine's clock (chrony up to 83 ms/s)
+    # moves it between two captures; a wrong anchor is off by the shift's seconds
+    assert abs(d) < 10**9, "the two captures' anchors differ by %d ns" % d
     want_rel = shift + d                       # B's offset minus A's
     off_a, off_b = a["clock_offset_ns"], b["clock_offset_ns"]
     assert min(off_a, off_b) == 0 and off_b - off_a == want_rel, (off_a, off_b, want_rel)
@@ -94,7 +96,7 @@ def clocks(pftrace, err, bjson, case):
 def skew(mjson, mpftrace, mono, real):
     """t_merge skews: a timeline from >= 0 (no JSON ts < 0, no protobuf time
     past 2^63), B - A = the wall-clock skew minus the boot difference (within
-    the anchors' few ms), every read there"""
+    1 s: the clock may be slewed between the captures), every read there"""
     j, t = ct.load(mjson), pf.load(mpftrace)
     mono, real = int(mono), int(real)
     neg = [e for e in j if "ts" in e and e["ts"] < 0]
@@ -104,9 +106,9 @@ def skew(mjson, mpftrace, mono, real):
     info = sorted((i["args"]["host_index"], i["args"]) for i in t.instants() if i["name"] == "gpuio trace info")
     off = [x["clock_offset_ns"] for _, x in info]
     assert min(off) == 0, off
-    # B - A: the wall-clock skew minus the boot difference, within the anchors' few ms
+    # B - A: the wall-clock skew minus the boot difference
     rel = off[1] - off[0] - (real - mono)
-    assert abs(rel) < 5 * 10**6, (off, real, mono)
+    assert abs(rel) < 10**9, (off, real, mono)    # as in clocks(): NTP may slew meanwhile
     n = sum(1 for e in j if e.get("name") == "pread64" and e["args"].get("path", "").endswith("/data"))
     assert n == 4000, n
     print("skew mono %+d real %+d s: offsets %s, ts >= 0, %d reads" % (mono // 10**9, real // 10**9, off, n))
