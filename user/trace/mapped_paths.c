@@ -2,11 +2,14 @@
 /* mapped_paths.c — a few processes' file mappings, for a burst of lookups (mapped_paths.h). */
 #include <stdlib.h>
 #include <string.h>
+#include "lib/clock.h"
 #include "lib/kmap.h"
 #include "lib/proc_maps.h"
 #include "trace/mapped_paths.h"
 
-#define MAPPED_PATHS_PIDS     4
+/* a DataLoader's main process and its workers, each kept: with fewer
+ * slots than processes a burst of names reads every process's maps again */
+#define MAPPED_PATHS_PIDS     16
 
 struct mfile {
 	__u64 ino;
@@ -16,6 +19,7 @@ struct mfile {
 
 struct pid_maps {
 	pid_t pid;              /* 0: empty */
+	__u64 read_ns;          /* CLOCK_MONOTONIC as the read began */
 	struct mfile *f;
 	size_t n, cap;
 };
@@ -23,6 +27,7 @@ struct pid_maps {
 struct mapped_paths {
 	struct pid_maps p[MAPPED_PATHS_PIDS];
 	unsigned next;
+	unsigned long reads;
 };
 
 struct mapped_paths *mapped_paths__new(void)
@@ -57,6 +62,7 @@ static int read_maps(struct pid_maps *p, pid_t pid)
 	int err;
 
 	clear(p);
+	p->read_ns = clock_mono_ns();
 	err = proc_maps__open(&it, pid);
 	if (err)
 		return err;
@@ -86,7 +92,7 @@ static const char *in(const struct pid_maps *p, __u32 dev, __u64 ino)
 	return NULL;
 }
 
-const char *mapped_paths__find(struct mapped_paths *mp, pid_t pid, __u32 dev, __u64 ino)
+const char *mapped_paths__find(struct mapped_paths *mp, pid_t pid, __u32 dev, __u64 ino, __u64 ts)
 {
 	struct pid_maps *p = NULL;
 	const char *path;
@@ -96,11 +102,22 @@ const char *mapped_paths__find(struct mapped_paths *mp, pid_t pid, __u32 dev, __
 			p = &mp->p[i];
 	if (p && (path = in(p, dev, ino)))
 		return path;
+	/* maps read after the event would have the mapping, were it still
+	 * there: the file is gone (a DataLoader's shared-memory tensors, a
+	 * hundred a second), and reading again would find it no more */
+	if (p && ts && p->read_ns >= ts)
+		return NULL;
 	if (!p) {
 		p = &mp->p[mp->next];
 		mp->next = (mp->next + 1) % MAPPED_PATHS_PIDS;
 	}
+	mp->reads++;
 	if (read_maps(p, pid))
 		return NULL;
 	return in(p, dev, ino);
+}
+
+unsigned long mapped_paths__reads(const struct mapped_paths *mp)
+{
+	return mp->reads;
 }

@@ -18,12 +18,19 @@ struct mapped_paths *mapped_paths__new(void);
 void mapped_paths__free(struct mapped_paths *mp);
 
 /*
- * The path pid maps (dev, ino) from, NULL when none. The maps last read
- * for pid answer; a file not in them reads them again (a new image, a
- * file mapped since), so a burst of new files costs one read, and a name
- * is never lost to a read taken too early. The string lives until the
- * next call.
+ * The path pid maps (dev, ino) from, NULL when none; ts (CLOCK_MONOTONIC)
+ * is when pid used the mapping (its fault, its block I/O). The maps last
+ * read for pid answer; a file not in them reads them again when that read
+ * began before ts (a new image, a file mapped since), so a burst of new
+ * files costs one read, and a name is never lost to a read taken too
+ * early; when it began after ts the file was unmapped before it, and the
+ * answer is NULL without a read (each such file read them again before:
+ * a thousand reads a second under a DataLoader, its tensors' shared
+ * memory gone by then). The string lives until the next call.
  */
-const char *mapped_paths__find(struct mapped_paths *mp, pid_t pid, __u32 dev, __u64 ino);
+const char *mapped_paths__find(struct mapped_paths *mp, pid_t pid, __u32 dev, __u64 ino, __u64 ts);
+
+/* How many times the maps were read (tests/unit/unit_mapped_paths.c). */
+unsigned long mapped_paths__reads(const struct mapped_paths *mp);
 
 #endif

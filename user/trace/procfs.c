@@ -180,7 +180,7 @@ int procfs_emit_fd_path(struct gpuio_cap_writer *w, pid_t pid, pid_t tid, int fd
 int procfs_emit_mapped_path(struct mapped_paths *mp, struct gpuio_cap_writer *w, pid_t pid,
 			    __u32 dev, __u64 ino, __u64 ts)
 {
-	const char *path = mapped_paths__find(mp, pid, dev, ino);
+	const char *path = mapped_paths__find(mp, pid, dev, ino, ts);
 
 	return path ? emit_path(w, pid, pid, dev, ino, path, ts, NULL) : -ENOENT;
 }
