@@ -3,11 +3,13 @@
 #include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include "trace/cuda_probes.h"
 #include "trace/gpu_watch.h"
 #include "lib/keyset.h"
+#include "lib/kmap.h"
 #include "lib/log.h"
 #include "trace/procfs.h"
 #include "lib/units.h"
@@ -24,6 +26,12 @@ struct gpu_watch {
 	pid_t roots[MAX_ROOTS];    /* without BPF: the targets */
 	int nroots;
 	__u64 last;
+	unsigned long scanned, skipped;   /* maps read, and not */
+	/* (pid, start) -> its address space's size at the last scan, and this
+	 * scan's: a process whose size did not change mapped no library since,
+	 * and its maps (~2.5 ms for a torch process, every second) are not read
+	 * again. Two generations: the processes gone leave with the older. */
+	struct kmap size_prev, size_cur;
 };
 
 int gpu_watch__new(struct cuda_probes *probes, const struct gpu_watch_opts *opts,
@@ -51,6 +59,20 @@ int gpu_watch__new(struct cuda_probes *probes, const struct gpu_watch_opts *opts
 	return 0;
 }
 
+/* The process's address space has not changed size since the last scan. */
+static bool same_size(struct gpu_watch *gw, pid_t pid)
+{
+	__u64 start, vsize;
+	uint64_t *was, *now;
+
+	if (procfs_vsize(pid, &start, &vsize) < 0)
+		return false;           /* gone, or unreadable: the scan says which */
+	was = kmap__get(&gw->size_prev, (__u64)pid, start);
+	if (kmap__upsert(&gw->size_cur, (__u64)pid, start, &now) >= 0)
+		*now = vsize;
+	return was && *was == vsize;
+}
+
 static void look_at(struct gpu_watch *gw, pid_t pid)
 {
 	int libs;
@@ -60,6 +82,11 @@ static void look_at(struct gpu_watch *gw, pid_t pid)
 		gw->o.on_new_process(gw->o.ctx, pid);
 	if (!gw->probes && !gw->o.on_new_cuda_process)
 		return;
+	if (same_size(gw, pid)) {
+		gw->skipped++;
+		return;
+	}
+	gw->scanned++;
 	libs = cuda_probes__scan_pid(gw->probes, pid);   /* probes NULL: look only */
 	if (libs > 0 && (libs & CUDA_LIB_DRV) && gw->o.on_new_cuda_process &&
 	    !keyset__test_and_add(gw->cuda_pids, (__u64)pid, 0))
@@ -101,10 +128,21 @@ static void scan_roots(struct gpu_watch *gw)
 	free(desc);
 }
 
+static void scan_all(struct gpu_watch *gw);
+
 void gpu_watch__scan(struct gpu_watch *gw)
 {
 	if (!gw)
 		return;
+	scan_all(gw);
+	/* the older generation goes: what this scan saw is the next one's past */
+	kmap__free(&gw->size_prev);
+	gw->size_prev = gw->size_cur;
+	memset(&gw->size_cur, 0, sizeof(gw->size_cur));
+}
+
+static void scan_all(struct gpu_watch *gw)
+{
 	if (gw->o.trace_all) {
 		DIR *d = opendir("/proc");
 		struct dirent *de;
@@ -152,7 +190,12 @@ void gpu_watch__free(struct gpu_watch *gw)
 {
 	if (!gw)
 		return;
+	if (gw->scanned || gw->skipped)
+		pr_debug("CUDA library scans: %lu processes' maps read, %lu not (address space unchanged)",
+			 gw->scanned, gw->skipped);
 	keyset__free(gw->cuda_pids);
 	keyset__free(gw->seen_pids);
+	kmap__free(&gw->size_prev);
+	kmap__free(&gw->size_cur);
 	free(gw);
 }

@@ -72,6 +72,21 @@ static pid_t stat_ppid(const char *pidstr)
 	return stat_ppid_state(pidstr, NULL);
 }
 
+int procfs_vsize(pid_t pid, __u64 *start, __u64 *vsize)
+{
+	char path[64], buf[1024], *p;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	if (read_small(path, buf, sizeof(buf)) < 0)
+		return -ESRCH;
+	/* after comm (which may hold spaces and parentheses): fields 3..21, then 22 and 23 */
+	p = strrchr(buf, ')');
+	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d "
+			 "%*d %*d %llu %llu", (unsigned long long *)start, (unsigned long long *)vsize) != 2)
+		return -ESRCH;
+	return 0;
+}
+
 bool procfs_alive(pid_t pid)
 {
 	char s[16], state = 0;

@@ -19,6 +19,10 @@ int procfs_tgid(pid_t pid);
 /* The process exists and is not a zombie. */
 bool procfs_alive(pid_t pid);
 
+/* When the process started (clock ticks after boot) and its address
+ * space's size (bytes), from /proc/PID/stat; -ESRCH when it is gone. */
+int procfs_vsize(pid_t pid, __u64 *start, __u64 *vsize);
+
 /* Live descendant processes (not threads, not zombies) of tgid; returns the
  * count stored in out. */
 size_t procfs_descendants(pid_t tgid, pid_t *out, size_t max);
