@@ -53,31 +53,53 @@ static unsigned minor_of_name(const char *path)
 struct cand {
 	char path[256];
 	uint64_t base;          /* where its offset-0 mapping starts */
+	bool has_base;
+	uint64_t text_lo, text_hi;   /* its executable mappings: [lo, hi), 0 none */
 };
 
-/* The candidates, each once, with the start of its first mapping. */
+/*
+ * The candidates, each once, with the start of its first mapping and the
+ * span of its executable ones: one read of the maps (a torch process's,
+ * ~2.5 ms, was read twice for each process at attach).
+ */
 static int candidates(pid_t pid, struct cand *c, int max)
 {
 	struct proc_maps it;
 	struct proc_map m;
-	int n = 0, err = proc_maps__open(&it, pid);
+	int n = 0, k = 0, err = proc_maps__open(&it, pid);
 
 	if (err)
 		return err;
-	while (proc_maps__next(&it, &m) > 0 && n < max) {
-		bool seen = false;
+	while (proc_maps__next(&it, &m) > 0) {
+		int i;
 
-		if (!proc_map__is_file(&m) || !python_like(m.path) || m.offset != 0)
+		if (!proc_map__is_file(&m) || !python_like(m.path))
 			continue;
-		for (int i = 0; i < n; i++)
-			seen |= !strcmp(c[i].path, m.path);
-		if (seen)
-			continue;
-		snprintf(c[n].path, sizeof(c[n].path), "%s", m.path);
-		c[n++].base = m.lo;
+		for (i = 0; i < n && strcmp(c[i].path, m.path); i++)
+			;
+		if (i == n) {
+			if (n == max)
+				continue;
+			memset(&c[n], 0, sizeof(c[n]));
+			snprintf(c[n++].path, sizeof(c[0].path), "%s", m.path);
+		}
+		if (m.offset == 0 && !c[i].has_base) {
+			c[i].base = m.lo;
+			c[i].has_base = true;
+		}
+		if (m.perms[2] == 'x') {
+			if (!c[i].text_hi || m.lo < c[i].text_lo)
+				c[i].text_lo = m.lo;
+			if (m.hi > c[i].text_hi)
+				c[i].text_hi = m.hi;
+		}
 	}
 	proc_maps__close(&it);
-	return n;
+	/* a file none of whose mappings starts at offset 0 is no candidate */
+	for (int i = 0; i < n; i++)
+		if (c[i].has_base)
+			c[k++] = c[i];
+	return k;
 }
 
 /*
@@ -144,26 +166,6 @@ static bool symbols(pid_t pid, const struct cand *c, uint64_t *runtime, uint64_t
 	*code_type = s->code_type + bias;
 	*version = s->version ? s->version + bias : 0;
 	return true;
-}
-
-/* The interpreter file's executable mappings in pid: [*lo, *hi), 0 none */
-static void text_range(pid_t pid, const char *path, __u64 *lo, __u64 *hi)
-{
-	struct proc_maps it;
-	struct proc_map m;
-
-	*lo = *hi = 0;
-	if (proc_maps__open(&it, pid))
-		return;
-	while (proc_maps__next(&it, &m) > 0) {
-		if (m.perms[2] != 'x' || strcmp(m.path, path))
-			continue;
-		if (!*hi || m.lo < *lo)
-			*lo = m.lo;
-		if (m.hi > *hi)
-			*hi = m.hi;
-	}
-	proc_maps__close(&it);
 }
 
 /* The layout of 3.minor: the table, or the interpreter's own offsets. */
@@ -341,7 +343,8 @@ int py_find__layout(pid_t pid, struct py_found *out, char *why, size_t len)
 			return err;
 		out->layout.runtime = runtime;          /* the table's layout is addresses-free */
 		out->layout.code_type = code_type;
-		text_range(pid, c[i].path, &out->layout.text_lo, &out->layout.text_hi);
+		out->layout.text_lo = c[i].text_lo;
+		out->layout.text_hi = c[i].text_hi;
 		snprintf(why, len, "Python 3.%u (%s): not checked yet", out->minor, out->path);
 		return 0;
 	}
