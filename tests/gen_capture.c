@@ -362,7 +362,12 @@ static void m_state(const char *name, unsigned tid, unsigned long long ts, unsig
  * 11 runs on CPU 1 and shows up running on CPU 0 (its switch-out from CPU 1
  * was missed) before thread 12 leaves CPU 1: the chain's bridge names 11 as
  * the one leaving CPU 1, long after 11 moved. Thread 13 stops (T) and
- * parks (P): Sleeping in the JSON. The manifest lists every
+ * parks (P): Sleeping in the JSON. Threads 14 and 15 leave their CPU to
+ * sleep in the very nanosecond another CPU records their wake-up (a busy
+ * DataLoader does that a few times a second): the switch comes first, as
+ * in Perfetto, whatever the capture's order and the CPUs: both are
+ * Runnable at once (14: switch on CPU 0, wake-up on CPU 1, the wake-up
+ * captured first; 15: switch on CPU 3, wake-up on CPU 2). The manifest lists every
  * closed state (name, tid, start, end; ns from BASE_NS).
  */
 static void gen_states(size_t cycles)
@@ -435,6 +440,26 @@ static void gen_states(size_t cycles)
 	m_state("Running", 11, t + 2000, t + 2999);
 	m_state("Runnable", 11, t + 2999, t + 3000);
 	m_state("Running", 11, t + 3000, t + 6000);
+	/* a wake-up and a switch-out in one nanosecond, on two CPUs */
+	add_proc(GPUIO_PROC_THREAD, P, 14, t, "tie-low", 7, NULL, 0);
+	add_proc(GPUIO_PROC_THREAD, P, 15, t, "tie-high", 8, NULL, 0);
+	add_sched_ev(SW, NT, 0, P, 0, t + 7000, P, 14, 0);         /* 14 on CPU 0 */
+	add_sched_ev(GPUIO_SCHED_WAKE, 0, 1, P, 14, t + 8000, 0, 0, 0);   /* captured first */
+	add_sched_ev(SW, PT, 0, P, 14, t + 8000, 0, 0, 1);         /* 14 to sleep, CPU 0 */
+	add_sched_ev(SW, NT, 0, P, 0, t + 8500, P, 14, 0);
+	add_sched_ev(SW, PT, 0, P, 14, t + 9000, 0, 0, 1);
+	add_sched_ev(SW, NT, 3, P, 0, t + 10000, P, 15, 0);        /* 15 on CPU 3 */
+	add_sched_ev(SW, PT, 3, P, 15, t + 11000, 0, 0, 1);        /* captured first */
+	add_sched_ev(GPUIO_SCHED_WAKE, 0, 2, P, 15, t + 11000, 0, 0, 0);  /* on CPU 2 */
+	add_sched_ev(SW, NT, 3, P, 0, t + 11500, P, 15, 0);
+	add_sched_ev(SW, PT, 3, P, 15, t + 12000, 0, 0, 1);
+	recs += 10;
+	m_state("Running", 14, t + 7000, t + 8000);
+	m_state("Runnable", 14, t + 8000, t + 8500);
+	m_state("Running", 14, t + 8500, t + 9000);
+	m_state("Running", 15, t + 10000, t + 11000);
+	m_state("Runnable", 15, t + 11000, t + 11500);
+	m_state("Running", 15, t + 11500, t + 12000);
 	n = gpuio_cap_writer__records(W);
 	close_capture();
 	printf("],\"records\":%llu,\"sched\":%zu,\"cycles\":%zu}\n", n, recs, cycles);

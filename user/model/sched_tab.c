@@ -117,13 +117,28 @@ int sched_tab__add(struct sched_tab *t, const struct gpuio_sched_event *e)
 	return 0;
 }
 
-/* by time; lib/sort.h keeps capture order among equal times */
+/*
+ * By time, a switch before a wake-up of the same nanosecond; lib/sort.h
+ * keeps capture order among the rest. Two CPUs' events do share a
+ * nanosecond (a wake-up on one as the woken thread leaves the other, a few
+ * times a second under a busy DataLoader), and Perfetto's importer takes
+ * the switch first, whichever CPU each is on (t_export_states: both ways
+ * round): in capture order the JSON's states would keep the thread asleep
+ * until it runs where the protobuf's have it runnable at once.
+ */
+static int by_ts_kind(const struct sched_ent *x, const struct sched_ent *y)
+{
+	bool xs = x->kind == GPUIO_SCHED_SWITCH, ys = y->kind == GPUIO_SCHED_SWITCH;
+
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return xs == ys ? 0 : xs ? -1 : 1;
+}
+
 static int by_ts(const void *a, const void *b, void *ctx)
 {
-	const struct sched_ent *x = a, *y = b;
-
 	(void)ctx;
-	return x->ts < y->ts ? -1 : x->ts > y->ts;
+	return by_ts_kind(a, b);
 }
 
 /*
@@ -252,7 +267,7 @@ int sched_tab__sort(struct sched_tab *t)
 	int rc;
 
 	for (size_t i = 1; i < t->n && in_order; i++)
-		in_order = t->ev[i - 1].ts <= t->ev[i].ts;
+		in_order = by_ts_kind(&t->ev[i - 1], &t->ev[i]) <= 0;
 	if (!in_order && (rc = sort_stable(t->ev, t->n, sizeof(*t->ev), by_ts, NULL)))
 		return rc;
 	t->sorted = true;
