@@ -23,6 +23,10 @@ for f in "$GPUIO_SRC"/tests/fuzz/corpus/*.gpuio; do
   read -r ver hs < <(python3 -c 'import struct,sys; print(*struct.unpack("<II", open(sys.argv[1],"rb").read(16)[8:16]))' "$f")
   { [ "$ver" = 2 ] && printf '\362'; tail -c +$((hs + 1)) "$f"; } > "$TMP/seeds/$(basename "$f" .gpuio).records"
 done
+# inputs that once failed (tests/fuzz/regress/): every run replays them first
+for f in "$GPUIO_SRC"/tests/fuzz/regress/*; do
+  case $f in *.md) ;; *) cp "$f" "$TMP/seeds/" ;; esac
+done
 crashdir="$GPUIO_SRC/build/fuzz-crashes"
 mkdir -p "$crashdir"
 for t in reader export report; do

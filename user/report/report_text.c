@@ -201,14 +201,15 @@ static void put_bars(struct text_sink *ts, const struct rpt_table *t, const stru
 		return;
 	putchar(' ');
 	for (size_t k = 0; k < t->ncols; k++) {
+		double f;
 		int w;
 
 		if (!(t->cols[k].flags & RPT_C_BAR) || cells[k].kind != RPT_NS)
 			continue;
-		w = (int)(BAR_COLS * (double)(cells[k].i > 0 ? cells[k].i : 0) /
-			  (double)ts->bar_max + 0.5);
-		if (w > BAR_COLS - drawn)
-			w = BAR_COLS - drawn;   /* past the scale: cut, and marked */
+		f = BAR_COLS * (double)(cells[k].i > 0 ? cells[k].i : 0) / (double)ts->bar_max + 0.5;
+		/* past the scale: cut (before the conversion: a corrupt capture's
+		 * cell can be 10^13 times the scale, past any int), and marked */
+		w = f >= BAR_COLS - drawn ? BAR_COLS - drawn : (int)f;
 		for (int i = 0; i < w; i++)
 			putchar(glyph[which % 4]);
 		drawn += w;
