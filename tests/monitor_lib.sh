@@ -76,3 +76,17 @@ start_in_cgroup() {
   kill -CONT "$CGPID"
 }
 _stopped() { [ "$(awk '{print $3}' /proc/$1/stat 2>/dev/null)" = T ]; }
+
+# mount_loop_ext4 SIZE: a fresh ext4 of SIZE (truncate's units) on a loop
+# device, mounted at $TMP/mnt; LOOP and DEV (loopN, the kernel's name the
+# monitor labels it with) set; undone at exit
+mount_loop_ext4() {
+  command -v mkfs.ext4 >/dev/null || skip "mkfs.ext4 not installed"
+  truncate -s "$1" "$TMP/fs.img"
+  mkfs.ext4 -q -F "$TMP/fs.img"
+  mkdir -p "$TMP/mnt"
+  LOOP=$(losetup -f --show "$TMP/fs.img") || skip "no loop device"
+  on_exit 'umount "$TMP/mnt" 2>/dev/null; losetup -d "$LOOP" 2>/dev/null'
+  mount -o noatime "$LOOP" "$TMP/mnt"
+  DEV=$(basename "$LOOP")
+}

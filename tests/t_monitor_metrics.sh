@@ -22,13 +22,7 @@ source "$(dirname "$0")/monitor_lib.sh"
 grep -q ':2505 00000000:0000 0A' /proc/net/tcp /proc/net/tcp6 2>/dev/null &&
   skip "port 9477 (the monitor's default) is already in use"
 
-truncate -s 96M "$TMP/fs.img"
-mkfs.ext4 -q -F "$TMP/fs.img"
-mkdir -p "$TMP/mnt"
-LOOP=$(losetup -f --show "$TMP/fs.img") || skip "no loop device"
-on_exit 'umount "$TMP/mnt" 2>/dev/null; losetup -d "$LOOP" 2>/dev/null'
-mount -o noatime "$LOOP" "$TMP/mnt"
-DEV=$(basename "$LOOP")
+mount_loop_ext4 96M
 D="$TMP/mnt/data"
 mkdir -p "$D"
 

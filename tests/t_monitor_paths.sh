@@ -21,13 +21,7 @@ AIO="$GPUIO_TESTS/aio_rw" URING="$GPUIO_TESTS/uring_rw"
 [ -x "$PROG" ] && [ -x "$AIO" ] && [ -x "$URING" ] || fail "$PROG, $AIO or $URING missing (make test-progs)"
 source "$(dirname "$0")/monitor_lib.sh"
 
-truncate -s 32M "$TMP/fs.img"
-mkfs.ext4 -q -F "$TMP/fs.img"
-mkdir -p "$TMP/mnt"
-LOOP=$(losetup -f --show "$TMP/fs.img") || skip "no loop device"
-on_exit 'umount "$TMP/mnt" 2>/dev/null; losetup -d "$LOOP" 2>/dev/null'
-mount -o noatime "$LOOP" "$TMP/mnt"
-DEV=$(basename "$LOOP")
+mount_loop_ext4 32M
 mkdir -p "$TMP/mnt/sc"
 
 CG=$(mk_cgroup "gpuio-test-paths-$$")

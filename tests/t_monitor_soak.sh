@@ -19,14 +19,7 @@ N=${SOAK_PROCS:-20000}
 CG=$(mk_cgroup "gpuio-test-soak-$$")
 # the churn's files on a loop-mounted ext4: the monitor names the device as
 # the kernel does (loopN), whatever /tmp is on (LVM, btrfs, tmpfs, /dev/root)
-command -v mkfs.ext4 >/dev/null || skip "mkfs.ext4 not installed"
-truncate -s 16M "$TMP/fs.img"
-mkfs.ext4 -q -F "$TMP/fs.img"
-mkdir -p "$TMP/mnt"
-LOOP=$(losetup -f --show "$TMP/fs.img") || skip "no loop device"
-on_exit 'umount "$TMP/mnt" 2>/dev/null; losetup -d "$LOOP" 2>/dev/null'
-mount -o noatime "$LOOP" "$TMP/mnt"
-DEV=$(basename "$LOOP")
+mount_loop_ext4 16M
 CHURN_DIR="$TMP/mnt/churn"
 mkdir -p "$CHURN_DIR"
 
